@@ -1,0 +1,24 @@
+"""`fastscale schema`."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command("schema")
+@click.option("--out", type=click.Path(dir_okay=False, writable=True), help="Write to this file instead of stdout.")
+def schema_command(out: str | None) -> None:
+    """Print the JSON Schema of the config file.
+
+    Point your editor at it for completion and checking, e.g. with the YAML language server:
+    `# yaml-language-server: $schema=fastscale.schema.json` at the top of fastscale.yaml.
+    """
+    from infra.config import dump_json_schema
+
+    text = dump_json_schema()
+    if out:
+        with open(out, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        click.echo(f"wrote {out}", err=True)
+    else:
+        click.echo(text, nl=False)

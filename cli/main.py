@@ -1,0 +1,78 @@
+"""The `fastscale` command group.
+
+Subcommands are loaded lazily: `fastscale --help` and `fastscale validate` must not pay for importing
+cdktf/jsii (seconds) or boto3 (hundreds of milliseconds). The short help of each command lives here, so
+listing commands imports nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+
+import click
+
+from infra import __version__
+
+#: name -> (module under cli.commands, short help shown by `fastscale --help`)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "Check a config file and report every problem at once."),
+    "schema": ("schema", "Print the JSON Schema of the config file (for editors)."),
+    "synth": ("synth", "Validate, then synthesize the Terraform JSON stack."),
+    "estimate": ("estimate", "Estimate scale-out time per scenario and the hourly/monthly cost."),
+    "plan": ("deploy", "Validate, synthesize and show the Terraform plan."),
+    "deploy": ("deploy", "Validate, synthesize, apply, then verify the live endpoints."),
+    "status": ("deploy", "Verify what is live against the config, without changing anything."),
+    "destroy": ("destroy", "Destroy the stack, then prove nothing (and no cache owner) is left."),
+    "verify-cleanup": ("destroy", "Only prove that nothing of the stack is left in the account."),
+    "sweep": ("destroy", "Delete leftovers in a safe order when a destroy failed half-way."),
+    "measure-scaleout": ("measure", "Add one copy or instance on a live endpoint and time it."),
+    "init": ("init", "Create a new fastscale project (config, cdktf app, CI workflow)."),
+}
+
+
+class LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name not in COMMANDS:
+            return None
+        module_name, _ = COMMANDS[name]
+        try:
+            module = importlib.import_module(f"cli.commands.{module_name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"cli.commands.{module_name}":
+                return None
+            raise
+        return getattr(module, name.replace("-", "_") + "_command", None)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx) if self._available(name)]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    @staticmethod
+    def _available(name: str) -> bool:
+        spec = importlib.util.find_spec(f"cli.commands.{COMMANDS[name][0]}")
+        return spec is not None
+
+
+@click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.version_option(__version__, "--version", prog_name="fastscale")
+def cli() -> None:
+    """Fast-scaling generative-AI endpoints on Amazon SageMaker AI from one YAML file.
+
+    fastscale turns on, by default, the three things that make a SageMaker endpoint scale out fast:
+    10-second (high-resolution) scaling metrics, inference-component data caching, and container image
+    caching (accelerator instance types with images in Amazon ECR). It synthesizes Terraform with CDK for
+    Terraform, deploys it with terraform/tofu, and verifies the live result with boto3.
+
+    \b
+    Exit codes: 0 success, 1 an operation failed, 2 bad input (config or arguments).
+    """
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    cli()

@@ -1,0 +1,342 @@
+"""The typed fastscale configuration, loaded from one YAML file.
+
+The model checks *shape* (types, unknown keys, required fields). Everything that needs judgement about
+AWS (does the model fit the GPU, is the image cacheable, are the names legal) lives in ``infra.rules`` so
+that all problems are collected and reported together instead of stopping at the first one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+
+class _Strict(BaseModel):
+    """Base for every config section: unknown keys are errors, so a typo never silently does nothing."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+# --------------------------------------------------------------------------------------------- scaling
+
+
+class Capacity(_Strict):
+    """A min / initial / max triple (instances of an endpoint, or copies of an inference component)."""
+
+    initial: int = Field(1, description="Count created at deploy time.")
+    min: int = Field(1, description="Lowest count auto scaling may go to (0 enables scale to zero for components).")
+    max: int = Field(1, description="Highest count auto scaling may go to.")
+
+
+class ScaleFromZero(_Strict):
+    """The alarm + step policy that adds the first copy when a component scaled to zero gets traffic."""
+
+    period: int = Field(
+        60,
+        description="Alarm period in seconds on NoCapacityInvocationFailures. 10/20/30 are accepted with a "
+        "warning: AWS does not document that this metric is published at high resolution.",
+    )
+    evaluation_periods: int = Field(1, description="Datapoints that must breach before the first copy is added.")
+    cooldown: int = Field(60, description="Step-scaling cooldown in seconds.")
+
+
+class Autoscaling(_Strict):
+    """Target tracking on concurrency; high-resolution (10-second) metrics by default."""
+
+    enabled: bool = Field(True, description="Register a scalable target and a target-tracking policy.")
+    metric: Literal["high_resolution", "invocations"] = Field(
+        "high_resolution",
+        description="high_resolution: ConcurrentRequestsPerCopy / ConcurrentRequestsPerModel, emitted every 10 s "
+        "(scale-out reacts in ~30 s). invocations: the legacy 1-minute InvocationsPer* metrics (~3 min).",
+    )
+    target_concurrency: float = Field(
+        4, description="Target value: concurrent requests per copy (components) or per model (single-model endpoints)."
+    )
+    scale_in_cooldown: int = Field(300, description="Seconds after a scale-in before another scale-in.")
+    scale_out_cooldown: int = Field(0, description="Seconds after a scale-out before another scale-out.")
+    scale_from_zero: ScaleFromZero = Field(default_factory=ScaleFromZero)
+
+
+# --------------------------------------------------------------------------------------------- workloads
+
+
+class Resources(_Strict):
+    """Compute reserved for one copy of an inference component on an instance."""
+
+    accelerators: int | None = Field(None, description="Accelerator devices per copy (GPUs / Neuron devices).")
+    memory_mb: int = Field(..., description="Minimum host memory per copy in MB (required by the API).")
+    max_memory_mb: int | None = Field(None, description="Optional memory ceiling per copy in MB.")
+    cpus: float | None = Field(None, description="CPU cores per copy.")
+
+
+class _Workload(_Strict):
+    """What runs: a container image from ECR and the model data it loads."""
+
+    image: str = Field(..., description="Container image URI; use Amazon ECR in the endpoint's region so image caching applies.")
+    model_data: str | None = Field(
+        None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
+    )
+    model_size_gb: float | None = Field(None, description="Model weights in GB; checked against accelerator memory.")
+    image_size_gb: float | None = Field(
+        None, description="Compressed image size in GB; used by `fastscale estimate` (default from the estimate data)."
+    )
+    environment: dict[str, str] = Field(default_factory=dict, description="Container environment. Never put secrets here.")
+    autoscaling: Autoscaling = Field(default_factory=Autoscaling)
+    model_download_timeout: int | None = Field(None, description="Seconds allowed to download the model (60-3600).")
+    startup_health_check_timeout: int | None = Field(
+        None, description="Seconds allowed for the container to pass its health check (60-3600)."
+    )
+
+
+class ModelSpec(_Workload):
+    """The single model of a single-model endpoint (scales by instances)."""
+
+
+class InferenceComponentSpec(_Workload):
+    """One model hosted as an inference component (scales by copies; several per endpoint)."""
+
+    name: str = Field(..., description="Component name, unique within the file.")
+    resources: Resources
+    copies: Capacity = Field(default_factory=Capacity)
+    data_cache: bool = Field(
+        True,
+        description="DataCacheConfig.EnableCaching: cache image and model on each instance so later copies start faster.",
+    )
+
+
+# --------------------------------------------------------------------------------------------- endpoint
+
+
+class Vpc(_Strict):
+    subnets: list[str] = Field(..., min_length=1)
+    security_groups: list[str] = Field(..., min_length=1)
+
+
+class Alarms(_Strict):
+    """Operational alarms created per endpoint (on by default)."""
+
+    enabled: bool = True
+    sns_topic_arn: str | None = Field(None, description="SNS topic notified when an alarm fires and recovers.")
+    period: int = Field(60, description="Period in seconds of the operational alarms.")
+    evaluation_periods: int = Field(5, description="Datapoints that must breach.")
+    model_latency_ms: float = Field(10000, description="Average ModelLatency above which the latency alarm fires.")
+    errors_5xx: int = Field(5, description="Invocation5XXErrors per period at or above which the error alarm fires.")
+    gpu_memory_percent: float = Field(90, description="GPUMemoryUtilization at or above which the alarm fires.")
+    stuck_at_zero_minutes: int = Field(
+        10, description="Fire when requests fail for lack of capacity for this many minutes in a row."
+    )
+
+
+class EndpointSpec(_Strict):
+    name: str = Field(..., description="Endpoint name (prefixed with the project).")
+    instance_type: str = Field(..., description="SageMaker instance type, e.g. ml.g6.2xlarge.")
+    instances: Capacity = Field(default_factory=Capacity)
+    routing: Literal["least_outstanding_requests", "random"] = "least_outstanding_requests"
+    model: ModelSpec | None = Field(None, description="Single-model endpoint. Mutually exclusive with inference_components.")
+    inference_components: list[InferenceComponentSpec] = Field(default_factory=list)
+    kms_key_arn: str | None = Field(None, description="KMS key for the ML storage volume (not on local-NVMe instance types).")
+    vpc: Vpc | None = None
+    execution_role_arn: str | None = Field(None, description="Existing execution role; else a least-privilege role is created.")
+    model_download_timeout: int | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
+    startup_health_check_timeout: int | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
+    metrics_publish_frequency: int | None = Field(
+        None, description="MetricsConfig.MetricPublishFrequencyInSeconds: 10, 30, 60, 120, 180, 240 or 300."
+    )
+    volume_size_gb: int | None = Field(None, description="ML storage volume per instance (single-model endpoints).")
+    alarms: Alarms = Field(default_factory=Alarms)
+
+    @model_validator(mode="after")
+    def _one_kind_of_workload(self) -> "EndpointSpec":
+        if self.model is not None and self.inference_components:
+            raise ValueError("set either `model` (single-model endpoint) or `inference_components`, not both")
+        if self.model is None and not self.inference_components:
+            raise ValueError("needs a `model` block (single-model endpoint) or a list of `inference_components`")
+        return self
+
+    @property
+    def uses_inference_components(self) -> bool:
+        return bool(self.inference_components)
+
+    @property
+    def scales_to_zero(self) -> bool:
+        return any(c.copies.min == 0 for c in self.inference_components)
+
+    def workloads(self) -> list[tuple[str, _Workload]]:
+        """(config path, workload) for the model or every component, for rules that apply to both."""
+        if self.model is not None:
+            return [("model", self.model)]
+        return [(f"inference_components[{i}]", c) for i, c in enumerate(self.inference_components)]
+
+
+# --------------------------------------------------------------------------------------------- state
+
+
+class LocalState(_Strict):
+    backend: Literal["local"] = "local"
+    path: str | None = Field(None, description="State file path (default: terraform.<project>.tfstate next to the config).")
+
+
+class S3State(_Strict):
+    backend: Literal["s3"]
+    bucket: str
+    key: str
+    region: str | None = Field(None, description="Bucket region (default: the project region).")
+    use_lockfile: bool = Field(True, description="S3-native state locking (Terraform >= 1.10).")
+    dynamodb_table: str | None = Field(None, description="Legacy DynamoDB lock table.")
+    encrypt: bool = True
+    kms_key_id: str | None = None
+
+
+State = Annotated[LocalState | S3State, Field(discriminator="backend")]
+
+
+class Dashboard(_Strict):
+    enabled: bool = True
+
+
+# --------------------------------------------------------------------------------------------- root
+
+
+class FastscaleConfig(_Strict):
+    """A fastscale project: one Terraform stack holding every endpoint below."""
+
+    project: str = Field(..., description="Prefix of every resource name, and the stack name.")
+    region: str = Field(..., description="AWS region, e.g. us-east-1.")
+    tags: dict[str, str] = Field(default_factory=dict, description="Added to every resource that takes tags.")
+    endpoints: list[EndpointSpec] = Field(..., min_length=1)
+    state: State = Field(default_factory=LocalState)
+    dashboard: Dashboard = Field(default_factory=Dashboard)
+
+
+# --------------------------------------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True)
+class ConfigProblem:
+    """One reason a file could not be read as a config: where (dotted path and line) and why."""
+
+    path: str
+    message: str
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        return f"{where}{self.path or '<root>'}: {self.message}"
+
+
+class ConfigError(Exception):
+    """The file is missing, not YAML, or does not match the schema. Carries every problem found."""
+
+    def __init__(self, source: str, problems: list[ConfigProblem]):
+        self.source = source
+        self.problems = problems
+        super().__init__(f"{source}: " + "; ".join(str(p) for p in problems))
+
+
+def format_path(loc: tuple[Any, ...]) -> str:
+    """('endpoints', 0, 'instances', 'min') -> 'endpoints[0].instances.min'."""
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += f".{part}" if out else str(part)
+    return out
+
+
+def _line_index(text: str) -> dict[tuple[Any, ...], int]:
+    """Map every key path in the YAML document to its 1-based line, so schema errors can name the line."""
+    index: dict[tuple[Any, ...], int] = {}
+
+    def walk(node: yaml.Node, path: tuple[Any, ...]) -> None:
+        index.setdefault(path, node.start_mark.line + 1)
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                child = path + (key.value,)
+                index[child] = key.start_mark.line + 1
+                walk(value, child)
+        elif isinstance(node, yaml.SequenceNode):
+            for i, item in enumerate(node.value):
+                walk(item, path + (i,))
+
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return index
+    if root is not None:
+        walk(root, ())
+    return index
+
+
+def _nearest_line(index: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
+    for cut in range(len(loc), -1, -1):
+        if loc[:cut] in index:
+            return index[loc[:cut]]
+    return None
+
+
+def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
+    # pydantic inserts the discriminator tag ('s3' / 'local') and function names into locations;
+    # users only know their own keys.
+    return tuple(p for p in loc if not (isinstance(p, str) and (p in {"local", "s3"} or p.startswith("function-"))))
+
+
+def _friendly(err: dict[str, Any]) -> str:
+    kind = err.get("type", "")
+    if kind == "extra_forbidden":
+        return "unknown key (check the spelling; `fastscale schema` lists every key)"
+    if kind == "missing":
+        return "required key is missing"
+    msg = str(err.get("msg", "invalid value"))
+    return msg.removeprefix("Value error, ")
+
+
+def parse_config(data: Any, source: str = "<config>", text: str | None = None) -> FastscaleConfig:
+    """Validate already-loaded YAML data; raises ConfigError naming every bad field (and its line when known)."""
+    if not isinstance(data, dict):
+        raise ConfigError(source, [ConfigProblem("", "the file must be a YAML mapping with `project`, `region` and `endpoints`", 1)])
+    try:
+        return FastscaleConfig.model_validate(data)
+    except ValidationError as exc:
+        index = _line_index(text) if text is not None else {}
+        problems = []
+        for err in exc.errors():
+            loc = _clean_loc(tuple(err["loc"]))
+            problems.append(ConfigProblem(format_path(loc), _friendly(err), _nearest_line(index, loc)))
+        raise ConfigError(source, problems) from None
+
+
+def load_config(path: str | Path) -> FastscaleConfig:
+    """Read and validate a fastscale YAML file. Raises ConfigError (never a raw YAML/pydantic traceback)."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(p), [ConfigProblem("", "file not found")]) from None
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(p), [ConfigProblem("", f"cannot read the file ({exc.__class__.__name__})")]) from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else None
+        problem = getattr(exc, "problem", None) or str(exc)
+        raise ConfigError(str(p), [ConfigProblem("", f"not valid YAML: {problem}", line)]) from None
+    return parse_config(data, str(p), text)
+
+
+def json_schema() -> dict[str, Any]:
+    """JSON Schema of the config file, for editors (yaml-language-server) and docs."""
+    schema = FastscaleConfig.model_json_schema()
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "fastscale configuration"
+    return schema
+
+
+def dump_json_schema() -> str:
+    return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"

@@ -1,0 +1,133 @@
+"""Resource names and tags: the single source used by the stacks *and* by live verification / cleanup.
+
+If the stacks and the verifier each built names on their own, a rename in one would make `fastscale
+destroy` report a clean account while an endpoint (and its GPU bill) lives on. Everything that names an
+AWS resource goes through here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
+
+#: Every endpoint has one production variant; SageMaker's console default name.
+VARIANT_NAME = "AllTraffic"
+
+#: Tag keys fastscale puts on everything it creates (on top of the user's tags).
+TAG_STACK = "fastscale:stack"
+TAG_ENDPOINT = "fastscale:endpoint"
+TAG_MANAGED_BY = "managed-by"
+
+#: Terraform's `name_prefix` appends a 26-character unique suffix; SageMaker names stop at 63 characters.
+NAME_PREFIX_SUFFIX_LEN = 26
+SAGEMAKER_NAME_MAX = 63
+IAM_ROLE_NAME_MAX = 64
+
+
+def stack_name(config: FastscaleConfig) -> str:
+    return config.project
+
+
+def endpoint_name(project: str, endpoint: str) -> str:
+    return f"{project}-{endpoint}"
+
+
+def component_name(project: str, component: str) -> str:
+    return f"{project}-{component}"
+
+
+def variant_resource_id(endpoint: str, variant: str = VARIANT_NAME) -> str:
+    """Application Auto Scaling resource id of an endpoint variant."""
+    return f"endpoint/{endpoint}/variant/{variant}"
+
+
+def component_resource_id(component: str) -> str:
+    """Application Auto Scaling resource id of an inference component."""
+    return f"inference-component/{component}"
+
+
+@dataclass(frozen=True)
+class ComponentNames:
+    spec: InferenceComponentSpec
+    name: str
+    resource_id: str
+    target_tracking_policy: str
+    scale_from_zero_policy: str | None
+    scale_from_zero_alarm: str | None
+    stuck_at_zero_alarm: str | None
+
+
+@dataclass(frozen=True)
+class EndpointNames:
+    spec: EndpointSpec
+    endpoint: str
+    endpoint_config_prefix: str
+    variant: str
+    model: str | None  # single-model endpoints only: components carry their container inline
+    execution_role: str | None  # None when the user brings their own role
+    resource_id: str  # variant scalable target
+    target_tracking_policy: str | None  # single-model endpoints scale instances
+    alarms: dict[str, str] = field(default_factory=dict)  # kind -> alarm name (operational alarms)
+    components: list[ComponentNames] = field(default_factory=list)
+
+    @property
+    def all_alarm_names(self) -> list[str]:
+        names = list(self.alarms.values())
+        for c in self.components:
+            names += [n for n in (c.scale_from_zero_alarm, c.stuck_at_zero_alarm) if n]
+        return names
+
+
+OPERATIONAL_ALARMS = ("model-latency", "5xx-errors", "gpu-memory")
+
+
+def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
+    project = config.project
+    ep_name = endpoint_name(project, ep.name)
+    components = []
+    for c in ep.inference_components:
+        ic = component_name(project, c.name)
+        zero = c.copies.min == 0 and c.autoscaling.enabled
+        components.append(
+            ComponentNames(
+                spec=c,
+                name=ic,
+                resource_id=component_resource_id(ic),
+                target_tracking_policy=f"{ic}-target-tracking",
+                scale_from_zero_policy=f"{ic}-scale-from-zero" if zero else None,
+                scale_from_zero_alarm=f"{ic}-no-capacity" if zero else None,
+                stuck_at_zero_alarm=f"{ic}-stuck-at-zero" if (zero and ep.alarms.enabled) else None,
+            )
+        )
+    single = ep.model is not None
+    return EndpointNames(
+        spec=ep,
+        endpoint=ep_name,
+        endpoint_config_prefix=f"{ep_name}-",
+        variant=VARIANT_NAME,
+        model=ep_name if single else None,
+        execution_role=None if ep.execution_role_arn else f"{ep_name}-sagemaker",
+        resource_id=variant_resource_id(ep_name),
+        target_tracking_policy=f"{ep_name}-target-tracking" if single and ep.model.autoscaling.enabled else None,
+        alarms={kind: f"{ep_name}-{kind}" for kind in OPERATIONAL_ALARMS} if ep.alarms.enabled else {},
+        components=components,
+    )
+
+
+def all_endpoint_names(config: FastscaleConfig) -> list[EndpointNames]:
+    return [endpoint_names(config, ep) for ep in config.endpoints]
+
+
+def dashboard_name(config: FastscaleConfig) -> str:
+    return f"{config.project}-fastscale"
+
+
+def tags(config: FastscaleConfig, endpoint: EndpointSpec | None = None) -> dict[str, str]:
+    """User tags plus fastscale's own; fastscale's keys win so cleanup can always find what it made."""
+    out = dict(config.tags)
+    out[TAG_STACK] = stack_name(config)
+    out[TAG_MANAGED_BY] = "fastscale"
+    if endpoint is not None:
+        out[TAG_ENDPOINT] = endpoint_name(config.project, endpoint.name)
+    return dict(sorted(out.items()))

@@ -1,0 +1,92 @@
+"""Validation rules: one rule per module, each a pure function of the config that yields its findings.
+
+A rule never raises for a bad config and never stops at the first problem: every rule runs and every
+finding is reported together, so a user fixes their file in one pass.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from dataclasses import asdict, dataclass
+from enum import Enum
+from functools import cache
+from typing import Callable, Iterable, NamedTuple
+
+from infra.config import FastscaleConfig
+
+
+class Severity(str, Enum):
+    ERROR = "error"  # the deploy would fail or the endpoint would not work as configured
+    WARNING = "warning"  # it works, but slower, costlier or riskier than it should
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    severity: Severity
+    path: str  # config path, e.g. endpoints[0].inference_components[1].resources.accelerators
+    message: str  # what is wrong and why it matters
+    hint: str  # how to fix it
+
+    def to_dict(self) -> dict[str, str]:
+        d = asdict(self)
+        d["severity"] = self.severity.value
+        return d
+
+
+class Hit(NamedTuple):
+    """What a rule yields: where, what, how to fix. The registry adds the code and severity."""
+
+    path: str
+    message: str
+    hint: str
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    name: str
+    severity: Severity
+    summary: str
+    check: Callable[[FastscaleConfig], Iterable[Hit]]
+
+    def run(self, config: FastscaleConfig) -> list[Finding]:
+        return [Finding(self.code, self.severity, h.path, h.message, h.hint) for h in self.check(config)]
+
+
+_REGISTRY: dict[str, Rule] = {}
+
+
+def rule(code: str, name: str, severity: Severity, summary: str):
+    """Register a rule function `check(config) -> Iterable[Hit]` under a stable code."""
+
+    def register(fn: Callable[[FastscaleConfig], Iterable[Hit]]) -> Rule:
+        if code in _REGISTRY:
+            raise RuntimeError(f"rule code {code} registered twice")
+        r = Rule(code, name, severity, summary, fn)
+        _REGISTRY[code] = r
+        return r
+
+    return register
+
+
+@cache
+def all_rules() -> tuple[Rule, ...]:
+    """Import every rule module of this package once; rules register themselves on import."""
+    for mod in pkgutil.iter_modules(__path__):
+        if not mod.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{mod.name}")
+    return tuple(sorted(_REGISTRY.values(), key=lambda r: r.code))
+
+
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
+
+
+def run_rules(config: FastscaleConfig) -> list[Finding]:
+    findings = [f for r in all_rules() for f in r.run(config)]
+    return sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity], f.path, f.code))
+
+
+def has_errors(findings: Iterable[Finding]) -> bool:
+    return any(f.severity is Severity.ERROR for f in findings)
