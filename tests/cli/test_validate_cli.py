@@ -1,0 +1,87 @@
+"""`fastscale validate` / `schema` / the group: output, exit codes, and no heavy imports."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from click.testing import CliRunner
+
+from cli.main import COMMANDS, cli
+from tests.conftest import EXAMPLES, ROOT
+
+
+def run(*args):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_examples_are_valid():
+    result = run("validate", *map(str, EXAMPLES))
+    assert result.exit_code == 0, result.output
+    assert result.output.count(": valid") == len(EXAMPLES)
+
+
+def test_schema_error_exits_2_with_every_problem(write_yaml):
+    path = write_yaml(
+        "project: p\nendpoints:\n  - name: e\n    instance_type: ml.g6.2xlarge\n    colour: blue\n    model: {image: x}\n"
+    )
+    result = run("validate", str(path))
+    assert result.exit_code == 2
+    assert "region" in result.output and "required key is missing" in result.output
+    assert "endpoints[0].colour" in result.output and "line 5" in result.output
+    assert "Traceback" not in result.output
+
+
+def test_json_output_shape(write_yaml, base_config):
+    result = run("validate", "--json", str(write_yaml(base_config)))
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["valid"] is True and isinstance(payload["findings"], list)
+
+    base_config["endpoints"][0]["instance_type"] = "ml.g6.2xlarg"
+    result = run("validate", "--json", str(write_yaml(base_config)))
+    assert result.exit_code == 2
+    payload = json.loads(result.output)
+    assert payload["valid"] is False
+    assert any(f["path"] == "endpoints[0].instance_type" and f["severity"] == "error" for f in payload["findings"])
+
+
+def test_missing_file_is_bad_input(tmp_path):
+    result = run("validate", str(tmp_path / "missing.yaml"))
+    assert result.exit_code == 2
+    assert "file not found" in result.output
+
+
+def test_group_help_lists_commands_and_version():
+    result = run("--help")
+    assert result.exit_code == 0
+    assert "validate" in result.output and "schema" in result.output
+    assert "Exit codes" in result.output
+    version = run("--version")
+    assert version.exit_code == 0 and "fastscale" in version.output
+
+
+def test_every_registered_command_has_help():
+    for name in COMMANDS:
+        result = run(name, "--help")
+        if result.exit_code == 2 and "No such command" in result.output:
+            continue  # command module not installed in this build
+        assert result.exit_code == 0, (name, result.output)
+        assert "Usage:" in result.output
+
+
+def test_schema_command_prints_json_schema():
+    result = run("schema")
+    assert result.exit_code == 0
+    assert json.loads(result.output)["title"] == "fastscale configuration"
+
+
+def test_validate_does_not_import_the_engine_or_boto3():
+    code = (
+        "import sys; from click.testing import CliRunner; from cli.main import cli; "
+        f"r = CliRunner().invoke(cli, ['validate', {str(EXAMPLES[0])!r}]); assert r.exit_code == 0, r.output; "
+        "heavy = [m for m in ('cdktf', 'jsii', 'constructs', 'boto3', 'botocore') if m in sys.modules]; "
+        "assert not heavy, heavy"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

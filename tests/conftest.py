@@ -1,0 +1,55 @@
+"""Shared fixtures. Tests never reach AWS: fake credentials and no real endpoints."""
+
+from __future__ import annotations
+
+import copy
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("*.yaml"))
+
+# Make any accidental real AWS call fail fast instead of using a developer's credentials.
+os.environ.setdefault("AWS_ACCESS_KEY_ID", "testing")
+os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "testing")
+os.environ.setdefault("AWS_SESSION_TOKEN", "testing")
+os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
+os.environ.pop("AWS_PROFILE", None)
+os.environ["JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"] = "18,20"
+
+BASE_CONFIG = {
+    "project": "demo",
+    "region": "us-east-1",
+    "endpoints": [
+        {
+            "name": "chat",
+            "instance_type": "ml.g6.2xlarge",
+            "instances": {"initial": 1, "min": 1, "max": 2},
+            "model": {
+                "image": "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128",
+                "model_data": "s3://demo-models/qwen3-8b/",
+                "model_size_gb": 16,
+            },
+        }
+    ],
+}
+
+
+@pytest.fixture
+def base_config() -> dict:
+    """A small valid config as a dict; tests mutate their own deep copy."""
+    return copy.deepcopy(BASE_CONFIG)
+
+
+@pytest.fixture
+def write_yaml(tmp_path):
+    import yaml
+
+    def write(data, name: str = "fastscale.yaml") -> Path:
+        path = tmp_path / name
+        path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False))
+        return path
+
+    return write

@@ -1,0 +1,112 @@
+"""The config model: what it accepts, and that every rejection names the field (and line) to fix."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from infra.config import ConfigError, S3State, dump_json_schema, json_schema, load_config, parse_config
+from tests.conftest import EXAMPLES, ROOT
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_load(path):
+    config = load_config(path)
+    assert config.endpoints, "every example defines endpoints"
+
+
+def test_defaults_turn_on_fast_scaling(base_config):
+    base_config["endpoints"][0].pop("model")
+    base_config["endpoints"][0]["inference_components"] = [
+        {"name": "a", "image": "x", "resources": {"memory_mb": 1024}}
+    ]
+    ep = parse_config(base_config).endpoints[0]
+    comp = ep.inference_components[0]
+    assert comp.data_cache is True
+    assert comp.autoscaling.metric == "high_resolution"
+    assert comp.autoscaling.scale_from_zero.period == 60
+    assert ep.alarms.enabled is True
+    assert ep.uses_inference_components and not ep.scales_to_zero
+
+
+def test_unknown_key_names_path_and_line(write_yaml):
+    path = write_yaml(
+        "project: p\nregion: us-east-1\nendpoints:\n  - name: e\n    instance_type: ml.g6.2xlarge\n"
+        "    instancez: {min: 1}\n    model: {image: x}\n"
+    )
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    (problem,) = exc.value.problems
+    assert problem.path == "endpoints[0].instancez"
+    assert problem.line == 6
+    assert "unknown key" in problem.message
+
+
+def test_every_schema_problem_is_reported_at_once(base_config):
+    base_config.pop("region")
+    base_config["endpoints"][0]["instances"]["min"] = "one"
+    base_config["endpoints"][0]["model"]["autoscaling"] = {"metric": "per_minute"}
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    paths = {p.path for p in exc.value.problems}
+    assert paths == {
+        "region",
+        "endpoints[0].instances.min",
+        "endpoints[0].model.autoscaling.metric",
+    }
+
+
+def test_model_and_components_are_exclusive(base_config):
+    base_config["endpoints"][0]["inference_components"] = [
+        {"name": "a", "image": "x", "resources": {"memory_mb": 1024}}
+    ]
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    assert exc.value.problems[0].path == "endpoints[0]"
+    assert "not both" in exc.value.problems[0].message
+
+
+def test_endpoint_needs_a_workload(base_config):
+    base_config["endpoints"][0].pop("model")
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    assert "inference_components" in exc.value.problems[0].message
+
+
+def test_invalid_yaml_reports_line(write_yaml):
+    path = write_yaml("project: p\nregion: [us-east-1\nendpoints: []\n")
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    assert "not valid YAML" in exc.value.problems[0].message
+    assert exc.value.problems[0].line is not None
+
+
+def test_non_mapping_and_missing_file(write_yaml, tmp_path):
+    with pytest.raises(ConfigError, match="YAML mapping"):
+        load_config(write_yaml("- just\n- a list\n"))
+    with pytest.raises(ConfigError, match="file not found"):
+        load_config(tmp_path / "nope.yaml")
+
+
+def test_state_backend_is_discriminated(base_config):
+    base_config["state"] = {"backend": "s3", "bucket": "tf-state", "key": "demo.tfstate"}
+    state = parse_config(base_config).state
+    assert isinstance(state, S3State) and state.use_lockfile and state.encrypt
+    base_config["state"] = {"backend": "s3", "key": "demo.tfstate"}
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    assert [p.path for p in exc.value.problems] == ["state.bucket"]
+
+
+def test_json_schema_describes_contract_keys():
+    schema = json_schema()
+    assert {"project", "region", "tags", "endpoints", "state"} <= set(schema["properties"])
+    assert schema["additionalProperties"] is False
+    component = schema["$defs"]["InferenceComponentSpec"]["properties"]
+    assert {"resources", "copies", "data_cache", "autoscaling", "model_size_gb"} <= set(component)
+
+
+def test_committed_schema_is_current():
+    committed = (ROOT / "docs" / "fastscale.schema.json").read_text()
+    assert json.loads(committed) == json.loads(dump_json_schema()), "run: fastscale schema --out docs/fastscale.schema.json"
