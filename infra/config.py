@@ -59,7 +59,9 @@ class Autoscaling(_Strict):
     )
     scale_in_cooldown: int = Field(300, description="Seconds after a scale-in before another scale-in.")
     scale_out_cooldown: int = Field(0, description="Seconds after a scale-out before another scale-out.")
-    scale_from_zero: ScaleFromZero = Field(default_factory=ScaleFromZero)
+    scale_from_zero: ScaleFromZero = Field(
+        default_factory=ScaleFromZero, description="Alarm + step policy used when copies.min is 0."
+    )
 
 
 # --------------------------------------------------------------------------------------------- workloads
@@ -86,7 +88,7 @@ class _Workload(_Strict):
         None, description="Compressed image size in GB; used by `fastscale estimate` (default from the estimate data)."
     )
     environment: dict[str, str] = Field(default_factory=dict, description="Container environment. Never put secrets here.")
-    autoscaling: Autoscaling = Field(default_factory=Autoscaling)
+    autoscaling: Autoscaling = Field(default_factory=Autoscaling, description="How this workload scales.")
     model_download_timeout: int | None = Field(None, description="Seconds allowed to download the model (60-3600).")
     startup_health_check_timeout: int | None = Field(
         None, description="Seconds allowed for the container to pass its health check (60-3600)."
@@ -101,8 +103,8 @@ class InferenceComponentSpec(_Workload):
     """One model hosted as an inference component (scales by copies; several per endpoint)."""
 
     name: str = Field(..., description="Component name, unique within the file.")
-    resources: Resources
-    copies: Capacity = Field(default_factory=Capacity)
+    resources: Resources = Field(..., description="Compute reserved per copy.")
+    copies: Capacity = Field(default_factory=Capacity, description="Copy counts; min 0 enables scale to zero.")
     data_cache: bool = Field(
         True,
         description="DataCacheConfig.EnableCaching: cache image and model on each instance so later copies start faster.",
@@ -113,14 +115,16 @@ class InferenceComponentSpec(_Workload):
 
 
 class Vpc(_Strict):
-    subnets: list[str] = Field(..., min_length=1)
-    security_groups: list[str] = Field(..., min_length=1)
+    """Run the model containers in your VPC."""
+
+    subnets: list[str] = Field(..., min_length=1, description="Subnet ids (at least one).")
+    security_groups: list[str] = Field(..., min_length=1, description="Security group ids (at least one).")
 
 
 class Alarms(_Strict):
     """Operational alarms created per endpoint (on by default)."""
 
-    enabled: bool = True
+    enabled: bool = Field(True, description="Create latency, 5xx, GPU memory and stuck-at-zero alarms.")
     sns_topic_arn: str | None = Field(None, description="SNS topic notified when an alarm fires and recovers.")
     period: int = Field(60, description="Period in seconds of the operational alarms.")
     evaluation_periods: int = Field(5, description="Datapoints that must breach.")
@@ -135,12 +139,16 @@ class Alarms(_Strict):
 class EndpointSpec(_Strict):
     name: str = Field(..., description="Endpoint name (prefixed with the project).")
     instance_type: str = Field(..., description="SageMaker instance type, e.g. ml.g6.2xlarge.")
-    instances: Capacity = Field(default_factory=Capacity)
-    routing: Literal["least_outstanding_requests", "random"] = "least_outstanding_requests"
+    instances: Capacity = Field(default_factory=Capacity, description="Instance counts of the endpoint's variant.")
+    routing: Literal["least_outstanding_requests", "random"] = Field(
+        "least_outstanding_requests", description="How requests are routed among instances / copies."
+    )
     model: ModelSpec | None = Field(None, description="Single-model endpoint. Mutually exclusive with inference_components.")
-    inference_components: list[InferenceComponentSpec] = Field(default_factory=list)
+    inference_components: list[InferenceComponentSpec] = Field(
+        default_factory=list, description="Models hosted as inference components. Mutually exclusive with `model`."
+    )
     kms_key_arn: str | None = Field(None, description="KMS key for the ML storage volume (not on local-NVMe instance types).")
-    vpc: Vpc | None = None
+    vpc: Vpc | None = Field(None, description="VPC placement of the containers.")
     execution_role_arn: str | None = Field(None, description="Existing execution role; else a least-privilege role is created.")
     model_download_timeout: int | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
     startup_health_check_timeout: int | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
@@ -148,7 +156,7 @@ class EndpointSpec(_Strict):
         None, description="MetricsConfig.MetricPublishFrequencyInSeconds: 10, 30, 60, 120, 180, 240 or 300."
     )
     volume_size_gb: int | None = Field(None, description="ML storage volume per instance (single-model endpoints).")
-    alarms: Alarms = Field(default_factory=Alarms)
+    alarms: Alarms = Field(default_factory=Alarms, description="Operational alarms of this endpoint.")
 
     @model_validator(mode="after")
     def _one_kind_of_workload(self) -> "EndpointSpec":
@@ -177,26 +185,32 @@ class EndpointSpec(_Strict):
 
 
 class LocalState(_Strict):
+    """Terraform state in a local file."""
+
     backend: Literal["local"] = "local"
     path: str | None = Field(None, description="State file path (default: terraform.<project>.tfstate next to the config).")
 
 
 class S3State(_Strict):
+    """Terraform state in Amazon S3, locked so two applies never run at once."""
+
     backend: Literal["s3"]
-    bucket: str
-    key: str
+    bucket: str = Field(..., description="State bucket (create it first, with versioning).")
+    key: str = Field(..., description="Object key of the state file.")
     region: str | None = Field(None, description="Bucket region (default: the project region).")
     use_lockfile: bool = Field(True, description="S3-native state locking (Terraform >= 1.10).")
     dynamodb_table: str | None = Field(None, description="Legacy DynamoDB lock table.")
-    encrypt: bool = True
-    kms_key_id: str | None = None
+    encrypt: bool = Field(True, description="Server-side encryption of the state object.")
+    kms_key_id: str | None = Field(None, description="KMS key for the state object.")
 
 
 State = Annotated[LocalState | S3State, Field(discriminator="backend")]
 
 
 class Dashboard(_Strict):
-    enabled: bool = True
+    """The stack's CloudWatch dashboard: concurrency, copies, instances, invocations, failures, latency."""
+
+    enabled: bool = Field(True, description="Create the dashboard.")
 
 
 # --------------------------------------------------------------------------------------------- root
@@ -208,9 +222,9 @@ class FastscaleConfig(_Strict):
     project: str = Field(..., description="Prefix of every resource name, and the stack name.")
     region: str = Field(..., description="AWS region, e.g. us-east-1.")
     tags: dict[str, str] = Field(default_factory=dict, description="Added to every resource that takes tags.")
-    endpoints: list[EndpointSpec] = Field(..., min_length=1)
-    state: State = Field(default_factory=LocalState)
-    dashboard: Dashboard = Field(default_factory=Dashboard)
+    endpoints: list[EndpointSpec] = Field(..., min_length=1, description="The endpoints of this project (at least one).")
+    state: State = Field(default_factory=LocalState, description="Terraform backend: `local` (default) or `s3` with locking.")
+    dashboard: Dashboard = Field(default_factory=Dashboard, description="One CloudWatch dashboard for the whole stack.")
 
 
 # --------------------------------------------------------------------------------------------- loading

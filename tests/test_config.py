@@ -110,3 +110,12 @@ def test_json_schema_describes_contract_keys():
 def test_committed_schema_is_current():
     committed = (ROOT / "docs" / "fastscale.schema.json").read_text()
     assert json.loads(committed) == json.loads(dump_json_schema()), "run: fastscale schema --out docs/fastscale.schema.json"
+
+
+def test_committed_config_reference_is_current():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, "scripts/gen_config_reference.py", "--check"], cwd=ROOT,
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
