@@ -7,9 +7,11 @@ AWS resource goes through here.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 
-from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
+from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 
 #: Every endpoint has one production variant; SageMaker's console default name.
 VARIANT_NAME = "AllTraffic"
@@ -23,6 +25,8 @@ TAG_MANAGED_BY = "managed-by"
 NAME_PREFIX_SUFFIX_LEN = 26
 SAGEMAKER_NAME_MAX = 63
 IAM_ROLE_NAME_MAX = 64
+#: Hex digits of the content digest that ends every model name (see `model_name`).
+MODEL_DIGEST_LEN = 8
 
 
 def stack_name(config: FastscaleConfig) -> str:
@@ -35,6 +39,26 @@ def endpoint_name(project: str, endpoint: str) -> str:
 
 def component_name(project: str, component: str) -> str:
     return f"{project}-{component}"
+
+
+def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec) -> str:
+    """`{base}-{digest}`: the name changes exactly when the SageMaker model must be replaced.
+
+    A SageMaker model cannot be updated, only replaced, and the endpoint configuration that uses it is
+    created before the old one is destroyed (Terraform then does the same for the model it depends on).
+    With a fixed name the new model would collide with the old one still in place, so the name carries a
+    digest of every setting that forces a new model: image, model data, environment, role and VPC.
+    """
+    vpc = {"subnets": sorted(ep.vpc.subnets), "security_groups": sorted(ep.vpc.security_groups)} if ep.vpc else None
+    content = {
+        "image": workload.image,
+        "model_data": workload.model_data,
+        "environment": workload.environment,
+        "execution_role_arn": ep.execution_role_arn,
+        "vpc": vpc,
+    }
+    digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:MODEL_DIGEST_LEN]
+    return f"{base[: SAGEMAKER_NAME_MAX - MODEL_DIGEST_LEN - 1]}-{digest}"
 
 
 def variant_resource_id(endpoint: str, variant: str = VARIANT_NAME) -> str:
@@ -56,6 +80,7 @@ class ComponentNames:
     scale_from_zero_policy: str | None
     scale_from_zero_alarm: str | None
     stuck_at_zero_alarm: str | None
+    model: str = ""  # the SageMaker model the component runs (its container and model data)
 
 
 @dataclass(frozen=True)
@@ -64,7 +89,7 @@ class EndpointNames:
     endpoint: str
     endpoint_config_prefix: str
     variant: str
-    model: str | None  # single-model endpoints only: components carry their container inline
+    model: str | None  # single-model endpoints; each component names its own model
     execution_role: str | None  # None when the user brings their own role
     resource_id: str  # variant scalable target
     target_tracking_policy: str | None  # single-model endpoints scale instances
@@ -98,6 +123,7 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
                 scale_from_zero_policy=f"{ic}-scale-from-zero" if zero else None,
                 scale_from_zero_alarm=f"{ic}-no-capacity" if zero else None,
                 stuck_at_zero_alarm=f"{ic}-stuck-at-zero" if (zero and ep.alarms.enabled) else None,
+                model=model_name(ic, ep, c),
             )
         )
     single = ep.model is not None
@@ -106,7 +132,7 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
         endpoint=ep_name,
         endpoint_config_prefix=f"{ep_name}-",
         variant=VARIANT_NAME,
-        model=ep_name if single else None,
+        model=model_name(ep_name, ep, ep.model) if single else None,
         execution_role=None if ep.execution_role_arn else f"{ep_name}-sagemaker",
         resource_id=variant_resource_id(ep_name),
         target_tracking_policy=f"{ep_name}-target-tracking" if single and ep.model.autoscaling.enabled else None,

@@ -12,7 +12,7 @@ def test_component_endpoint_names():
     (ep,) = naming.all_endpoint_names(config)
     assert ep.endpoint == "assist-shared"
     assert ep.endpoint_config_prefix == "assist-shared-"
-    assert ep.model is None, "component endpoints carry their containers inline"
+    assert ep.model is None, "component endpoints have one model per component"
     assert ep.execution_role == "assist-shared-sagemaker"
     assert ep.resource_id == "endpoint/assist-shared/variant/AllTraffic"
     first = ep.components[0]
@@ -26,7 +26,7 @@ def test_component_endpoint_names():
 def test_single_model_endpoint_names():
     config = load_config(ROOT / "examples" / "qwen3-8b.yaml")
     (ep,) = naming.all_endpoint_names(config)
-    assert ep.model == "chat-prod-qwen3"
+    assert ep.model.startswith("chat-prod-qwen3-") and len(ep.model) == len("chat-prod-qwen3-") + naming.MODEL_DIGEST_LEN
     assert ep.target_tracking_policy == "chat-prod-qwen3-target-tracking"
     assert ep.components == []
     assert set(ep.alarms) == set(naming.OPERATIONAL_ALARMS)
@@ -61,3 +61,19 @@ def test_tags_keep_fastscale_keys(base_config):
     assert tags["team"] == "ml"
     assert tags[naming.TAG_STACK] == "demo", "cleanup finds resources by this tag: users cannot override it"
     assert tags[naming.TAG_ENDPOINT] == "demo-chat"
+
+
+def test_model_name_changes_only_with_what_replaces_the_model(base_config):
+    """A new image must give a new model name (the old model still exists while the new one is created)."""
+    from infra.config import parse_config
+
+    def model(cfg):
+        return naming.all_endpoint_names(parse_config(cfg))[0].model
+
+    before = model(base_config)
+    base_config["endpoints"][0]["instances"]["max"] = 4  # scaling only: same model
+    assert model(base_config) == before
+    base_config["endpoints"][0]["model"]["image"] = base_config["endpoints"][0]["model"]["image"].replace("0.33.0", "0.34.0")
+    assert model(base_config) != before
+    base_config["project"] = "p" * 60
+    assert len(model(base_config)) <= naming.SAGEMAKER_NAME_MAX
