@@ -1,0 +1,167 @@
+"""How fast each endpoint notices it needs more capacity: the metric behind scale-out and its detection time.
+
+This is the "detect fast" layer of fastscale: the scaling metric per workload, how often it is emitted, how
+many datapoints target tracking needs before it acts, and so roughly how long traffic can outgrow capacity
+before a scale-out even starts (instance start-up comes on top; see `infra.estimate`). For components that
+scale to zero it also gives the zero-to-one alarm delay, since target tracking cannot scale out from zero.
+
+The stacks take their predefined metric types from here too, so the table and the Terraform cannot disagree.
+Pure Python: no cdktf, no AWS calls.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from infra.config import Autoscaling, FastscaleConfig
+from infra.naming import component_name, endpoint_name
+
+if TYPE_CHECKING:  # rich is imported only when a table is actually drawn
+    from rich.table import Table
+
+# Figures published by AWS ("Amazon SageMaker inference launches faster auto scaling for generative AI
+# models", AWS Machine Learning Blog, July 2024, and the Application Auto Scaling user guide on target
+# tracking): the ConcurrentRequestsPer* metrics are emitted every 10 seconds and the scale-out alarm that
+# target tracking manages fires after 3 breaching datapoints, so scale-out starts ~30 s after a load
+# change instead of ~3 minutes with the 1-minute Invocations* metrics. Scale-in is deliberately slow on
+# both: 15 low one-minute datapoints.
+HIGH_RESOLUTION_PERIOD_S = 10
+STANDARD_PERIOD_S = 60
+SCALE_OUT_DATAPOINTS = 3
+SCALE_IN_DATAPOINTS = 15
+SCALE_IN_PERIOD_S = 60
+
+WorkloadKind = Literal["model", "component"]
+
+
+@dataclass(frozen=True)
+class ScalingMetric:
+    """A predefined Application Auto Scaling metric and the CloudWatch metric behind it."""
+
+    predefined_metric_type: str
+    cloudwatch_metric: str
+    period_s: int
+
+    @property
+    def high_resolution(self) -> bool:
+        return self.period_s < 60
+
+
+# (workload kind, config `autoscaling.metric`) -> the metric target tracking follows.
+SCALING_METRICS: dict[tuple[WorkloadKind, str], ScalingMetric] = {
+    ("model", "high_resolution"): ScalingMetric(
+        "SageMakerVariantConcurrentRequestsPerModelHighResolution", "ConcurrentRequestsPerModel", HIGH_RESOLUTION_PERIOD_S
+    ),
+    ("model", "invocations"): ScalingMetric(
+        "SageMakerVariantInvocationsPerInstance", "InvocationsPerInstance", STANDARD_PERIOD_S
+    ),
+    ("component", "high_resolution"): ScalingMetric(
+        "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution",
+        "ConcurrentRequestsPerCopy",
+        HIGH_RESOLUTION_PERIOD_S,
+    ),
+    ("component", "invocations"): ScalingMetric(
+        "SageMakerInferenceComponentInvocationsPerCopy", "InvocationsPerCopy", STANDARD_PERIOD_S
+    ),
+}
+
+
+def scaling_metric(kind: WorkloadKind, autoscaling: Autoscaling) -> ScalingMetric:
+    """The metric target tracking uses for a single model ("model") or an inference component."""
+    return SCALING_METRICS[(kind, autoscaling.metric)]
+
+
+@dataclass(frozen=True)
+class DetectionRow:
+    """One workload: what drives its scale-out and how long detection takes.
+
+    `scale_out_detection_s` is None when auto scaling is disabled; `zero_to_one_s` is None unless the
+    component can scale to zero.
+    """
+
+    endpoint: str
+    workload: str  # the component's resource name, or the endpoint name for a single model
+    kind: WorkloadKind
+    autoscaling: bool
+    metric: str | None
+    predefined_metric_type: str | None
+    resolution_s: int | None
+    datapoints: int | None
+    scale_out_detection_s: int | None
+    scale_in_detection_s: int | None
+    zero_to_one_s: int | None = None
+
+    @property
+    def high_resolution(self) -> bool:
+        return self.resolution_s is not None and self.resolution_s < 60
+
+
+def _row(endpoint: str, workload: str, kind: WorkloadKind, autoscaling: Autoscaling, zero_to_one_s: int | None) -> DetectionRow:
+    if not autoscaling.enabled:
+        return DetectionRow(endpoint, workload, kind, False, None, None, None, None, None, None, None)
+    metric = scaling_metric(kind, autoscaling)
+    return DetectionRow(
+        endpoint=endpoint,
+        workload=workload,
+        kind=kind,
+        autoscaling=True,
+        metric=metric.cloudwatch_metric,
+        predefined_metric_type=metric.predefined_metric_type,
+        resolution_s=metric.period_s,
+        datapoints=SCALE_OUT_DATAPOINTS,
+        scale_out_detection_s=SCALE_OUT_DATAPOINTS * metric.period_s,
+        scale_in_detection_s=SCALE_IN_DATAPOINTS * SCALE_IN_PERIOD_S,
+        zero_to_one_s=zero_to_one_s,
+    )
+
+
+def detection_summary(config: FastscaleConfig) -> list[DetectionRow]:
+    """One row per single-model endpoint and per inference component, in config order."""
+    rows: list[DetectionRow] = []
+    for ep in config.endpoints:
+        ep_name = endpoint_name(config.project, ep.name)
+        if ep.model is not None:
+            rows.append(_row(ep_name, ep_name, "model", ep.model.autoscaling, None))
+            continue
+        for c in ep.inference_components:
+            zero = None
+            if c.autoscaling.enabled and c.copies.min == 0:
+                # The NoCapacityInvocationFailures alarm must breach for all its evaluation periods before the
+                # step policy adds the first copy.
+                zero = c.autoscaling.scale_from_zero.period * c.autoscaling.scale_from_zero.evaluation_periods
+            rows.append(_row(ep_name, component_name(config.project, c.name), "component", c.autoscaling, zero))
+    return rows
+
+
+def _seconds(value: int | None) -> str:
+    if value is None:
+        return "-"
+    if value < 120:
+        return f"~{value} s"
+    return f"~{value / 60:g} min"
+
+
+def format_detection_table(rows: list[DetectionRow]) -> "Table":
+    """A rich Table of the rows, for `fastscale synth` and friends."""
+    from rich.table import Table
+
+    table = Table(title="Scale-out detection", title_justify="left")
+    for header in ("endpoint", "workload", "metric", "resolution", "datapoints", "scale-out detect", "scale-in", "0 → 1"):
+        table.add_column(header)
+    for r in rows:
+        if not r.autoscaling:
+            table.add_row(r.endpoint, r.workload, "[yellow]autoscaling disabled[/]", "-", "-", "-", "-", "-")
+            continue
+        resolution = f"{r.resolution_s} s" + ("" if r.high_resolution else " [yellow](standard)[/]")
+        table.add_row(
+            r.endpoint,
+            r.workload,
+            r.metric or "-",
+            resolution,
+            str(r.datapoints),
+            _seconds(r.scale_out_detection_s),
+            _seconds(r.scale_in_detection_s),
+            _seconds(r.zero_to_one_s),
+        )
+    return table
