@@ -1,0 +1,1 @@
+"""Contract tests: synthesized Terraform JSON against the real provider schemas."""
