@@ -1,33 +1,307 @@
-"""Operational alarms per endpoint and one CloudWatch dashboard per stack (filled in below)."""
+"""Operational alarms per endpoint and one CloudWatch dashboard per stack.
+
+Which metrics and dimensions SageMaker AI publishes ("SageMaker AI metrics in Amazon CloudWatch"):
+
+* Invocation metrics (namespace AWS/SageMaker: ModelLatency, Invocation5XXErrors, ...) carry
+  `EndpointName, VariantName` for a single-model endpoint and `InferenceComponentName` for inference
+  components; the per-component dimension is the one documented for component endpoints, so their latency
+  and error alarms are metric math over every component of the endpoint (one alarm per endpoint, as named
+  by `infra.naming`). A metric math alarm can reference at most 10 metrics.
+* Instance utilization (namespace /aws/sagemaker/Endpoints, dims EndpointName, VariantName):
+  `GPUMemoryUtilization` is summed over the GPUs of an instance (0-100 x GPUs), so the threshold is scaled
+  by the GPU count; endpoints hosting inference components also get `GPUMemoryUtilizationNormalized`
+  (0-100), used as is. Neuron (Inferentia / Trainium) instances publish no GPU metrics: their GPU-memory
+  alarm stays OK for lack of data.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Mapping
 
-from infra.config import FastscaleConfig
-from infra.naming import EndpointNames
+from infra import catalog
+from infra.config import EndpointSpec, FastscaleConfig
+from infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name, tags
 from stacks.engine import Construct
 from stacks.resources.base import Resource
+from stacks.resources.cloudwatch import (
+    NS_COMPONENT_COPIES,
+    NS_ENDPOINT_INSTANCES,
+    NS_INVOCATIONS,
+    CloudwatchDashboard,
+    CloudwatchDashboardProps,
+    CloudwatchMetricAlarm,
+    CloudwatchMetricAlarmProps,
+    MetricQuery,
+    MetricQueryMetric,
+)
+from stacks.scaling import NO_CAPACITY_METRIC
+
+#: CloudWatch's hard limit of metrics in one metric math alarm.
+MAX_METRICS_PER_MATH_ALARM = 10
+
+#: ModelLatency is published in microseconds; the config speaks milliseconds.
+MICROSECONDS_PER_MS = 1000
+
+#: The stuck-at-zero alarm counts failures per minute.
+STUCK_AT_ZERO_PERIOD_S = 60
+
+#: Invocation metrics are published every minute unless enhanced metrics choose otherwise; the dashboard
+#: reads the 10-second concurrency metrics at their own resolution.
+HIGH_RESOLUTION_WIDGET_PERIOD_S = 10
+STANDARD_WIDGET_PERIOD_S = 60
 
 
 class EndpointAlarms(Construct):
-    """Operational alarms of one endpoint."""
+    """Model latency, 5xx errors and GPU memory alarms of one endpoint, plus a stuck-at-zero alarm per
+    component that can scale to zero. Nothing is created when `alarms.enabled` is false.
+
+    Notifications go to `alarms.sns_topic_arn` on ALARM and on return to OK, when it is set.
+    The alarms stay reachable as `self.alarms` (keyed by alarm name).
+    """
 
     def __init__(
         self,
         scope: Construct,
-        id_: str,
+        id: str,  # noqa: A002 - the construct id, named as in constructs.Construct
         *,
         config: FastscaleConfig,
         names: EndpointNames,
         endpoint: Resource,
         components: Mapping[str, Resource],
     ) -> None:
-        super().__init__(scope, id_)
+        super().__init__(scope, id)
+        self.alarms: dict[str, CloudwatchMetricAlarm] = {}
+        spec = names.spec
+        if not spec.alarms.enabled:
+            return
+        self._config = config
+        self._names = names
+        self._tags = tags(config, spec)
+        topic = spec.alarms.sns_topic_arn
+        self._actions = [topic] if topic else None
+        # Alarms on the endpoint's metrics are only meaningful once it exists (and a later rename replaces it).
+        self._depends = [endpoint]
+
+        if spec.uses_inference_components and len(names.components) > MAX_METRICS_PER_MATH_ALARM:
+            raise ValueError(
+                f"endpoint {names.endpoint}: {len(names.components)} inference components, but a CloudWatch "
+                f"metric math alarm can watch at most {MAX_METRICS_PER_MATH_ALARM}; disable `alarms` for this "
+                "endpoint or split its components across endpoints"
+            )
+
+        self._latency()
+        self._errors()
+        self._gpu_memory()
+        for c in names.components:
+            if c.stuck_at_zero_alarm:
+                self._stuck_at_zero(c, components.get(c.name))
+
+    # ----------------------------------------------------------------------------------------- alarms
+
+    def _latency(self) -> None:
+        spec, names = self._names.spec, self._names
+        threshold_us = spec.alarms.model_latency_ms * MICROSECONDS_PER_MS
+        common = dict(
+            alarm_name=names.alarms["model-latency"],
+            alarm_description=(
+                f"Average ModelLatency of {names.endpoint} above {spec.alarms.model_latency_ms:g} ms "
+                f"({threshold_us:.0f} microseconds, the metric's unit)"
+                + (", worst component" if spec.uses_inference_components else "")
+            ),
+            comparison_operator="GreaterThanThreshold",
+            threshold=threshold_us,
+        )
+        if spec.uses_inference_components:
+            self._alarm("model-latency", **common, **self._per_component("ModelLatency", "Average", "MAX"))
+        else:
+            self._alarm("model-latency", **common, **self._variant_metric(NS_INVOCATIONS, "ModelLatency", "Average"))
+
+    def _errors(self) -> None:
+        spec, names = self._names.spec, self._names
+        common = dict(
+            alarm_name=names.alarms["5xx-errors"],
+            alarm_description=(
+                f"{names.endpoint} returned {spec.alarms.errors_5xx} or more 5xx errors in "
+                f"{spec.alarms.period} s"
+            ),
+            comparison_operator="GreaterThanOrEqualToThreshold",
+            threshold=spec.alarms.errors_5xx,
+        )
+        if spec.uses_inference_components:
+            self._alarm("5xx-errors", **common, **self._per_component("Invocation5XXErrors", "Sum", "SUM"))
+        else:
+            self._alarm("5xx-errors", **common, **self._variant_metric(NS_INVOCATIONS, "Invocation5XXErrors", "Sum"))
+
+    def _gpu_memory(self) -> None:
+        spec, names = self._names.spec, self._names
+        percent = spec.alarms.gpu_memory_percent
+        if spec.uses_inference_components:
+            metric, threshold = "GPUMemoryUtilizationNormalized", percent
+            detail = "normalized over the instance's GPUs"
+        else:
+            # GPUMemoryUtilization adds up the GPUs of an instance (400% on four GPUs): scale the threshold.
+            gpus = _gpu_count(spec)
+            metric, threshold = "GPUMemoryUtilization", percent * gpus
+            detail = f"{threshold:g}% summed over {gpus} GPU(s)"
+        self._alarm(
+            "gpu-memory",
+            alarm_name=names.alarms["gpu-memory"],
+            alarm_description=f"GPU memory of an instance of {names.endpoint} at or above {percent:g}% ({detail})",
+            comparison_operator="GreaterThanOrEqualToThreshold",
+            threshold=threshold,
+            **self._variant_metric(NS_ENDPOINT_INSTANCES, metric, "Maximum"),
+        )
+
+    def _stuck_at_zero(self, c: ComponentNames, component: Resource | None) -> None:
+        minutes = self._names.spec.alarms.stuck_at_zero_minutes
+        self._alarm(
+            f"{c.spec.name}-stuck-at-zero",
+            alarm_name=c.stuck_at_zero_alarm,
+            alarm_description=(
+                f"Requests to {c.name} have failed for lack of capacity for {minutes} minutes in a row: "
+                "scale from zero is not bringing a copy up (capacity, quota or a failing container)"
+            ),
+            namespace=NS_INVOCATIONS,
+            metric_name=NO_CAPACITY_METRIC,
+            dimensions={"InferenceComponentName": c.name},
+            statistic="Sum",
+            period=STUCK_AT_ZERO_PERIOD_S,
+            evaluation_periods=minutes,
+            datapoints_to_alarm=minutes,
+            threshold=1,
+            comparison_operator="GreaterThanOrEqualToThreshold",
+            depends_on=[component] if component is not None else None,
+        )
+
+    # ----------------------------------------------------------------------------------------- helpers
+
+    def _variant_metric(self, namespace: str, metric: str, statistic: str) -> dict:
+        return dict(
+            namespace=namespace,
+            metric_name=metric,
+            dimensions={"EndpointName": self._names.endpoint, "VariantName": self._names.variant},
+            statistic=statistic,
+            period=self._names.spec.alarms.period,
+        )
+
+    def _per_component(self, metric: str, stat: str, combine: str) -> dict:
+        """Metric math: `combine` (MAX / SUM) over the metric of every component of the endpoint."""
+        period = self._names.spec.alarms.period
+        queries = [
+            MetricQuery(
+                id=f"m{i}",
+                label=c.name,
+                return_data=False,
+                metric=MetricQueryMetric(
+                    namespace=NS_INVOCATIONS,
+                    metric_name=metric,
+                    dimensions={"InferenceComponentName": c.name},
+                    stat=stat,
+                    period=period,
+                ),
+            )
+            for i, c in enumerate(self._names.components)
+        ]
+        ids = ", ".join(q.id for q in queries)
+        queries.append(MetricQuery(id="e", expression=f"{combine}([{ids}])", label=f"{combine} {metric}", return_data=True))
+        return dict(metric_query=queries)
+
+    def _alarm(self, id_: str, *, depends_on: list[Resource] | None = None, **props) -> CloudwatchMetricAlarm:
+        alarms = self._names.spec.alarms
+        props.setdefault("evaluation_periods", alarms.evaluation_periods)
+        props.setdefault("datapoints_to_alarm", props["evaluation_periods"])
+        alarm = CloudwatchMetricAlarm(
+            self,
+            id_,
+            CloudwatchMetricAlarmProps(
+                # An idle endpoint publishes no latency, errors or failures: that is fine, not unknown.
+                treat_missing_data="notBreaching",
+                alarm_actions=self._actions,
+                ok_actions=self._actions,
+                tags=self._tags,
+                **props,
+            ),
+            depends_on=depends_on or self._depends,
+        )
+        self.alarms[props["alarm_name"]] = alarm
+        return alarm
+
+
+def _gpu_count(spec: EndpointSpec) -> int:
+    instance = catalog.get(spec.instance_type)
+    # Unknown types are reported by validation; one GPU keeps the threshold as configured.
+    return instance.accelerator_count if instance is not None else 1
+
+
+# --------------------------------------------------------------------------------------------- dashboard
 
 
 class StackDashboard(Construct):
-    """One CloudWatch dashboard for every endpoint of the stack."""
+    """One CloudWatch dashboard for every endpoint of the stack (when `dashboard.enabled`).
 
-    def __init__(self, scope: Construct, id_: str, *, config: FastscaleConfig) -> None:
-        super().__init__(scope, id_)
+    Per endpoint: 10-second concurrency (per copy or per model) against the scaling target, copy and
+    instance counts, invocations, capacity failures (components) and model latency.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        id: str,  # noqa: A002 - the construct id, named as in constructs.Construct
+        *,
+        config: FastscaleConfig,
+    ) -> None:
+        super().__init__(scope, id)
+        self.dashboard: CloudwatchDashboard | None = None
+        if not config.dashboard.enabled:
+            return
+        self.dashboard = CloudwatchDashboard(
+            self,
+            "dashboard",
+            CloudwatchDashboardProps(dashboard_name=dashboard_name(config), dashboard_body=dashboard_body(config)),
+        )
+
+
+def dashboard_body(config: FastscaleConfig) -> str:
+    """The dashboard JSON, rendered from templates/dashboard.json.j2 and normalized (compact, checked)."""
+    from templates import render
+
+    endpoints = []
+    for names in all_endpoint_names(config):
+        spec = names.spec
+        # Copy and instance counts have no metric of their own: every copy / instance reports its utilization
+        # once per publish interval, so the sample count over that interval counts them.
+        count_period = spec.metrics_publish_frequency or STANDARD_WIDGET_PERIOD_S
+        if spec.model is not None:
+            workloads = [("target", spec.model.autoscaling)]
+        else:
+            workloads = [(f"target {c.name}", c.spec.autoscaling) for c in names.components]
+        endpoints.append(
+            {
+                "endpoint": names.endpoint,
+                "variant": names.variant,
+                "instance_type": spec.instance_type,
+                "components": [{"name": c.name} for c in names.components],
+                # The scaling target drawn on the concurrency graph (its unit: concurrent requests per copy /
+                # per model). With `metric: invocations` the policy tracks another metric, so no line.
+                "targets": [
+                    {"label": label, "value": a.target_concurrency}
+                    for label, a in workloads
+                    if a.enabled and a.metric == "high_resolution"
+                ],
+                "count_period": count_period,
+            }
+        )
+    text = render(
+        "dashboard.json.j2",
+        region=config.region,
+        project=config.project,
+        endpoints=endpoints,
+        ns_invocations=NS_INVOCATIONS,
+        ns_instances=NS_ENDPOINT_INSTANCES,
+        ns_copies=NS_COMPONENT_COPIES,
+        high_res_period=HIGH_RESOLUTION_WIDGET_PERIOD_S,
+        period=STANDARD_WIDGET_PERIOD_S,
+    )
+    # Parse before handing it to Terraform: a template slip fails synthesis here, not at apply time.
+    return json.dumps(json.loads(text), separators=(",", ":"))

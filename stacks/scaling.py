@@ -1,26 +1,209 @@
-"""Auto scaling of endpoints and inference components (filled in below)."""
+"""Auto scaling of one endpoint: high-resolution target tracking, and scale from zero for components.
+
+* Single-model endpoint: the variant's instance count is the scalable target
+  (`sagemaker:variant:DesiredInstanceCount`), tracked on ConcurrentRequestsPerModel.
+* Inference components: each component's copy count is a scalable target
+  (`sagemaker:inference-component:DesiredCopyCount`), tracked on ConcurrentRequestsPerCopy. Instances follow
+  the copies through the variant's managed instance scaling (set by the endpoint configuration).
+* A component with `copies.min: 0` also gets a step-scaling policy and an alarm on
+  NoCapacityInvocationFailures: with zero copies there is no per-copy metric for target tracking to divide,
+  so without this pair the component would scale to zero once and never come back.
+"""
 
 from __future__ import annotations
 
 from typing import Mapping
 
-from infra.config import FastscaleConfig
-from infra.naming import EndpointNames
+from infra.config import Autoscaling, FastscaleConfig
+from infra.detection import WorkloadKind, scaling_metric
+from infra.naming import ComponentNames, EndpointNames, tags
 from stacks.engine import Construct
+from stacks.resources.autoscaling import (
+    COMPONENT_COPIES,
+    SERVICE_NAMESPACE,
+    STEP_SCALING,
+    TARGET_TRACKING,
+    VARIANT_INSTANCES,
+    AppautoscalingPolicy,
+    AppautoscalingPolicyProps,
+    AppautoscalingTarget,
+    AppautoscalingTargetProps,
+    PredefinedMetricSpecification,
+    StepAdjustment,
+    StepScalingPolicyConfiguration,
+    TargetTrackingScalingPolicyConfiguration,
+)
 from stacks.resources.base import Resource
+from stacks.resources.cloudwatch import NS_INVOCATIONS, CloudwatchMetricAlarm, CloudwatchMetricAlarmProps
+
+#: The metric SageMaker AI emits when a request reaches a component that has no copy to serve it.
+NO_CAPACITY_METRIC = "NoCapacityInvocationFailures"
 
 
 class EndpointScaling(Construct):
-    """Scalable targets and policies of one endpoint."""
+    """Scalable targets, target-tracking policies and scale-from-zero wiring of one endpoint.
+
+    `components` maps each component's resource name (`ComponentNames.name`) to its inference component
+    resource, so every scalable target is registered only after the thing it scales exists.
+    The created resources stay reachable as attributes, keyed like `components`.
+    """
 
     def __init__(
         self,
         scope: Construct,
-        id_: str,
+        id: str,  # noqa: A002 - the construct id, named as in constructs.Construct
         *,
         config: FastscaleConfig,
         names: EndpointNames,
         endpoint: Resource,
         components: Mapping[str, Resource],
     ) -> None:
-        super().__init__(scope, id_)
+        super().__init__(scope, id)
+        self._tags = tags(config, names.spec)
+        self.targets: dict[str, AppautoscalingTarget] = {}
+        self.target_tracking: dict[str, AppautoscalingPolicy] = {}
+        self.scale_from_zero: dict[str, AppautoscalingPolicy] = {}
+        self.scale_from_zero_alarms: dict[str, CloudwatchMetricAlarm] = {}
+
+        model = names.spec.model
+        if model is not None:
+            if model.autoscaling.enabled and names.target_tracking_policy:
+                self._variant(names, endpoint, model.autoscaling)
+            return
+
+        missing = [c.name for c in names.components if c.name not in components]
+        if missing:
+            raise ValueError(
+                f"EndpointScaling({names.endpoint}): no inference component resource for {', '.join(missing)}; "
+                f"got {', '.join(sorted(components)) or 'none'}"
+            )
+        for c in names.components:
+            if c.spec.autoscaling.enabled:
+                self._component(c, components[c.name])
+
+    # ----------------------------------------------------------------------------------------- variant
+
+    def _variant(self, names: EndpointNames, endpoint: Resource, autoscaling: Autoscaling) -> None:
+        policy_name = names.target_tracking_policy
+        assert policy_name is not None  # set by naming whenever the model's autoscaling is enabled
+        capacity = names.spec.instances
+        target = AppautoscalingTarget(
+            self,
+            "variant-target",
+            AppautoscalingTargetProps(
+                service_namespace=SERVICE_NAMESPACE,
+                scalable_dimension=VARIANT_INSTANCES,
+                resource_id=names.resource_id,
+                min_capacity=capacity.min,
+                max_capacity=capacity.max,
+                tags=self._tags,
+            ),
+            # The resource id is a literal name, so Terraform cannot infer that the endpoint must exist first.
+            depends_on=[endpoint],
+        )
+        self.targets[names.endpoint] = target
+        self.target_tracking[names.endpoint] = self._target_tracking(
+            "variant-target-tracking", policy_name, target, "model", autoscaling
+        )
+
+    # ----------------------------------------------------------------------------------------- components
+
+    def _component(self, c: ComponentNames, component: Resource) -> None:
+        key = c.spec.name  # short, stable construct ids: the config's own component name
+        target = AppautoscalingTarget(
+            self,
+            f"{key}-target",
+            AppautoscalingTargetProps(
+                service_namespace=SERVICE_NAMESPACE,
+                scalable_dimension=COMPONENT_COPIES,
+                resource_id=c.resource_id,
+                min_capacity=c.spec.copies.min,
+                max_capacity=c.spec.copies.max,
+                tags=self._tags,
+            ),
+            depends_on=[component],
+        )
+        self.targets[c.name] = target
+        self.target_tracking[c.name] = self._target_tracking(
+            f"{key}-target-tracking", c.target_tracking_policy, target, "component", c.spec.autoscaling
+        )
+        if c.scale_from_zero_policy and c.scale_from_zero_alarm:
+            self._scale_from_zero(key, c, target)
+
+    def _scale_from_zero(self, key: str, c: ComponentNames, target: AppautoscalingTarget) -> None:
+        zero = c.spec.autoscaling.scale_from_zero
+        policy = AppautoscalingPolicy(
+            self,
+            f"{key}-scale-from-zero",
+            AppautoscalingPolicyProps(
+                name=c.scale_from_zero_policy,
+                **_same_target(target),
+                policy_type=STEP_SCALING,
+                step_scaling_policy_configuration=StepScalingPolicyConfiguration(
+                    # Add exactly one copy whenever the alarm is in ALARM; target tracking takes over from one.
+                    adjustment_type="ChangeInCapacity",
+                    metric_aggregation_type="Maximum",
+                    cooldown=zero.cooldown,
+                    step_adjustment=[StepAdjustment(metric_interval_lower_bound="0", scaling_adjustment=1)],
+                ),
+            ),
+        )
+        alarm = CloudwatchMetricAlarm(
+            self,
+            f"{key}-no-capacity",
+            CloudwatchMetricAlarmProps(
+                alarm_name=c.scale_from_zero_alarm,
+                alarm_description=(
+                    f"Requests to {c.name} failed for lack of a copy: add one copy (scale from zero)."
+                ),
+                namespace=NS_INVOCATIONS,
+                metric_name=NO_CAPACITY_METRIC,
+                dimensions={"InferenceComponentName": c.name},
+                statistic="Sum",
+                period=zero.period,
+                evaluation_periods=zero.evaluation_periods,
+                datapoints_to_alarm=zero.evaluation_periods,
+                # >= 1, so the first failed request is enough (AWS's own example uses >, which needs two).
+                threshold=1,
+                comparison_operator="GreaterThanOrEqualToThreshold",
+                # No failures means no datapoints at all; that is the healthy state, not an unknown one.
+                treat_missing_data="notBreaching",
+                alarm_actions=[policy.arn],
+                tags=self._tags,
+            ),
+        )
+        self.scale_from_zero[c.name] = policy
+        self.scale_from_zero_alarms[c.name] = alarm
+
+    # ----------------------------------------------------------------------------------------- shared
+
+    def _target_tracking(
+        self, id_: str, name: str, target: AppautoscalingTarget, kind: WorkloadKind, autoscaling: Autoscaling
+    ) -> AppautoscalingPolicy:
+        metric = scaling_metric(kind, autoscaling)
+        return AppautoscalingPolicy(
+            self,
+            id_,
+            AppautoscalingPolicyProps(
+                name=name,
+                **_same_target(target),
+                policy_type=TARGET_TRACKING,
+                target_tracking_scaling_policy_configuration=TargetTrackingScalingPolicyConfiguration(
+                    target_value=autoscaling.target_concurrency,
+                    predefined_metric_specification=PredefinedMetricSpecification(
+                        predefined_metric_type=metric.predefined_metric_type
+                    ),
+                    scale_in_cooldown=autoscaling.scale_in_cooldown,
+                    scale_out_cooldown=autoscaling.scale_out_cooldown,
+                ),
+            ),
+        )
+
+
+def _same_target(target: AppautoscalingTarget) -> dict[str, str]:
+    """A policy names its target through references, which also orders it after the target's registration."""
+    return {
+        "service_namespace": target.attr("service_namespace"),
+        "scalable_dimension": target.attr("scalable_dimension"),
+        "resource_id": target.attr("resource_id"),
+    }

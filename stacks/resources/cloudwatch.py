@@ -1,0 +1,99 @@
+"""CloudWatch resources (hashicorp/aws 6.25): metric alarms and dashboards.
+
+`dimensions` of an alarm (and of a metric inside `metric_query`) is a map attribute, not a block, so it is
+a plain mapping here. An alarm either watches one metric (`metric_name`, `namespace`, `statistic`, `period`)
+or a metric math expression (`metric_query`); CloudWatch rejects a mix of both.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Mapping
+
+from stacks.resources.base import Resource
+
+#: Namespaces SageMaker AI publishes endpoint metrics to.
+NS_INVOCATIONS = "AWS/SageMaker"  # invocation metrics: latency, errors, concurrency, NoCapacityInvocationFailures
+NS_ENDPOINT_INSTANCES = "/aws/sagemaker/Endpoints"  # per-instance utilization (CPU, memory, GPU)
+NS_COMPONENT_COPIES = "/aws/sagemaker/InferenceComponents"  # per-copy utilization of inference components
+
+#: Alarm periods CloudWatch accepts: 10, 20, 30 (high resolution) or any multiple of 60.
+HIGH_RESOLUTION_ALARM_PERIODS = (10, 20, 30)
+
+
+def valid_alarm_period(seconds: int) -> bool:
+    return seconds in HIGH_RESOLUTION_ALARM_PERIODS or (seconds > 0 and seconds % 60 == 0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricQueryMetric:
+    metric_name: str
+    namespace: str
+    period: int
+    stat: str
+    dimensions: Mapping[str, str] | None = None
+    unit: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MetricQuery:
+    """One entry of a metric math alarm: a metric to fetch (`metric`) or an `expression` over other ids."""
+
+    id: str
+    expression: str | None = None
+    metric: MetricQueryMetric | None = None
+    label: str | None = None
+    return_data: bool | None = None
+    period: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CloudwatchMetricAlarmProps:
+    alarm_name: str
+    comparison_operator: str
+    evaluation_periods: int
+    threshold: float
+    alarm_description: str | None = None
+    # single-metric alarms
+    metric_name: str | None = None
+    namespace: str | None = None
+    statistic: str | None = None
+    period: int | None = None
+    dimensions: Mapping[str, str] | None = None
+    unit: str | None = None
+    # metric math alarms
+    metric_query: list[MetricQuery] | None = None
+    datapoints_to_alarm: int | None = None
+    treat_missing_data: str | None = None
+    actions_enabled: bool | None = None
+    alarm_actions: list[str] | None = None
+    ok_actions: list[str] | None = None
+    insufficient_data_actions: list[str] | None = None
+    tags: Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        single = any(v is not None for v in (self.metric_name, self.namespace, self.statistic, self.period))
+        if single == (self.metric_query is not None):
+            raise ValueError(f"alarm {self.alarm_name}: set either a single metric or metric_query, not both or neither")
+        if self.period is not None and not valid_alarm_period(self.period):
+            raise ValueError(f"alarm {self.alarm_name}: period {self.period} s is not 10, 20, 30 or a multiple of 60")
+
+
+class CloudwatchMetricAlarm(Resource[CloudwatchMetricAlarmProps]):
+    """`aws_cloudwatch_metric_alarm`."""
+
+    TYPE: ClassVar[str] = "aws_cloudwatch_metric_alarm"
+    PROVIDER: ClassVar[str] = "aws"
+
+
+@dataclass(frozen=True, kw_only=True)
+class CloudwatchDashboardProps:
+    dashboard_name: str
+    dashboard_body: str
+
+
+class CloudwatchDashboard(Resource[CloudwatchDashboardProps]):
+    """`aws_cloudwatch_dashboard`: the body is the dashboard JSON as a string."""
+
+    TYPE: ClassVar[str] = "aws_cloudwatch_dashboard"
+    PROVIDER: ClassVar[str] = "aws"
