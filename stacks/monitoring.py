@@ -80,7 +80,7 @@ class EndpointAlarms(Construct):
         self._tags = tags(config, spec)
         topic = spec.alarms.sns_topic_arn
         self._actions = [topic] if topic else None
-        # Alarms on the endpoint's metrics are only meaningful once it exists (and a later rename replaces it).
+        # Created after the endpoint and so destroyed before it: alarms go first on teardown.
         self._depends = [endpoint]
 
         if spec.uses_inference_components and len(names.components) > MAX_METRICS_PER_MATH_ALARM:
