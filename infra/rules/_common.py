@@ -1,0 +1,213 @@
+"""Helpers shared by the rule modules: walking the config with exact paths, image references, units.
+
+Kept private (leading underscore) so the registry does not import it as a rule module.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
+
+#: SageMaker's pattern for endpoint, endpoint-configuration, model and inference-component names.
+SAGEMAKER_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
+
+#: MetricsConfig.MetricPublishFrequencyInSeconds values the API accepts.
+VALID_FREQUENCIES = (10, 30, 60, 120, 180, 240, 300)
+
+#: A GB as users and model hubs quote weights (10^9 bytes) expressed in GiB, the unit of accelerator memory.
+GIB_PER_GB = 1e9 / 2**30
+
+
+def endpoints(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec]]:
+    """(path, endpoint) for every endpoint, e.g. ('endpoints[0]', spec)."""
+    for i, ep in enumerate(config.endpoints):
+        yield f"endpoints[{i}]", ep
+
+
+def workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+    """(path, endpoint, workload) for every single model and every inference component.
+
+    The path names the workload itself: 'endpoints[0].model' or 'endpoints[1].inference_components[2]'.
+    """
+    for ep_path, ep in endpoints(config):
+        for sub, workload in ep.workloads():
+            yield f"{ep_path}.{sub}", ep, workload
+
+
+def components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, InferenceComponentSpec]]:
+    """(path, endpoint, component) for every inference component."""
+    for ep_path, ep in endpoints(config):
+        for j, comp in enumerate(ep.inference_components):
+            yield f"{ep_path}.inference_components[{j}]", ep, comp
+
+
+def key_path(parent: str, key: str) -> str:
+    """Path of a user-chosen mapping key: dotted when it is a plain identifier, quoted otherwise."""
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+        return f"{parent}.{key}"
+    return f'{parent}["{key}"]'
+
+
+def gb_to_gib(gb: float) -> float:
+    return gb * GIB_PER_GB
+
+
+def fmt_num(x: float) -> str:
+    """1.0 -> '1', 0.25 -> '0.25': numbers in messages read like the YAML the user wrote."""
+    return f"{x:g}"
+
+
+# --------------------------------------------------------------------------------------------- images
+
+# Private ECR registry hosts: IPv4 (…dkr.ecr.<region>.amazonaws.com), FIPS, China (.com.cn) and dual-stack
+# (…dkr-ecr.<region>.on.aws). ECR Public (public.ecr.aws) is not a private registry and is not cached.
+_ECR_HOST_RE = re.compile(
+    r"^(?P<account>\d{12})\.(?:dkr\.ecr(?:-fips)?\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(?:\.cn)?"
+    r"|dkr-ecr(?:-fips)?\.(?P<region_ds>[a-z0-9-]+)\.on\.aws)$"
+)
+
+
+@dataclass(frozen=True)
+class ImageRef:
+    """A container image reference split the way Docker reads it: registry/repository[:tag][@digest]."""
+
+    registry: str | None
+    repository: str
+    tag: str | None
+    digest: str | None
+    ecr_account: str | None = None
+    ecr_region: str | None = None
+
+    @property
+    def is_ecr(self) -> bool:
+        return self.ecr_region is not None
+
+    @property
+    def pinned(self) -> bool:
+        """A digest pins exactly; a tag other than 'latest' is taken as a deliberate version."""
+        if self.digest:
+            return True
+        return bool(self.tag) and self.tag.lower() != "latest"
+
+
+def parse_image(uri: str) -> ImageRef:
+    rest, _, digest = uri.strip().partition("@")
+    registry = None
+    first, slash, remainder = rest.partition("/")
+    # Docker's rule: the first component is a registry host when it has a dot or a port, or is localhost.
+    if slash and ("." in first or ":" in first or first == "localhost"):
+        registry, rest = first, remainder
+    repository, tag = rest, None
+    last_slash = rest.rfind("/")
+    colon = rest.rfind(":")
+    if colon > last_slash:
+        repository, tag = rest[:colon], rest[colon + 1 :] or None
+    account = region = None
+    if registry is not None:
+        m = _ECR_HOST_RE.match(registry.lower())
+        if m:
+            account, region = m["account"], m["region"] or m["region_ds"]
+    return ImageRef(registry, repository, tag, digest or None, account, region)
+
+
+# --------------------------------------------------------------------------------------------- model fit
+
+#: Share of the accelerator memory available to a model that its weights may take; the rest is left for the
+#: KV cache and activations. vLLM (the LMI default) claims 90% of GPU memory by default, and weights above
+#: that leave it no KV cache at all.
+WEIGHTS_MAX_SHARE = 0.90
+
+
+@dataclass(frozen=True)
+class MemoryFit:
+    """How a model's weights compare with the accelerator memory available to it."""
+
+    weights_gib: float
+    available_gib: float
+    devices: int  # devices the model may use: the component's reservation, or the whole instance
+    per_device_gib: float
+    accelerator_name: str
+    accelerator_kind: str
+    instance_devices: int
+
+    @property
+    def weights_gib_with_headroom(self) -> float:
+        return self.weights_gib / WEIGHTS_MAX_SHARE
+
+    @property
+    def share(self) -> float:
+        return self.weights_gib / self.available_gib if self.available_gib else float("inf")
+
+    def devices_needed(self) -> int:
+        """Devices needed so the weights stay within WEIGHTS_MAX_SHARE."""
+        return max(1, math.ceil(self.weights_gib_with_headroom / self.per_device_gib))
+
+    def bigger_instance_hint(self) -> str:
+        """How to get enough accelerator memory when the current instance type cannot provide it."""
+        need = f"{self.weights_gib_with_headroom:.0f} GiB of accelerator memory"
+        better = cheapest_instance_for(self.weights_gib, self.accelerator_kind)
+        if better:
+            return f"use an instance type with at least {need}, e.g. {better}, or a smaller / quantized model"
+        return f"the weights need at least {need}, more than any one instance offers: use a smaller / quantized model"
+
+
+def memory_fit(ep: EndpointSpec, workload: object) -> MemoryFit | None:
+    """None when there is nothing to compare: no model_size_gb, or an unknown / CPU instance type."""
+    from infra import catalog
+
+    size = getattr(workload, "model_size_gb", None)
+    spec = catalog.get(ep.instance_type)
+    if size is None or spec is None:
+        return None
+    if isinstance(workload, InferenceComponentSpec):
+        devices = workload.resources.accelerators or 0
+    else:
+        devices = spec.accelerator_count
+    return MemoryFit(
+        weights_gib=gb_to_gib(size),
+        available_gib=devices * spec.accelerator_memory_gib,
+        devices=devices,
+        per_device_gib=spec.accelerator_memory_gib,
+        accelerator_name=spec.accelerator_name,
+        accelerator_kind=spec.accelerator_kind,
+        instance_devices=spec.accelerator_count,
+    )
+
+
+# --------------------------------------------------------------------------------------------- scaling
+
+
+def autoscaled_workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+    """Workloads whose auto scaling is enabled: only their scaling settings reach AWS."""
+    for path, ep, workload in workloads(config):
+        if workload.autoscaling.enabled:
+            yield path, ep, workload
+
+
+def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+    """(path, endpoint, ComponentNames) for components that get the scale-from-zero alarm and step policy.
+
+    Decided by `infra.naming`, the same code the stacks use, so the rules check exactly what gets created.
+    """
+    from infra import naming
+
+    for ep_path, ep in endpoints(config):
+        for j, names in enumerate(naming.endpoint_names(config, ep).components):
+            if names.scale_from_zero_alarm is not None:
+                yield f"{ep_path}.inference_components[{j}]", ep, names
+
+
+def cheapest_instance_for(weights_gib: float, accelerator_kind: str) -> str | None:
+    """The cheapest catalog instance type of this accelerator kind whose accelerators hold the weights with headroom."""
+    from infra import catalog
+
+    fits = [
+        s
+        for s in catalog.all_instances()
+        if s.accelerator_kind == accelerator_kind and weights_gib <= s.total_accelerator_memory_gib * WEIGHTS_MAX_SHARE
+    ]
+    return min(fits, key=lambda s: (s.price_per_hour_usd, s.instance_type)).instance_type if fits else None

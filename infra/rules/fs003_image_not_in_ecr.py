@@ -1,0 +1,36 @@
+"""Images outside Amazon ECR are not cached on new instances.
+
+Container image caching (layer 3 of fast scale-out) applies only to images in Amazon ECR. An image from
+Docker Hub, ECR Public (`public.ecr.aws`) or another registry is pulled in full by every new instance.
+Inference components also document only ECR image paths.
+"""
+
+from __future__ import annotations
+
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import parse_image, workloads
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    model:
+      image: docker.io/vllm/vllm-openai:v0.9.2
+"""
+
+
+@rule("FS003", "image-not-in-ecr", Severity.WARNING, "The image is not in Amazon ECR, so it is not cached on new instances.")
+def check(config):
+    for path, _ep, workload in workloads(config):
+        ref = parse_image(workload.image)
+        if ref.is_ecr:
+            continue
+        yield Hit(
+            f"{path}.image",
+            f"'{workload.image}' is not in a private Amazon ECR registry: container image caching only applies "
+            "to ECR images, so every new instance pulls the whole image and scale-out is slower.",
+            f"push the image to ECR in {config.region} and use it from there, e.g. "
+            f"123456789012.dkr.ecr.{config.region}.amazonaws.com/{ref.repository.rsplit('/', 1)[-1]}:<version>",
+        )

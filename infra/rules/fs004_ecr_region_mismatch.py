@@ -1,0 +1,36 @@
+"""An ECR image must be in the same region as the endpoint.
+
+SageMaker pulls the container image from ECR in the region where the model and endpoint are created; an
+image in another region's registry makes model or inference-component creation fail. Cross-account
+images (such as AWS's Deep Learning Containers, account 763104351884) are fine as long as the region matches.
+"""
+
+from __future__ import annotations
+
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import parse_image, workloads
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    model:
+      image: 123456789012.dkr.ecr.eu-west-1.amazonaws.com/llm:1.0
+"""
+
+
+@rule("FS004", "ecr-region-mismatch", Severity.ERROR, "The ECR image is in a different region than the endpoint.")
+def check(config):
+    for path, _ep, workload in workloads(config):
+        ref = parse_image(workload.image)
+        if not ref.is_ecr or ref.ecr_region == config.region:
+            continue
+        fixed = workload.image.replace(f".{ref.ecr_region}.", f".{config.region}.", 1)
+        yield Hit(
+            f"{path}.image",
+            f"the image is in ECR in {ref.ecr_region} but the endpoint is in {config.region}: SageMaker only pulls "
+            "images from ECR in the endpoint's own region, so creating the model would fail.",
+            f"replicate the repository to {config.region} (ECR replication or a push) and use {fixed}",
+        )

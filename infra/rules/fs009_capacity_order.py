@@ -1,0 +1,56 @@
+"""Instance and copy counts must satisfy 0 <= min <= initial <= max, with max >= 1.
+
+Application Auto Scaling rejects a scalable target whose minimum exceeds its maximum, and an initial
+count outside [min, max] is moved back into the range by the first scaling activity, so the deploy
+would not create what the file says. A maximum of 0 means nothing could ever serve.
+"""
+
+from __future__ import annotations
+
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import endpoints
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    instances: {initial: 5, min: 1, max: 4}
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+"""
+
+
+def _check_triple(path: str, what: str, cap):
+    if cap.min < 0:
+        yield Hit(f"{path}.min", f"{what} min is {cap.min}: counts cannot be negative.", "set min: 0 or more")
+    if cap.max < 1:
+        yield Hit(
+            f"{path}.max",
+            f"{what} max is {cap.max}: with a maximum below 1 nothing could ever serve requests.",
+            f"set max: {max(1, cap.initial, cap.min)} or more",
+        )
+    if cap.min > cap.max:
+        yield Hit(
+            f"{path}.min",
+            f"{what} min ({cap.min}) is above max ({cap.max}): auto scaling rejects a range whose minimum exceeds "
+            "its maximum.",
+            f"set min to at most {cap.max}, or raise max to {cap.min}",
+        )
+    elif not (cap.min <= cap.initial <= cap.max):
+        bound = "min" if cap.initial < cap.min else "max"
+        yield Hit(
+            f"{path}.initial",
+            f"{what} initial ({cap.initial}) is outside min..max ({cap.min}..{cap.max}): auto scaling would move it "
+            f"to {bound} right after the deploy, so the file does not describe what runs.",
+            f"set initial between {cap.min} and {cap.max}",
+        )
+
+
+@rule("FS009", "capacity-out-of-order", Severity.ERROR, "Instance or copy counts do not satisfy min <= initial <= max.")
+def check(config):
+    for path, ep in endpoints(config):
+        yield from _check_triple(f"{path}.instances", "instances", ep.instances)
+        for j, comp in enumerate(ep.inference_components):
+            yield from _check_triple(f"{path}.inference_components[{j}].copies", "copies", comp.copies)

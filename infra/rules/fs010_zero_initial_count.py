@@ -1,0 +1,45 @@
+"""Deploy-time counts must be at least 1: `instances.initial` and every component's `copies.initial`.
+
+The API refuses an endpoint variant with an initial instance count of 0 and an inference component
+created with 0 copies. Scale to zero is reached afterwards, by auto scaling down to `min: 0`; the
+deploy itself always starts with at least one instance and one copy of each component.
+"""
+
+from __future__ import annotations
+
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import endpoints
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: shared
+    instance_type: ml.g6.12xlarge
+    instances: {initial: 1, min: 0, max: 2}
+    inference_components:
+      - name: llama
+        image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+        resources: {accelerators: 1, memory_mb: 16384}
+        copies: {initial: 0, min: 0, max: 2}
+"""
+
+
+@rule("FS010", "zero-initial-count", Severity.ERROR, "instances.initial or copies.initial is below 1; the API refuses 0 at creation.")
+def check(config):
+    for path, ep in endpoints(config):
+        if ep.instances.initial < 1:
+            yield Hit(
+                f"{path}.instances.initial",
+                f"instances initial is {ep.instances.initial}: SageMaker creates an endpoint with at least one "
+                "instance (InitialInstanceCount >= 1).",
+                "set initial: 1; use min: 0 to let an inference-component endpoint scale to zero afterwards",
+            )
+        for j, comp in enumerate(ep.inference_components):
+            if comp.copies.initial < 1:
+                yield Hit(
+                    f"{path}.inference_components[{j}].copies.initial",
+                    f"copies initial is {comp.copies.initial}: the API refuses to create an inference component with "
+                    "0 copies.",
+                    "set initial: 1; with min: 0 auto scaling takes it to zero when idle",
+                )

@@ -1,0 +1,96 @@
+"""Names must be legal once fastscale has built the AWS resource names from them.
+
+fastscale names resources through `infra.naming`: endpoint and model `{project}-{endpoint}`, endpoint
+configuration `{project}-{endpoint}-` + the 26-character suffix Terraform's `name_prefix` appends,
+inference component `{project}-{component}`, execution role `{project}-{endpoint}-sagemaker`. SageMaker
+names allow letters, digits and single or repeated hyphens between them (`^[a-zA-Z0-9](-*[a-zA-Z0-9])*$`)
+and at most 63 characters; IAM role names at most 64. The endpoint configuration is the tightest:
+`{project}-{endpoint}` can have at most 36 characters. `project`, endpoint names and component names
+must each match the SageMaker pattern on their own, since they are joined with a hyphen.
+"""
+
+from __future__ import annotations
+
+from infra import naming
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import SAGEMAKER_NAME_RE, endpoints
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: qwen3_8b_instruct
+    instance_type: ml.g6.2xlarge
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+"""
+
+_PATTERN_HINT = "use letters, digits and hyphens only, starting and ending with a letter or digit"
+
+
+def _pattern_hit(path: str, what: str, value: str) -> Hit:
+    suggestion = "-".join(part for part in "".join(c if c.isalnum() and c.isascii() else "-" for c in value).split("-") if part)
+    example = f" (e.g. '{suggestion}')" if suggestion and suggestion != value else ""
+    return Hit(
+        path,
+        f"{what} '{value}' is not a legal SageMaker name part: names allow only letters, digits and hyphens "
+        "between them, so creating the resources would fail.",
+        _PATTERN_HINT + example,
+    )
+
+
+def _length_hit(path: str, own: str, project: str, derived: list[tuple[str, str, int, int]]) -> Hit | None:
+    """`derived` holds (label, shown name, length, limit); report once, for the tightest limit, how short `own` must be."""
+    over = [(label, shown, length, limit) for label, shown, length, limit in derived if length > limit]
+    if not over:
+        return None
+    excess = max(length - limit for _, _, length, limit in over)
+    allowed = len(own) - excess
+    details = "; ".join(f"{label} {shown} has {length} characters (max {limit})" for label, shown, length, limit in over)
+    if allowed >= 1:
+        hint = f"shorten '{own}' to at most {allowed} characters"
+    else:
+        hint = f"shorten project and name together to at most {len(project) + allowed} characters (project '{project}' has {len(project)})"
+    return Hit(path, f"the names built from it are too long for AWS: {details}.", hint)
+
+
+def _named(label: str, name: str, limit: int) -> tuple[str, str, int, int]:
+    return label, f"'{name}'", len(name), limit
+
+
+@rule("FS016", "invalid-name", Severity.ERROR, "A project, endpoint or component name makes an illegal or too long AWS resource name.")
+def check(config):
+    project = config.project
+    if not SAGEMAKER_NAME_RE.match(project):
+        yield _pattern_hit("project", "project", project)
+    for path, ep in endpoints(config):
+        if not SAGEMAKER_NAME_RE.match(ep.name):
+            yield _pattern_hit(f"{path}.name", "endpoint name", ep.name)
+        names = naming.endpoint_names(config, ep)
+        suffix = naming.NAME_PREFIX_SUFFIX_LEN
+        derived = [
+            _named("endpoint name", names.endpoint, naming.SAGEMAKER_NAME_MAX),
+            (
+                "endpoint configuration name",
+                f"'{names.endpoint_config_prefix}' + Terraform's {suffix}-character suffix",
+                len(names.endpoint_config_prefix) + suffix,
+                naming.SAGEMAKER_NAME_MAX,
+            ),
+        ]
+        if names.model is not None:
+            derived.append(_named("model name", names.model, naming.SAGEMAKER_NAME_MAX))
+        if names.execution_role is not None:
+            derived.append(_named("IAM role name", names.execution_role, naming.IAM_ROLE_NAME_MAX))
+        hit = _length_hit(f"{path}.name", ep.name, project, derived)
+        if hit:
+            yield hit
+        for j, comp_names in enumerate(names.components):
+            cpath = f"{path}.inference_components[{j}].name"
+            comp = comp_names.spec
+            if not SAGEMAKER_NAME_RE.match(comp.name):
+                yield _pattern_hit(cpath, "component name", comp.name)
+            hit = _length_hit(
+                cpath, comp.name, project, [_named("inference component name", comp_names.name, naming.SAGEMAKER_NAME_MAX)]
+            )
+            if hit:
+                yield hit

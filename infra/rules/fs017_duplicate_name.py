@@ -1,0 +1,53 @@
+"""Endpoint names and component names must be unique within the file.
+
+Two endpoints with the same name would be one AWS endpoint that Terraform tries to create twice; two
+components with the same name clash the same way, even on different endpoints, since component names are
+unique per account and region. SageMaker compares endpoint names without regard to case, so `Chat` and
+`chat` clash too; component names are compared the same way to be safe.
+"""
+
+from __future__ import annotations
+
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import components, endpoints
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:2.0
+"""
+
+
+@rule("FS017", "duplicate-name", Severity.ERROR, "Two endpoints, or two inference components, have the same name.")
+def check(config):
+    seen: dict[str, str] = {}
+    for path, ep in endpoints(config):
+        key = ep.name.lower()
+        if key in seen:
+            yield Hit(
+                f"{path}.name",
+                f"endpoint name '{ep.name}' is already used by {seen[key]}: both would be the same SageMaker endpoint.",
+                f"rename it, e.g. '{ep.name}-2'",
+            )
+        else:
+            seen[key] = f"{path}.name"
+    seen = {}
+    for path, _ep, comp in components(config):
+        key = comp.name.lower()
+        if key in seen:
+            yield Hit(
+                f"{path}.name",
+                f"component name '{comp.name}' is already used by {seen[key]}: inference component names are unique "
+                "per account and region, so the second would fail to create.",
+                f"rename it, e.g. '{comp.name}-2'",
+            )
+        else:
+            seen[key] = f"{path}.name"

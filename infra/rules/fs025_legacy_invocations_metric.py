@@ -1,0 +1,42 @@
+"""Prefer the high-resolution concurrency metric to the legacy 1-minute invocations metric.
+
+`autoscaling.metric: invocations` tracks InvocationsPerInstance / InvocationsPerCopy, published once a
+minute: target tracking needs three datapoints before it scales out, about 3 minutes after a spike. The
+default `high_resolution` metrics (ConcurrentRequestsPerModel / ConcurrentRequestsPerCopy) are published
+every 10 seconds and react in about 30 seconds. Scale-in is equally slow with both.
+"""
+
+from __future__ import annotations
+
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import autoscaled_workloads
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+      autoscaling: {metric: invocations}
+"""
+
+
+@rule(
+    "FS025",
+    "legacy-invocations-metric",
+    Severity.WARNING,
+    "Auto scaling uses the 1-minute invocations metric (~3 min to detect a spike instead of ~30 s).",
+)
+def check(config):
+    for path, _ep, workload in autoscaled_workloads(config):
+        if workload.autoscaling.metric != "invocations":
+            continue
+        yield Hit(
+            f"{path}.autoscaling.metric",
+            "the legacy 1-minute invocations metric takes about 3 minutes to detect a traffic spike, against about "
+            "30 s for the 10-second concurrency metric: every scale-out starts 2-3 minutes later.",
+            "set autoscaling.metric: high_resolution (and retune target_concurrency: it counts concurrent requests, "
+            "not invocations per minute)",
+        )

@@ -1,0 +1,47 @@
+"""Alarm periods must be 10, 20, 30 or a multiple of 60 seconds.
+
+CloudWatch accepts only those periods. Checked for the operational alarms (`alarms.period`, when alarms
+are enabled) and for each component's scale-from-zero alarm (`autoscaling.scale_from_zero.period`, when
+the component can scale to zero).
+"""
+
+from __future__ import annotations
+
+from infra.rules import Hit, Severity, rule
+from infra.rules._common import endpoints, scale_from_zero_components
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    alarms: {period: 90}
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+"""
+
+
+def valid_period(period: int) -> bool:
+    return period in (10, 20, 30) or (period > 0 and period % 60 == 0)
+
+
+def _hit(path: str, period: int) -> Hit:
+    nearest = max(60, round(period / 60) * 60)
+    return Hit(
+        path,
+        f"period is {period} s: CloudWatch alarm periods must be 10, 20, 30 or a multiple of 60 seconds, so creating "
+        "the alarm would fail.",
+        f"set period: {nearest}",
+    )
+
+
+@rule("FS026", "invalid-alarm-period", Severity.ERROR, "An alarm period is not 10, 20, 30 or a multiple of 60 seconds.")
+def check(config):
+    for path, ep in endpoints(config):
+        if ep.alarms.enabled and not valid_period(ep.alarms.period):
+            yield _hit(f"{path}.alarms.period", ep.alarms.period)
+    for path, _ep, names in scale_from_zero_components(config):
+        period = names.spec.autoscaling.scale_from_zero.period
+        if not valid_period(period):
+            yield _hit(f"{path}.autoscaling.scale_from_zero.period", period)

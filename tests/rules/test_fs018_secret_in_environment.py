@@ -1,0 +1,52 @@
+import pytest
+
+
+def _env(data, **env):
+    data["endpoints"][0]["model"]["environment"] = env
+    return data
+
+
+def test_ordinary_settings_pass(run_rule, single_model):
+    _env(
+        single_model,
+        OPTION_MAX_ROLLING_BATCH_PREFILL_TOKENS="4096",
+        MAX_TOKENS="512",
+        TOKENIZER="Qwen/Qwen3-8B",
+        HF_TOKEN_PATH="/opt/ml/token",
+        OPTION_ROLLING_BATCH="vllm",
+    )
+    assert run_rule("FS018", single_model) == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf",
+        "arn:aws:ssm:us-east-1:123456789012:parameter/hf-token",
+        "arn:aws-us-gov:secretsmanager:us-gov-west-1:123456789012:secret:hf",
+        "{{resolve:secretsmanager:hf-token}}",
+        "",
+    ],
+)
+def test_references_and_empty_values_pass(run_rule, single_model, value):
+    assert run_rule("FS018", _env(single_model, HF_TOKEN=value)) == []
+
+
+@pytest.mark.parametrize(
+    "key",
+    ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID",
+     "db_password", "CLIENT_SECRET", "MY-APIKEY"],
+)
+def test_literal_secrets_are_errors(run_rule, hits, single_model, key):
+    found = run_rule("FS018", _env(single_model, **{key: "s3cr3t-value-123"}))
+    path = f"endpoints[0].model.environment.{key}" if "-" not in key else f'endpoints[0].model.environment["{key}"]'
+    assert hits(found) == [("FS018", "error", path)]
+    assert "s3cr3t-value-123" not in found[0].message + found[0].hint  # never echo the secret
+    assert "arn:aws:secretsmanager:us-east-1:" in found[0].hint
+
+
+def test_components_are_checked(run_rule, hits, components):
+    components["endpoints"][0]["inference_components"][1]["environment"] = {"HF_TOKEN": "hf_abc"}
+    assert hits(run_rule("FS018", components)) == [
+        ("FS018", "error", "endpoints[0].inference_components[1].environment.HF_TOKEN")
+    ]
