@@ -1,7 +1,7 @@
 """Instance and copy counts must satisfy 0 <= min <= initial <= max, with max >= 1.
 
 Application Auto Scaling rejects a scalable target whose minimum exceeds its maximum, and an initial
-count outside [min, max] is moved back into the range by the first scaling activity, so the deploy
+count outside [min, max] is moved back into the range by auto scaling right after registration, so the deploy
 would not create what the file says. A maximum of 0 means nothing could ever serve.
 """
 

@@ -30,7 +30,7 @@ endpoints:
     model:
       image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
       environment:
-        HF_TOKEN: hf_aBcDeFgHiJkLmNoPqRsTuVwXyZ
+        HF_TOKEN: hf_example_not_a_real_token
 """
 
 _SECRET_SUFFIXES = (
