@@ -15,6 +15,7 @@ import boto3
 from botocore.stub import Stubber
 
 from infra.config import FastscaleConfig, parse_config
+from infra.naming import all_endpoint_names
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -164,6 +165,7 @@ def ic_desc(
     endpoint: str,
     status: str = "InService",
     *,
+    model: str | None = None,
     caching: bool | None = True,
     image: str = IMAGE,
     artifact: str | None = None,
@@ -173,11 +175,14 @@ def ic_desc(
     failure: str | None = None,
 ) -> dict[str, Any]:
     spec: dict[str, Any] = {
-        "Container": {"DeployedImage": {"SpecifiedImage": image, "ResolvedImage": image + "@sha256:" + "0" * 64}},
         "ComputeResourceRequirements": {"NumberOfAcceleratorDevicesRequired": 1, "MinMemoryRequiredInMb": 32768},
     }
-    if artifact:
-        spec["Container"]["ArtifactUrl"] = artifact
+    if model:
+        spec["ModelName"] = model
+    else:  # the container given inline on the component
+        spec["Container"] = {"DeployedImage": {"SpecifiedImage": image, "ResolvedImage": image + "@sha256:" + "0" * 64}}
+        if artifact:
+            spec["Container"]["ArtifactUrl"] = artifact
     if caching is not None:
         spec["DataCacheConfig"] = {"EnableCaching": caching}
     if base:
@@ -197,6 +202,18 @@ def ic_desc(
     if failure:
         out["FailureReason"] = failure
     return out
+
+
+def model_desc(name: str, image: str = IMAGE, model_data: str | None = None) -> dict[str, Any]:
+    container: dict[str, Any] = {"Image": image}
+    if model_data:
+        container["ModelDataUrl"] = model_data
+    return {
+        "ModelName": name,
+        "ModelArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{name}",
+        "CreationTime": NOW,
+        "PrimaryContainer": container,
+    }
 
 
 def ic_summary(name: str, endpoint: str, status: str = "InService") -> dict[str, Any]:
@@ -348,8 +365,9 @@ def deploy_single_model(
     sm, aas, cw, iam = aws["sagemaker"], aws["application-autoscaling"], aws["cloudwatch"], aws["iam"]
     tag_list = [{"Key": k, "Value": v} for k, v in (tags or {}).items()]
     role = create_role(iam, "demo-chat-sagemaker", tags)
+    model = all_endpoint_names(single_model_config())[0].model
     sm.create_model(
-        ModelName="demo-chat",
+        ModelName=model,
         ExecutionRoleArn=role,
         PrimaryContainer={"Image": IMAGE, "ModelDataUrl": "s3://demo-models/qwen3/"},
         **({"Tags": tag_list} if tag_list else {}),
@@ -357,7 +375,7 @@ def deploy_single_model(
     sm.create_endpoint_config(
         EndpointConfigName="demo-chat-20260101000000000000000001",
         ProductionVariants=[
-            {"VariantName": "AllTraffic", "ModelName": "demo-chat", "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}
+            {"VariantName": "AllTraffic", "ModelName": model, "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}
         ],
         **({"Tags": tag_list} if tag_list else {}),
     )
