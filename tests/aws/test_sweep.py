@@ -1,0 +1,280 @@
+from __future__ import annotations
+
+import json
+
+from infra.aws.cleanup import verify_cleanup
+from infra.aws.sweep import sweep
+from infra.naming import all_endpoint_names
+from tests.aws.factories import (
+    COMPONENT_DIM,
+    HIGH_RES_COMPONENT,
+    IMAGE,
+    create_role,
+    component_config,
+    config_list,
+    deploy_single_model,
+    endpoint_desc,
+    ic_desc,
+    ic_list,
+    ic_summary,
+    not_found,
+    put_alarm,
+    single_model_config,
+    step_policy,
+    stubbed,
+    target,
+    tt_policy,
+)
+
+SINGLE = all_endpoint_names(single_model_config())[0]
+COMPONENTS = all_endpoint_names(component_config())[0]
+EP = COMPONENTS.endpoint
+QWEN, LLAMA = (c.name for c in COMPONENTS.components)
+CONFIG = COMPONENTS.endpoint_config_prefix + "20260101000000000000000001"
+FASTSCALE_TAGS = {"fastscale:stack": "demo", "managed-by": "fastscale"}
+
+
+def steps(report) -> list[tuple[str, str, str]]:
+    return [(a.kind, a.name, a.status) for a in report.actions]
+
+
+# --------------------------------------------------------------------------------------------- moto
+
+
+def _leftovers_of_single_model(aws):
+    deploy_single_model(aws)
+    # Found only by their tags: the model of an earlier image and an alarm of a removed feature.
+    aws["sagemaker"].create_model(
+        ModelName="demo-chat-0ldd1gst",
+        ExecutionRoleArn="arn:aws:iam::123456789012:role/x",
+        PrimaryContainer={"Image": IMAGE},
+        Tags=[{"Key": k, "Value": v} for k, v in FASTSCALE_TAGS.items()],
+    )
+    put_alarm(aws["cloudwatch"], "demo-chat-retired-alarm", FASTSCALE_TAGS)
+    # Carries the stack tag but not managed-by=fastscale: not fastscale's to delete.
+    put_alarm(aws["cloudwatch"], "demo-hand-made", {"fastscale:stack": "demo"})
+
+
+def test_dry_run_lists_everything_and_deletes_nothing(aws, clock):
+    _leftovers_of_single_model(aws)
+    before = verify_cleanup(single_model_config(), clients=aws)
+    report = sweep(single_model_config(), clients=aws, dry_run=True, clock=clock)
+    after = verify_cleanup(single_model_config(), clients=aws)
+    assert report.dry_run and report.ok
+    assert {a.status for a in report.actions} == {"would-delete", "skipped"}
+    assert [x.name for x in after.leftovers] == [x.name for x in before.leftovers]
+    names = {a.name for a in report.actions}
+    assert {SINGLE.endpoint, SINGLE.model, SINGLE.execution_role, "demo-chat-0ldd1gst", "demo-chat-retired-alarm"} <= names
+    assert not any(a.name.endswith(":demo-hand-made") and a.status != "skipped" for a in report.actions)
+    assert clock.sleeps == []
+
+
+def test_sweep_deletes_everything_in_the_safe_order(aws, clock):
+    _leftovers_of_single_model(aws)
+    seen = []
+    report = sweep(single_model_config(), clients=aws, clock=clock, on_progress=seen.append)
+    assert report.ok, steps(report)
+    skipped = report.by_status("skipped")
+    assert [a.name.rsplit(":", 1)[-1] for a in skipped] == ["demo-hand-made"] and "left to its owner" in skipped[0].detail
+    report.actions = [a for a in report.actions if a.status != "skipped"]
+    assert {a.status for a in report.actions} == {"deleted"}
+    order = [a.kind for a in report.actions]
+    first = {kind: order.index(kind) for kind in order}
+    assert first["alarm"] < first["scaling-policy"] < first["scalable-target"] < first["endpoint"]
+    assert first["endpoint"] < first["endpoint-config"] < first["model"] < first["iam-role"]
+    assert order[-1] == "iam-role"
+    assert ("model", "demo-chat-0ldd1gst", "deleted") in steps(report)
+    assert "inline policy sagemaker-access" in report.actions[-1].detail
+    assert any(str(s).startswith("deleted: endpoint") for s in seen)
+    # Proof by the independent check: only the hand-made alarm, which sweep left alone, is reported.
+    after = verify_cleanup(single_model_config(), clients=aws)
+    assert [(x.kind, x.name.rsplit(":", 1)[-1]) for x in after.leftovers] == [("tagged-resource", "demo-hand-made")]
+    assert json.loads(json.dumps(report.to_dict()))["dry_run"] is False
+
+
+def test_sweep_is_idempotent(aws, clock):
+    _leftovers_of_single_model(aws)
+    sweep(single_model_config(), clients=aws, clock=clock)
+    again = sweep(single_model_config(), clients=aws, clock=clock)
+    assert again.ok and [a.status for a in again.actions] == ["skipped"]  # only the hand-made alarm
+
+
+# --------------------------------------------------------------------------------------------- Stubber: components
+
+
+def _discovery(sm_stub, aas_stub, *, llama_base=None):
+    """What the sweep finds on component_config()'s endpoint: both components, one configuration."""
+    sm_stub.add_response("describe_endpoint", endpoint_desc(EP), {"EndpointName": EP})
+    sm_stub.add_response("list_inference_components", ic_list(ic_summary(QWEN, EP), ic_summary(LLAMA, EP)), {"EndpointNameEquals": EP})
+    sm_stub.add_response("list_endpoint_configs", config_list(CONFIG), {"NameContains": COMPONENTS.endpoint_config_prefix})
+    for c in COMPONENTS.components:
+        not_found(sm_stub, "describe_model", "model", c.model, ModelName=c.model)
+    sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP), {"InferenceComponentName": QWEN})
+    sm_stub.add_response("describe_inference_component", ic_desc(LLAMA, EP, base=llama_base), {"InferenceComponentName": LLAMA})
+    if aas_stub is None:
+        return
+    rids = [COMPONENTS.resource_id, f"inference-component/{QWEN}", f"inference-component/{LLAMA}"]
+    aas_stub.add_response(
+        "describe_scalable_targets",
+        {"ScalableTargets": [target(rids[1], COMPONENT_DIM, 0, 4), target(rids[2], COMPONENT_DIM, 1, 2)]},
+        {"ServiceNamespace": "sagemaker", "ResourceIds": rids},
+    )
+    aas_stub.add_response("describe_scaling_policies", {"ScalingPolicies": []}, {"ServiceNamespace": "sagemaker", "ResourceId": rids[0]})
+    aas_stub.add_response(
+        "describe_scaling_policies",
+        {
+            "ScalingPolicies": [
+                tt_policy(f"{QWEN}-target-tracking", rids[1], COMPONENT_DIM, HIGH_RES_COMPONENT, 4),
+                step_policy(f"{QWEN}-scale-from-zero", rids[1]),
+            ]
+        },
+        {"ServiceNamespace": "sagemaker", "ResourceId": rids[1]},
+    )
+    aas_stub.add_response("describe_scaling_policies", {"ScalingPolicies": []}, {"ServiceNamespace": "sagemaker", "ResourceId": rids[2]})
+    # Deletion: policies first, then the targets (with the component dimension moto does not know).
+    for name in (f"{QWEN}-target-tracking", f"{QWEN}-scale-from-zero"):
+        aas_stub.add_response(
+            "delete_scaling_policy",
+            {},
+            {"PolicyName": name, "ServiceNamespace": "sagemaker", "ResourceId": rids[1], "ScalableDimension": COMPONENT_DIM},
+        )
+    for rid in rids[1:]:
+        aas_stub.add_response(
+            "deregister_scalable_target", {}, {"ServiceNamespace": "sagemaker", "ResourceId": rid, "ScalableDimension": COMPONENT_DIM}
+        )
+
+
+def _account_with_alarm_and_role(aws):
+    put_alarm(aws["cloudwatch"], f"{QWEN}-no-capacity")
+    create_role(aws["iam"], COMPONENTS.execution_role)
+
+
+def test_component_in_a_transient_state_is_retried_then_awaited(aws, clock):
+    sm, sm_stub = stubbed("sagemaker")
+    aas, aas_stub = stubbed("application-autoscaling")
+    _account_with_alarm_and_role(aws)
+    _discovery(sm_stub, aas_stub)
+    # round 1: qwen is Updating and refuses; llama accepts and is Deleting
+    sm_stub.add_client_error(
+        "delete_inference_component",
+        "ValidationException",
+        f"Inference component {QWEN} is in Updating status and cannot be deleted.",
+        400,
+        {"InferenceComponentName": QWEN},
+    )
+    sm_stub.add_response("delete_inference_component", {}, {"InferenceComponentName": LLAMA})
+    sm_stub.add_response("describe_inference_component", ic_desc(LLAMA, EP, "Deleting"), {"InferenceComponentName": LLAMA})
+    # round 2: qwen accepts now; llama is gone
+    sm_stub.add_response("delete_inference_component", {}, {"InferenceComponentName": QWEN})
+    sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP, "Deleting"), {"InferenceComponentName": QWEN})
+    not_found(sm_stub, "describe_inference_component", "inference component", LLAMA, InferenceComponentName=LLAMA)
+    # round 3: qwen is gone
+    not_found(sm_stub, "describe_inference_component", "inference component", QWEN, InferenceComponentName=QWEN)
+    sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
+    not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
+
+    progress = []
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm, "application-autoscaling": aas}, clock=clock, on_progress=progress.append)
+    sm_stub.assert_no_pending_responses()
+    aas_stub.assert_no_pending_responses()
+    assert report.ok, steps(report)
+    assert steps(report) == [
+        ("alarm", f"{QWEN}-no-capacity", "deleted"),
+        ("scaling-policy", f"{QWEN}-target-tracking", "deleted"),
+        ("scaling-policy", f"{QWEN}-scale-from-zero", "deleted"),
+        ("scalable-target", f"inference-component/{QWEN}", "deleted"),
+        ("scalable-target", f"inference-component/{LLAMA}", "deleted"),
+        ("inference-component", LLAMA, "deleted"),
+        ("inference-component", QWEN, "deleted"),
+        ("endpoint", EP, "deleted"),
+        ("endpoint-config", CONFIG, "deleted"),
+        ("iam-role", COMPONENTS.execution_role, "deleted"),
+    ]
+    assert any("delete refused, retrying" in getattr(p, "state", "") and "Updating" in p.state for p in progress)
+    assert len(clock.sleeps) == 2
+
+
+def test_endpoint_is_retried_until_its_components_are_gone(aws, clock):
+    sm, sm_stub = stubbed("sagemaker")
+    _account_with_alarm_and_role(aws)
+    _discovery(sm_stub, None)
+    for ic in (QWEN, LLAMA):
+        sm_stub.add_response("delete_inference_component", {}, {"InferenceComponentName": ic})
+        not_found(sm_stub, "describe_inference_component", "inference component", ic, InferenceComponentName=ic)
+    # SageMaker has not caught up with the deletions yet: the endpoint still counts a component.
+    sm_stub.add_client_error(
+        "delete_endpoint",
+        "ValidationException",
+        "Cannot delete endpoint with inference component associated.",
+        400,
+        {"EndpointName": EP},
+    )
+    sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
+    sm_stub.add_response("describe_endpoint", endpoint_desc(EP, "Deleting"), {"EndpointName": EP})
+    not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
+
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    sm_stub.assert_no_pending_responses()
+    assert report.ok, steps(report)
+    order = [(a.kind, a.name) for a in report.actions]
+    assert order.index(("inference-component", QWEN)) < order.index(("endpoint", EP))
+    assert order.index(("inference-component", LLAMA)) < order.index(("endpoint", EP))
+    assert ("endpoint", EP, "deleted") in steps(report)
+    assert len(clock.sleeps) == 2  # one retry of the delete, one poll while Deleting
+
+
+def test_adapters_are_deleted_before_their_base(aws, clock):
+    sm, sm_stub = stubbed("sagemaker")
+    _discovery(sm_stub, None, llama_base=QWEN)  # llama is an adapter on qwen
+    sm_stub.add_response("delete_inference_component", {}, {"InferenceComponentName": LLAMA})
+    not_found(sm_stub, "describe_inference_component", "inference component", LLAMA, InferenceComponentName=LLAMA)
+    sm_stub.add_response("delete_inference_component", {}, {"InferenceComponentName": QWEN})
+    not_found(sm_stub, "describe_inference_component", "inference component", QWEN, InferenceComponentName=QWEN)
+    sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
+    not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
+
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    sm_stub.assert_no_pending_responses()
+    components = [a.name for a in report.actions if a.kind == "inference-component"]
+    assert components == [LLAMA, QWEN]
+
+
+def test_a_component_that_never_goes_keeps_its_endpoint_and_the_role(aws, clock):
+    sm, sm_stub = stubbed("sagemaker")
+    _account_with_alarm_and_role(aws)
+    _discovery(sm_stub, None)
+    sm_stub.add_response("delete_inference_component", {}, {"InferenceComponentName": QWEN})
+    sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP, "Deleting"), {"InferenceComponentName": QWEN})
+    sm_stub.add_response("delete_inference_component", {}, {"InferenceComponentName": LLAMA})
+    not_found(sm_stub, "describe_inference_component", "inference component", LLAMA, InferenceComponentName=LLAMA)
+    for _ in range(3):  # polls at 15, 30 and 45 s; the deadline is 45 s
+        sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP, "Deleting"), {"InferenceComponentName": QWEN})
+    sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
+
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, timeout=45)
+    sm_stub.assert_no_pending_responses()
+    assert not report.ok
+    failed = report.by_status("failed")
+    assert [(a.kind, a.name) for a in failed] == [("inference-component", QWEN)]
+    assert "timed out after 45s" in failed[0].detail and "Deleting" in failed[0].detail
+    assert ("endpoint", EP, "skipped") in steps(report)
+    role = [a for a in report.actions if a.kind == "iam-role"]
+    assert role[0].status == "skipped" and EP in role[0].detail
+    assert aws["iam"].get_role(RoleName=COMPONENTS.execution_role)  # still there
+
+
+def test_dry_run_with_components_calls_no_delete(aws, clock):
+    sm, sm_stub = stubbed("sagemaker")
+    _discovery(sm_stub, None)  # Stubber fails the test on any call not queued, deletes included
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, dry_run=True, clock=clock)
+    sm_stub.assert_no_pending_responses()
+    assert [(a.kind, a.name) for a in report.actions] == [
+        ("inference-component", QWEN),
+        ("inference-component", LLAMA),
+        ("endpoint", EP),
+        ("endpoint-config", CONFIG),
+    ]
+    assert {a.status for a in report.actions} == {"would-delete"}
