@@ -1,0 +1,41 @@
+"""Scale-out timeline and cost model.
+
+``estimate_config`` gives, for every single-model endpoint and inference component, the phase-by-phase
+time from a traffic spike to new capacity serving in each scenario that applies; ``cost_config`` the
+on-demand cost of its capacity. All parameters, with their sources, are in ``infra/estimate_params.json``.
+"""
+
+from infra.estimate.cost import CostReport, EndpointCost, cost_config, cost_what_if
+from infra.estimate.params import EstimateParams, ParamsError, load_params
+from infra.estimate.timeline import (
+    PHASE_LABELS,
+    SCENARIO_LABELS,
+    EstimateInputError,
+    Phase,
+    Scenario,
+    WorkloadEstimate,
+    WorkloadInputs,
+    estimate_config,
+    scenarios,
+    what_if,
+)
+
+__all__ = [
+    "PHASE_LABELS",
+    "SCENARIO_LABELS",
+    "CostReport",
+    "EndpointCost",
+    "EstimateInputError",
+    "EstimateParams",
+    "ParamsError",
+    "Phase",
+    "Scenario",
+    "WorkloadEstimate",
+    "WorkloadInputs",
+    "cost_config",
+    "cost_what_if",
+    "estimate_config",
+    "load_params",
+    "scenarios",
+    "what_if",
+]

@@ -1,0 +1,175 @@
+"""On-demand cost of the configured capacity, a monthly figure for a daily peak, and what scale to zero saves.
+
+Prices are the catalog's SageMaker real-time inference on-demand rates (us-east-1; some are marked as
+estimates). The month is AWS's 730-hour convention from the parameters file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from infra.config import Capacity, FastscaleConfig
+from infra.estimate.params import EstimateParams, load_params
+
+
+@dataclass(frozen=True)
+class EndpointCost:
+    endpoint: str
+    instance_type: str
+    price_per_hour_usd: float | None  # None: no catalog price for this type
+    price_is_estimate: bool
+    instances: Capacity
+    hourly_usd: dict[str, float] | None  # min / initial / max capacity
+    monthly_usd: float | None  # hours_at_max at max capacity every day, the rest at min
+    idle_monthly_usd: dict[str, float] | None  # an endpoint with no traffic all month: min 1 vs min 0
+    scale_to_zero_saves_monthly_usd: float | None
+    scales_to_zero: bool  # configured with instances.min 0
+    scale_to_zero_available: bool  # only endpoints of inference components can scale to zero
+    note: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "endpoint": self.endpoint,
+            "instance_type": self.instance_type,
+            "price_per_hour_usd": self.price_per_hour_usd,
+            "price_is_estimate": self.price_is_estimate,
+            "instances": {"min": self.instances.min, "initial": self.instances.initial, "max": self.instances.max},
+            "hourly_usd": self.hourly_usd,
+            "monthly_usd": self.monthly_usd,
+            "idle_monthly_usd": self.idle_monthly_usd,
+            "scale_to_zero_saves_monthly_usd": self.scale_to_zero_saves_monthly_usd,
+            "scales_to_zero": self.scales_to_zero,
+            "scale_to_zero_available": self.scale_to_zero_available,
+            "note": self.note,
+        }
+
+
+@dataclass(frozen=True)
+class CostReport:
+    hours_at_max_per_day: float
+    hours_per_month: float
+    endpoints: tuple[EndpointCost, ...]
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+    def total_hourly(self) -> dict[str, float]:
+        priced = [e.hourly_usd for e in self.endpoints if e.hourly_usd]
+        return {k: _usd(sum(h[k] for h in priced)) for k in ("min", "initial", "max")}
+
+    def total_monthly(self) -> float:
+        return _usd(sum(e.monthly_usd for e in self.endpoints if e.monthly_usd is not None))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "currency": "USD",
+            "basis": "SageMaker real-time inference on-demand, us-east-1",
+            "hours_per_month": self.hours_per_month,
+            "hours_at_max_per_day": self.hours_at_max_per_day,
+            "endpoints": [e.to_dict() for e in self.endpoints],
+            "total": {"hourly_usd": self.total_hourly(), "monthly_usd": self.total_monthly()},
+            "notes": list(self.notes),
+        }
+
+
+def _usd(x: float) -> float:
+    return round(x, 2)
+
+
+def endpoint_cost(
+    name: str,
+    instance_type: str,
+    instances: Capacity,
+    *,
+    scale_to_zero_available: bool,
+    hours_at_max_per_day: float,
+    params: EstimateParams,
+) -> EndpointCost:
+    from infra import catalog
+
+    spec = catalog.get(instance_type)
+    scales_to_zero = instances.min == 0
+    if spec is None:
+        return EndpointCost(
+            name, instance_type, None, False, instances, None, None, None, None, scales_to_zero, scale_to_zero_available,
+            note=f"no catalog price for {instance_type}",
+        )
+    price = spec.price_per_hour_usd
+    month = params.cost.hours_per_month.value
+    peak_hours = hours_at_max_per_day / 24 * month
+    monthly = price * (instances.max * peak_hours + instances.min * (month - peak_hours))
+    note = None
+    if not scale_to_zero_available:
+        note = "scale to zero needs inference components; a single-model endpoint keeps at least one instance"
+    return EndpointCost(
+        endpoint=name,
+        instance_type=instance_type,
+        price_per_hour_usd=price,
+        price_is_estimate=spec.price_is_estimate,
+        instances=instances,
+        hourly_usd={k: _usd(price * getattr(instances, k)) for k in ("min", "initial", "max")},
+        monthly_usd=_usd(monthly),
+        # With no traffic at all the endpoint sits at its minimum all month.
+        idle_monthly_usd={"min_1": _usd(price * month), "min_0": 0.0},
+        scale_to_zero_saves_monthly_usd=_usd(price * month),
+        scales_to_zero=scales_to_zero,
+        scale_to_zero_available=scale_to_zero_available,
+        note=note,
+    )
+
+
+def _hours(hours_at_max_per_day: float | None, params: EstimateParams) -> float:
+    if hours_at_max_per_day is None:
+        return params.cost.default_hours_at_max_per_day.value
+    if not 0 <= hours_at_max_per_day <= 24:
+        raise ValueError("hours at max capacity must be between 0 and 24 per day")
+    return hours_at_max_per_day
+
+
+def _notes(lines: list[EndpointCost]) -> tuple[str, ...]:
+    from infra import catalog
+
+    notes = []
+    if any(e.price_is_estimate for e in lines):
+        notes.append("some prices are estimates: the catalog found no published SageMaker rate for those types")
+    notes.append(f"catalog prices as of {catalog.as_of()}; check the SageMaker AI pricing page before budgeting")
+    return tuple(notes)
+
+
+def cost_config(
+    config: FastscaleConfig, hours_at_max_per_day: float | None = None, params: EstimateParams | None = None
+) -> CostReport:
+    params = params or load_params()
+    hours = _hours(hours_at_max_per_day, params)
+    lines = [
+        endpoint_cost(
+            ep.name,
+            ep.instance_type,
+            ep.instances,
+            scale_to_zero_available=ep.uses_inference_components,
+            hours_at_max_per_day=hours,
+            params=params,
+        )
+        for ep in config.endpoints
+    ]
+    return CostReport(hours, params.cost.hours_per_month.value, tuple(lines), _notes(lines))
+
+
+def cost_what_if(
+    instance_type: str,
+    max_instances: int = 1,
+    hours_at_max_per_day: float | None = None,
+    params: EstimateParams | None = None,
+) -> CostReport:
+    """One to ``max_instances`` instances of ``instance_type`` hosting inference components (so scale to zero
+    is available), starting and idling at one."""
+    params = params or load_params()
+    hours = _hours(hours_at_max_per_day, params)
+    line = endpoint_cost(
+        "what-if",
+        instance_type,
+        Capacity(initial=1, min=1, max=max_instances),
+        scale_to_zero_available=True,
+        hours_at_max_per_day=hours,
+        params=params,
+    )
+    return CostReport(hours, params.cost.hours_per_month.value, (line,), _notes([line]))
