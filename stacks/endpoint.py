@@ -1,0 +1,281 @@
+"""One endpoint of the config: its models, endpoint configuration, endpoint and inference components.
+
+Two kinds, chosen by the config:
+
+- single-model endpoint: model -> endpoint configuration (variant with `model_name`) -> endpoint; it
+  scales by instances;
+- inference-component endpoint: endpoint configuration without a model, with `execution_role_arn` and
+  managed instance scaling -> endpoint -> one `awscc_sagemaker_inference_component` per component, each
+  running its own model; they scale by copies.
+
+Updates. SageMaker models and endpoint configurations are immutable. The configuration gets a fresh name
+on every change (`name_prefix`) and `create_before_destroy`, so the endpoint switches to the new one
+before the old one is deleted (the endpoint only sees a change when the configuration's name changes).
+Terraform extends `create_before_destroy` to what the configuration depends on, the models included,
+which is why model names carry a content digest (`infra.naming.model_name`): a replacing model never
+collides with the one it replaces. Components run a model (`specification.model_name`) rather than an
+inline container because an inline container takes its model data only as one `.tar.gz`
+(`ArtifactUrl`), while uncompressed S3 prefixes load fastest, and because hashicorp/aws 6.25 cannot put a
+VPC on an endpoint configuration, whereas a model carries its own `vpc_config`.
+
+`metrics_publish_frequency` becomes the configuration's `MetricsConfig`, which hashicorp/aws 6.25 does not
+have. When it is set, the configuration is an `awscc_sagemaker_endpoint_config` instead, with the same
+variant. awscc has no `name_prefix`: its name is the same prefix plus a digest of the configuration's
+content, so it changes exactly when the configuration must be replaced, as `name_prefix` would.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Union
+
+from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from infra.naming import EndpointNames, tags
+from stacks.engine import Construct, TerraformResourceLifecycle
+from stacks.resources import awscc, sagemaker
+from stacks.resources.base import Resource, to_terraform
+from stacks.role import ExecutionRole, parse_s3_uri
+
+ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS", "random": "RANDOM"}
+#: Hex digits of the content digest that ends an awscc endpoint configuration's name; well inside the
+#: 26 characters `infra.rules` reserves after the prefix for Terraform's `name_prefix` suffix.
+CONFIG_DIGEST_LEN = 12
+
+EndpointConfigResource = Union[sagemaker.SagemakerEndpointConfiguration, awscc.SagemakerEndpointConfig]
+
+
+def model_data_source(uri: str) -> sagemaker.ModelDataSource:
+    """An S3 prefix is loaded uncompressed (fastest to download); an object is a `.tar.gz` or one file."""
+    loc = parse_s3_uri(uri)
+    if loc is not None and loc.is_prefix:
+        kind, compression = sagemaker.S3_PREFIX, sagemaker.COMPRESSION_NONE
+    elif uri.endswith((".tar.gz", ".tgz")):
+        kind, compression = sagemaker.S3_OBJECT, sagemaker.COMPRESSION_GZIP
+    else:
+        kind, compression = sagemaker.S3_OBJECT, sagemaker.COMPRESSION_NONE
+    return sagemaker.ModelDataSource(
+        s3_data_source=[sagemaker.S3DataSource(s3_uri=uri, s3_data_type=kind, compression_type=compression)]
+    )
+
+
+def download_timeout(ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec) -> int | None:
+    return workload.model_download_timeout or ep.model_download_timeout
+
+
+def health_check_timeout(ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec) -> int | None:
+    return workload.startup_health_check_timeout or ep.startup_health_check_timeout
+
+
+class SageMakerEndpoint(Construct):
+    """Everything one `endpoints[]` entry deploys, except auto scaling and alarms (`stacks.scaling`,
+    `stacks.monitoring`), which build on `endpoint` and `components`.
+
+    Attributes: `endpoint`, `endpoint_config`, `models` (by model name), `components` (by component name,
+    as `infra.naming.ComponentNames.name`), `role` (None when the config brings its own) and `role_arn`.
+    """
+
+    def __init__(self, scope: Construct, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
+        super().__init__(scope, id_)
+        self.config = config
+        self.names = names
+        ep = self.spec = names.spec
+        self.tags = tags(config, ep)
+
+        self.role: ExecutionRole | None = None
+        if ep.execution_role_arn:
+            self.role_arn = ep.execution_role_arn
+            self._role_ready: list[Resource] = []
+        else:
+            self.role = ExecutionRole(self, "execution-role", config=config, names=names)
+            self.role_arn = self.role.arn
+            self._role_ready = [self.role.policy]
+
+        self.models: dict[str, sagemaker.SagemakerModel] = {}
+        self.components: dict[str, awscc.SagemakerInferenceComponent] = {}
+        if ep.model is not None:
+            model = self._model("model", names.model, ep.model)
+            variant = dict(
+                model_name=model.attr("name"),
+                model_data_download_timeout_in_seconds=download_timeout(ep, ep.model),
+                container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, ep.model),
+                volume_size_in_gb=ep.volume_size_gb,
+            )
+            self.endpoint_config = self._endpoint_config(variant, literal_model=names.model)
+        else:
+            self.endpoint_config = self._endpoint_config({}, literal_model=None)
+
+        config_name = (
+            self.endpoint_config.attr("name")
+            if isinstance(self.endpoint_config, sagemaker.SagemakerEndpointConfiguration)
+            else self.endpoint_config.attr("endpoint_config_name")
+        )
+        self.endpoint = sagemaker.SagemakerEndpoint(
+            self,
+            "endpoint",
+            sagemaker.SagemakerEndpointProps(name=names.endpoint, endpoint_config_name=config_name, tags=self.tags),
+        )
+        for c in names.components:
+            model = self._model(f"{c.spec.name}-model", c.model, c.spec)
+            self.components[c.name] = self._component(c.spec, c.name, model)
+
+    # ----------------------------------------------------------------------------------------- models
+
+    def _model(self, id_: str, name: str, workload: ModelSpec | InferenceComponentSpec) -> sagemaker.SagemakerModel:
+        ep = self.spec
+        model = sagemaker.SagemakerModel(
+            self,
+            id_,
+            sagemaker.SagemakerModelProps(
+                name=name,
+                execution_role_arn=self.role_arn,
+                primary_container=sagemaker.ModelContainer(
+                    image=workload.image,
+                    environment=dict(workload.environment) or None,
+                    model_data_source=model_data_source(workload.model_data) if workload.model_data else None,
+                ),
+                vpc_config=sagemaker.VpcConfig(
+                    security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)
+                )
+                if ep.vpc
+                else None,
+                tags=self.tags,
+            ),
+            depends_on=self._role_ready,
+            # Explicit, though Terraform would infer it from the configuration's own create_before_destroy:
+            # a component's model is replaced while the component still runs the old one.
+            lifecycle=TerraformResourceLifecycle(create_before_destroy=True),
+        )
+        self.models[name] = model
+        return model
+
+    # ----------------------------------------------------------------------------------------- configuration
+
+    def _variant_fields(self) -> dict:
+        ep = self.spec
+        fields = dict(
+            variant_name=self.names.variant,
+            instance_type=ep.instance_type,
+            initial_instance_count=ep.instances.initial,
+        )
+        return fields
+
+    def _endpoint_config(self, single: dict, *, literal_model: str | None) -> EndpointConfigResource:
+        ep = self.spec
+        uses_components = ep.uses_inference_components
+        routing = ROUTING_STRATEGIES[ep.routing]
+        cbd = TerraformResourceLifecycle(create_before_destroy=True)
+        # Inference-component endpoints need the role on the configuration (no model carries it there)
+        # and scale their instances themselves (managed instance scaling) as components add copies.
+        role_arn = self.role_arn if uses_components else None
+
+        if ep.metrics_publish_frequency is None:
+            scaling = (
+                sagemaker.ManagedInstanceScaling(
+                    status=sagemaker.MANAGED_SCALING_ENABLED,
+                    min_instance_count=ep.instances.min,
+                    max_instance_count=ep.instances.max,
+                )
+                if uses_components
+                else None
+            )
+            variant = sagemaker.ProductionVariant(
+                **self._variant_fields(),
+                **single,
+                managed_instance_scaling=scaling,
+                routing_config=[sagemaker.RoutingConfig(routing_strategy=routing)],
+            )
+            return sagemaker.SagemakerEndpointConfiguration(
+                self,
+                "endpoint-config",
+                sagemaker.SagemakerEndpointConfigurationProps(
+                    name_prefix=self.names.endpoint_config_prefix,
+                    production_variants=[variant],
+                    execution_role_arn=role_arn,
+                    kms_key_arn=ep.kms_key_arn,
+                    tags=self.tags,
+                ),
+                depends_on=self._role_ready,
+                lifecycle=cbd,
+            )
+
+        def props(name: str, model_name: str | None, role: str | None) -> awscc.SagemakerEndpointConfigProps:
+            scaling = (
+                awscc.ManagedInstanceScaling(
+                    status=sagemaker.MANAGED_SCALING_ENABLED,
+                    min_instance_count=ep.instances.min,
+                    max_instance_count=ep.instances.max,
+                )
+                if uses_components
+                else None
+            )
+            fields = dict(single, model_name=model_name) if single else {}
+            variant = awscc.ProductionVariant(
+                **self._variant_fields(),
+                **fields,
+                managed_instance_scaling=scaling,
+                routing_config=awscc.RoutingConfig(routing_strategy=routing),
+            )
+            return awscc.SagemakerEndpointConfigProps(
+                endpoint_config_name=name,
+                production_variants=[variant],
+                execution_role_arn=role,
+                kms_key_id=ep.kms_key_arn,
+                metrics_config=awscc.MetricsConfig(metric_publish_frequency_in_seconds=ep.metrics_publish_frequency),
+                tags=awscc.tag_list(self.tags),
+            )
+
+        # The digest is taken over the content with literal stand-ins for the two references (the model's
+        # name is known, and the role's ARN only changes with its name), never over reference tokens, whose
+        # text depends on construction order and would rename (and so redeploy) the endpoint for nothing.
+        # Tags are included: whether Cloud Control can update them in place is not documented.
+        stand_in_role = (ep.execution_role_arn or f"role/{self.names.execution_role}") if uses_components else None
+        content = to_terraform(props("", literal_model, stand_in_role))
+        digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:CONFIG_DIGEST_LEN]
+        name = f"{self.names.endpoint_config_prefix}{digest}"
+        return awscc.SagemakerEndpointConfig(
+            self,
+            "endpoint-config",
+            props(name, single.get("model_name"), role_arn),
+            depends_on=self._role_ready,
+            lifecycle=cbd,
+        )
+
+    # ----------------------------------------------------------------------------------------- components
+
+    def _component(
+        self, spec: InferenceComponentSpec, name: str, model: sagemaker.SagemakerModel
+    ) -> awscc.SagemakerInferenceComponent:
+        ep = self.spec
+        timeouts = awscc.StartupParameters(
+            model_data_download_timeout_in_seconds=download_timeout(ep, spec),
+            container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, spec),
+        )
+        return awscc.SagemakerInferenceComponent(
+            self,
+            spec.name,
+            awscc.SagemakerInferenceComponentProps(
+                inference_component_name=name,
+                endpoint_name=self.endpoint.attr("name"),
+                variant_name=self.names.variant,
+                specification=awscc.InferenceComponentSpecification(
+                    model_name=model.attr("name"),
+                    compute_resource_requirements=awscc.ComputeResourceRequirements(
+                        min_memory_required_in_mb=spec.resources.memory_mb,
+                        max_memory_required_in_mb=spec.resources.max_memory_mb,
+                        number_of_accelerator_devices_required=spec.resources.accelerators,
+                        number_of_cpu_cores_required=spec.resources.cpus,
+                    ),
+                    # Always explicit: the API's default when omitted is undocumented.
+                    data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache),
+                    startup_parameters=timeouts if (timeouts.model_data_download_timeout_in_seconds
+                                                    or timeouts.container_startup_health_check_timeout_in_seconds)
+                    else None,
+                ),
+                # The count at creation; from then on auto scaling owns it (see ignore_changes).
+                runtime_config=awscc.InferenceComponentRuntimeConfig(copy_count=spec.copies.initial),
+                tags=awscc.tag_list(self.tags),
+            ),
+            depends_on=[self.endpoint],
+            lifecycle=TerraformResourceLifecycle(ignore_changes=[awscc.SagemakerInferenceComponent.COPY_COUNT_PATH]),
+        )

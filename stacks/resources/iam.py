@@ -1,0 +1,42 @@
+"""IAM resources (hashicorp/aws 6.25): the endpoint's execution role and its inline policy.
+
+Policies are JSON strings, as the provider takes them; `stacks.role` builds the documents.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Mapping
+
+from stacks.resources.base import Resource
+
+
+@dataclass(frozen=True, kw_only=True)
+class IamRoleProps:
+    name: str
+    assume_role_policy: str
+    description: str | None = None
+    # Lets `destroy` delete the role even if someone attached extra policies to it by hand.
+    force_detach_policies: bool | None = None
+    tags: Mapping[str, str] | None = None
+
+
+class IamRole(Resource[IamRoleProps]):
+    """`aws_iam_role`."""
+
+    TYPE: ClassVar[str] = "aws_iam_role"
+    PROVIDER: ClassVar[str] = "aws"
+
+
+@dataclass(frozen=True, kw_only=True)
+class IamRolePolicyProps:
+    name: str
+    role: str
+    policy: str
+
+
+class IamRolePolicy(Resource[IamRolePolicyProps]):
+    """`aws_iam_role_policy`: an inline policy, deleted with its role (no managed policy to leave behind)."""
+
+    TYPE: ClassVar[str] = "aws_iam_role_policy"
+    PROVIDER: ClassVar[str] = "aws"

@@ -1,0 +1,198 @@
+"""The least-privilege execution role SageMaker assumes to run an endpoint's models.
+
+The role can do exactly what serving needs and nothing else:
+
+- pull the endpoint's images: `ecr:GetAuthorizationToken` (account-wide by nature, see below) and the
+  layer/manifest reads on the image repositories actually used;
+- read the model data: `s3:GetObject` under each model prefix (or on each model object) and `s3:ListBucket`
+  on each bucket, limited by an `s3:prefix` condition to those prefixes;
+- write the endpoint's (and its inference components') CloudWatch Logs;
+- publish the endpoint's instance metrics to the SageMaker CloudWatch namespaces;
+- use the endpoint's KMS key, only when one is configured;
+- manage the network interfaces of a VPC endpoint, only when a VPC is configured.
+
+No AWS managed policy is attached (the usual `AmazonSageMakerFullAccess` would let the model container
+create and delete any SageMaker resource). The account id is not known at synthesis time; where an ARN
+needs one it is `*`, which only widens to other accounts' resources that IAM would not let this role
+touch without their own resource policies anyway.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any
+
+from infra.config import EndpointSpec, FastscaleConfig
+from infra.naming import EndpointNames, tags
+from infra.rules._common import parse_image
+from stacks.engine import Construct
+from stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
+
+SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
+POLICY_VERSION = "2012-10-17"
+
+ECR_PULL_ACTIONS = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"]
+LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"]
+KMS_ACTIONS = ["kms:CreateGrant", "kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKey"]
+#: Namespaces SageMaker publishes an endpoint's instance and container metrics to with this role.
+METRIC_NAMESPACES = ["/aws/sagemaker/*", "AWS/SageMaker"]
+
+
+def partition(region: str) -> str:
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+@dataclass(frozen=True)
+class S3Location:
+    bucket: str
+    key: str
+
+    @property
+    def is_prefix(self) -> bool:
+        """An uncompressed model is a prefix (ends in '/'); anything else names one object."""
+        return self.key == "" or self.key.endswith("/")
+
+
+def parse_s3_uri(uri: str) -> S3Location | None:
+    if not uri.startswith("s3://"):
+        return None
+    bucket, _, key = uri[len("s3://") :].partition("/")
+    return S3Location(bucket, key) if bucket else None
+
+
+def trust_policy() -> dict[str, Any]:
+    return {
+        "Version": POLICY_VERSION,
+        "Statement": [
+            {"Effect": "Allow", "Principal": {"Service": SAGEMAKER_PRINCIPAL}, "Action": "sts:AssumeRole"}
+        ],
+    }
+
+
+def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str, Any]:
+    """The inline policy document of one endpoint's execution role (a pure function of the config)."""
+    ep: EndpointSpec = names.spec
+    part, region = partition(config.region), config.region
+    workloads = [w for _, w in ep.workloads()]
+    statements: list[dict[str, Any]] = []
+
+    # GetAuthorizationToken has no resource-level permissions: IAM only accepts "*" for it. The token alone
+    # grants nothing; every pull is still checked against the repository statement below. This is the
+    # only statement with "*" as its resource and no condition.
+    statements.append({"Sid": "EcrLogin", "Effect": "Allow", "Action": "ecr:GetAuthorizationToken", "Resource": "*"})
+
+    repositories = set()
+    for w in workloads:
+        ref = parse_image(w.image)
+        if ref.is_ecr:
+            repositories.add(f"arn:{partition(ref.ecr_region)}:ecr:{ref.ecr_region}:{ref.ecr_account}:repository/{ref.repository}")
+    if repositories:
+        statements.append({"Sid": "EcrPullModelImages", "Effect": "Allow", "Action": ECR_PULL_ACTIONS,
+                           "Resource": sorted(repositories)})
+
+    objects: set[str] = set()
+    listed_prefixes: dict[str, set[str]] = defaultdict(set)
+    for w in workloads:
+        loc = parse_s3_uri(w.model_data) if w.model_data else None
+        if loc is None:
+            continue
+        if loc.is_prefix:
+            objects.add(f"arn:{part}:s3:::{loc.bucket}/{loc.key}*")
+            listed_prefixes[loc.bucket].update({loc.key, f"{loc.key}*"} if loc.key else {"*"})
+        else:
+            objects.add(f"arn:{part}:s3:::{loc.bucket}/{loc.key}")
+    if objects:
+        statements.append({"Sid": "ReadModelData", "Effect": "Allow", "Action": "s3:GetObject", "Resource": sorted(objects)})
+    for i, bucket in enumerate(sorted(listed_prefixes)):
+        statements.append({
+            "Sid": f"ListModelPrefixes{i}",
+            "Effect": "Allow",
+            "Action": "s3:ListBucket",
+            "Resource": f"arn:{part}:s3:::{bucket}",
+            "Condition": {"StringLike": {"s3:prefix": sorted(listed_prefixes[bucket])}},
+        })
+
+    log_groups = [f"/aws/sagemaker/Endpoints/{names.endpoint}"]
+    log_groups += [f"/aws/sagemaker/InferenceComponents/{c.name}" for c in names.components]
+    log_resources = []
+    for group in log_groups:
+        arn = f"arn:{part}:logs:{region}:*:log-group:{group}"
+        log_resources += [arn, f"{arn}:log-stream:*"]
+    statements.append({"Sid": "WriteEndpointLogs", "Effect": "Allow", "Action": LOG_ACTIONS, "Resource": log_resources})
+
+    # PutMetricData has no resource-level permissions either; the namespace condition is what limits it.
+    statements.append({
+        "Sid": "PublishEndpointMetrics",
+        "Effect": "Allow",
+        "Action": "cloudwatch:PutMetricData",
+        "Resource": "*",
+        "Condition": {"StringLike": {"cloudwatch:namespace": METRIC_NAMESPACES}},
+    })
+
+    if ep.kms_key_arn:
+        statements.append({"Sid": "UseVolumeKey", "Effect": "Allow", "Action": KMS_ACTIONS, "Resource": ep.kms_key_arn})
+
+    if ep.vpc is not None:
+        eni = f"arn:{part}:ec2:{region}:*:network-interface/*"
+        subnets = [f"arn:{part}:ec2:{region}:*:subnet/{s}" for s in sorted(ep.vpc.subnets)]
+        groups = [f"arn:{part}:ec2:{region}:*:security-group/{g}" for g in sorted(ep.vpc.security_groups)]
+        statements += [
+            {"Sid": "CreateVpcInterfaces", "Effect": "Allow", "Action": "ec2:CreateNetworkInterface",
+             "Resource": [eni, *subnets, *groups]},
+            {"Sid": "ManageVpcInterfaces", "Effect": "Allow",
+             "Action": ["ec2:CreateNetworkInterfacePermission", "ec2:DeleteNetworkInterface",
+                        "ec2:DeleteNetworkInterfacePermission"],
+             "Resource": eni},
+            # EC2 Describe* calls have no resource-level permissions; limit them to the endpoint's region.
+            {"Sid": "DescribeVpc", "Effect": "Allow",
+             "Action": ["ec2:DescribeDhcpOptions", "ec2:DescribeNetworkInterfaces", "ec2:DescribeSecurityGroups",
+                        "ec2:DescribeSubnets", "ec2:DescribeVpcs"],
+             "Resource": "*",
+             "Condition": {"StringEquals": {"aws:RequestedRegion": region}}},
+        ]
+    return {"Version": POLICY_VERSION, "Statement": statements}
+
+
+def policy_json(document: dict[str, Any]) -> str:
+    """Compact, key-ordered JSON: inline role policies are limited to 10,240 characters."""
+    return json.dumps(document, separators=(",", ":"), sort_keys=True)
+
+
+class ExecutionRole(Construct):
+    """The role and its inline policy. `arn` is what models and endpoint configurations reference; depend
+    on `policy` so SageMaker never uses the role before it may pull images and read model data."""
+
+    def __init__(self, scope: Construct, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
+        super().__init__(scope, id_)
+        if names.execution_role is None:
+            raise ValueError(f"endpoint {names.endpoint} brings its own role; no execution role is created")
+        self.role = IamRole(
+            self,
+            "role",
+            IamRoleProps(
+                name=names.execution_role,
+                assume_role_policy=policy_json(trust_policy()),
+                description=f"SageMaker execution role of endpoint {names.endpoint} (fastscale)",
+                force_detach_policies=True,
+                tags=tags(config, names.spec),
+            ),
+        )
+        self.policy = IamRolePolicy(
+            self,
+            "policy",
+            IamRolePolicyProps(
+                name="sagemaker-serving",
+                role=self.role.attr("name"),
+                policy=policy_json(execution_policy(config, names)),
+            ),
+        )
+
+    @property
+    def arn(self) -> str:
+        return self.role.arn
