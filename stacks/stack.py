@@ -1,0 +1,87 @@
+"""`EndpointStack`: the whole config as one Terraform stack.
+
+Per endpoint: `SageMakerEndpoint` (role, models, configuration, endpoint, components), then its auto
+scaling (`EndpointScaling`) and alarms (`EndpointAlarms`); once per stack: the dashboard, the providers,
+the state backend and the outputs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from infra.config import FastscaleConfig, LocalState, S3State
+from infra.naming import all_endpoint_names, stack_name
+from stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput, TerraformStack
+from stacks.endpoint import SageMakerEndpoint
+from stacks.monitoring import EndpointAlarms, StackDashboard
+from stacks.providers import add_providers
+from stacks.scaling import EndpointScaling
+
+#: Terraform runs in `<outdir>/stacks/<stack>/`; local state paths are written relative to that directory,
+#: pointing back to the directory that holds `<outdir>` (the project root for the default `cdktf.out`).
+#: A relative path keeps the synthesized JSON identical on every machine (cdktf's own default is absolute),
+#: and keeping state out of `<outdir>` means deleting the output directory never deletes the state.
+STACK_DIR_TO_PROJECT = "../../.."
+
+
+def local_state_path(config: FastscaleConfig) -> str:
+    """The local backend's `path`: `state.path` (relative paths count from the project root) or
+    `terraform.<project>.tfstate` in the project root."""
+    state = config.state
+    path = (state.path if isinstance(state, LocalState) else None) or f"terraform.{stack_name(config)}.tfstate"
+    return path if posixpath.isabs(path) else posixpath.join(STACK_DIR_TO_PROJECT, path)
+
+
+class EndpointStack(TerraformStack):
+    """Every endpoint of `config`. `endpoints` maps each config endpoint name to its construct."""
+
+    def __init__(self, scope: Construct, config: FastscaleConfig) -> None:
+        super().__init__(scope, stack_name(config))
+        self.config = config
+        add_providers(self, config)
+        self._backend(config)
+
+        self.endpoints: dict[str, SageMakerEndpoint] = {}
+        for names in all_endpoint_names(config):
+            ep_id = names.spec.name
+            built = SageMakerEndpoint(self, ep_id, config=config, names=names)
+            self.endpoints[ep_id] = built
+            EndpointScaling(self, f"{ep_id}-scaling", config=config, names=names, endpoint=built.endpoint,
+                            components=built.components)
+            EndpointAlarms(self, f"{ep_id}-alarms", config=config, names=names, endpoint=built.endpoint,
+                           components=built.components)
+        StackDashboard(self, "dashboard", config=config)
+        self._outputs()
+
+    def _backend(self, config: FastscaleConfig) -> None:
+        state = config.state
+        if isinstance(state, S3State):
+            S3Backend(
+                self,
+                bucket=state.bucket,
+                key=state.key,
+                region=state.region or config.region,
+                encrypt=state.encrypt,
+                kms_key_id=state.kms_key_id,
+                dynamodb_table=state.dynamodb_table,
+            )
+            # S3-native locking (Terraform >= 1.10) postdates cdktf 0.21's S3Backend props.
+            if state.use_lockfile:
+                self.add_override("terraform.backend.s3.use_lockfile", True)
+        else:
+            LocalBackend(self, path=local_state_path(config))
+
+    def _outputs(self) -> None:
+        """One output per endpoint (keyed by its config name) with what the next step needs: the names to
+        invoke and verify, ARNs for IAM policies, the role that runs the models."""
+        for ep_id, built in self.endpoints.items():
+            value = {
+                "endpoint_name": built.endpoint.attr("name"),
+                "endpoint_arn": built.endpoint.arn,
+                "endpoint_config_name": built.endpoint.props.endpoint_config_name,
+                "execution_role_arn": built.role_arn,
+                "model_names": [m.attr("name") for m in built.models.values()],
+                "inference_component_names": [c.attr("inference_component_name") for c in built.components.values()],
+            }
+            TerraformOutput(self, f"endpoint_{ep_id}".replace("-", "_"), value=value, static_id=True,
+                            description=f"Endpoint '{ep_id}': names and ARNs")
