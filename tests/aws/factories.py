@@ -102,8 +102,12 @@ class FakeClock:
         self.t += seconds
 
 
+_SESSION = boto3.session.Session(region_name=REGION)  # shared: its loader caches the service models
+
+
 def stubbed(service: str) -> tuple[Any, Stubber]:
-    client = boto3.client(service, region_name=REGION)
+    """A client whose every call must have been queued on the returned Stubber."""
+    client = _SESSION.client(service)
     stubber = Stubber(client)
     stubber.activate()
     return client, stubber
