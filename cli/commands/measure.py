@@ -1,0 +1,181 @@
+"""`fastscale measure-scaleout`: time one real scale-out step on a live endpoint and compare with the estimate."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from cli.common import EXIT_FAILED, EXIT_OK, console, fail, json_option, load_checked, print_json
+
+
+def _sagemaker_client(region: str):
+    """The SageMaker client the command uses (tests replace this with a Stubber-wrapped client)."""
+    from infra.aws.clients import client
+
+    return client("sagemaker", region)
+
+
+def _clock():
+    """Where the measurement reads time and sleeps (tests replace this with a fake that never sleeps)."""
+    from infra.aws.waiters import SYSTEM_CLOCK
+
+    return SYSTEM_CLOCK
+
+
+def _pick(config, endpoint: str, component: str | None):
+    """(endpoint spec, component spec or None) named on the command line; bad names are usage errors."""
+    by_name = {ep.name: ep for ep in config.endpoints}
+    ep = by_name.get(endpoint)
+    if ep is None:
+        raise click.BadParameter(f"no endpoint {endpoint!r} in the config (it has: {', '.join(by_name)})",
+                                 param_hint="--endpoint")
+    names = [c.name for c in ep.inference_components]
+    if component is None:
+        if names:
+            raise click.BadParameter(
+                f"endpoint {endpoint!r} hosts inference components; pass --component (one of: {', '.join(names)})",
+                param_hint="--component",
+            )
+        return ep, None
+    if not names:
+        raise click.BadParameter(f"endpoint {endpoint!r} is a single-model endpoint: it scales by instances, "
+                                 "drop --component", param_hint="--component")
+    if component not in names:
+        raise click.BadParameter(f"endpoint {endpoint!r} has no component {component!r} (it has: {', '.join(names)})",
+                                 param_hint="--component")
+    return ep, next(c for c in ep.inference_components if c.name == component)
+
+
+def _matching_scenario(estimate, measurement):
+    """The estimated scenario the measured step corresponds to, or None when there is no estimate."""
+    if estimate is None or not estimate.scenarios:
+        return None
+    if measurement.new_instance:
+        wanted = ["instance_image_cache", "instance_no_image_cache"]
+    else:
+        wanted = ["copy_data_cache" if estimate.inputs.data_cache else "copy_no_data_cache"]
+    return next((estimate.scenario(n) for n in wanted if estimate.scenario(n)), None)
+
+
+def comparison(estimate, measurement) -> dict:
+    scenario = _matching_scenario(estimate, measurement)
+    if scenario is None:
+        return {"estimate": None, "difference_percent": None}
+    estimated = scenario.after_decision_seconds()
+    decision = scenario.phase("scaling_decision")
+    after = decision.end if decision else 0.0
+    diff = None
+    if measurement.seconds is not None and estimated > 0:
+        diff = round((measurement.seconds - estimated) / estimated * 100, 1)
+    return {
+        "estimate": {
+            "scenario": scenario.name,
+            "seconds": round(estimated, 1),
+            "phases": [{"name": p.name, "seconds": round(p.seconds, 1)} for p in scenario.phases if p.start >= after],
+        },
+        "difference_percent": diff,
+    }
+
+
+def _render(measurement, compared, out) -> None:
+    from rich.table import Table
+
+    from infra.estimate import PHASE_LABELS, SCENARIO_LABELS
+
+    m = measurement
+    what = f"{m.component} (+1 copy)" if m.kind == "copy" else f"{m.endpoint} (+1 instance)"
+    estimate = compared["estimate"]
+    table = Table(title=f"Scale-out of {what}: measured vs estimated", title_justify="left", title_style="bold")
+    table.add_column("measured (as the API showed it)")
+    table.add_column("s", justify="right")
+    table.add_column("estimated" + (f" ({SCENARIO_LABELS[estimate['scenario']]})" if estimate else ""))
+    table.add_column("s", justify="right")
+    # States seen for less than one poll (e.g. the request itself) only clutter the table; --json keeps them.
+    left = [(p["name"], f"{p['seconds']:.0f}") for p in m.phases() if p["seconds"] > 0]
+    right = [(PHASE_LABELS[p["name"]], f"{p['seconds']:.0f}") for p in estimate["phases"]] if estimate else []
+    for i in range(max(len(left), len(right))):
+        a = left[i] if i < len(left) else ("", "")
+        b = right[i] if i < len(right) else ("", "")
+        table.add_row(*a, *b)
+    measured = "-" if m.seconds is None else f"{m.seconds:.0f}"
+    table.add_row("total", measured, "total (parallel phases overlap)" if estimate else "",
+                  f"{estimate['seconds']:.0f}" if estimate else "", style="bold")
+    out.print(table)
+    if compared["difference_percent"] is not None:
+        out.print(f"measured is {compared['difference_percent']:+.1f}% against the estimate")
+    new = "a new instance came up for it" if m.kind == "copy" and m.new_instance else None
+    if new:
+        out.print(f"note: {new}, so it is compared with the new-instance scenario")
+
+
+@click.command("measure-scaleout")
+@click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--endpoint", "endpoint_name", required=True, help="Endpoint name as in the config.")
+@click.option("--component", "component_name", help="Inference component to add a copy of (IC endpoints).")
+@click.option("--timeout", type=click.FloatRange(min=1), default=1800.0, show_default=True,
+              help="Seconds to wait for the new capacity to be in service.")
+@click.option("--poll-interval", type=click.FloatRange(min=1), default=10.0, show_default=True,
+              help="Seconds between two describe calls.")
+@json_option
+def measure_scaleout_command(config_file, endpoint_name, component_name, timeout, poll_interval, as_json) -> None:
+    """Add one copy (or one instance) to a live endpoint, time it until it serves, then restore the capacity.
+
+    An inference component gets one more copy (its DesiredCopyCount + 1); a single-model endpoint one more
+    instance. The previous capacity is requested again afterwards, also after a failure, a timeout or
+    Ctrl-C. Prints the phases the API showed next to the estimate for the same scenario. Exits 1 when the
+    measurement or the restore failed. Auto scaling keeps running meanwhile and may change capacity too.
+    """
+    from rich.markup import escape
+
+    from infra.aws.clients import AwsError
+    from infra.aws.measure import MeasureError, count, measure_scaleout
+    from infra.estimate import estimate_config
+    from infra.naming import endpoint_names
+
+    checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
+    config = checked.config
+    ep, comp = _pick(config, endpoint_name, component_name)
+    names = endpoint_names(config, ep)
+    live_component = next((c.name for c in names.components if c.spec is comp), None) if comp else None
+    estimate = next(
+        (e for e in estimate_config(config) if e.endpoint == ep.name and e.component == (comp.name if comp else None)),
+        None,
+    )
+
+    err = console(stderr=True)
+
+    def show(event) -> None:
+        if not as_json:
+            err.print(f"[dim]{event.seconds:6.0f} s[/]  {escape(event.what)}")
+
+    try:
+        m = measure_scaleout(
+            _sagemaker_client(config.region),
+            endpoint=names.endpoint,
+            component=live_component,
+            variant=names.variant,
+            timeout=timeout,
+            poll_interval=poll_interval,
+            clock=_clock(),
+            on_event=show,
+        )
+    except (MeasureError, AwsError) as exc:
+        fail(escape(f"{exc} (nothing was changed)"), EXIT_FAILED)
+
+    compared = comparison(estimate, m)
+    if as_json:
+        print_json({"endpoint": ep.name, "component": comp.name if comp else None, "measurement": m.to_dict(),
+                    **compared})
+    else:
+        _render(m, compared, console())
+        if m.error:
+            err.print(f"[bold red]measurement {m.outcome}:[/] {escape(m.error)}")
+        if m.restored:
+            err.print(f"restored: requested {count(m.before, m.kind)} again")
+    if not m.restored:
+        resource = f"inference component {live_component}" if live_component else f"endpoint {names.endpoint}"
+        err.print(f"[bold red]restore failed:[/] {escape(m.restore_error or '')}. Set {resource} back to "
+                  f"{count(m.before, m.kind)} yourself: it is billed while it runs.")
+    sys.exit(EXIT_OK if m.ok else EXIT_FAILED)
+

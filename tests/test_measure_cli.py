@@ -1,0 +1,185 @@
+"""`fastscale measure-scaleout` with a Stubber-wrapped SageMaker client and a clock that never sleeps."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cli.commands import measure as measure_cmd
+from cli.main import cli
+from tests.measure_stubs import FakeClock, Script, stubbed_sagemaker
+
+LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
+CONFIG = {
+    "project": "demo",
+    "region": "us-east-1",
+    "endpoints": [
+        {
+            "name": "shared",
+            "instance_type": "ml.g6.12xlarge",
+            "instances": {"initial": 1, "min": 1, "max": 3},
+            "inference_components": [
+                {"name": "qwen", "image": LMI, "image_size_gb": 17.7, "model_size_gb": 16,
+                 "resources": {"accelerators": 1, "memory_mb": 32768}, "copies": {"initial": 1, "min": 1, "max": 4}},
+            ],
+        },
+        {
+            "name": "chat",
+            "instance_type": "ml.g6.2xlarge",
+            "instances": {"initial": 1, "min": 1, "max": 2},
+            "model": {"image": LMI, "image_size_gb": 17.7, "model_size_gb": 16},
+        },
+    ],
+}
+
+
+@pytest.fixture
+def config_file(write_yaml):
+    return str(write_yaml(CONFIG))
+
+
+@pytest.fixture
+def sm(monkeypatch):
+    client, stubber = stubbed_sagemaker()
+    regions = []
+
+    def fake_client(region):
+        regions.append(region)
+        return client
+
+    monkeypatch.setattr(measure_cmd, "_sagemaker_client", fake_client)
+    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock().clock)
+    yield stubber
+    stubber.assert_no_pending_responses()
+    assert set(regions) <= {"us-east-1"}
+
+
+def run(*args):
+    return CliRunner().invoke(cli, ["measure-scaleout", *args])
+
+
+def test_copy_measured_and_compared_with_the_estimate(sm, config_file):
+    (
+        Script(sm, "demo-shared", "demo-qwen")
+        .describe_endpoint()
+        .describe_component(current=1)
+        .set_copies(2)
+        .poll_component(status="Updating", current=1)
+        .poll_component(status="Updating", current=1)
+        .poll_component(status="InService", current=2)
+        .set_copies(1)
+    )
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen", "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["measurement"]["outcome"] == "in service"
+    assert payload["measurement"]["seconds"] == 20
+    assert payload["measurement"]["restored"] is True
+    assert payload["estimate"]["scenario"] == "copy_data_cache"
+    # The measurement starts at SageMaker's acceptance, so the estimate excludes detection and decision.
+    assert {p["name"] for p in payload["estimate"]["phases"]}.isdisjoint({"detection", "scaling_decision"})
+    expected = payload["estimate"]["seconds"]
+    assert payload["difference_percent"] == pytest.approx((20 - expected) / expected * 100, abs=0.1)
+
+
+def test_human_output_shows_both_sides(sm, config_file):
+    (
+        Script(sm, "demo-shared", "demo-qwen")
+        .describe_endpoint()
+        .describe_component(current=1)
+        .set_copies(2)
+        .poll_component(status="Updating", current=1, instances=1)
+        .poll_component(status="InService", current=2, instances=2)
+        .set_copies(1)
+    )
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen")
+    assert result.exit_code == 0, result.output
+    assert "measured vs estimated" in result.output
+    assert "new instance" in result.output  # the copy brought an instance up: compared with that scenario
+    assert "restored: requested 1 copy again" in result.output
+
+
+def test_instance_measured_on_a_single_model_endpoint(sm, config_file):
+    (
+        Script(sm, "demo-chat")
+        .describe_endpoint(instances=1)
+        .set_instances(2)
+        .describe_endpoint(status="Updating", instances=1, desired=2, stages=("Creating",))
+        .describe_endpoint(status="InService", instances=2)
+        .set_instances(1)
+    )
+    result = run(config_file, "--endpoint", "chat", "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["measurement"]["kind"] == "instance"
+    assert payload["estimate"]["scenario"] == "instance_image_cache"
+    assert "instance_provisioning" in [p["name"] for p in payload["estimate"]["phases"]]
+
+
+def test_failure_exits_1_after_restoring(sm, config_file):
+    (
+        Script(sm, "demo-shared", "demo-qwen")
+        .describe_endpoint()
+        .describe_component(current=1)
+        .set_copies(2)
+        .poll_component(status="Failed", current=1, failure="model download timed out")
+        .set_copies(1)
+    )
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen")
+    assert result.exit_code == 1
+    assert "model download timed out" in result.output
+    assert "restored" in result.output
+
+
+def test_timeout_exits_1_after_restoring(sm, config_file):
+    script = Script(sm, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
+    script.poll_component(status="Updating", current=1).poll_component(status="Updating", current=1)
+    script.set_copies(1)
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen", "--timeout", "10", "--json")
+    assert result.exit_code == 1
+    payload = json.loads(result.stdout)
+    assert payload["measurement"]["outcome"] == "timeout" and payload["measurement"]["restored"] is True
+
+
+def test_failed_restore_tells_what_to_fix(sm, config_file):
+    (
+        Script(sm, "demo-shared", "demo-qwen")
+        .describe_endpoint()
+        .describe_component(current=1)
+        .set_copies(2)
+        .poll_component(status="InService", current=2)
+        .set_copies(1, error="ValidationException", message="refused")
+        .describe_component(status="InService", current=2)
+    )
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen")
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())  # rich wraps long lines
+    assert "restore failed" in text and "demo-qwen" in text and "1 copy" in text
+
+
+def test_busy_resource_exits_1_without_changes(sm, config_file):
+    Script(sm, "demo-shared", "demo-qwen").describe_endpoint(status="Updating")
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen")
+    assert result.exit_code == 1 and "nothing was changed" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (("--endpoint", "nope"), "no endpoint 'nope'"),
+        (("--endpoint", "shared"), "pass --component"),
+        (("--endpoint", "shared", "--component", "nope"), "no component 'nope'"),
+        (("--endpoint", "chat", "--component", "qwen"), "single-model endpoint"),
+        (("--endpoint", "chat", "--timeout", "0"), "0"),
+    ],
+)
+def test_bad_names_exit_2_before_any_aws_call(sm, config_file, args, message):
+    result = run(config_file, *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+
+
+def test_missing_endpoint_option_exits_2(config_file):
+    assert run(config_file).exit_code == 2
