@@ -1,0 +1,239 @@
+"""Write bench/estimate_table.md: the estimate model against AWS's published scale-out figures, and the
+estimates for every example config.
+
+    python scripts/gen_estimate_table.py          # rewrite the table
+    python scripts/gen_estimate_table.py --check  # exit 1 when the committed table is stale
+
+The published figures are written down here, as the comparison data; the model never reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from infra.config import load_config, parse_config  # noqa: E402
+from infra.estimate import SCENARIO_LABELS, Scenario, WorkloadEstimate, estimate_config  # noqa: E402
+
+OUT = ROOT / "bench" / "estimate_table.md"
+LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
+
+CACHING_POST = "AWS ML Blog, *Introducing container caching in Amazon SageMaker AI for faster model scaling*"
+ZERO_POST = "AWS ML Blog, *Unlock cost savings with the new scale down to zero feature in SageMaker Inference*"
+
+
+@dataclass(frozen=True)
+class Figure:
+    what: str
+    published: float  # seconds
+    measure: Callable[[WorkloadEstimate], float]
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    source: str
+    instance_type: str
+    inputs: str
+    estimate: WorkloadEstimate
+    figures: tuple[Figure, ...]
+    fitted: bool  # used to fit parameters (else an out-of-sample check)
+
+
+def _single_model(instance_type: str, image_gb: float, model_gb: float) -> WorkloadEstimate:
+    config = parse_config(
+        {
+            "project": "bench",
+            "region": "us-east-1",
+            "endpoints": [
+                {
+                    "name": "bench",
+                    "instance_type": instance_type,
+                    "model": {"image": LMI, "image_size_gb": image_gb, "model_size_gb": model_gb},
+                }
+            ],
+        }
+    )
+    return estimate_config(config)[0]
+
+
+def _from_zero_component(instance_type: str, image_gb: float, model_gb: float, accelerators: int) -> WorkloadEstimate:
+    config = parse_config(
+        {
+            "project": "bench",
+            "region": "us-east-1",
+            "endpoints": [
+                {
+                    "name": "bench",
+                    "instance_type": instance_type,
+                    "instances": {"initial": 1, "min": 0, "max": 1},
+                    "inference_components": [
+                        {
+                            "name": "bench",
+                            "image": LMI,
+                            "image_size_gb": image_gb,
+                            "model_size_gb": model_gb,
+                            "resources": {"accelerators": accelerators, "memory_mb": 1024},
+                            "copies": {"initial": 1, "min": 0, "max": 1},
+                            "autoscaling": {"scale_from_zero": {"period": 60, "evaluation_periods": 1}},
+                        }
+                    ],
+                }
+            ],
+        }
+    )
+    return estimate_config(config)[0]
+
+
+def _sc(name: str) -> Callable[[WorkloadEstimate], Scenario]:
+    def get(est: WorkloadEstimate) -> Scenario:
+        return est.scenario(name)
+
+    return get
+
+
+def _instance_start(name: str) -> Callable[[WorkloadEstimate], float]:
+    """AWS times a new instance from its launch: the scenario from instance provisioning on."""
+    return lambda est: _sc(name)(est).seconds_from("instance_provisioning")
+
+
+def _phase(scenario: str, phase: str) -> Callable[[WorkloadEstimate], float]:
+    return lambda est: _sc(scenario)(est).phase(phase).seconds
+
+
+def published_runs() -> list[Run]:
+    zero = _sc("from_zero")
+    runs = [
+        Run(
+            "Qwen3-8B, new instance",
+            CACHING_POST,
+            "ml.g6.2xlarge",
+            "image 17.7 GB, model 16 GB, 1 GPU",
+            _single_model("ml.g6.2xlarge", 17.7, 16),
+            (
+                Figure("start without container caching", 525, _instance_start("instance_no_image_cache")),
+                Figure("  image pull", 333, _phase("instance_no_image_cache", "image_pull")),
+                Figure("  model download (sharing the link)", 168, _phase("instance_no_image_cache", "model_download")),
+                Figure("start with container caching", 258, _instance_start("instance_image_cache")),
+                Figure("  model download (link to itself)", 77, _phase("instance_image_cache", "model_download")),
+            ),
+            fitted=True,
+        ),
+        Run(
+            "Llama 3 8B, scale from zero",
+            ZERO_POST,
+            "ml.g5.12xlarge",
+            "model 16 GB, 4 GPUs, image cached, alarm 60 s x 1",
+            _from_zero_component("ml.g5.12xlarge", 17.7, 16, 4),
+            (
+                Figure("first request to serving", 5.03 * 60, lambda est: zero(est).total_seconds),
+                Figure("  alarm trigger", 60, lambda est: zero(est).phase("instance_provisioning").start),
+                Figure("  instance provisioning", 1.75 * 60, lambda est: zero(est).phase("instance_provisioning").seconds),
+                Figure(
+                    "  adding the model copy", 2.28 * 60,
+                    lambda est: zero(est).total_seconds - zero(est).phase("instance_provisioning").end,
+                ),
+            ),
+            fitted=True,
+        ),
+    ]
+    # Customer P50s from the container caching post: other images, models and start-up code, so they test
+    # how well the model carries over rather than how well it was fitted.
+    for n, (itype, image, model, before, after) in enumerate(
+        [("ml.g4dn.xlarge", 15.7, 0, 381, 134), ("ml.g5.2xlarge", 17.5, 5.8, 346, 164),
+         ("ml.g5.xlarge", 10.6, 6.5, 346, 216)],
+        start=1,
+    ):
+        runs.append(
+            Run(
+                f"customer {n} (P50), new instance",
+                CACHING_POST,
+                itype,
+                f"image {image:g} GB, model {model:g} GB",
+                _single_model(itype, image, model),
+                (
+                    Figure("start without container caching", before, _instance_start("instance_no_image_cache")),
+                    Figure("start with container caching", after, _instance_start("instance_image_cache")),
+                ),
+                fitted=False,
+            )
+        )
+    return runs
+
+
+def _pct(estimated: float, published: float) -> str:
+    return f"{(estimated - published) / published * 100:+.1f}%"
+
+
+def render() -> str:
+    lines = [
+        "# Scale-out estimates against published figures",
+        "",
+        "Generated by `scripts/gen_estimate_table.py` from `infra/estimate_params.json` and the instance catalog;",
+        "do not edit by hand. A test fails when this file is stale.",
+        "",
+        "## AWS's published runs",
+        "",
+        "New-instance figures are timed from the instance launch, as AWS measured them: the estimate's time from",
+        "instance provisioning on, without detection and the scaling decision. The scale-from-zero figure runs from",
+        "the first failed request, so it is the whole scenario. Runs marked *fitted* were used to fit",
+        "`network.efficiency`, `image.extraction_gb_per_second`, `startup.container_start_seconds` and",
+        "`startup.tensor_parallel_setup_seconds_per_extra_accelerator` (see `derivation` in the parameters file);",
+        "the customer runs were not. Their images, models and start-up code are known only by size, so their",
+        "errors show what to expect from the model on a workload it was not fitted to.",
+        "",
+        "| run | instance type | inputs | figure | published (s) | estimated (s) | error |",
+        "|---|---|---|---|---:|---:|---:|",
+    ]
+    for run in published_runs():
+        label = f"{run.name}{' (fitted)' if run.fitted else ''}"
+        for i, fig in enumerate(run.figures):
+            est = fig.measure(run.estimate)
+            first = i == 0
+            lines.append(
+                f"| {label if first else ''} | {run.instance_type if first else ''} | {run.inputs if first else ''} "
+                f"| {fig.what.strip() if first or not fig.what.startswith('  ') else '↳ ' + fig.what.strip()} "
+                f"| {fig.published:.0f} | {est:.0f} | {_pct(est, fig.published)} |"
+            )
+    lines += ["", f"Sources: {CACHING_POST}; {ZERO_POST}.", "", "## Example configs", ""]
+    names = list(SCENARIO_LABELS)
+    lines.append("Total seconds from the traffic spike to the new capacity serving, per scenario (- : does not apply).")
+    lines.append("")
+    lines.append("| file | endpoint / component | instance type | " + " | ".join(SCENARIO_LABELS.values()) + " |")
+    lines.append("|---|---|---|" + "---:|" * len(names))
+    for path in sorted((ROOT / "examples").glob("*.yaml")):
+        for est in estimate_config(load_config(path)):
+            where = est.endpoint + (f" / {est.component}" if est.component else "")
+            cells = []
+            for name in names:
+                sc = est.scenario(name)
+                cells.append("-" if sc is None else f"{sc.total_seconds:.0f}")
+            lines.append(f"| `examples/{path.name}` | {where} | {est.instance_type} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="exit 1 if the committed table differs")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
+        if current != text:
+            print(f"{OUT.relative_to(ROOT)} is stale: run python scripts/gen_estimate_table.py", file=sys.stderr)
+            return 1
+        return 0
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_text(text, encoding="utf-8")
+    print(f"wrote {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
