@@ -147,37 +147,35 @@ def sweep(
 # --------------------------------------------------------------------------------------------- discovery
 
 
-def _tagged(aws: AwsClients, stack: str, plan: _Plan) -> tuple[list[str], list[str]]:
-    """Resources tagged with the stack: (endpoint names, component names); the rest go into plan.
+#: Tagged resource types sweep deletes: (ARN service, ARN resource type) -> kind.
+_TAGGED_KINDS = {
+    ("sagemaker", "endpoint"): "endpoint",
+    ("sagemaker", "inference-component"): "inference-component",
+    ("sagemaker", "endpoint-config"): "endpoint-config",
+    ("sagemaker", "model"): "model",
+    ("cloudwatch", "alarm"): "alarm",
+}
+
+
+def _tagged(aws: AwsClients, stack: str, plan: _Plan) -> dict[str, list[str]]:
+    """Names of the resources tagged with the stack, by kind; the ones sweep will not delete go into plan.
 
     Only what also carries managed-by=fastscale is deleted: a stack tag alone may have been copied onto
     something made by hand, which verify_cleanup still reports but sweep leaves to its owner.
     """
-    endpoints: list[str] = []
-    components: list[str] = []
-    filters = [{"Key": TAG_STACK, "Values": [stack]}]
-    for item in paginate(aws.tagging, "get_resources", "ResourceTagMappingList", TagFilters=filters):
+    found: dict[str, list[str]] = {kind: [] for kind in _TAGGED_KINDS.values()}
+    for item in paginate(aws.tagging, "get_resources", "ResourceTagMappingList", TagFilters=[{"Key": TAG_STACK, "Values": [stack]}]):
         arn = item["ResourceARN"]
         tags = {t["Key"]: t["Value"] for t in item.get("Tags", [])}
         if tags.get(TAG_MANAGED_BY) != "fastscale":
             _add(plan.not_ours, arn)
             continue
-        parsed = parse_arn(arn)
-        service, kind, name = parsed if parsed else ("", "", arn)
-        target = {
-            ("sagemaker", "endpoint"): endpoints,
-            ("sagemaker", "inference-component"): components,
-            ("sagemaker", "endpoint-config"): plan.endpoint_configs,
-            ("sagemaker", "model"): plan.models,
-            ("cloudwatch", "alarm"): plan.alarms,
-        }.get((service, kind))
-        if target is None:
-            if service == "iam" and kind == "role":
-                continue  # roles are handled by name below, after everything that uses them
+        service, kind, name = parse_arn(arn) or ("", "", arn)
+        if (service, kind) in _TAGGED_KINDS:
+            _add(found[_TAGGED_KINDS[(service, kind)]], name)
+        elif (service, kind) != ("iam", "role"):  # roles are handled by name, after everything that uses them
             _add(plan.unsupported, arn)
-        else:
-            _add(target, name)
-    return endpoints, components
+    return found
 
 
 def _endpoint_status(aws: AwsClients, name: str) -> str | None:
@@ -193,15 +191,13 @@ def _discover(aws: AwsClients, config: FastscaleConfig) -> _Plan:
     plan = _Plan()
     sm = aws.sagemaker
     names = all_endpoint_names(config)
-    tagged_endpoints, component_names = _tagged(aws, stack_name(config), plan)
-    tagged_configs, tagged_models = list(plan.endpoint_configs), list(plan.models)
-    plan.endpoint_configs.clear()
-    plan.models.clear()
+    tagged = _tagged(aws, stack_name(config), plan)
+    component_names = tagged["inference-component"]
 
     # Endpoints named by the config; a single-model endpoint cannot carry components, so only the
     # others are listed. Endpoints found only by tag are of unknown kind: list theirs too.
     candidates = [(n.endpoint, n.spec.uses_inference_components) for n in names]
-    candidates += [(e, True) for e in tagged_endpoints if e not in {n.endpoint for n in names}]
+    candidates += [(e, True) for e in tagged["endpoint"] if e not in {n.endpoint for n in names}]
     for endpoint, may_have_components in candidates:
         status = _endpoint_status(aws, endpoint)
         if status is None:
@@ -222,9 +218,9 @@ def _discover(aws: AwsClients, config: FastscaleConfig) -> _Plan:
                     raise
             else:
                 _add(plan.models, model)
-    for name in tagged_configs:
+    for name in tagged["endpoint-config"]:
         _add(plan.endpoint_configs, name)
-    for name in tagged_models:
+    for name in tagged["model"]:
         _add(plan.models, name)
 
     for name in component_names:
@@ -238,8 +234,7 @@ def _discover(aws: AwsClients, config: FastscaleConfig) -> _Plan:
         plan.components.append(_Component(name, d.get("EndpointName", ""), d["InferenceComponentStatus"], base))
 
     # Alarms: the names fastscale gives plus tagged ones, kept only if they exist.
-    wanted_alarms = [a for n in names for a in n.all_alarm_names] + plan.alarms
-    plan.alarms = []
+    wanted_alarms = [a for n in names for a in n.all_alarm_names] + tagged["alarm"]
     for batch in chunks(list(dict.fromkeys(wanted_alarms)), 100):
         for alarm in paginate(aws.cloudwatch, "describe_alarms", "MetricAlarms", AlarmNames=batch):
             _add(plan.alarms, alarm["AlarmName"])

@@ -16,7 +16,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from infra.aws.clients import AwsClients, ClientsArg, chunks, is_not_found, paginate, resolve, translate_errors
+from infra.aws.clients import AwsClients, ClientsArg, chunks, error_code, is_not_found, paginate, resolve, translate_errors
 from infra.aws.waiters import (
     DEFAULT_POLL_INTERVAL,
     SYSTEM_CLOCK,
@@ -349,7 +349,7 @@ class _Verifier:
         try:
             self.aws.iam.get_role(RoleName=role)
         except ClientError as exc:
-            if exc.response.get("Error", {}).get("Code") != "NoSuchEntity":
+            if error_code(exc) != "NoSuchEntity":
                 raise
             self.record(f"iam-role/{role}", "exists", False, "exists", "does not exist")
             return

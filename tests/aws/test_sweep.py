@@ -278,3 +278,28 @@ def test_dry_run_with_components_calls_no_delete(aws, clock):
         ("endpoint-config", CONFIG),
     ]
     assert {a.status for a in report.actions} == {"would-delete"}
+
+
+def test_endpoint_found_only_by_its_tags_is_deleted(aws, clock):
+    # An endpoint renamed in the config since it was deployed: only its tags still tie it to the stack.
+    tagging, tag_stub = stubbed("resourcegroupstaggingapi")
+    old = "demo-chat-before-rename"
+    tag_stub.add_response(
+        "get_resources",
+        {
+            "ResourceTagMappingList": [
+                {"ResourceARN": f"arn:aws:sagemaker:us-east-1:123456789012:endpoint/{old}", "Tags": [{"Key": k, "Value": v} for k, v in FASTSCALE_TAGS.items()]}
+            ]
+        },
+    )
+    sm, sm_stub = stubbed("sagemaker")
+    not_found(sm_stub, "describe_endpoint", "endpoint", SINGLE.endpoint, EndpointName=SINGLE.endpoint)
+    sm_stub.add_response("describe_endpoint", endpoint_desc(old, managed=None), {"EndpointName": old})
+    sm_stub.add_response("list_inference_components", ic_list(), {"EndpointNameEquals": old})
+    sm_stub.add_response("list_endpoint_configs", config_list(), {"NameContains": SINGLE.endpoint_config_prefix})
+    not_found(sm_stub, "describe_model", "model", SINGLE.model, ModelName=SINGLE.model)
+    sm_stub.add_response("delete_endpoint", {}, {"EndpointName": old})
+    not_found(sm_stub, "describe_endpoint", "endpoint", old, EndpointName=old)
+    report = sweep(single_model_config(), clients={**aws, "sagemaker": sm, "resourcegroupstaggingapi": tagging}, clock=clock)
+    sm_stub.assert_no_pending_responses()
+    assert steps(report) == [("endpoint", old, "deleted")]
