@@ -2,8 +2,8 @@
 
 The Terraform provider passes predefined metric types, scalable dimensions, comparison operators,
 statistics ... straight through to the API, so a typo would only surface as a failed `terraform apply`
-in a real account. This walks the synthesized JSON of every example (plus variants that switch on the
-settings the examples leave off) and checks each value against botocore's service models.
+in a real account. This walks the whole synthesized `EndpointStack` of every example (plus variants that
+switch on the settings the examples leave off) and checks each value against botocore's service models.
 """
 
 from __future__ import annotations
@@ -16,9 +16,10 @@ from typing import Any, Iterator
 import botocore.session
 import pytest
 
+from infra.config import FastscaleConfig, load_config
 from infra.detection import SCALING_METRICS
 from tests.conftest import EXAMPLES
-from tests.stacks.test_scaling import MULTI_MODEL, SINGLE_MODEL, modified, synth_constructs, synth_example
+from tests.stacks.test_scaling import MULTI_MODEL, SINGLE_MODEL, modified
 
 
 @functools.cache
@@ -129,17 +130,21 @@ def _invocations_everywhere(data: dict) -> None:
             workload.setdefault("autoscaling", {})["metric"] = "invocations"
 
 
-def stacks() -> list[tuple[str, dict]]:
-    """Every example, plus the 1-minute metric types the examples do not use."""
-    out = [(p.stem, synth_example(p)) for p in EXAMPLES]
-    for path in (SINGLE_MODEL, MULTI_MODEL):
-        out.append((f"{path.stem}+invocations", synth_constructs(modified(path, _invocations_everywhere))))
-    return out
+def stack_json(config: FastscaleConfig, outdir) -> dict:
+    from stacks.app import build_app
+
+    _, stack = build_app(config, outdir)
+    return stack.to_terraform()
 
 
 @pytest.fixture(scope="module")
-def synthesized() -> list[tuple[str, dict]]:
-    return stacks()
+def synthesized(tmp_path_factory) -> list[tuple[str, dict]]:
+    """Every example, plus the 1-minute metric types the examples do not use."""
+    out = tmp_path_factory.mktemp("enums")
+    built = [(p.stem, stack_json(load_config(p), out)) for p in EXAMPLES]
+    for path in (SINGLE_MODEL, MULTI_MODEL):
+        built.append((f"{path.stem}+invocations", stack_json(modified(path, _invocations_everywhere), out)))
+    return built
 
 
 def test_every_enum_value_is_accepted_by_the_api(synthesized):

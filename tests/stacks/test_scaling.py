@@ -322,3 +322,30 @@ def test_scalable_targets_are_tagged(path):
     expected |= {c.resource_id: tags(config, n.spec) for n in all_endpoint_names(config) for c in n.components}
     for target in resources(tf, "aws_appautoscaling_target").values():
         assert target["tags"] == expected[target["resource_id"]]
+
+
+# --------------------------------------------------------------------------------------------- in EndpointStack
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_endpoint_stack_wires_scaling_to_the_real_resources(path, examples):
+    """In the real stack, each scalable target waits for the very endpoint or component it scales, and the
+    stack holds the same scaling resources as the constructs synthesized alone."""
+    from tests.contract.schema_check import check_stack
+
+    built = examples[path.stem]
+    tf = built.doc
+    assert check_stack(tf) == {}
+    components = {body["inference_component_name"]: f"awscc_sagemaker_inference_component.{rid}"
+                  for rid, body in resources(tf, "awscc_sagemaker_inference_component").items()}
+    endpoints = {body["name"]: f"aws_sagemaker_endpoint.{rid}" for rid, body in resources(tf, "aws_sagemaker_endpoint").items()}
+    for target in resources(tf, "aws_appautoscaling_target").values():
+        rid = target["resource_id"]
+        if rid.startswith("inference-component/"):
+            assert target["depends_on"] == [components[rid.removeprefix("inference-component/")]]
+        else:
+            assert target["depends_on"] == [endpoints[rid.split("/")[1]]]
+    alone = synth_example(path)
+    for kind, key in (("aws_appautoscaling_target", "resource_id"), ("aws_appautoscaling_policy", "name"),
+                      ("aws_cloudwatch_metric_alarm", "alarm_name")):
+        assert set(by_name(tf, kind, key)) == set(by_name(alone, kind, key)) != set()
