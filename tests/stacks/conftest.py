@@ -1,0 +1,87 @@
+"""Synthesis fixtures: each example is synthesized once per session (jsii start-up and synthesis are the
+slow part), variants of the small base config once per test that needs them."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from infra.config import FastscaleConfig, load_config, parse_config
+from tests.conftest import BASE_CONFIG, EXAMPLES
+
+IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
+
+
+@dataclass
+class Synthesized:
+    """A synthesized stack read back from disk, with lookups by resource type."""
+
+    config: FastscaleConfig
+    result: Any  # stacks.app.SynthResult
+    doc: dict[str, Any]
+
+    def of_type(self, rtype: str) -> dict[str, dict[str, Any]]:
+        return self.doc.get("resource", {}).get(rtype, {})
+
+    def one(self, rtype: str) -> dict[str, Any]:
+        items = self.of_type(rtype)
+        assert len(items) == 1, f"expected one {rtype}, found {sorted(items)}"
+        return next(iter(items.values()))
+
+    def all_resources(self):
+        for rtype, items in self.doc.get("resource", {}).items():
+            for rid, body in items.items():
+                yield rtype, rid, body
+
+    def policy(self) -> dict[str, Any]:
+        return json.loads(self.one("aws_iam_role_policy")["policy"])
+
+
+def synth(config: FastscaleConfig, outdir: Path) -> Synthesized:
+    from stacks.app import synthesize
+
+    result = synthesize(config, outdir)
+    return Synthesized(config, result, json.loads(result.stack_file.read_text()))
+
+
+@pytest.fixture(scope="session")
+def examples(tmp_path_factory) -> dict[str, Synthesized]:
+    """Every file in examples/, by file stem, synthesized once."""
+    root = tmp_path_factory.mktemp("examples")
+    return {path.stem: synth(load_config(path), root / path.stem) for path in EXAMPLES}
+
+
+def component_config(**component_overrides: Any) -> dict[str, Any]:
+    """The base config turned into one inference-component endpoint (mutable dict)."""
+    data = copy.deepcopy(BASE_CONFIG)
+    ep = data["endpoints"][0]
+    ep.pop("model")
+    ep["instance_type"] = "ml.g6.12xlarge"
+    ep["instances"] = {"initial": 1, "min": 1, "max": 2}
+    ep["inference_components"] = [
+        {
+            "name": "qwen",
+            "image": IMAGE,
+            "model_data": "s3://demo-models/qwen3-8b/",
+            "resources": {"accelerators": 1, "memory_mb": 32768},
+            "copies": {"initial": 1, "min": 1, "max": 4},
+            **component_overrides,
+        }
+    ]
+    return data
+
+
+@pytest.fixture
+def synth_dict(tmp_path):
+    """Synthesize a config given as a dict into a fresh directory."""
+    counter = iter(range(1000))
+
+    def run(data: dict[str, Any]) -> Synthesized:
+        return synth(parse_config(data), tmp_path / f"out{next(counter)}")
+
+    return run

@@ -1,0 +1,215 @@
+"""The endpoint construct, read back from the synthesized JSON: components, configurations, models."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from infra.naming import all_endpoint_names
+from stacks.resources.awscc import SagemakerInferenceComponent
+from tests.stacks.conftest import component_config
+
+REF = re.compile(r"^\$\{(?P<type>[a-z0-9_]+)\.(?P<id>[^.}]+)\.(?P<attr>[a-z_]+)\}$")
+
+
+def ref(value: str) -> tuple[str, str, str]:
+    m = REF.match(value)
+    assert m, f"{value!r} is not a Terraform reference"
+    return m["type"], m["id"], m["attr"]
+
+
+# --------------------------------------------------------------------------------------------- components
+
+
+def test_every_component_sets_data_caching_explicitly(examples):
+    components = examples["multi-model"].of_type("awscc_sagemaker_inference_component")
+    assert len(components) == 3
+    for body in components.values():
+        assert body["specification"]["data_cache_config"] == {"enable_caching": True}
+
+
+def test_data_caching_off_when_configured(synth_dict):
+    stack = synth_dict(component_config(data_cache=False))
+    assert stack.one("awscc_sagemaker_inference_component")["specification"]["data_cache_config"] == {
+        "enable_caching": False
+    }
+
+
+def test_component_copy_count_is_initial_and_ignored_afterwards(synth_dict):
+    stack = synth_dict(component_config(copies={"initial": 2, "min": 0, "max": 4}))
+    ic = stack.one("awscc_sagemaker_inference_component")
+    assert ic["runtime_config"] == {"copy_count": 2}
+    # Auto scaling changes the copy count; Terraform must not set it back on the next apply.
+    assert SagemakerInferenceComponent.COPY_COUNT_PATH == "runtime_config.copy_count"
+    assert "runtime_config.copy_count" in ic["lifecycle"]["ignore_changes"]
+
+
+def test_component_references_endpoint_and_its_own_model(examples):
+    stack = examples["multi-model"]
+    names = all_endpoint_names(stack.config)[0]
+    models = stack.of_type("aws_sagemaker_model")
+    by_component = {c.name: c for c in names.components}
+    for body in stack.of_type("awscc_sagemaker_inference_component").values():
+        rtype, rid, attr = ref(body["endpoint_name"])
+        assert (rtype, attr) == ("aws_sagemaker_endpoint", "name")
+        assert f"aws_sagemaker_endpoint.{rid}" in body["depends_on"]
+        mtype, mid, mattr = ref(body["specification"]["model_name"])
+        assert (mtype, mattr) == ("aws_sagemaker_model", "name")
+        component = by_component[body["inference_component_name"]]
+        assert models[mid]["name"] == component.model
+        assert models[mid]["primary_container"]["image"] == component.spec.image
+        assert body["variant_name"] == names.variant
+
+
+def test_component_resources_and_timeouts(synth_dict):
+    data = component_config(resources={"accelerators": 2, "memory_mb": 4096, "max_memory_mb": 8192, "cpus": 4},
+                            model_download_timeout=600)
+    data["endpoints"][0]["startup_health_check_timeout"] = 900
+    spec = synth_dict(data).one("awscc_sagemaker_inference_component")["specification"]
+    assert spec["compute_resource_requirements"] == {
+        "number_of_accelerator_devices_required": 2,
+        "min_memory_required_in_mb": 4096,
+        "max_memory_required_in_mb": 8192,
+        "number_of_cpu_cores_required": 4,
+    }
+    # the component's own value wins, the endpoint's fills the gap
+    assert spec["startup_parameters"] == {
+        "model_data_download_timeout_in_seconds": 600,
+        "container_startup_health_check_timeout_in_seconds": 900,
+    }
+
+
+# --------------------------------------------------------------------------------------------- configurations
+
+
+def test_component_endpoint_configuration(synth_dict):
+    stack = synth_dict(component_config())
+    cfg = stack.one("aws_sagemaker_endpoint_configuration")
+    (variant,) = cfg["production_variants"]
+    assert "model_name" not in variant, "a component endpoint's variant runs no model itself"
+    rtype, _, attr = ref(cfg["execution_role_arn"])
+    assert (rtype, attr) == ("aws_iam_role", "arn")
+    assert variant["managed_instance_scaling"] == {"status": "ENABLED", "min_instance_count": 1, "max_instance_count": 2}
+    assert variant["routing_config"] == [{"routing_strategy": "LEAST_OUTSTANDING_REQUESTS"}]
+    assert cfg["name_prefix"] == "demo-chat-"
+    assert cfg["lifecycle"]["create_before_destroy"] is True
+
+
+def test_single_model_configuration(examples):
+    stack = examples["inferentia"]
+    cfg = stack.one("aws_sagemaker_endpoint_configuration")
+    (variant,) = cfg["production_variants"]
+    rtype, rid, attr = ref(variant["model_name"])
+    assert (rtype, attr) == ("aws_sagemaker_model", "name")
+    assert "execution_role_arn" not in cfg and "managed_instance_scaling" not in variant
+    ep = stack.config.endpoints[0]
+    assert variant["instance_type"] == ep.instance_type
+    assert variant["initial_instance_count"] == ep.instances.initial
+    assert variant["volume_size_in_gb"] == ep.volume_size_gb
+    assert variant["model_data_download_timeout_in_seconds"] == ep.model_download_timeout
+    assert cfg["kms_key_arn"] == ep.kms_key_arn
+    assert cfg["name_prefix"] == all_endpoint_names(stack.config)[0].endpoint_config_prefix
+    assert cfg["lifecycle"]["create_before_destroy"] is True
+
+
+def test_random_routing(synth_dict):
+    data = component_config()
+    data["endpoints"][0]["routing"] = "random"
+    variant = synth_dict(data).one("aws_sagemaker_endpoint_configuration")["production_variants"][0]
+    assert variant["routing_config"] == [{"routing_strategy": "RANDOM"}]
+
+
+def test_endpoint_references_its_configuration(examples):
+    for stack in examples.values():
+        endpoint = stack.one("aws_sagemaker_endpoint")
+        rtype, rid, attr = ref(endpoint["endpoint_config_name"])
+        assert rid in stack.of_type(rtype)
+        assert attr == ("name" if rtype == "aws_sagemaker_endpoint_configuration" else "endpoint_config_name")
+        assert endpoint["name"] == all_endpoint_names(stack.config)[0].endpoint
+
+
+def test_metrics_publish_frequency_uses_awscc_configuration(examples):
+    stack = examples["multi-model"]
+    assert not stack.of_type("aws_sagemaker_endpoint_configuration")
+    cfg = stack.one("awscc_sagemaker_endpoint_config")
+    assert cfg["metrics_config"] == {"metric_publish_frequency_in_seconds": 10}
+    (variant,) = cfg["production_variants"]
+    assert "model_name" not in variant and ref(cfg["execution_role_arn"])[0] == "aws_iam_role"
+    assert variant["routing_config"] == {"routing_strategy": "LEAST_OUTSTANDING_REQUESTS"}
+    assert cfg["lifecycle"]["create_before_destroy"] is True
+    assert {"key": "managed-by", "value": "fastscale"} in cfg["tags"]
+
+
+def _awscc_config_name(synth_dict, mutate) -> str:
+    data = component_config()
+    data["endpoints"][0]["metrics_publish_frequency"] = 10
+    mutate(data)
+    return synth_dict(data).one("awscc_sagemaker_endpoint_config")["endpoint_config_name"]
+
+
+def test_awscc_configuration_name_changes_exactly_with_its_content(synth_dict):
+    """Without name_prefix the name carries a content digest: new content -> new name (so the endpoint
+    switches over), same content -> same name (so an unrelated change never redeploys the endpoint)."""
+    base = _awscc_config_name(synth_dict, lambda d: None)
+    assert base.startswith("demo-chat-") and len(base) <= 63
+    assert _awscc_config_name(synth_dict, lambda d: None) == base
+
+    def more_instances(d):
+        d["endpoints"][0]["instances"]["max"] = 3
+
+    def other_alarm_threshold(d):
+        d["endpoints"][0]["alarms"] = {"model_latency_ms": 1}
+
+    def more_copies(d):
+        d["endpoints"][0]["inference_components"][0]["copies"]["max"] = 8
+
+    assert _awscc_config_name(synth_dict, more_instances) != base
+    assert _awscc_config_name(synth_dict, other_alarm_threshold) == base
+    assert _awscc_config_name(synth_dict, more_copies) == base
+
+
+# --------------------------------------------------------------------------------------------- models
+
+
+@pytest.mark.parametrize(
+    ("model_data", "data_type", "compression"),
+    [
+        ("s3://demo-models/qwen3-8b/", "S3Prefix", "None"),
+        ("s3://demo-models/qwen3-8b/model.tar.gz", "S3Object", "Gzip"),
+    ],
+)
+def test_model_data_source(synth_dict, model_data, data_type, compression):
+    data = component_config(model_data=model_data)
+    model = synth_dict(data).one("aws_sagemaker_model")
+    assert model["primary_container"]["model_data_source"] == {
+        "s3_data_source": [{"s3_uri": model_data, "s3_data_type": data_type, "compression_type": compression}]
+    }
+
+
+def test_models_are_created_before_the_old_ones_are_destroyed(examples):
+    for stack in examples.values():
+        names = all_endpoint_names(stack.config)[0]
+        expected = {names.model} if names.model else {c.model for c in names.components}
+        models = stack.of_type("aws_sagemaker_model")
+        assert {m["name"] for m in models.values()} == expected
+        for model in models.values():
+            assert model["lifecycle"]["create_before_destroy"] is True
+            assert any(d.startswith("aws_iam_role_policy.") for d in model["depends_on"])
+
+
+def test_vpc_goes_on_every_model(synth_dict):
+    data = component_config()
+    data["endpoints"][0]["vpc"] = {"subnets": ["subnet-b", "subnet-a"], "security_groups": ["sg-1"]}
+    model = synth_dict(data).one("aws_sagemaker_model")
+    assert model["vpc_config"] == {"security_group_ids": ["sg-1"], "subnets": ["subnet-a", "subnet-b"]}
+
+
+def test_user_brought_role_is_used_and_none_created(synth_dict):
+    data = component_config()
+    arn = "arn:aws:iam::123456789012:role/my-sagemaker-role"
+    data["endpoints"][0]["execution_role_arn"] = arn
+    stack = synth_dict(data)
+    assert not stack.of_type("aws_iam_role") and not stack.of_type("aws_iam_role_policy")
+    assert stack.one("aws_sagemaker_model")["execution_role_arn"] == arn
+    assert stack.one("aws_sagemaker_endpoint_configuration")["execution_role_arn"] == arn

@@ -1,0 +1,137 @@
+"""The execution role: least privilege, scoped to what the config actually uses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from infra.config import parse_config
+from infra.naming import all_endpoint_names
+from stacks.role import execution_policy, trust_policy
+from tests.stacks.conftest import IMAGE, component_config
+
+
+def policy_of(data: dict) -> dict:
+    config = parse_config(data)
+    return execution_policy(config, all_endpoint_names(config)[0])
+
+
+def statements(policy: dict, action: str) -> list[dict]:
+    def actions(s):
+        a = s["Action"]
+        return [a] if isinstance(a, str) else a
+
+    return [s for s in policy["Statement"] if action in actions(s)]
+
+
+def resources(statement: dict) -> list[str]:
+    r = statement["Resource"]
+    return [r] if isinstance(r, str) else r
+
+
+def test_only_ecr_login_has_an_unconditioned_wildcard_resource(examples):
+    for stack in examples.values():
+        policy = stack.policy()
+        for s in policy["Statement"]:
+            assert s["Effect"] == "Allow"
+            if "*" in resources(s):
+                assert s["Action"] == "ecr:GetAuthorizationToken" or "Condition" in s, s
+        (login,) = statements(policy, "ecr:GetAuthorizationToken")
+        assert login["Resource"] == "*" and login["Action"] == "ecr:GetAuthorizationToken"
+        # the metric statement is the other "*", held to SageMaker's namespaces
+        (metrics,) = statements(policy, "cloudwatch:PutMetricData")
+        assert set(metrics["Condition"]["StringLike"]["cloudwatch:namespace"]) <= {"/aws/sagemaker/*", "AWS/SageMaker"}
+
+
+def test_ecr_pull_is_scoped_to_the_image_repositories():
+    data = component_config()
+    other = "111122223333.dkr.ecr.eu-west-1.amazonaws.com/team/vllm@sha256:" + "a" * 64
+    data["endpoints"][0]["inference_components"].append(
+        {"name": "other", "image": other, "resources": {"memory_mb": 1024}}
+    )
+    (pull,) = statements(policy_of(data), "ecr:BatchGetImage")
+    assert sorted(resources(pull)) == [
+        "arn:aws:ecr:eu-west-1:111122223333:repository/team/vllm",
+        "arn:aws:ecr:us-east-1:763104351884:repository/djl-inference",
+    ]
+    assert set(pull["Action"]) == {"ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer", "ecr:BatchCheckLayerAvailability"}
+
+
+def test_s3_read_is_scoped_to_the_model_prefixes(examples):
+    policy = examples["multi-model"].policy()
+    (read,) = statements(policy, "s3:GetObject")
+    assert sorted(resources(read)) == [
+        "arn:aws:s3:::assist-models/llama-3-8b-instruct/*",
+        "arn:aws:s3:::assist-models/mistral-7b-instruct/*",
+        "arn:aws:s3:::assist-models/qwen3-8b/*",
+    ]
+    (listing,) = statements(policy, "s3:ListBucket")
+    assert listing["Resource"] == "arn:aws:s3:::assist-models"
+    prefixes = listing["Condition"]["StringLike"]["s3:prefix"]
+    assert "qwen3-8b/*" in prefixes and "qwen3-8b/" in prefixes and "*" not in prefixes
+
+
+def test_s3_object_model_reads_only_that_object():
+    policy = policy_of(component_config(model_data="s3://bucket/models/qwen.tar.gz"))
+    (read,) = statements(policy, "s3:GetObject")
+    assert resources(read) == ["arn:aws:s3:::bucket/models/qwen.tar.gz"]
+    assert not statements(policy, "s3:ListBucket")
+
+
+def test_logs_are_scoped_to_the_endpoint_and_components():
+    (logs,) = statements(policy_of(component_config()), "logs:PutLogEvents")
+    groups = {r.split(":log-group:")[1].split(":log-stream:")[0] for r in resources(logs)}
+    assert groups == {"/aws/sagemaker/Endpoints/demo-chat", "/aws/sagemaker/InferenceComponents/demo-qwen"}
+
+
+def test_kms_only_when_a_key_is_set():
+    assert not statements(policy_of(component_config()), "kms:Decrypt")
+    data = component_config()
+    key = "arn:aws:kms:us-east-1:123456789012:key/1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d"
+    data["endpoints"][0]["kms_key_arn"] = key
+    (kms,) = statements(policy_of(data), "kms:Decrypt")
+    assert resources(kms) == [key]
+
+
+def test_vpc_permissions_only_with_a_vpc():
+    assert not statements(policy_of(component_config()), "ec2:CreateNetworkInterface")
+    data = component_config()
+    data["endpoints"][0]["vpc"] = {"subnets": ["subnet-1"], "security_groups": ["sg-1"]}
+    policy = policy_of(data)
+    (create,) = statements(policy, "ec2:CreateNetworkInterface")
+    assert "arn:aws:ec2:us-east-1:*:subnet/subnet-1" in resources(create)
+    assert "arn:aws:ec2:us-east-1:*:security-group/sg-1" in resources(create)
+    (describe,) = statements(policy, "ec2:DescribeSubnets")
+    assert describe["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-east-1"}}
+
+
+def test_china_region_uses_its_partition():
+    data = component_config()
+    data["region"] = "cn-north-1"
+    data["endpoints"][0]["inference_components"][0]["image"] = "123456789012.dkr.ecr.cn-north-1.amazonaws.com.cn/llm:1"
+    policy = policy_of(data)
+    arns = [r for s in policy["Statement"] for r in resources(s) if r != "*"]
+    assert arns and all(a.startswith("arn:aws-cn:") for a in arns)
+
+
+def test_role_trusts_sagemaker_only_and_has_no_managed_policy(examples):
+    assert trust_policy()["Statement"] == [
+        {"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole"}
+    ]
+    for stack in examples.values():
+        role = stack.one("aws_iam_role")
+        assert json.loads(role["assume_role_policy"]) == trust_policy()
+        assert "managed_policy_arns" not in role
+        assert not stack.of_type("aws_iam_role_policy_attachment")
+        assert "FullAccess" not in json.dumps(stack.doc)
+        assert role["name"] == all_endpoint_names(stack.config)[0].execution_role
+        policy = stack.one("aws_iam_role_policy")
+        assert policy["role"] == "${aws_iam_role.%s.name}" % next(iter(stack.of_type("aws_iam_role")))
+
+
+@pytest.mark.parametrize("example", ["qwen3-8b", "multi-model", "inferentia"])
+def test_inline_policy_fits_iam_limit(examples, example):
+    assert len(examples[example].one("aws_iam_role_policy")["policy"]) < 10240
+
+

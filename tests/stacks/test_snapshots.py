@@ -1,0 +1,27 @@
+"""The synthesized cdk.tf.json of every example, pinned as a readable JSON snapshot.
+
+A change to any resource shows up as a diff of these files in review; update them deliberately with
+`pytest tests/stacks --snapshot-update`.
+"""
+
+from __future__ import annotations
+
+import pytest
+from syrupy.extensions.json import JSONSnapshotExtension
+
+from tests.conftest import EXAMPLES
+
+
+@pytest.fixture
+def snapshot_json(snapshot):
+    return snapshot.use_extension(JSONSnapshotExtension)
+
+
+@pytest.mark.parametrize("example", [p.stem for p in EXAMPLES])
+def test_stack_matches_snapshot(examples, example, snapshot_json):
+    assert examples[example].doc == snapshot_json
+
+
+def test_every_example_is_snapshotted(examples):
+    # Guards the parametrization: a new example file gets its snapshot with the next --snapshot-update.
+    assert sorted(examples) == sorted(p.stem for p in EXAMPLES) and examples

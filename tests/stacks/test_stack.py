@@ -1,0 +1,112 @@
+"""The stack as a whole: providers, backend, outputs, tags, deterministic output."""
+
+from __future__ import annotations
+
+import json
+
+from infra.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
+from tests.contract.schema_check import resource_schema
+from tests.stacks.conftest import component_config
+
+
+def test_provider_pins(examples):
+    for stack in examples.values():
+        required = stack.doc["terraform"]["required_providers"]
+        assert required["aws"] == {"source": "hashicorp/aws", "version": "~> 6.25"}
+        assert required["awscc"] == {"source": "hashicorp/awscc", "version": ">= 1.106.0"}
+        assert stack.doc["provider"]["aws"] == [{"region": stack.config.region}]
+        assert stack.doc["provider"]["awscc"] == [{"region": stack.config.region}]
+
+
+def test_local_state_is_relative_and_outside_the_output_directory(examples):
+    for stack in examples.values():
+        path = stack.doc["terraform"]["backend"]["local"]["path"]
+        assert path == f"../../../terraform.{stack_name(stack.config)}.tfstate"
+        # resolved from the stack directory, Terraform finds it next to the output directory
+        assert (stack.result.stack_dir / path).resolve().parent == stack.result.outdir.resolve().parent
+
+
+def test_configured_local_state_path(synth_dict):
+    data = component_config()
+    data["state"] = {"backend": "local", "path": "state/demo.tfstate"}
+    assert synth_dict(data).doc["terraform"]["backend"]["local"]["path"] == "../../../state/demo.tfstate"
+    data["state"] = {"backend": "local", "path": "/var/lib/fastscale/demo.tfstate"}
+    assert synth_dict(data).doc["terraform"]["backend"]["local"]["path"] == "/var/lib/fastscale/demo.tfstate"
+
+
+def test_s3_backend(synth_dict):
+    data = component_config()
+    data["state"] = {"backend": "s3", "bucket": "tf-state", "key": "fastscale/demo.tfstate", "dynamodb_table": "locks"}
+    backend = synth_dict(data).doc["terraform"]["backend"]
+    assert backend == {
+        "s3": {
+            "bucket": "tf-state",
+            "key": "fastscale/demo.tfstate",
+            "region": "us-east-1",
+            "encrypt": True,
+            "use_lockfile": True,
+            "dynamodb_table": "locks",
+        }
+    }
+
+
+def test_outputs_name_everything_needed_next(examples):
+    stack = examples["multi-model"]
+    (output,) = stack.doc["output"].values()
+    value = output["value"]
+    assert value["endpoint_name"].startswith("${aws_sagemaker_endpoint.") and value["endpoint_name"].endswith(".name}")
+    assert value["endpoint_arn"].endswith(".arn}")
+    assert value["execution_role_arn"].startswith("${aws_iam_role.")
+    assert len(value["inference_component_names"]) == 3
+    assert len(value["model_names"]) == 3
+    assert value["endpoint_config_name"] == stack.one("aws_sagemaker_endpoint")["endpoint_config_name"]
+
+
+def test_every_taggable_resource_is_tagged(examples):
+    for stack in examples.values():
+        names = all_endpoint_names(stack.config)
+        checked = 0
+        for rtype, rid, body in stack.all_resources():
+            schema = resource_schema(rtype)
+            if schema is None or "tags" not in schema["attributes"]:
+                continue
+            checked += 1
+            tags = body.get("tags")
+            assert tags, f"{rtype}.{rid} has no tags"
+            as_map = {t["key"]: t["value"] for t in tags} if isinstance(tags, list) else tags
+            assert as_map[TAG_STACK] == stack_name(stack.config), f"{rtype}.{rid}"
+            for key, value in stack.config.tags.items():
+                assert as_map[key] == value, f"{rtype}.{rid} misses the user tag {key}"
+            if rtype.startswith(("aws_sagemaker", "awscc_sagemaker", "aws_iam_role")) and rtype != "aws_iam_role_policy":
+                assert as_map[TAG_ENDPOINT] in {n.endpoint for n in names}
+        assert checked >= 4
+
+
+def _files(root):
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_synthesis_is_deterministic(tmp_path, examples):
+    from infra.config import load_config
+    from stacks.app import synthesize
+    from tests.conftest import EXAMPLES
+
+    path = next(p for p in EXAMPLES if p.stem == "multi-model")
+    first = synthesize(load_config(path), tmp_path / "a" / "out")
+    second = synthesize(load_config(path), tmp_path / "b")
+    a, b = _files(first.outdir), _files(second.outdir)
+    assert set(a) == {first.stack_file.relative_to(first.outdir), first.outdir.joinpath("manifest.json").relative_to(first.outdir)}
+    assert a == b
+    # and the session's earlier synthesis of the same file, in the same process, agrees byte for byte
+    assert _files(examples["multi-model"].result.outdir) == a
+    manifest = json.loads((first.outdir / "manifest.json").read_text())
+    assert str(tmp_path) not in json.dumps(manifest) and str(tmp_path) not in a[first.stack_file.relative_to(first.outdir)].decode()
+
+
+def test_synth_result_counts_resources(examples):
+    stack = examples["multi-model"]
+    counts = stack.result.resource_counts
+    assert counts["awscc_sagemaker_inference_component"] == 3
+    assert counts["aws_sagemaker_model"] == 3
+    assert counts == {rtype: len(items) for rtype, items in stack.doc["resource"].items()}
+    assert stack.result.stack_dir == stack.result.outdir / "stacks" / "assist"
