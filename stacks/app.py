@@ -52,7 +52,9 @@ def synthesize(config: FastscaleConfig, outdir: str | Path = "cdktf.out") -> Syn
     """Synthesize `config` into `outdir`; the config must already have passed validation."""
     out = Path(outdir)
     out.mkdir(parents=True, exist_ok=True)
-    app, _ = build_app(config, out)
+    # Absolute for node: the jsii runtime is a separate process that keeps the working directory it
+    # started in, so a relative path would land elsewhere after the caller changed directory.
+    app, _ = build_app(config, out.resolve())
     app.synth()
     name = stack_name(config)
     stack_dir = out / "stacks" / name

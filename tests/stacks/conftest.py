@@ -85,3 +85,39 @@ def synth_dict(tmp_path):
         return synth(parse_config(data), tmp_path / f"out{next(counter)}")
 
     return run
+
+
+def variant_configs() -> dict[str, dict[str, Any]]:
+    """Configs that switch on what the examples leave off, for the contract tests (name -> config dict)."""
+    key = "arn:aws:kms:us-east-1:123456789012:key/1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d"
+    vpc = {"subnets": ["subnet-0abc", "subnet-0def"], "security_groups": ["sg-0123"]}
+
+    full_component = component_config(
+        model_data="s3://demo-models/qwen3-8b/model.tar.gz",
+        resources={"accelerators": 2, "memory_mb": 4096, "max_memory_mb": 8192, "cpus": 4},
+        copies={"initial": 1, "min": 0, "max": 4},
+        data_cache=False,
+        model_download_timeout=600,
+        startup_health_check_timeout=600,
+        environment={"OPTION_MAX_MODEL_LEN": "8192"},
+    )
+    full_component["endpoints"][0].update(routing="random", vpc=vpc)
+
+    awscc_component = component_config()
+    awscc_component["endpoints"][0].update(metrics_publish_frequency=30, vpc=vpc)
+
+    awscc_single = copy.deepcopy(BASE_CONFIG)
+    awscc_single["endpoints"][0].update(metrics_publish_frequency=10, volume_size_gb=100, model_download_timeout=900,
+                                        instance_type="ml.inf2.8xlarge", kms_key_arn=key)
+
+    own_role = copy.deepcopy(BASE_CONFIG)
+    own_role["endpoints"][0]["execution_role_arn"] = "arn:aws:iam::123456789012:role/my-sagemaker-role"
+    own_role["state"] = {"backend": "s3", "bucket": "tf-state", "key": "demo.tfstate"}
+
+    return {
+        "component-basic": component_config(),
+        "component-full": full_component,
+        "component-awscc-config": awscc_component,
+        "single-awscc-config": awscc_single,
+        "single-own-role-s3-state": own_role,
+    }

@@ -1,0 +1,92 @@
+"""`fastscale synth`: validates first, writes the cdktf layout, reports what it wrote."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from click.testing import CliRunner
+
+from cli.main import cli
+from tests.conftest import ROOT
+
+EXAMPLE = ROOT / "examples" / "multi-model.yaml"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_synth_writes_the_stack(tmp_path):
+    out = tmp_path / "out"
+    result = run("synth", str(EXAMPLE), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    stack_file = out / "stacks" / "assist" / "cdk.tf.json"
+    assert (out / "manifest.json").is_file() and stack_file.is_file()
+    doc = json.loads(stack_file.read_text())
+    assert len(doc["resource"]["awscc_sagemaker_inference_component"]) == 3
+    assert "awscc_sagemaker_inference_component" in result.output
+    assert str(stack_file) in result.output.replace("\n", "")
+
+
+def test_synth_json(tmp_path):
+    out = tmp_path / "out"
+    result = run("synth", str(EXAMPLE), "--out", str(out), "--json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["stack_name"] == "assist"
+    assert data["stack_dir"] == str(out / "stacks" / "assist")
+    doc = json.loads((out / "stacks" / "assist" / "cdk.tf.json").read_text())
+    assert data["resource_counts"] == {t: len(items) for t, items in doc["resource"].items()}
+
+
+def test_default_output_directory(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("synth", str(EXAMPLE))
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "cdktf.out" / "stacks" / "assist" / "cdk.tf.json").is_file()
+
+
+def test_schema_error_exits_2_and_writes_nothing(tmp_path, write_yaml, base_config):
+    base_config["endpoints"][0]["instance_typo"] = "ml.g6.2xlarge"
+    out = tmp_path / "out"
+    result = run("synth", str(write_yaml(base_config)), "--out", str(out))
+    assert result.exit_code == 2
+    assert "instance_typo" in result.output
+    assert not out.exists()
+
+
+def test_rule_error_exits_2_and_writes_nothing(tmp_path, write_yaml, base_config):
+    base_config["endpoints"][0]["metrics_publish_frequency"] = 15  # not a value the API accepts
+    out = tmp_path / "out"
+    result = run("synth", str(write_yaml(base_config)), "--out", str(out), "--json")
+    assert result.exit_code == 2
+    assert json.loads(result.output)["valid"] is False
+    assert not out.exists()
+
+
+def test_missing_file_exits_2(tmp_path):
+    result = run("synth", str(tmp_path / "nope.yaml"), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert not (tmp_path / "out").exists()
+
+
+def test_main_py_validates_before_synthesis(tmp_path, write_yaml, base_config, monkeypatch):
+    """`cdktf synth` runs main.py: a bad config must stop it the same way."""
+    import subprocess
+    import sys
+
+    base_config["endpoints"][0]["metrics_publish_frequency"] = 15
+    bad = write_yaml(base_config)
+    env = {"FASTSCALE_CONFIG": str(bad), "CDKTF_OUTDIR": str(tmp_path / "out"), "PATH": "/usr/bin:/bin",
+           "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "18,20"}
+    proc = subprocess.run([sys.executable, str(ROOT / "main.py")], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 2, proc.stderr
+    assert "FS021" in proc.stdout + proc.stderr
+    assert not (tmp_path / "out").exists()
+
+    good = write_yaml(yaml.safe_load(EXAMPLE.read_text()), "good.yaml")
+    env["FASTSCALE_CONFIG"] = str(good)
+    proc = subprocess.run([sys.executable, str(ROOT / "main.py")], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "stacks" / "assist" / "cdk.tf.json").is_file()

@@ -1,0 +1,198 @@
+"""The synthesized attributes make valid SageMaker API requests.
+
+The providers turn each resource into a Create* call. This rebuilds that call from the synthesized JSON,
+guided by botocore's service model (every attribute must find its API member, so an attribute the API
+does not know fails here), replaces `${...}` references with plausible values, and validates the request
+with botocore's own ParamValidator. ParamValidator checks types, required members and minimums; enum
+membership, patterns and maximums are checked on top, from the same model.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from typing import Any
+
+import botocore.session
+import pytest
+from botocore.model import ListShape, MapShape, Shape, StructureShape
+from botocore.validate import validate_parameters
+
+from infra.config import load_config, parse_config
+from infra.naming import NAME_PREFIX_SUFFIX_LEN
+from tests.conftest import EXAMPLES
+from tests.stacks.conftest import synth, variant_configs
+
+VARIANTS = variant_configs()
+META = {"//", "lifecycle", "depends_on", "count", "for_each", "provider"}
+TOKEN = re.compile(r"^\$\{(?P<type>[a-z0-9_]+)\.(?P<id>[^.}]+)\.(?P<attr>[a-z_]+)\}$")
+
+#: resource type -> (operation, {attribute: API member} where the names differ beyond case and underscores)
+OPERATIONS = {
+    "aws_sagemaker_model": ("CreateModel", {"name": "ModelName"}),
+    "aws_sagemaker_endpoint_configuration": ("CreateEndpointConfig", {"name_prefix": "EndpointConfigName",
+                                                                      "kms_key_arn": "KmsKeyId"}),
+    "awscc_sagemaker_endpoint_config": ("CreateEndpointConfig", {}),
+    "aws_sagemaker_endpoint": ("CreateEndpoint", {"name": "EndpointName"}),
+    "awscc_sagemaker_inference_component": ("CreateInferenceComponent", {}),
+}
+
+
+@functools.cache
+def sagemaker():
+    return botocore.session.get_session().get_service_model("sagemaker")
+
+
+def placeholder(token: str) -> str:
+    """A value of the kind the reference resolves to at apply time."""
+    m = TOKEN.match(token)
+    assert m, f"unexpected expression {token!r}"
+    if m["attr"] == "arn":
+        return {"aws_iam_role": "arn:aws:iam::123456789012:role/placeholder-role"}.get(
+            m["type"], "arn:aws:sagemaker:us-east-1:123456789012:placeholder/placeholder"
+        )
+    assert m["attr"] in {"name", "endpoint_config_name", "inference_component_name"}, token
+    return f"placeholder-{m['id'][:20].strip('_-').replace('_', '-')}"
+
+
+def _key(name: str) -> str:
+    return name.replace("_", "").lower()
+
+
+def to_api(value: Any, shape: Shape, aliases: dict[str, str], path: str = "") -> Any:
+    """Terraform JSON -> API parameters, shaped by the botocore model."""
+    if isinstance(value, str) and "${" in value:
+        value = placeholder(value)
+    if isinstance(shape, StructureShape):
+        if isinstance(value, list):  # a Terraform block list the API takes as one structure
+            assert len(value) == 1, f"{path}: {len(value)} blocks for the single structure {shape.name}"
+            value = value[0]
+        members = {_key(m): m for m in shape.members}
+        out = {}
+        for attr, item in value.items():
+            if attr in META:
+                continue
+            member = aliases.get(attr) if not path else None
+            member = member or members.get(_key(attr))
+            assert member, f"{path}{attr}: no member of {shape.name} matches (members: {sorted(shape.members)})"
+            out[member] = to_api(item, shape.members[member], aliases, f"{path}{attr}.")
+        return out
+    if isinstance(shape, ListShape):
+        if isinstance(value, dict) and shape.member.name == "Tag":  # hashicorp/aws tags are a map
+            return [{"Key": k, "Value": v} for k, v in value.items()]
+        return [to_api(v, shape.member, aliases, f"{path}[{i}].") for i, v in enumerate(value)]
+    if isinstance(shape, MapShape):
+        return {k: to_api(v, shape.value, aliases, f"{path}{k}.") for k, v in value.items()}
+    return value
+
+
+def request(rtype: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    operation, aliases = OPERATIONS[rtype]
+    params = to_api(body, sagemaker().operation_model(operation).input_shape, aliases)
+    if rtype == "aws_sagemaker_endpoint_configuration":
+        # name_prefix: the provider appends its unique suffix
+        params["EndpointConfigName"] += "0" * NAME_PREFIX_SUFFIX_LEN
+    return operation, params
+
+
+def model_problems(value: Any, shape: Shape, path: str = "") -> list[str]:
+    """What ParamValidator leaves out: enums, patterns (as whole-value matches, stricter than the model's
+    unanchored form) and maximums."""
+    problems = []
+    if isinstance(shape, StructureShape):
+        for name, item in value.items():
+            problems += model_problems(item, shape.members[name], f"{path}{name}.")
+    elif isinstance(shape, ListShape):
+        if "max" in shape.metadata and len(value) > shape.metadata["max"]:
+            problems.append(f"{path}: more than {shape.metadata['max']} items")
+        for i, item in enumerate(value):
+            problems += model_problems(item, shape.member, f"{path}[{i}].")
+    elif isinstance(shape, MapShape):
+        for k, v in value.items():
+            problems += model_problems(k, shape.key, f"{path}<key>.") + model_problems(v, shape.value, f"{path}{k}.")
+    elif shape.type_name == "string":
+        if shape.enum and value not in shape.enum:
+            problems.append(f"{path}: {value!r} is not one of {shape.name}")
+        if "max" in shape.metadata and len(value) > shape.metadata["max"]:
+            problems.append(f"{path}: {value!r} is longer than {shape.metadata['max']}")
+        pattern = shape.metadata.get("pattern")
+        if pattern:
+            try:
+                regex = re.compile(pattern)
+            except re.error:  # a Java-only construct; nothing to check with Python
+                regex = None
+            if regex and not regex.fullmatch(value):
+                problems.append(f"{path}: {value!r} does not match {pattern}")
+    elif shape.type_name in {"integer", "long", "float", "double"}:
+        if "max" in shape.metadata and value > shape.metadata["max"]:
+            problems.append(f"{path}: {value} is above {shape.metadata['max']}")
+    return problems
+
+
+@pytest.fixture(scope="module")
+def stacks(tmp_path_factory):
+    root = tmp_path_factory.mktemp("api")
+    out = {p.stem: synth(load_config(p), root / p.stem) for p in EXAMPLES}
+    out.update({name: synth(parse_config(data), root / name) for name, data in VARIANTS.items()})
+    return out
+
+
+@pytest.mark.parametrize("name", [p.stem for p in EXAMPLES] + list(VARIANTS))
+def test_resources_make_valid_api_requests(stacks, name):
+    seen = set()
+    for rtype, rid, body in stacks[name].all_resources():
+        if rtype not in OPERATIONS:
+            continue
+        operation, params = request(rtype, body)
+        shape = sagemaker().operation_model(operation).input_shape
+        validate_parameters(params, shape)  # raises ParamValidationError with every problem
+        assert model_problems(params, shape) == [], f"{rtype}.{rid}"
+        seen.add(operation)
+    assert {"CreateModel", "CreateEndpointConfig", "CreateEndpoint"} <= seen
+
+
+def test_component_request_carries_the_fast_scaling_settings(stacks):
+    components = stacks["multi-model"].of_type("awscc_sagemaker_inference_component").values()
+    assert components
+    for body in components:
+        _, params = request("awscc_sagemaker_inference_component", body)
+        assert params["Specification"]["DataCacheConfig"] == {"EnableCaching": True}
+        assert params["RuntimeConfig"]["CopyCount"] >= 1, "the API refuses to create a component with 0 copies"
+        assert params["VariantName"] == "AllTraffic"
+        assert params["Specification"]["ModelName"].startswith("placeholder-")
+
+
+def test_enums_come_from_the_model(stacks):
+    """The values the stacks write for the key enums, checked by name so a model change is noticed."""
+    instance_types = sagemaker().shape_for("ProductionVariantInstanceType").enum
+    strategies = sagemaker().shape_for("RoutingStrategy").enum
+    for stack in stacks.values():
+        for rtype in ("aws_sagemaker_endpoint_configuration", "awscc_sagemaker_endpoint_config"):
+            for body in stack.of_type(rtype).values():
+                _, params = request(rtype, body)
+                for variant in params["ProductionVariants"]:
+                    assert variant["InstanceType"] in instance_types
+                    assert variant["RoutingConfig"]["RoutingStrategy"] in strategies
+
+
+def test_conversion_rejects_attributes_the_api_does_not_have():
+    """The check can fail: an attribute without an API member is reported, not dropped."""
+    body = {"name": "demo", "execution_role_arn": "arn:aws:iam::123456789012:role/r",
+            "primary_container": {"image": "x", "model_data_urll": "s3://b/k"}}
+    with pytest.raises(AssertionError, match="model_data_urll"):
+        request("aws_sagemaker_model", body)
+
+
+def test_validation_catches_a_bad_enum():
+    shape = sagemaker().operation_model("CreateEndpointConfig").input_shape
+    params = {"EndpointConfigName": "demo", "ProductionVariants": [
+        {"VariantName": "AllTraffic", "InstanceType": "ml.g6.2xlarge",
+         "RoutingConfig": {"RoutingStrategy": "LEAST_OUTSTANDING"}}]}
+    assert any("LEAST_OUTSTANDING" in p for p in model_problems(params, shape))
+
+
+def test_validation_catches_a_name_the_api_refuses():
+    shape = sagemaker().operation_model("CreateModel").input_shape
+    assert model_problems({"ModelName": "qwen3_8b"}, shape)
+    assert model_problems({"ModelName": "qwen3-8b-" + "a" * 60}, shape)
+    assert not model_problems({"ModelName": "qwen3-8b"}, shape)
