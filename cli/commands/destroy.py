@@ -1,0 +1,306 @@
+"""`fastscale destroy`, `fastscale verify-cleanup` and `fastscale sweep`.
+
+Terraform forgets a resource as soon as its delete call returns, while SageMaker deletes endpoints and
+inference components asynchronously, and a lost state file leaves resources Terraform never hears of
+again. So a destroy is only finished when AWS itself, asked by name and by tag, has nothing of the stack
+left. That check is also the only proof there is that the per-endpoint container image caches and the
+instance data caches are gone: they have no API, and AWS purges them with the endpoint that owns them.
+
+The AWS side goes through :mod:`cli.commands.deploy`'s seams (``aws_clients``, ``synthesize``), so tests
+replace it in one place for every command.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from cli.commands import deploy as stack
+from cli.commands.deploy import (
+    AWS_ENV_HELP,
+    ENV_HELP,
+    EXIT_FAILED,
+    EXIT_OK,
+    PLAN_FILE,
+    StackCommand,
+    auto_approve_option,
+    out_option,
+    print_change_summary,
+    refuse_without_terminal,
+    print_table,
+    terraform_bin_option,
+)
+from cli.common import config_argument, console, json_option, load_checked
+from cli.progress import Reporter
+
+if TYPE_CHECKING:
+    from infra.config import FastscaleConfig
+
+#: Default seconds a sweep may spend waiting for components and endpoints to finish deleting.
+DEFAULT_SWEEP_TIMEOUT = 3600
+
+
+# --------------------------------------------------------------------------------------------- seams
+
+
+def verify_cleanup(config: FastscaleConfig) -> Any:
+    from infra.aws.cleanup import verify_cleanup as verify
+
+    return verify(config, clients=stack.aws_clients(config))
+
+
+def sweep(config: FastscaleConfig, **kwargs: Any) -> Any:
+    from infra.aws.sweep import sweep as run_sweep
+
+    return run_sweep(config, clients=stack.aws_clients(config), **kwargs)
+
+
+# --------------------------------------------------------------------------------------------- steps
+
+
+def cleanup_step(cmd: StackCommand) -> Any:
+    """verify_cleanup with progress and the AWS error handling every command shares."""
+    from infra.aws.clients import AwsError
+
+    cmd.reporter.step("verify-cleanup", "asking AWS by name and by tag what is left")
+    try:
+        report = verify_cleanup(cmd.config)
+    except AwsError as exc:
+        cmd.fail(f"cannot check what is left: {exc}")
+    cmd.reporter.close()
+    cmd.summary["cleanup"] = report.to_dict()
+    return report
+
+
+def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float) -> Any:
+    from infra.aws.clients import AwsError
+
+    cmd.reporter.step("sweep", "listing only (dry run)" if dry_run else "deleting in the safe order")
+    try:
+        report = sweep(cmd.config, dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout)
+    except AwsError as exc:
+        cmd.fail(f"cannot sweep: {exc}")
+    cmd.reporter.close()
+    return report
+
+
+def print_cleanup(report: Any, config: FastscaleConfig, source: str) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = console()
+    if report.leftovers:
+        table = Table(
+            title=f"{len(report.leftovers)} leftover(s) of {config.project} in {config.region}",
+            title_justify="left",
+            title_style="bold red",
+            expand=False,
+        )
+        table.add_column("kind", no_wrap=True)
+        table.add_column("name", overflow="fold")
+        table.add_column("why it matters", overflow="fold")
+        for x in report.leftovers:
+            table.add_row(escape(x.kind), escape(x.name), escape(x.detail))
+        print_table(table)
+    else:
+        out.print(f"[bold green]✓ Nothing of {escape(config.project)} is left in {escape(config.region)}.[/]")
+    if report.caches:
+        out.print(escape(report.caches), highlight=False)
+    if report.leftovers:
+        out.print(
+            f"Run [bold]fastscale sweep {escape(source)} --dry-run[/] to see what it would delete in a safe "
+            f"order, then [bold]fastscale sweep {escape(source)}[/] to delete it.",
+            highlight=False,
+        )
+
+
+def print_sweep(report: Any) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = console()
+    if not report.actions:
+        out.print("[bold green]Nothing to sweep:[/] no leftovers found.")
+        return
+    title = "Sweep plan (dry run: nothing was deleted)" if report.dry_run else "Sweep"
+    table = Table(title=title, title_justify="left", expand=False)
+    table.add_column("status", no_wrap=True)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("name", overflow="fold")
+    table.add_column("detail", overflow="fold")
+    styles = {"deleted": "green", "failed": "bold red", "skipped": "yellow", "would-delete": "cyan"}
+    for a in report.actions:
+        style = styles.get(a.status, "")
+        status = f"[{style}]{escape(a.status)}[/]" if style else escape(a.status)
+        table.add_row(status, escape(a.kind), escape(a.name), escape(a.detail))
+    print_table(table)
+
+
+# --------------------------------------------------------------------------------------------- commands
+
+
+@click.command("destroy", epilog=ENV_HELP)
+@config_argument
+@auto_approve_option
+@terraform_bin_option
+@out_option
+@json_option
+def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | None, out: str, as_json: bool) -> None:
+    """Destroy the stack of FILE with Terraform, then prove with boto3 that nothing is left.
+
+    Runs `terraform destroy` on the synthesized stack (without --auto-approve the destroy plan is shown
+    and you are asked to confirm; without a terminal --auto-approve is required). Then, even when
+    Terraform failed half-way, AWS is asked by name and by the stack tag for every endpoint, inference
+    component, endpoint configuration, model, scaling target and policy, alarm, dashboard and role of
+    the stack. Every leftover is listed; `fastscale sweep` deletes them in a safe order.
+
+    Container image caches (per endpoint) and inference-component data caches (per instance) have no
+    API: AWS purges them when it deletes the endpoint that owns them. When no endpoint and no component
+    is left, the report states that their caches are gone.
+
+    \b
+    Exit codes:
+      0  destroyed, and nothing of the stack is left
+      1  Terraform failed, something is left (listed), AWS could not be
+         reached, no terraform/tofu binary, or the confirmation was declined
+      2  bad input: the config has errors, or no --auto-approve without a terminal
+         (nothing was synthesized, destroyed or asked of AWS)
+      130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
+    """
+    checked = load_checked(config_file, as_json=as_json)
+    if not auto_approve:
+        refuse_without_terminal("destroy", as_json)
+    with Reporter(as_json=as_json) as reporter:
+        cmd = StackCommand("destroy", checked, as_json, reporter)
+        try:
+            runner = cmd.prepare(terraform_bin, out)
+            if auto_approve:
+                destroyed = cmd.run("destroy", runner.destroy, auto_approve=True, fatal=False)
+            else:
+                plan_file = Path(runner.workdir).resolve() / PLAN_FILE
+                try:
+                    plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=True, out=plan_file)
+                    reporter.close()
+                    if plan.has_changes:
+                        if not as_json:
+                            print_change_summary(plan)
+                        cmd.confirm("Destroy these resources?")
+                        destroyed = cmd.run("destroy", runner.apply, plan_file=plan_file, fatal=False)
+                    else:
+                        if not as_json:
+                            console().print("Terraform's state holds nothing to destroy.")
+                        destroyed = plan
+                finally:
+                    plan_file.unlink(missing_ok=True)
+            if not destroyed.ok and not as_json:
+                console(stderr=True).print(
+                    f"[bold red]error:[/] terraform destroy failed (exit code {destroyed.returncode}); "
+                    "checking what is left anyway.",
+                    highlight=False,
+                )
+            report = cleanup_step(cmd)
+        except KeyboardInterrupt:
+            cmd.interrupted()
+        if not as_json:
+            print_cleanup(report, checked.config, config_file)
+        cmd.finish(EXIT_OK if destroyed.ok and report.ok else EXIT_FAILED)
+
+
+@click.command("verify-cleanup", epilog=AWS_ENV_HELP)
+@config_argument
+@json_option
+def verify_cleanup_command(config_file: str, as_json: bool) -> None:
+    """Prove that nothing of FILE's stack is left in AWS, without changing anything.
+
+    Asks AWS by name and by the stack tag for every resource the stack creates and lists what is left.
+    Terraform is not run, so this also works when the state file is lost. No endpoint and no
+    inference component left means their container image and data caches are gone too (AWS purges them
+    with their endpoint; they have no API of their own).
+
+    \b
+    Exit codes:
+      0  nothing is left
+      1  something is left (listed), or AWS could not be reached
+      2  bad input: the config has errors (AWS was not called)
+      130  interrupted with Ctrl-C
+    """
+    checked = load_checked(config_file, as_json=as_json)
+    with Reporter(as_json=as_json) as reporter:
+        cmd = StackCommand("verify-cleanup", checked, as_json, reporter)
+        try:
+            report = cleanup_step(cmd)
+        except KeyboardInterrupt:
+            cmd.interrupted()
+        if not as_json:
+            print_cleanup(report, checked.config, config_file)
+        cmd.finish(EXIT_OK if report.ok else EXIT_FAILED)
+
+
+@click.command("sweep", epilog=AWS_ENV_HELP)
+@config_argument
+@click.option("--dry-run", is_flag=True, help="Only list what would be deleted, in the order it would be.")
+@auto_approve_option
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0),
+    default=DEFAULT_SWEEP_TIMEOUT,
+    show_default=True,
+    metavar="S",
+    help="Seconds to wait for inference components and endpoints to finish deleting.",
+)
+@json_option
+def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: float, as_json: bool) -> None:
+    """Delete what is left of FILE's stack in the order AWS allows, without Terraform.
+
+    For a destroy that failed half-way or a lost state file. Leftovers are found by name and by the
+    stack tag, then deleted: alarms, scaling policies and targets, inference components (adapters
+    before their base, waiting until each is gone), endpoints, endpoint configurations, models, and
+    the IAM execution role last. Every step is idempotent, so a sweep can be run again. Afterwards the
+    account is checked as by `fastscale verify-cleanup`.
+
+    Without --auto-approve the list is shown first and you are asked to confirm; without a terminal
+    --auto-approve (or --dry-run) is required.
+
+    \b
+    Exit codes:
+      0  nothing is left (with --dry-run: the listing succeeded)
+      1  something could not be deleted or is still there, AWS could not be
+         reached, or the confirmation was declined
+      2  bad input: the config has errors, or no --auto-approve without a terminal
+         (nothing was deleted or asked of AWS)
+      130  interrupted with Ctrl-C
+    """
+    checked = load_checked(config_file, as_json=as_json)
+    if not dry_run and not auto_approve:
+        refuse_without_terminal("sweep", as_json)
+    with Reporter(as_json=as_json) as reporter:
+        cmd = StackCommand("sweep", checked, as_json, reporter)
+        cmd.summary["dry_run"] = dry_run
+        try:
+            if not dry_run and not auto_approve:
+                preview = sweep_step(cmd, dry_run=True, timeout=timeout)
+                if not preview.actions:
+                    if not as_json:
+                        print_sweep(preview)
+                    cmd.summary["sweep"] = preview.to_dict()
+                    report = cleanup_step(cmd)
+                    if not as_json:
+                        print_cleanup(report, checked.config, config_file)
+                    cmd.finish(EXIT_OK if report.ok else EXIT_FAILED)
+                if not as_json:
+                    print_sweep(preview)
+                cmd.confirm("Delete these resources?")
+            result = sweep_step(cmd, dry_run=dry_run, timeout=timeout)
+            cmd.summary["sweep"] = result.to_dict()
+            if not as_json:
+                print_sweep(result)
+            if dry_run:
+                cmd.finish(EXIT_OK if result.ok else EXIT_FAILED)
+            report = cleanup_step(cmd)
+        except KeyboardInterrupt:
+            cmd.interrupted()
+        if not as_json:
+            print_cleanup(report, checked.config, config_file)
+        cmd.finish(EXIT_OK if result.ok and report.ok else EXIT_FAILED)
