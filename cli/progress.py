@@ -179,6 +179,8 @@ class Reporter:
                 {"event": "sweep", "kind": item.kind, "name": item.name, "status": item.status, "detail": item.detail}
             )
             return
+        if item.status == "would-delete":
+            return  # a dry run happens in an instant; its list is the command's result, printed once
         style = _SWEEP_STYLE.get(item.status, "")
         text = _escape(f"{item.status}: {item.kind} {item.name}" + (f" ({item.detail})" if item.detail else ""))
         self.console.print(f"  [{style}]{text}[/]" if style else f"  {text}", highlight=False, soft_wrap=True)

@@ -107,16 +107,22 @@ def print_cleanup(report: Any, config: FastscaleConfig, source: str) -> None:
     else:
         out.print(f"[bold green]✓ Nothing of {escape(config.project)} is left in {escape(config.region)}.[/]")
     if report.caches:
-        out.print(escape(report.caches), highlight=False)
+        # Soft wrap: one line in a log, however long, so it can be found by grep.
+        out.print(escape(report.caches), highlight=False, soft_wrap=True)
     if report.leftovers:
         out.print(
             f"Run [bold]fastscale sweep {escape(source)} --dry-run[/] to see what it would delete in a safe "
             f"order, then [bold]fastscale sweep {escape(source)}[/] to delete it.",
             highlight=False,
+            soft_wrap=True,
         )
 
 
 def print_sweep(report: Any) -> None:
+    """A dry run's list in full; for a real sweep (whose every step was already shown as it happened)
+    the counts, and a table of only what was not deleted."""
+    from collections import Counter
+
     from rich.markup import escape
     from rich.table import Table
 
@@ -124,14 +130,21 @@ def print_sweep(report: Any) -> None:
     if not report.actions:
         out.print("[bold green]Nothing to sweep:[/] no leftovers found.")
         return
-    title = "Sweep plan (dry run: nothing was deleted)" if report.dry_run else "Sweep"
+    shown = report.actions
+    if not report.dry_run:
+        counts = Counter(a.status for a in report.actions)
+        out.print("Sweep: " + ", ".join(f"{n} {status}" for status, n in sorted(counts.items())) + ".", highlight=False)
+        shown = [a for a in report.actions if a.status not in ("deleted", "already-gone")]
+        if not shown:
+            return
+    title = "Sweep plan (dry run: nothing was deleted)" if report.dry_run else "Not deleted"
     table = Table(title=title, title_justify="left", expand=False)
     table.add_column("status", no_wrap=True)
     table.add_column("kind", no_wrap=True)
     table.add_column("name", overflow="fold")
     table.add_column("detail", overflow="fold")
     styles = {"deleted": "green", "failed": "bold red", "skipped": "yellow", "would-delete": "cyan"}
-    for a in report.actions:
+    for a in shown:
         style = styles.get(a.status, "")
         status = f"[{style}]{escape(a.status)}[/]" if style else escape(a.status)
         table.add_row(status, escape(a.kind), escape(a.name), escape(a.detail))

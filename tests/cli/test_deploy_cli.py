@@ -441,3 +441,69 @@ def test_the_default_synthesize_writes_the_real_stack(tmp_path):
     document = json.loads((Path(result.stack_dir) / "cdk.tf.json").read_text())
     assert Path(result.stack_dir) == tmp_path / "out" / "stacks" / "demo"
     assert "aws_sagemaker_endpoint" in document["resource"]
+
+
+# --------------------------------------------------------------------------------------------- progress
+
+
+def _reporter(terminal: bool):
+    from io import StringIO
+
+    from rich.console import Console
+
+    buffer = StringIO()
+    console = Console(file=buffer, force_terminal=terminal, width=200, highlight=False)
+    return Reporter(console=console), buffer
+
+
+def test_progress_names_resources_in_flight_and_prints_heartbeats_only_without_a_terminal():
+    from infra.aws.waiters import Progress
+    from infra.terraform import TerraformEvent
+
+    start = TerraformEvent("apply_start", "aws_sagemaker_endpoint.chat: Creating...", "aws_sagemaker_endpoint.chat", "create")
+    still = TerraformEvent("apply_progress", "aws_sagemaker_endpoint.chat: Still creating... [10s elapsed]",
+                           "aws_sagemaker_endpoint.chat", "create", 10.0)
+    waits = [Progress("endpoint demo-chat to be InService", "Creating", t, 3600) for t in (0, 15, 30, 75)]
+
+    for terminal in (False, True):
+        reporter, buffer = _reporter(terminal)
+        reporter.operation = "apply"
+        with reporter:
+            reporter.terraform_event(start)
+            assert "aws_sagemaker_endpoint.chat (creating" in reporter._terraform_status()
+            reporter.terraform_event(still)
+            for w in waits:
+                reporter.wait_progress(w)
+        text = buffer.getvalue()
+        assert "aws_sagemaker_endpoint.chat: Creating..." in text
+        lines = [line for line in text.splitlines() if "endpoint demo-chat to be InService: Creating" in line]
+        if terminal:
+            # The spinner ("waiting for ...") shows the clock and Terraform's heartbeat; lines are printed
+            # only for what changed.
+            assert "Still creating" not in text
+            assert len([line for line in lines if "waiting for" not in line]) == 1
+        else:
+            assert "Still creating... [10s elapsed]" in text
+            # A line for the first observation and one a minute later, none for the polls in between.
+            assert [line.strip() for line in lines] == [
+                "endpoint demo-chat to be InService: Creating (0s of 3600s)",
+                "endpoint demo-chat to be InService: Creating (75s of 3600s)",
+            ]
+
+
+def test_progress_json_lines_carry_terraform_events_and_waits(capsys):
+    from infra.aws.waiters import Progress
+    from infra.terraform import TerraformEvent
+
+    reporter = Reporter(as_json=True)
+    reporter.operation = "apply"
+    reporter.step("apply")
+    reporter.terraform_event(TerraformEvent("apply_complete", "x: Creation complete", "x", "create", 3.0))
+    reporter.wait_progress(Progress("endpoint e to be InService", "Creating", 12.34, 60))
+    events = json_lines(capsys.readouterr().err)
+    assert events == [
+        {"event": "step", "step": "apply", "detail": ""},
+        {"event": "terraform", "operation": "apply", "kind": "apply_complete", "message": "x: Creation complete",
+         "address": "x", "action": "create", "elapsed": 3.0, "level": "info"},
+        {"event": "wait", "what": "endpoint e to be InService", "state": "Creating", "elapsed": 12.3, "timeout": 60},
+    ]

@@ -1,0 +1,276 @@
+"""`fastscale destroy` / `verify-cleanup` / `sweep`: output and exit codes.
+
+Terraform is real (fixture stacks of ``terraform_data``); AWS is moto, and botocore's Stubber for the
+SageMaker calls about inference components, which moto does not implement.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import yaml
+
+import cli.commands.deploy as deploy_module
+import cli.commands.destroy as destroy_module
+from infra.config import parse_config
+from infra.naming import all_endpoint_names
+from tests.aws.factories import (
+    component_config,
+    config_list,
+    deploy_single_model,
+    endpoint_desc,
+    ic_list,
+    ic_summary,
+    not_found,
+    stubbed,
+)
+from tests.cli.test_deploy_cli import (  # noqa: F401 - fixtures are used by name
+    FixtureSynth,
+    _moto,
+    aws,
+    fixture_addresses,
+    json_lines,
+    needs_binary,
+    project,
+    run,
+    state_addresses,
+    state_resources,
+    synth,
+)
+
+
+def endpoint_exists(aws, name: str = "demo-chat") -> bool:
+    try:
+        aws["sagemaker"].describe_endpoint(EndpointName=name)
+    except aws["sagemaker"].exceptions.ClientError:
+        return False
+    return True
+
+
+@pytest.fixture
+def deployed(project, synth, aws, _moto):
+    """A stack Terraform applied, with its live resources in moto. Returns a function that empties moto
+    the way a finished destroy leaves the account."""
+    deploy_single_model(aws)
+    assert run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait").exit_code == 0
+    assert state_addresses(project) == fixture_addresses("basic")
+    return _moto[0].reset
+
+
+# --------------------------------------------------------------------------------------------- destroy
+
+
+@needs_binary
+def test_destroy_then_a_clean_account_exits_0_and_states_the_caches_are_gone(project, deployed, aws):
+    deployed()  # what Terraform's destroy does to the account
+    result = run("destroy", "fastscale.yaml", "--auto-approve")
+    assert result.exit_code == 0, result.output
+    assert state_addresses(project) == set()
+    assert "terraform_data.endpoint: Destruction complete" in result.stderr
+    assert "Nothing of demo is left in us-east-1" in result.stdout
+    # The proof about the caches names the endpoint that owned them.
+    assert "caches are gone" in result.stdout and "endpoint demo-chat" in result.stdout
+    assert aws["calls"] == ["demo", "demo"]  # the deploy's verification, then the cleanup check
+
+    again = run("destroy", "fastscale.yaml", "--auto-approve", "--json")
+    assert again.exit_code == 0
+    summary = json.loads(again.stdout)
+    assert summary["command"] == "destroy" and summary["ok"] is True
+    assert summary["terraform"]["ok"] is True and summary["terraform"]["destroy"] == 0
+    cleanup = summary["cleanup"]
+    assert cleanup["ok"] is True and cleanup["leftovers"] == []
+    assert "endpoint demo-chat" in cleanup["caches"] and cleanup["checked"]
+
+
+@needs_binary
+def test_destroy_with_a_leftover_exits_1_listing_it_and_pointing_at_sweep(project, deployed, aws):
+    # Terraform forgets the endpoint, but it is still in the account (a lost state, or still deleting).
+    result = run("destroy", "fastscale.yaml", "--auto-approve")
+    assert result.exit_code == 1
+    assert state_addresses(project) == set()
+    assert "leftover(s) of demo in us-east-1" in result.stdout
+    assert "endpoint" in result.stdout and "demo-chat" in result.stdout and "status InService" in result.stdout
+    assert "caches may still exist" in result.stdout
+    assert "fastscale sweep fastscale.yaml" in result.stdout
+
+    summary = json.loads(run("verify-cleanup", "fastscale.yaml", "--json").stdout)
+    kinds = {x["kind"] for x in summary["cleanup"]["leftovers"]}
+    assert {"endpoint", "model", "endpoint-config", "scalable-target", "alarm", "iam-role"} <= kinds
+
+
+@needs_binary
+def test_a_failed_terraform_destroy_still_checks_what_is_left(project, monkeypatch, aws):
+    stuck = {
+        "resource": {
+            "terraform_data": {
+                "stuck": {
+                    "input": "x",
+                    "provisioner": [{"local-exec": {"when": "destroy", "command": "echo destroy-boom >&2; exit 1"}}],
+                }
+            }
+        }
+    }
+    monkeypatch.setattr(deploy_module, "synthesize", FixtureSynth(stuck))
+    run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait")  # the apply succeeds; AWS is empty
+    assert state_addresses(project) == {"terraform_data.stuck"}
+
+    result = run("destroy", "fastscale.yaml", "--auto-approve")
+    assert result.exit_code == 1
+    assert "destroy-boom" in result.stderr and "terraform destroy failed" in result.stderr
+    assert "checking what is left anyway" in result.stderr
+    assert "Nothing of demo is left" in result.stdout  # the account check ran and was clean
+    assert state_addresses(project) == {"terraform_data.stuck"}
+
+
+@needs_binary
+def test_interactive_destroy_asks_and_a_no_destroys_nothing(project, deployed, aws, monkeypatch):
+    monkeypatch.setattr(deploy_module, "is_interactive", lambda: True)
+    declined = run("destroy", "fastscale.yaml", input="n\n")
+    assert declined.exit_code == 1
+    assert "Plan: 0 to add, 0 to change, 3 to destroy." in declined.stdout
+    assert "Destroy these resources?" in declined.output and "cancelled" in declined.stderr
+    assert state_addresses(project) == fixture_addresses("basic")
+
+    deployed()
+    accepted = run("destroy", "fastscale.yaml", input="y\n")
+    assert accepted.exit_code == 0, accepted.output
+    assert state_addresses(project) == set()
+    assert not list(project.glob("cdktf.out/stacks/demo/*.tfplan"))
+
+    nothing = run("destroy", "fastscale.yaml")
+    assert nothing.exit_code == 0 and "Destroy these resources?" not in nothing.output
+    assert "holds nothing to destroy" in nothing.stdout
+
+
+# --------------------------------------------------------------------------------------------- verify-cleanup
+
+
+def test_verify_cleanup_needs_no_terraform_and_reports_a_clean_account(project, aws, monkeypatch):
+    monkeypatch.setenv("PATH", str(project / "no-terraform-needed"))
+    result = run("verify-cleanup", "fastscale.yaml")
+    assert result.exit_code == 0, result.output
+    assert "Nothing of demo is left" in result.stdout and "caches are gone" in result.stdout
+    assert not (project / "cdktf.out").exists()
+
+    deploy_single_model(aws)
+    left = run("verify-cleanup", "fastscale.yaml", "--json")
+    assert left.exit_code == 1
+    summary = json.loads(left.stdout)
+    assert summary["command"] == "verify-cleanup" and summary["ok"] is False and summary["exit_code"] == 1
+    endpoint = next(x for x in summary["cleanup"]["leftovers"] if x["kind"] == "endpoint")
+    assert endpoint["name"] == "demo-chat" and endpoint["arn"].endswith(":endpoint/demo-chat")
+    assert "demo-chat" in summary["cleanup"]["caches"] and "may still exist" in summary["cleanup"]["caches"]
+
+
+def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(project, aws, monkeypatch):
+    data = component_config().model_dump(mode="json", exclude_defaults=True)
+    data["endpoints"][0]["instances"]["min"] = 1  # keep the file valid: no scale to zero here
+    data["endpoints"][0]["inference_components"][0]["copies"]["min"] = 1
+    (project / "components.yaml").write_text(yaml.safe_dump(data))
+    names = all_endpoint_names(parse_config(data))[0]
+    endpoint = names.endpoint
+    components = [c.name for c in names.components]
+
+    # moto has no inference-component calls: SageMaker answers come from a Stubber, the rest from moto.
+    sm, stubber = stubbed("sagemaker")
+    stubber.add_response("describe_endpoint", endpoint_desc(endpoint, "Deleting"), {"EndpointName": endpoint})
+    stubber.add_response(
+        "list_inference_components",
+        ic_list(*(ic_summary(c, endpoint, "Deleting") for c in components)),
+        {"EndpointNameEquals": endpoint},
+    )
+    stubber.add_response("list_endpoint_configs", config_list(), {"NameContains": f"{endpoint}-"})
+    for c in names.components:
+        if c.model:
+            not_found(stubber, "describe_model", "model", c.model, ModelName=c.model)
+    monkeypatch.setattr(deploy_module, "aws_clients", lambda config: {**aws, "sagemaker": sm})
+
+    result = run("verify-cleanup", "components.yaml", "--json")
+    stubber.assert_no_pending_responses()
+    assert result.exit_code == 1
+    cleanup = json.loads(result.stdout)["cleanup"]
+    assert {(x["kind"], x["name"]) for x in cleanup["leftovers"]} == {("endpoint", endpoint)} | {
+        ("inference-component", c) for c in components
+    }
+    assert "still Deleting" in next(x["detail"] for x in cleanup["leftovers"] if x["kind"] == "endpoint")
+    for owner in [endpoint, *components]:
+        assert owner in cleanup["caches"]
+    assert "may still exist" in cleanup["caches"]
+
+
+def test_aws_unusable_during_verify_cleanup_is_exit_1_with_a_message(project, monkeypatch):
+    from infra.aws.clients import AwsError
+
+    def unusable(config):
+        raise AwsError("AWS refused DescribeEndpoint: AccessDeniedException: (test)")
+
+    monkeypatch.setattr(destroy_module, "verify_cleanup", unusable)
+    result = run("verify-cleanup", "fastscale.yaml")
+    assert result.exit_code == 1
+    assert "cannot check what is left: AWS refused DescribeEndpoint" in result.stderr
+    assert "Traceback" not in result.output
+
+
+# --------------------------------------------------------------------------------------------- sweep
+
+
+def test_sweep_dry_run_lists_in_order_and_deletes_nothing(project, aws):
+    deploy_single_model(aws)
+    result = run("sweep", "fastscale.yaml", "--dry-run")  # no --auto-approve needed: nothing is deleted
+    assert result.exit_code == 0, result.output
+    assert "dry run: nothing was deleted" in result.stdout
+    assert "would-delete" in result.stdout and "demo-chat" in result.stdout
+    assert endpoint_exists(aws)
+
+    as_json = run("sweep", "fastscale.yaml", "--dry-run", "--json")
+    summary = json.loads(as_json.stdout)
+    assert summary["command"] == "sweep" and summary["dry_run"] is True and summary["ok"] is True
+    actions = summary["sweep"]["actions"]
+    assert {a["status"] for a in actions} == {"would-delete"}
+    kinds = [a["kind"] for a in actions]
+    # The safe order: alarms and scaling first, the endpoint before its configuration and model, the role last.
+    assert kinds.index("alarm") < kinds.index("scaling-policy") < kinds.index("endpoint")
+    assert kinds.index("endpoint") < kinds.index("endpoint-config") < kinds.index("model") < kinds.index("iam-role")
+    assert kinds[-1] == "iam-role"
+    assert "cleanup" not in summary
+    assert endpoint_exists(aws)
+
+
+def test_sweep_deletes_everything_then_proves_the_account_clean(project, aws):
+    deploy_single_model(aws)
+    result = run("sweep", "fastscale.yaml", "--auto-approve", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["ok"] is True and summary["sweep"]["dry_run"] is False
+    assert {a["status"] for a in summary["sweep"]["actions"]} == {"deleted"}
+    assert summary["cleanup"]["ok"] is True
+    assert not endpoint_exists(aws)
+    # Each deletion was reported as it happened, as a JSON line on stderr.
+    swept = [e for e in json_lines(result.stderr) if e["event"] == "sweep"]
+    assert [(e["kind"], e["name"]) for e in swept] == [(a["kind"], a["name"]) for a in summary["sweep"]["actions"]]
+
+    again = run("sweep", "fastscale.yaml", "--auto-approve")
+    assert again.exit_code == 0 and "Nothing to sweep" in again.stdout
+
+
+def test_interactive_sweep_shows_the_list_first_and_a_no_deletes_nothing(project, aws, monkeypatch):
+    monkeypatch.setattr(deploy_module, "is_interactive", lambda: True)
+    empty = run("sweep", "fastscale.yaml")
+    assert empty.exit_code == 0 and "Nothing to sweep" in empty.stdout
+    assert "Delete these resources?" not in empty.output
+
+    deploy_single_model(aws)
+    declined = run("sweep", "fastscale.yaml", input="n\n")
+    assert declined.exit_code == 1
+    assert "would-delete" in declined.stdout and "Delete these resources?" in declined.output
+    assert endpoint_exists(aws)
+
+    accepted = run("sweep", "fastscale.yaml", input="y\n")
+    assert accepted.exit_code == 0, accepted.output
+    assert not endpoint_exists(aws) and "Nothing of demo is left" in accepted.stdout
+    # Each deletion is shown as it happens; the result is the counts (nothing failed, so no table).
+    assert "deleted: endpoint demo-chat" in accepted.stderr
+    assert re.search(r"^Sweep: \d+ deleted\.$", accepted.stdout, re.MULTILINE)
+    assert "Not deleted" not in accepted.stdout
