@@ -22,15 +22,14 @@ if TYPE_CHECKING:  # imported for type hints only: the runtime import stays lazy
 
     from infra.terraform import TerraformEvent
 
-#: Terraform message kinds shown as lines for people. Diagnostics are left out on purpose: the command
-#: prints them in full (with Terraform's detail text) from the result once the run ended, and printing
-#: the one-line summary here as well would show every error twice.
+#: Terraform message kinds shown as lines for people. Left out on purpose: diagnostics, which the command
+#: prints in full (with Terraform's detail text) once the run ended, and planned changes, which are the
+#: result of a plan and printed on stdout with its counts; either would otherwise show twice.
 _LINE_KINDS = {
     "apply_start",
     "apply_complete",
     "apply_errored",
     "provision_errored",
-    "planned_change",
     "resource_drift",
 }
 #: Kinds that only say "still working"; a line each only when there is no spinner to show them.

@@ -282,11 +282,24 @@ def refuse_without_terminal(command: str, as_json: bool) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def print_change_summary(result: TerraformResult) -> None:
+#: How each planned action is marked, as Terraform marks it in its own plan output.
+_ACTION_MARKS = {"create": "+", "update": "~", "delete": "-", "replace": "-/+", "read": "<=", "move": "->"}
+_ACTION_STYLES = {"create": "green", "update": "yellow", "delete": "red", "replace": "magenta"}
+
+
+def print_change_summary(result: TerraformResult, changes: list[dict[str, str | None]]) -> None:
+    """The plan as a result on stdout: one line per resource that would change, then the counts. (The
+    progress stream on stderr leaves planned changes out, so a `plan > plan.txt` holds the whole plan.)"""
     out = console()
     if not result.has_changes:
         out.print("[bold green]No changes:[/] the deployed stack matches the config.", highlight=False)
         return
+    for change in changes:
+        action = change.get("action") or "?"
+        style = _ACTION_STYLES.get(action, "")
+        mark = f"{_ACTION_MARKS.get(action, '?'):>3} {action}"
+        out.print(f"[{style}]{mark}[/] {_esc(change['address'] or '')}" if style else f"{mark} {_esc(change['address'] or '')}",
+                  highlight=False, soft_wrap=True)
     out.print(
         f"[bold]Plan:[/] {result.added} to add, {result.changed} to change, {result.destroyed} to destroy.",
         highlight=False,
@@ -405,7 +418,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
             changes=cmd.changes,
         )
         if not as_json:
-            print_change_summary(result)
+            print_change_summary(result, cmd.changes)
         cmd.finish(EXIT_BAD_INPUT if (detailed_exitcode and result.has_changes) else EXIT_OK, ok=True)
 
 
@@ -467,7 +480,7 @@ def deploy_command(
                     plan = cmd.run("plan", runner.plan, detailed_exitcode=True, out=plan_file)
                     reporter.close()
                     if not as_json:
-                        print_change_summary(plan)
+                        print_change_summary(plan, cmd.changes)
                     if plan.has_changes:
                         cmd.confirm("Apply these changes?")
                         applied = cmd.run("apply", runner.apply, plan_file=plan_file)

@@ -198,7 +198,7 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
                     reporter.close()
                     if plan.has_changes:
                         if not as_json:
-                            print_change_summary(plan)
+                            print_change_summary(plan, cmd.changes)
                         cmd.confirm("Destroy these resources?")
                         destroyed = cmd.run("destroy", runner.apply, plan_file=plan_file, fatal=False)
                     else:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import threading
@@ -155,8 +156,10 @@ def test_plan_shows_changes_then_none_with_terraform_style_detailed_exit_codes(p
     first = run("plan", "fastscale.yaml")
     assert first.exit_code == 0, first.output
     assert f"Plan: {len(created)} to add, 0 to change, 0 to destroy." in first.stdout
+    # The plan is the result: on stdout, one line per resource, so `plan > plan.txt` keeps all of it.
     for address in created:
-        assert f"{address}: Plan to create" in first.stderr
+        assert re.search(rf"^\s*\+ create {re.escape(address)}$", first.stdout, re.MULTILINE), first.stdout
+    assert "Plan to create" not in first.stderr
     assert synth.calls == ["cdktf.out"]
     assert (project / "cdktf.out" / "stacks" / "demo" / "main.tf.json").is_file()
 
@@ -180,7 +183,7 @@ def test_plan_shows_changes_then_none_with_terraform_style_detailed_exit_codes(p
     unchanged = run("plan", "fastscale.yaml", "--detailed-exitcode")
     assert unchanged.exit_code == 0, unchanged.output
     assert "No changes" in unchanged.stdout
-    assert "Plan to create" not in unchanged.stderr
+    assert "create" not in unchanged.stdout
 
 
 # --------------------------------------------------------------------------------------------- deploy

@@ -130,6 +130,8 @@ def test_interactive_destroy_asks_and_a_no_destroys_nothing(project, deployed, a
     declined = run("destroy", "fastscale.yaml", input="n\n")
     assert declined.exit_code == 1
     assert "Plan: 0 to add, 0 to change, 3 to destroy." in declined.stdout
+    for address in fixture_addresses("basic"):
+        assert re.search(rf"^\s*- delete {re.escape(address)}$", declined.stdout, re.MULTILINE)
     assert "Destroy these resources?" in declined.output and "cancelled" in declined.stderr
     assert state_addresses(project) == fixture_addresses("basic")
 
