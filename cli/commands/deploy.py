@@ -153,7 +153,7 @@ class StackCommand:
         self.reporter.close()
         self.summary["error"] = message
         if not self.as_json:
-            console(stderr=True).print(f"[bold red]error:[/] {_esc(message)}", highlight=False)
+            console(stderr=True).print(f"[bold red]error:[/] {_esc(message)}", highlight=False, soft_wrap=True)
         self.finish(code, ok=False)
 
     def show_diagnostics(self, result: TerraformResult) -> None:
@@ -165,9 +165,10 @@ class StackCommand:
         for d in result.diagnostics:
             style = "red" if d.severity == "error" else "yellow"
             head, _, body = str(d).partition("\n")
-            err.print(f"[{style}]{_esc(head)}[/]", highlight=False)
+            # Soft wrap: Terraform's text keeps its own line breaks, however narrow the log.
+            err.print(f"[{style}]{_esc(head)}[/]", highlight=False, soft_wrap=True)
             if body:
-                err.print(_esc(body), highlight=False)
+                err.print(_esc(body), highlight=False, soft_wrap=True)
 
     def interrupted(self) -> NoReturn:
         """Ctrl-C: say what state things were left in, then exit 130."""
@@ -193,7 +194,7 @@ class StackCommand:
             self.summary["exit_code"] = EXIT_INTERRUPTED
             print_json(self.summary)
         else:
-            console(stderr=True).print(f"[bold yellow]{message}[/]", highlight=False)
+            console(stderr=True).print(f"[bold yellow]{_esc(message)}[/]", highlight=False, soft_wrap=True)
         sys.exit(EXIT_INTERRUPTED)
 
     # -- steps --------------------------------------------------------------------------------------
@@ -278,7 +279,7 @@ def refuse_without_terminal(command: str, as_json: bool) -> None:
     if as_json:
         print_json({"command": command, "ok": False, "error": message, "exit_code": EXIT_BAD_INPUT})
     else:
-        console(stderr=True).print(f"[bold red]error:[/] {message}", highlight=False)
+        console(stderr=True).print(f"[bold red]error:[/] {_esc(message)}", highlight=False, soft_wrap=True)
     sys.exit(EXIT_BAD_INPUT)
 
 

@@ -212,6 +212,7 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
                     f"[bold red]error:[/] terraform destroy failed (exit code {destroyed.returncode}); "
                     "checking what is left anyway.",
                     highlight=False,
+                    soft_wrap=True,
                 )
             report = cleanup_step(cmd)
         except KeyboardInterrupt:

@@ -36,7 +36,6 @@ from tests.cli.test_deploy_cli import (  # noqa: F401 - fixtures are used by nam
     project,
     run,
     state_addresses,
-    state_resources,
     synth,
 )
 
