@@ -72,7 +72,8 @@ class SageMakerEndpoint(Construct):
     `stacks.monitoring`), which build on `endpoint` and `components`.
 
     Attributes: `endpoint`, `endpoint_config`, `models` (by model name), `components` (by component name,
-    as `infra.naming.ComponentNames.name`), `role` (None when the config brings its own) and `role_arn`.
+    as `infra.naming.ComponentNames.name`), `role` (None when the config brings its own) and `role_arn`;
+    `refs` holds the reference tokens already made (each new one is a round trip to the jsii runtime).
     """
 
     def __init__(self, scope: Construct, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
@@ -93,10 +94,11 @@ class SageMakerEndpoint(Construct):
 
         self.models: dict[str, sagemaker.SagemakerModel] = {}
         self.components: dict[str, awscc.SagemakerInferenceComponent] = {}
+        self.refs: dict[str, str] = {}  # "endpoint_name", "endpoint_config_name", "model:<name>"
         if ep.model is not None:
             model = self._model("model", names.model, ep.model)
             variant = dict(
-                model_name=model.attr("name"),
+                model_name=self.refs[f"model:{names.model}"],
                 model_data_download_timeout_in_seconds=download_timeout(ep, ep.model),
                 container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, ep.model),
                 volume_size_in_gb=ep.volume_size_gb,
@@ -105,7 +107,7 @@ class SageMakerEndpoint(Construct):
         else:
             self.endpoint_config = self._endpoint_config({}, literal_model=None)
 
-        config_name = (
+        self.refs["endpoint_config_name"] = (
             self.endpoint_config.attr("name")
             if isinstance(self.endpoint_config, sagemaker.SagemakerEndpointConfiguration)
             else self.endpoint_config.attr("endpoint_config_name")
@@ -113,8 +115,11 @@ class SageMakerEndpoint(Construct):
         self.endpoint = sagemaker.SagemakerEndpoint(
             self,
             "endpoint",
-            sagemaker.SagemakerEndpointProps(name=names.endpoint, endpoint_config_name=config_name, tags=self.tags),
+            sagemaker.SagemakerEndpointProps(
+                name=names.endpoint, endpoint_config_name=self.refs["endpoint_config_name"], tags=self.tags
+            ),
         )
+        self.refs["endpoint_name"] = self.endpoint.attr("name")
         for c in names.components:
             model = self._model(f"{c.spec.name}-model", c.model, c.spec)
             self.components[c.name] = self._component(c.spec, c.name, model)
@@ -147,6 +152,7 @@ class SageMakerEndpoint(Construct):
             lifecycle=TerraformResourceLifecycle(create_before_destroy=True),
         )
         self.models[name] = model
+        self.refs[f"model:{name}"] = model.attr("name")
         return model
 
     # ----------------------------------------------------------------------------------------- configuration
@@ -256,10 +262,10 @@ class SageMakerEndpoint(Construct):
             spec.name,
             awscc.SagemakerInferenceComponentProps(
                 inference_component_name=name,
-                endpoint_name=self.endpoint.attr("name"),
+                endpoint_name=self.refs["endpoint_name"],
                 variant_name=self.names.variant,
                 specification=awscc.InferenceComponentSpecification(
-                    model_name=model.attr("name"),
+                    model_name=self.refs[f"model:{model.props.name}"],
                     compute_resource_requirements=awscc.ComputeResourceRequirements(
                         min_memory_required_in_mb=spec.resources.memory_mb,
                         max_memory_required_in_mb=spec.resources.max_memory_mb,

@@ -76,11 +76,11 @@ class EndpointStack(TerraformStack):
         invoke and verify, ARNs for IAM policies, the role that runs the models."""
         for ep_id, built in self.endpoints.items():
             value = {
-                "endpoint_name": built.endpoint.attr("name"),
+                "endpoint_name": built.refs["endpoint_name"],
                 "endpoint_arn": built.endpoint.arn,
-                "endpoint_config_name": built.endpoint.props.endpoint_config_name,
+                "endpoint_config_name": built.refs["endpoint_config_name"],
                 "execution_role_arn": built.role_arn,
-                "model_names": [m.attr("name") for m in built.models.values()],
+                "model_names": [built.refs[f"model:{name}"] for name in built.models],
                 "inference_component_names": [c.attr("inference_component_name") for c in built.components.values()],
             }
             TerraformOutput(self, f"endpoint_{ep_id}".replace("-", "_"), value=value, static_id=True,

@@ -1,0 +1,293 @@
+"""Benchmark: time and peak memory of synthesizing fastscale stacks.
+
+Each measurement runs one synthesis in a fresh Python process, from interpreter start to written files,
+and samples the resident memory of that process *and all its descendants* (the jsii node runtime does
+most of the work) every 20 ms from /proc. The peak of the summed RSS is reported, plus
+`ru_maxrss` of the largest single process (from getrusage) as a cross-check.
+
+    .venv/bin/python bench/synth.py                  # fastscale's thin resource layer
+    .venv/bin/python bench/synth.py --with-prebuilt  # side by side with cdktf-cdktf-provider-aws
+
+`--with-prebuilt` builds the same stack (every aws_* resource, with the same attributes, read back from
+fastscale's own output) through the prebuilt `cdktf-cdktf-provider-aws` binding, installed on demand into
+.bench/venv so it never touches the project environment. awscc resources have no cdktf binding and are
+built the same way in both.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_VENV = ROOT / ".bench" / "venv"
+PREBUILT = "cdktf-cdktf-provider-aws==21.22.1"
+#: Same engine versions as the project, so only the provider layer differs.
+ENGINE_PINS = ("cdktf==0.21.0", "constructs==10.8.1", "jsii==1.142.0")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+ENV = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "18,20"}
+
+
+# --------------------------------------------------------------------------------------------- configs
+
+
+def twenty_endpoints() -> dict:
+    """20 endpoints: 10 single-model, 10 with two inference components each."""
+    image = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
+    endpoints = []
+    for i in range(10):
+        endpoints.append({
+            "name": f"single-{i}",
+            "instance_type": "ml.g6.2xlarge",
+            "instances": {"initial": 1, "min": 1, "max": 4},
+            "model": {"image": image, "model_data": f"s3://bench-models/single-{i}/", "model_size_gb": 16},
+        })
+        endpoints.append({
+            "name": f"shared-{i}",
+            "instance_type": "ml.g6.12xlarge",
+            "instances": {"initial": 1, "min": 0, "max": 3},
+            "inference_components": [
+                {"name": f"ic-{i}-{j}", "image": image, "model_data": f"s3://bench-models/ic-{i}-{j}/",
+                 "resources": {"accelerators": 1, "memory_mb": 32768}, "copies": {"initial": 1, "min": 0, "max": 4}}
+                for j in range(2)
+            ],
+        })
+    return {"project": "bench", "region": "us-east-1", "tags": {"team": "bench"}, "endpoints": endpoints}
+
+
+def cases(workdir: Path) -> dict[str, Path]:
+    import yaml
+
+    out = {p.stem: p for p in sorted((ROOT / "examples").glob("*.yaml"))}
+    twenty = workdir / "twenty-endpoints.yaml"
+    twenty.write_text(yaml.safe_dump(twenty_endpoints(), sort_keys=False))
+    out["20 endpoints"] = twenty
+    return out
+
+
+# --------------------------------------------------------------------------------------------- children
+
+
+def child_fastscale(config: str, outdir: str) -> None:
+    sys.path.insert(0, str(ROOT))
+    from infra.config import load_config
+    from stacks.app import synthesize
+
+    synthesize(load_config(config), outdir)
+
+
+def child_prebuilt(reference: str, outdir: str) -> None:
+    """Rebuild the reference stack JSON with the prebuilt aws binding (generic classes for awscc)."""
+    import collections.abc
+    import importlib
+    import typing
+
+    from cdktf import App, LocalBackend, TerraformProvider, TerraformResource, TerraformStack
+    from cdktf_cdktf_provider_aws.provider import AwsProvider
+
+    doc = json.loads(Path(reference).read_text())
+    app = App(outdir=outdir, skip_validation=True)
+    stack = TerraformStack(app, doc["//"]["metadata"]["stackName"])
+    AwsProvider(stack, "aws", region=doc["provider"]["aws"][0]["region"])
+
+    class Raw(TerraformResource):
+        def __init__(self, scope, id_, rtype, attrs):
+            lifecycle = attrs.pop("lifecycle", None)
+            super().__init__(scope, id_, terraform_resource_type=rtype, lifecycle=lifecycle)
+            self._attrs = attrs
+
+        def _synthesize_attributes(self):
+            return self._attrs
+
+    def classes(hint):
+        """(struct classes, element hints of sequences) named anywhere in a type hint."""
+        found, elements = [], []
+        origin = typing.get_origin(hint)
+        if origin is typing.Union:
+            for arg in typing.get_args(hint):
+                f, e = classes(arg)
+                found += f
+                elements += e
+        elif origin in (list, collections.abc.Sequence):
+            elements.append(typing.get_args(hint)[0])
+        elif isinstance(hint, type) and hasattr(hint, "__init__") and hint.__module__.startswith("cdktf_cdktf_provider_aws"):
+            found.append(hint)
+        return found, elements
+
+    def build(hint, value):
+        """jsii converts only top-level dicts to structs: build nested structs from the type hints."""
+        found, elements = classes(hint)
+        if isinstance(value, dict) and found:
+            cls = found[0]
+            hints = typing.get_type_hints(cls.__init__)
+            return cls(**{k: build(hints[k], v) for k, v in value.items()})
+        if isinstance(value, list) and elements:
+            return [build(elements[0], v) for v in value]
+        return value
+
+    TerraformProvider(stack, "awscc", terraform_resource_type="awscc", terraform_provider_source="hashicorp/awscc")
+    LocalBackend(stack, path=doc["terraform"]["backend"]["local"]["path"])
+    for rtype, items in doc["resource"].items():
+        for rid, body in items.items():
+            attrs = {k: v for k, v in body.items() if k not in ("//", "depends_on")}
+            if rtype.startswith("awscc_"):
+                Raw(stack, rid, rtype, attrs)
+                continue
+            module = importlib.import_module(f"cdktf_cdktf_provider_aws.{rtype.removeprefix('aws_')}")
+            cls = getattr(module, "".join(p.capitalize() for p in rtype.removeprefix("aws_").split("_")))
+            hints = typing.get_type_hints(cls.__init__)
+            cls(stack, rid, **{k: build(hints[k], v) for k, v in attrs.items()})
+    app.synth()
+
+
+# --------------------------------------------------------------------------------------------- measuring
+
+
+def _tree_rss(root: int) -> int:
+    """Summed RSS in bytes of `root` and all its descendants (one /proc scan)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        pid = int(entry.name)
+        parents[pid] = int(fields[1])  # ppid (field 4 of stat; 2 after the command name)
+        rss[pid] = int(fields[21]) * PAGE  # rss in pages (field 24)
+    tree, frontier = {root}, [root]
+    while frontier:
+        parent = frontier.pop()
+        for pid, ppid in parents.items():
+            if ppid == parent and pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    return sum(rss.get(pid, 0) for pid in tree)
+
+
+@dataclass
+class Sample:
+    seconds: float
+    peak_tree_mb: float
+    max_process_mb: float
+
+
+def measure(argv: list[str]) -> Sample:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, _tree_rss(proc.pid))
+        time.sleep(0.02)
+    seconds = time.perf_counter() - start
+    stderr = proc.stderr.read().decode()
+    if proc.returncode != 0:
+        raise SystemExit(f"benchmark child failed ({' '.join(argv)}):\n{stderr}")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    # ru_maxrss of children is the largest single descendant so far (KiB); it only tells something new
+    # when it grows, so keep the larger of it and the sampled tree's biggest moment as a floor.
+    return Sample(seconds, peak / 2**20, max(after, before) / 1024)
+
+
+def ensure_bench_venv() -> Path:
+    python = BENCH_VENV / "bin" / "python"
+    probe = [str(python), "-c", "import cdktf_cdktf_provider_aws"]
+    if python.exists() and subprocess.run(probe, capture_output=True).returncode == 0:
+        return python
+    print(f"creating {BENCH_VENV} with {PREBUILT} (about 0.5 GB, once)", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "venv", str(BENCH_VENV)], check=True)
+    subprocess.run([str(BENCH_VENV / "bin" / "pip"), "install", "--quiet", *ENGINE_PINS, PREBUILT], check=True)
+    return python
+
+
+# --------------------------------------------------------------------------------------------- main
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--with-prebuilt", action="store_true", help="also measure the prebuilt aws binding")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported")
+    parser.add_argument("--json", action="store_true", help="print the results as JSON")
+    parser.add_argument("--child", nargs=3, metavar=("KIND", "INPUT", "OUTDIR"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        kind, source, outdir = args.child
+        (child_fastscale if kind == "fastscale" else child_prebuilt)(source, outdir)
+        return
+
+    prebuilt_python = ensure_bench_venv() if args.with_prebuilt else None
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        for name, config in cases(work).items():
+            runs = []
+            for i in range(args.repeat):
+                out = work / f"{name}-{i}".replace(" ", "-")
+                runs.append(measure([sys.executable, __file__, "--child", "fastscale", str(config), str(out)]))
+            row = {"case": name, "fastscale": _median(runs)}
+            if prebuilt_python:
+                stack_file = next((work / f"{name}-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json"))
+                reference = work / f"{name}-reference.json".replace(" ", "-")
+                reference.write_bytes(stack_file.read_bytes())
+                pre = [measure([str(prebuilt_python), __file__, "--child", "prebuilt", str(reference),
+                                str(work / f"{name}-pre-{i}".replace(" ", "-"))]) for i in range(args.repeat)]
+                row["prebuilt"] = _median(pre)
+                _check_same_resources(stack_file, next((work / f"{name}-pre-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json")))
+            results.append(row)
+    if args.json:
+        print(json.dumps(results, indent=2))
+    else:
+        print(_table(results))
+
+
+def _median(runs: list[Sample]) -> dict[str, float]:
+    return {
+        "seconds": round(statistics.median(r.seconds for r in runs), 2),
+        "peak_tree_mb": round(statistics.median(r.peak_tree_mb for r in runs)),
+    }
+
+
+def _check_same_resources(ours: Path, theirs: Path) -> None:
+    """The comparison is only fair if both built the same resources with the same attributes."""
+    a, b = json.loads(ours.read_text())["resource"], json.loads(theirs.read_text())["resource"]
+    strip = lambda doc: {t: {i: {k: v for k, v in body.items() if k not in ("//", "depends_on")}
+                             for i, body in items.items()} for t, items in doc.items()}
+    if strip(a) != strip(b):
+        raise SystemExit(f"prebuilt stack differs from fastscale's ({theirs})")
+
+
+def _table(results: list[dict]) -> str:
+    prebuilt = "prebuilt" in results[0]
+    head = "| case | fastscale time | fastscale peak RSS |"
+    rule = "|---|---:|---:|"
+    if prebuilt:
+        head += " prebuilt time | prebuilt peak RSS | faster | less memory |"
+        rule += "---:|---:|---:|---:|"
+    lines = [head, rule]
+    for r in results:
+        f = r["fastscale"]
+        line = f"| {r['case']} | {f['seconds']:.2f} s | {f['peak_tree_mb']} MB |"
+        if prebuilt:
+            p = r["prebuilt"]
+            line += (f" {p['seconds']:.2f} s | {p['peak_tree_mb']} MB | {p['seconds'] / f['seconds']:.1f}x |"
+                     f" {p['peak_tree_mb'] / f['peak_tree_mb']:.1f}x |")
+        lines.append(line)
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    main()
