@@ -23,7 +23,8 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print machin
 def console(stderr: bool = False):
     from rich.console import Console
 
-    return Console(stderr=stderr, highlight=False, soft_wrap=False)
+    # emoji off: hints quote ARNs like `arn:aws:secretsmanager:...:secret:name`, which rich would turn into ㊙.
+    return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
@@ -49,6 +50,8 @@ def config_error_report(err: ConfigError) -> dict[str, Any]:
 
 
 def print_config_error(err: ConfigError, as_json: bool = False) -> None:
+    from rich.markup import escape
+
     if as_json:
         print_json(config_error_report(err))
         return
@@ -56,10 +59,11 @@ def print_config_error(err: ConfigError, as_json: bool = False) -> None:
     out.print(f"[bold red]error:[/] {err.source} is not a valid fastscale config:")
     for p in err.problems:
         where = f"line {p.line}, " if p.line else ""
-        out.print(f"  - {where}[bold]{p.path or '<file>'}[/]: {p.message}")
+        out.print(f"  - {where}[bold]{escape(p.path or '<file>')}[/]: {escape(p.message)}")
 
 
 def print_findings(findings: list[Finding], source: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     out = console()
@@ -74,7 +78,7 @@ def print_findings(findings: list[Finding], source: str) -> None:
         table.add_column("problem", overflow="fold")
         table.add_column("fix", overflow="fold")
         for f in group:
-            table.add_row(f.code, f.path, f.message, f.hint)
+            table.add_row(f.code, escape(f.path), escape(f.message), escape(f.hint))
         out.print(table)
     errors = sum(f.severity is Severity.ERROR for f in findings)
     warnings = len(findings) - errors
