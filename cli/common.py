@@ -27,6 +27,18 @@ def console(stderr: bool = False):
     return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
 
 
+def print_table(table: Any, stderr: bool = False) -> None:
+    """Print a table on stdout. Without a terminal (CI logs, pipes) rich would assume 80 columns and
+    fold names and image URIs mid-word; nothing limits a log's width, so the page is made as wide as
+    the table needs and every cell stays on one line (greppable)."""
+    out = console(stderr=stderr)
+    if not out.is_terminal:
+        for column in table.columns:
+            column.no_wrap = True
+        out.width = max(out.width, out.measure(table, options=out.options.update_width(10_000)).maximum)
+    out.print(table)
+
+
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     console(stderr=True).print(f"[bold red]error:[/] {message}")
     sys.exit(code)
@@ -79,7 +91,7 @@ def print_findings(findings: list[Finding], source: str) -> None:
         table.add_column("fix", overflow="fold")
         for f in group:
             table.add_row(f.code, escape(f.path), escape(f.message), escape(f.hint))
-        out.print(table)
+        print_table(table)
     errors = sum(f.severity is Severity.ERROR for f in findings)
     warnings = len(findings) - errors
     if errors:

@@ -83,7 +83,7 @@ class _Workload(_Strict):
     model_data: str | None = Field(
         None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
     )
-    model_size_gb: float | None = Field(None, gt=0, description="Model weights in GB; checked against accelerator memory.")
+    model_size_gb: float | None = Field(None, ge=0, description="Model weights in GB; checked against accelerator memory.")
     image_size_gb: float | None = Field(
         None, gt=0, description="Compressed image size in GB; used by `fastscale estimate` (default from the estimate data)."
     )

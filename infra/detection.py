@@ -11,7 +11,7 @@ Pure Python: no cdktf, no AWS calls.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Literal
 
 from infra.config import Autoscaling, FastscaleConfig
@@ -95,6 +95,9 @@ class DetectionRow:
     @property
     def high_resolution(self) -> bool:
         return self.resolution_s is not None and self.resolution_s < 60
+
+    def to_dict(self) -> dict[str, object]:
+        return {**asdict(self), "high_resolution": self.high_resolution}
 
 
 def _row(endpoint: str, workload: str, kind: WorkloadKind, autoscaling: Autoscaling, zero_to_one_s: int | None) -> DetectionRow:

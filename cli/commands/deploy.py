@@ -29,6 +29,7 @@ from cli.common import (
     json_option,
     load_checked,
     print_json,
+    print_table,
 )
 from cli.progress import Reporter
 
@@ -305,18 +306,6 @@ def print_change_summary(result: TerraformResult, changes: list[dict[str, str | 
         f"[bold]Plan:[/] {result.added} to add, {result.changed} to change, {result.destroyed} to destroy.",
         highlight=False,
     )
-
-
-def print_table(table: Any) -> None:
-    """Print a table on stdout. Without a terminal (CI logs, pipes) rich would assume 80 columns and
-    fold names and image URIs mid-word; nothing limits a log's width, so the page is made as wide as
-    the table needs and every cell stays on one line (greppable)."""
-    out = console()
-    if not out.is_terminal:
-        for column in table.columns:
-            column.no_wrap = True
-        out.width = max(out.width, out.measure(table, options=out.options.update_width(10_000)).maximum)
-    out.print(table)
 
 
 def print_verification(report: Any, title: str) -> None:

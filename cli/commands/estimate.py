@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from cli.common import EXIT_BAD_INPUT, EXIT_FAILED, console, fail, json_option, load_checked, print_json
+from cli.common import EXIT_BAD_INPUT, EXIT_FAILED, console, fail, json_option, load_checked, print_json, print_table
 
 #: Options that describe a workload without a config file; they make no sense next to a FILE.
 _WHAT_IF_OPTIONS = ("model_size_gb", "image_size_gb", "accelerators", "metric", "data_cache", "max_instances")
@@ -67,7 +67,7 @@ def render_estimates(estimates, out) -> None:
             table.add_row(label, *("-" if p is None else _seconds(p.seconds) for p in cells))
         table.add_row("total", *(_seconds(sc.total_seconds) for sc in est.scenarios), style="bold")
         table.add_row("  in minutes", *(f"{sc.total_seconds / 60:.1f}" for sc in est.scenarios), style="dim")
-        out.print(table)
+        print_table(table)
         for note in est.notes:
             out.print(f"  [yellow]note:[/] {note}")
         out.print()
@@ -113,7 +113,7 @@ def render_cost(report, out) -> None:
         else:
             saves.append("n/a")
     row("scale to zero saves / idle month", saves)
-    out.print(table)
+    print_table(table)
     if any(not e.scale_to_zero_available for e in lines):
         out.print("  [dim]n/a: scale to zero needs inference components (single-model endpoints keep one instance)[/]")
     if any(e.scale_to_zero_available and not e.scales_to_zero for e in lines):

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from cli.common import EXIT_FAILED, EXIT_OK, console, fail, json_option, load_checked, print_json
+from cli.common import EXIT_FAILED, EXIT_OK, console, fail, json_option, load_checked, print_json, print_table
 
 
 def _sagemaker_client(region: str):
@@ -101,7 +101,7 @@ def _render(measurement, compared, out) -> None:
     measured = "-" if m.seconds is None else f"{m.seconds:.0f}"
     table.add_row("total", measured, "total (parallel phases overlap)" if estimate else "",
                   f"{estimate['seconds']:.0f}" if estimate else "", style="bold")
-    out.print(table)
+    print_table(table)
     if compared["difference_percent"] is not None:
         out.print(f"measured is {compared['difference_percent']:+.1f}% against the estimate")
     new = "a new instance came up for it" if m.kind == "copy" and m.new_instance else None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cli.common import config_argument, console, json_option, load_checked, print_json
+from cli.common import config_argument, console, json_option, load_checked, print_json, print_table
 
 
 @click.command("synth")
@@ -22,9 +22,12 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
 
     from stacks.app import synthesize  # imports jsii and node: only once the config is known to be good
 
+    from infra.detection import detection_summary, format_detection_table
+
     result = synthesize(checked.config, outdir)
+    detection = detection_summary(checked.config)
     if as_json:
-        print_json(result.to_dict())
+        print_json({**result.to_dict(), "detection": [row.to_dict() for row in detection]})
         return
 
     from rich.table import Table
@@ -36,6 +39,8 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
         table.add_row(rtype, str(count))
     table.add_row("[bold]total[/]", f"[bold]{sum(result.resource_counts.values())}[/]")
     out = console()
-    out.print(table)
+    print_table(table)
+    # How fast the chosen metrics notice a spike: the "detect fast" layer, per endpoint / component.
+    print_table(format_detection_table(detection))
     out.print(f"[green]✓[/] wrote {result.stack_file}")
     out.print(f"  stack directory (terraform -chdir=...): {result.stack_dir}")

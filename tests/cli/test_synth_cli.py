@@ -38,6 +38,18 @@ def test_synth_json(tmp_path):
     assert data["stack_dir"] == str(out / "stacks" / "assist")
     doc = json.loads((out / "stacks" / "assist" / "cdk.tf.json").read_text())
     assert data["resource_counts"] == {t: len(items) for t, items in doc["resource"].items()}
+    # the detection time each component's metric implies: 10-second metric, 3 datapoints, ~30 s
+    assert [(d["workload"], d["scale_out_detection_s"], d["zero_to_one_s"]) for d in data["detection"]] == [
+        ("assist-qwen3-8b", 30, 60), ("assist-llama3-8b", 30, 60), ("assist-mistral-7b", 30, 60)]
+    assert all(d["high_resolution"] for d in data["detection"])
+
+
+def test_synth_prints_detection_time(tmp_path, write_yaml, base_config):
+    base_config["endpoints"][0]["model"]["autoscaling"] = {"metric": "invocations"}
+    result = run("synth", str(write_yaml(base_config)), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "Scale-out detection" in result.output
+    assert "InvocationsPerInstance" in result.output and "~3 min" in result.output
 
 
 def test_default_output_directory(tmp_path, monkeypatch):

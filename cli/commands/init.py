@@ -1,0 +1,88 @@
+"""`fastscale init`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from cli.common import EXIT_BAD_INPUT, console, print_findings
+from infra.scaffold import CI_CHOICES, ProjectOptions, existing_files, model_choices, render_project, write_project
+
+
+_PROJECT_PATTERN = r"[a-z0-9](-?[a-z0-9])*"
+
+
+def _project_name(ctx: click.Context, param: click.Parameter | None, value: str | None) -> str | None:
+    import re
+
+    if value is not None and not re.fullmatch(_PROJECT_PATTERN, value):
+        raise click.BadParameter(
+            f"{value!r} is not a usable project name: use lowercase letters, digits and single hyphens, e.g. chat-prod",
+            param_hint="--project",
+        )
+    return value
+
+
+@click.command("init")
+@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--project", callback=_project_name, help="Project name (resource prefix). Default: the directory name.")
+@click.option("--model", type=click.Choice(model_choices()), default="qwen3-8b", show_default=True,
+              help="Workload preset: model size, instance type, GPUs per copy.")
+@click.option("--instance-type", help="Override the preset's instance type (checked: the model must fit).")
+@click.option("--region", default="us-east-1", show_default=True)
+@click.option("--ci", type=click.Choice(CI_CHOICES), default="github", show_default=True,
+              help="CI/CD pipeline to generate (OIDC credentials, S3 state with locking).")
+@click.option("--scale-to-zero/--no-scale-to-zero", default=False, show_default=True,
+              help="Let the component and the instances scale down to zero when idle.")
+@click.option("--model-bucket", help="S3 bucket holding the weights. Default: <project>-models.")
+@click.option("--state-bucket", help="S3 bucket for Terraform state. Default with CI: <project>-tfstate.")
+@click.option("--force", is_flag=True, help="Overwrite files that already exist.")
+def init_command(directory: Path, project: str | None, model: str, instance_type: str | None, region: str, ci: str,
+                 scale_to_zero: bool, model_bucket: str | None, state_bucket: str | None, force: bool) -> None:
+    """Create a new fastscale project in DIRECTORY.
+
+    Writes fastscale.yaml (commented, valid for the chosen workload), cdktf.json and main.py (so `cdktf
+    synth` / `cdktf deploy` work), a CI/CD workflow, a Makefile, .gitignore and a README. Existing files are
+    never overwritten without --force. The rendered config is validated first: if it has errors (for example
+    the model does not fit --instance-type), nothing is written and the exit code is 2.
+    """
+    from infra.config import ConfigError, parse_config
+    from infra.rules import has_errors, run_rules
+
+    import yaml
+
+    # Without --project the directory name is used, and must be a valid name too.
+    name = project or _project_name(click.get_current_context(), None, directory.resolve().name.lower())
+    opts = ProjectOptions(project=name, model=model, instance_type=instance_type, region=region, ci=ci,
+                          scale_to_zero=scale_to_zero, model_bucket=model_bucket, state_bucket=state_bucket)
+    files = render_project(opts)
+    out = console()
+    try:
+        config = parse_config(yaml.safe_load(files["fastscale.yaml"]), "fastscale.yaml", files["fastscale.yaml"])
+    except ConfigError as err:
+        raise click.BadParameter(str(err)) from None
+    findings = run_rules(config)
+    if has_errors(findings):
+        print_findings(findings, "fastscale.yaml (not written)")
+        console(stderr=True).print("[red]Nothing was written: choose options the rules accept.[/]")
+        sys.exit(EXIT_BAD_INPUT)
+
+    clashes = existing_files(directory, files)
+    if clashes and not force:
+        console(stderr=True).print(
+            f"[bold red]error:[/] {len(clashes)} file(s) already exist in {directory}: {', '.join(clashes)}\n"
+            "Nothing was written. Use --force to overwrite them."
+        )
+        sys.exit(EXIT_BAD_INPUT)
+    written = write_project(directory, files)
+    out.print(f"[bold green]Created {name}[/] in {directory}:")
+    for path in written:
+        out.print(f"  {path}")
+    cfg = directory / "fastscale.yaml"
+    out.print("\nNext:")
+    out.print(f"  fastscale validate {cfg}")
+    out.print(f"  fastscale estimate {cfg}")
+    out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
+    out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then: fastscale deploy {cfg}")
