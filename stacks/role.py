@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from dataclasses import dataclass
 from typing import Any
 
+from infra.artifacts import parse_image, parse_s3_uri
 from infra.config import EndpointSpec, FastscaleConfig
 from infra.naming import EndpointNames, tags
-from infra.rules._common import parse_image
 from stacks.engine import Construct
 from stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
 
@@ -46,24 +45,6 @@ def partition(region: str) -> str:
     if region.startswith("us-gov-"):
         return "aws-us-gov"
     return "aws"
-
-
-@dataclass(frozen=True)
-class S3Location:
-    bucket: str
-    key: str
-
-    @property
-    def is_prefix(self) -> bool:
-        """An uncompressed model is a prefix (ends in '/'); anything else names one object."""
-        return self.key == "" or self.key.endswith("/")
-
-
-def parse_s3_uri(uri: str) -> S3Location | None:
-    if not uri.startswith("s3://"):
-        return None
-    bucket, _, key = uri[len("s3://") :].partition("/")
-    return S3Location(bucket, key) if bucket else None
 
 
 def trust_policy() -> dict[str, Any]:

@@ -12,23 +12,15 @@ Images outside ECR and non-S3 model data are left to the static rules.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 from botocore.exceptions import ClientError
 
+from infra.artifacts import parse_image, parse_s3_uri
 from infra.aws.clients import AwsClients, ClientsArg, describe_error, error_code, is_access_error, resolve, translate_errors
 from infra.config import FastscaleConfig
 from infra.rules import Finding, Severity
 
 IMAGE_CODE = "FS900"
 MODEL_DATA_CODE = "FS901"
-
-_ECR_IMAGE = re.compile(
-    r"^(?P<account>\d{12})\.dkr\.ecr(?:-fips)?\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(?:\.cn)?/"
-    r"(?P<repo>[a-z0-9._/-]+?)(?::(?P<tag>[\w][\w.-]{0,127}))?(?:@(?P<digest>sha256:[0-9a-f]{64}))?$"
-)
-_S3_URI = re.compile(r"^s3://(?P<bucket>[^/]+)/?(?P<key>.*)$")
 
 # What ECR's BatchGetImage may answer; these are the media types SageMaker can pull.
 _MANIFEST_TYPES = [
@@ -39,33 +31,6 @@ _MANIFEST_TYPES = [
 ]
 
 
-@dataclass(frozen=True)
-class EcrImage:
-    account: str
-    region: str
-    repository: str
-    tag: str | None
-    digest: str | None
-
-    @property
-    def reference(self) -> str:
-        return self.digest or f":{self.tag}"
-
-    @property
-    def image_id(self) -> dict[str, str]:
-        # A digest pins exactly what is pulled, so it wins over a tag when both are given.
-        return {"imageDigest": self.digest} if self.digest else {"imageTag": self.tag or "latest"}
-
-
-def parse_ecr_image(uri: str) -> EcrImage | None:
-    m = _ECR_IMAGE.match(uri)
-    if m is None:
-        return None
-    tag = m["tag"] or (None if m["digest"] else "latest")
-    return EcrImage(m["account"], m["region"], m["repo"], tag, m["digest"])
-
-
-@translate_errors
 def check_artifacts(config: FastscaleConfig, clients: ClientsArg = None) -> list[Finding]:
     """FS900 for every ECR image that does not exist, FS901 for every S3 model location that does not."""
     aws = resolve(clients, config.region)
@@ -85,13 +50,13 @@ def check_artifacts(config: FastscaleConfig, clients: ClientsArg = None) -> list
 
 
 def _check_image(aws: AwsClients, uri: str, path: str) -> Finding | None:
-    image = parse_ecr_image(uri)
-    if image is None:
-        return None
-    ecr = aws.get("ecr", image.region)
-    where = f"repository {image.repository} of registry {image.account} in {image.region}"
+    image = parse_image(uri)
+    if not image.is_ecr:
+        return None  # images outside private ECR are the rules' concern (FS003), not looked up here
+    ecr = aws.get("ecr", image.ecr_region)
+    where = f"repository {image.repository} of registry {image.ecr_account} in {image.ecr_region}"
     try:
-        ecr.describe_images(registryId=image.account, repositoryName=image.repository, imageIds=[image.image_id])
+        ecr.describe_images(registryId=image.ecr_account, repositoryName=image.repository, imageIds=[image.image_id])
         return None
     except ClientError as exc:
         code = error_code(exc)
@@ -105,7 +70,7 @@ def _check_image(aws: AwsClients, uri: str, path: str) -> Finding | None:
     # DescribeImages; BatchGetImage is part of a pull, so it answers for them.
     try:
         got = ecr.batch_get_image(
-            registryId=image.account,
+            registryId=image.ecr_account,
             repositoryName=image.repository,
             imageIds=[image.image_id],
             acceptedMediaTypes=_MANIFEST_TYPES,
@@ -139,10 +104,10 @@ def _missing_image(path: str, uri: str, why: str) -> Finding:
 
 
 def _check_model_data(aws: AwsClients, uri: str, path: str) -> Finding | None:
-    m = _S3_URI.match(uri)
-    if m is None:
+    location = parse_s3_uri(uri)
+    if location is None:
         return None
-    bucket, key = m["bucket"], m["key"]
+    bucket, key = location.bucket, location.key
     s3 = aws.get("s3")
     try:
         if not key or key.endswith("/"):

@@ -243,7 +243,7 @@ def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> t
 
 
 def _image_is_ecr(image: str) -> bool:
-    from infra.rules._common import parse_image
+    from infra.artifacts import parse_image
 
     return parse_image(image).is_ecr
 

@@ -63,57 +63,6 @@ def fmt_num(x: float) -> str:
 
 # --------------------------------------------------------------------------------------------- images
 
-# Private ECR registry hosts: IPv4 (…dkr.ecr.<region>.amazonaws.com), FIPS, China (.com.cn) and dual-stack
-# (…dkr-ecr.<region>.on.aws). ECR Public (public.ecr.aws) is not a private registry and is not cached.
-_ECR_HOST_RE = re.compile(
-    r"^(?P<account>\d{12})\.(?:dkr\.ecr(?:-fips)?\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(?:\.cn)?"
-    r"|dkr-ecr(?:-fips)?\.(?P<region_ds>[a-z0-9-]+)\.on\.aws)$"
-)
-
-
-@dataclass(frozen=True)
-class ImageRef:
-    """A container image reference split the way Docker reads it: registry/repository[:tag][@digest]."""
-
-    registry: str | None
-    repository: str
-    tag: str | None
-    digest: str | None
-    ecr_account: str | None = None
-    ecr_region: str | None = None
-
-    @property
-    def is_ecr(self) -> bool:
-        return self.ecr_region is not None
-
-    @property
-    def pinned(self) -> bool:
-        """A digest pins exactly; a tag other than 'latest' is taken as a deliberate version."""
-        if self.digest:
-            return True
-        return bool(self.tag) and self.tag.lower() != "latest"
-
-
-def parse_image(uri: str) -> ImageRef:
-    rest, _, digest = uri.strip().partition("@")
-    registry = None
-    first, slash, remainder = rest.partition("/")
-    # Docker's rule: the first component is a registry host when it has a dot or a port, or is localhost.
-    if slash and ("." in first or ":" in first or first == "localhost"):
-        registry, rest = first, remainder
-    repository, tag = rest, None
-    last_slash = rest.rfind("/")
-    colon = rest.rfind(":")
-    if colon > last_slash:
-        repository, tag = rest[:colon], rest[colon + 1 :] or None
-    account = region = None
-    if registry is not None:
-        m = _ECR_HOST_RE.match(registry.lower())
-        if m:
-            account, region = m["account"], m["region"] or m["region_ds"]
-    return ImageRef(registry, repository, tag, digest or None, account, region)
-
-
 # --------------------------------------------------------------------------------------------- model fit
 
 #: Share of the accelerator memory available to a model that its weights may take; the rest is left for the

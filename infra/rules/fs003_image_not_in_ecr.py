@@ -8,7 +8,8 @@ Inference components also document only ECR image paths.
 from __future__ import annotations
 
 from infra.rules import Hit, Severity, rule
-from infra.rules._common import parse_image, workloads
+from infra.artifacts import parse_image
+from infra.rules._common import workloads
 
 EXAMPLE = """\
 project: demo

@@ -9,7 +9,8 @@ redeploy cannot reproduce what ran before. A digest (`@sha256:...`) pins exactly
 from __future__ import annotations
 
 from infra.rules import Hit, Severity, rule
-from infra.rules._common import parse_image, workloads
+from infra.artifacts import parse_image
+from infra.rules._common import workloads
 
 EXAMPLE = """\
 project: demo

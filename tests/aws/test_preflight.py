@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from infra.aws.preflight import check_artifacts, parse_ecr_image
+from infra.artifacts import parse_image
+from infra.aws.preflight import check_artifacts
 from infra.rules import Severity
 from tests.aws.factories import ACCOUNT, REGION, component_config, single_model_config, stubbed
 
@@ -154,15 +155,18 @@ def test_images_outside_ecr_and_non_s3_data_are_left_to_the_rules():
     "uri,expected",
     [
         (f"{REPO_URI}:1.0", ("djl-inference", "1.0", None)),
-        (f"{REPO_URI}", ("djl-inference", "latest", None)),
+        (f"{REPO_URI}", ("djl-inference", None, None)),
         (f"{REPO_URI}@{DIGEST}", ("djl-inference", None, DIGEST)),
         (f"{ACCOUNT}.dkr.ecr.eu-west-1.amazonaws.com/team/model-server:v2", ("team/model-server", "v2", None)),
     ],
 )
 def test_parse_ecr_image(uri, expected):
-    image = parse_ecr_image(uri)
+    image = parse_image(uri)
+    assert image.is_ecr
     assert (image.repository, image.tag, image.digest) == expected
+    # an untagged reference is pulled as 'latest'; a digest wins over any tag
+    assert image.image_id == ({"imageDigest": DIGEST} if image.digest else {"imageTag": image.tag or "latest"})
 
 
 def test_parse_ecr_image_rejects_other_registries():
-    assert parse_ecr_image("docker.io/library/python:3.11") is None
+    assert not parse_image("docker.io/library/python:3.11").is_ecr
