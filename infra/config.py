@@ -130,7 +130,11 @@ class Alarms(_Strict):
     evaluation_periods: int = Field(5, description="Datapoints that must breach.")
     model_latency_ms: float = Field(10000, description="Average ModelLatency above which the latency alarm fires.")
     errors_5xx: int = Field(5, description="Invocation5XXErrors per period at or above which the error alarm fires.")
-    gpu_memory_percent: float = Field(90, description="GPUMemoryUtilization at or above which the alarm fires.")
+    gpu_memory_percent: float = Field(
+        97,
+        description="GPU memory utilization (percent per GPU) at or above which the alarm fires. vLLM-based "
+        "containers reserve about 90% of GPU memory up front, so a lower threshold would always fire.",
+    )
     stuck_at_zero_minutes: int = Field(
         10, description="Fire when requests fail for lack of capacity for this many minutes in a row."
     )
@@ -188,7 +192,11 @@ class LocalState(_Strict):
     """Terraform state in a local file."""
 
     backend: Literal["local"] = "local"
-    path: str | None = Field(None, description="State file path (default: terraform.<project>.tfstate next to the config).")
+    path: str | None = Field(
+        None,
+        description="State file path, relative to the directory that holds the synth output directory "
+        "(default: terraform.<project>.tfstate there, so deleting cdktf.out never deletes the state).",
+    )
 
 
 class S3State(_Strict):

@@ -22,6 +22,7 @@ from typing import Mapping
 from infra import catalog
 from infra.config import EndpointSpec, FastscaleConfig
 from infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name, tags
+from infra.rules.fs030_too_many_components_for_alarms import MAX_METRICS_PER_MATH_ALARM  # rule FS030 checks it first
 from stacks.engine import Construct
 from stacks.resources.base import Resource
 from stacks.resources.cloudwatch import (
@@ -36,9 +37,6 @@ from stacks.resources.cloudwatch import (
     MetricQueryMetric,
 )
 from stacks.scaling import NO_CAPACITY_METRIC
-
-#: CloudWatch's hard limit of metrics in one metric math alarm.
-MAX_METRICS_PER_MATH_ALARM = 10
 
 #: ModelLatency is published in microseconds; the config speaks milliseconds.
 MICROSECONDS_PER_MS = 1000

@@ -8,6 +8,7 @@ import pytest
 
 from infra import catalog
 from infra.config import load_config
+from infra.config import Alarms
 from infra.naming import all_endpoint_names, dashboard_name, tags
 from tests.conftest import EXAMPLES
 from tests.stacks.test_scaling import (
@@ -21,6 +22,8 @@ from tests.stacks.test_scaling import (
 )
 
 SNS = "arn:aws:sns:us-east-1:123456789012:assist-oncall"
+
+DEFAULT_GPU_PERCENT = Alarms().gpu_memory_percent
 
 
 def alarms(tf) -> dict[str, dict]:
@@ -59,7 +62,7 @@ def test_single_model_error_and_gpu_alarms(single):
     gpu = alarms(tf)[names.alarms["gpu-memory"]]
     assert (gpu["namespace"], gpu["metric_name"]) == ("/aws/sagemaker/Endpoints", "GPUMemoryUtilization")
     assert gpu["dimensions"] == {"EndpointName": "chat-prod-qwen3", "VariantName": "AllTraffic"}
-    assert gpu["threshold"] == 90  # one L4 on ml.g6.2xlarge
+    assert gpu["threshold"] == DEFAULT_GPU_PERCENT  # one L4 on ml.g6.2xlarge
 
 
 def test_gpu_threshold_scales_with_the_gpus_of_a_single_model_instance():
@@ -71,8 +74,8 @@ def test_gpu_threshold_scales_with_the_gpus_of_a_single_model_instance():
     assert gpus == 4
     (names,) = all_endpoint_names(config)
     gpu = alarms(synth_constructs(config))[names.alarms["gpu-memory"]]
-    # GPUMemoryUtilization is summed over the GPUs (0-400% on four): 90% of each is 360
-    assert gpu["threshold"] == 90 * gpus
+    # GPUMemoryUtilization is summed over the GPUs (0-400% on four): the per-GPU threshold times four
+    assert gpu["threshold"] == DEFAULT_GPU_PERCENT * gpus
 
 
 def test_alarm_period_and_evaluation_periods_come_from_the_config():
@@ -131,7 +134,7 @@ def test_component_endpoint_gpu_alarm_uses_the_normalized_metric(multi):
     (names,) = all_endpoint_names(config)
     gpu = alarms(tf)[names.alarms["gpu-memory"]]
     assert (gpu["namespace"], gpu["metric_name"]) == ("/aws/sagemaker/Endpoints", "GPUMemoryUtilizationNormalized")
-    assert gpu["threshold"] == 90, "normalized: 0-100 whatever the GPU count"
+    assert gpu["threshold"] == DEFAULT_GPU_PERCENT, "normalized: 0-100 whatever the GPU count"
 
 
 def test_stuck_at_zero_alarm_per_scale_to_zero_component(multi):
