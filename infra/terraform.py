@@ -525,7 +525,14 @@ class TerraformRunner:
                     _signal_group(proc, signal.SIGINT)
                 deadline = min(deadline, time.monotonic() + TERMINATE_GRACE)
         else:
-            return  # exited within the deadline
+            # Terraform exited within the deadline. A provisioner command that started just after the
+            # interrupt was sent can outlive it in the group: end it too. The group id cannot have been
+            # reused while a member is still alive, and killpg fails harmlessly once the group is empty.
+            try:
+                os.killpg(proc.pid, signal.SIGTERM)
+            except (ProcessLookupError, PermissionError):
+                pass
+            return
         for sig in (signal.SIGTERM, signal.SIGKILL):
             _signal_group(proc, sig)
             try:
