@@ -24,6 +24,7 @@ demo: $(STAMP)
 
 ## The whole test suite, then the security scan of the synthesized Terraform.
 test: $(STAMP)
+	$(BIN)/ruff check .
 	$(BIN)/pytest
 	bash scripts/run_checkov.sh
 

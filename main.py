@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from cli.common import load_checked
+from fastscale.cli.common import load_checked
 
 DEFAULT_CONFIG = "examples/qwen3-8b.yaml"
 
@@ -17,7 +17,7 @@ DEFAULT_CONFIG = "examples/qwen3-8b.yaml"
 def main() -> None:
     checked = load_checked(os.environ.get("FASTSCALE_CONFIG", DEFAULT_CONFIG), quiet_if_clean=True)
 
-    from stacks.app import build_app
+    from fastscale.stacks.app import build_app
 
     # The cdktf CLI tells the app where to write through CDKTF_OUTDIR.
     app, _ = build_app(checked.config, os.environ.get("CDKTF_OUTDIR", "cdktf.out"))

@@ -17,7 +17,6 @@ built the same way in both.
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import resource
@@ -80,8 +79,8 @@ def cases(workdir: Path) -> dict[str, Path]:
 
 def child_fastscale(config: str, outdir: str) -> None:
     sys.path.insert(0, str(ROOT))
-    from infra.config import load_config
-    from stacks.app import synthesize
+    from fastscale.infra.config import load_config
+    from fastscale.stacks.app import synthesize
 
     synthesize(load_config(config), outdir)
 
@@ -264,8 +263,9 @@ def _median(runs: list[Sample]) -> dict[str, float]:
 def _check_same_resources(ours: Path, theirs: Path) -> None:
     """The comparison is only fair if both built the same resources with the same attributes."""
     a, b = json.loads(ours.read_text())["resource"], json.loads(theirs.read_text())["resource"]
-    strip = lambda doc: {t: {i: {k: v for k, v in body.items() if k not in ("//", "depends_on")}
-                             for i, body in items.items()} for t, items in doc.items()}
+    def strip(doc):
+        return {t: {i: {k: v for k, v in body.items() if k not in ("//", "depends_on")}
+                                 for i, body in items.items()} for t, items in doc.items()}
     if strip(a) != strip(b):
         raise SystemExit(f"prebuilt stack differs from fastscale's ({theirs})")
 

@@ -19,8 +19,9 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -90,8 +91,8 @@ def best_of(fn: Callable[[], Any], repeat: int = REPEAT) -> tuple[float, float, 
 
 def load_and_validate(text: str):
     # The same steps as infra.config.load_config after reading the file, then every rule.
-    from infra.config import parse_config
-    from infra.rules import run_rules
+    from fastscale.infra.config import parse_config
+    from fastscale.infra.rules import run_rules
 
     config = parse_config(yaml.safe_load(text), "<bench>", text)
     return config, run_rules(config)
@@ -135,8 +136,8 @@ def main() -> int:
 
     best_validate, first_validate, (config, findings) = best_of(lambda: load_and_validate(text))
     # Where the time goes: YAML parsing, the typed model, the rules.
-    from infra.config import parse_config
-    from infra.rules import run_rules
+    from fastscale.infra.config import parse_config
+    from fastscale.infra.rules import run_rules
 
     best_yaml, _, data = best_of(lambda: yaml.safe_load(text))
     best_model, _, _ = best_of(lambda: parse_config(data))

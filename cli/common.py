@@ -9,8 +9,8 @@ from typing import Any, NoReturn
 
 import click
 
-from infra.config import ConfigError, FastscaleConfig, load_config
-from infra.rules import Finding, Severity, has_errors, run_rules
+from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
+from fastscale.infra.rules import Finding, Severity, has_errors, run_rules
 
 EXIT_OK = 0
 EXIT_FAILED = 1

@@ -12,7 +12,7 @@ import importlib.util
 
 import click
 
-from infra import __version__
+from fastscale.infra import __version__
 
 #: name -> (module under cli.commands, short help shown by `fastscale --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -40,9 +40,9 @@ class LazyGroup(click.Group):
             return None
         module_name, _ = COMMANDS[name]
         try:
-            module = importlib.import_module(f"cli.commands.{module_name}")
+            module = importlib.import_module(f"fastscale.cli.commands.{module_name}")
         except ModuleNotFoundError as exc:
-            if exc.name == f"cli.commands.{module_name}":
+            if exc.name == f"fastscale.cli.commands.{module_name}":
                 return None
             raise
         return getattr(module, name.replace("-", "_") + "_command", None)
@@ -55,7 +55,7 @@ class LazyGroup(click.Group):
 
     @staticmethod
     def _available(name: str) -> bool:
-        spec = importlib.util.find_spec(f"cli.commands.{COMMANDS[name][0]}")
+        spec = importlib.util.find_spec(f"fastscale.cli.commands.{COMMANDS[name][0]}")
         return spec is not None
 
 

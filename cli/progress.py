@@ -20,7 +20,7 @@ if TYPE_CHECKING:  # imported for type hints only: the runtime import stays lazy
     from rich.console import Console
     from rich.status import Status
 
-    from infra.terraform import TerraformEvent
+    from fastscale.infra.terraform import TerraformEvent
 
 #: Terraform message kinds shown as lines for people. Left out on purpose: diagnostics, which the command
 #: prints in full (with Terraform's detail text) once the run ended, and planned changes, which are the
@@ -57,7 +57,7 @@ class Reporter:
     def __init__(self, as_json: bool = False, console: Console | None = None):
         self.as_json = as_json
         if console is None:
-            from cli.common import console as make_console
+            from fastscale.cli.common import console as make_console
 
             console = make_console(stderr=True)
         self.console = console

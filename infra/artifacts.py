@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-
 # Private ECR registry hosts: IPv4 (…dkr.ecr.<region>.amazonaws.com), FIPS, China (.com.cn) and dual-stack
 # (…dkr-ecr.<region>.on.aws). ECR Public (public.ecr.aws) is not a private registry and is not cached.
 _ECR_HOST_RE = re.compile(

@@ -163,7 +163,7 @@ class EndpointSpec(_Strict):
     alarms: Alarms = Field(default_factory=Alarms, description="Operational alarms of this endpoint.")
 
     @model_validator(mode="after")
-    def _one_kind_of_workload(self) -> "EndpointSpec":
+    def _one_kind_of_workload(self) -> EndpointSpec:
         if self.model is not None and self.inference_components:
             raise ValueError("set either `model` (single-model endpoint) or `inference_components`, not both")
         if self.model is None and not self.inference_components:

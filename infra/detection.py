@@ -14,8 +14,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Literal
 
-from infra.config import Autoscaling, FastscaleConfig
-from infra.naming import component_name, endpoint_name
+from fastscale.infra.config import Autoscaling, FastscaleConfig
+from fastscale.infra.naming import component_name, endpoint_name
 
 if TYPE_CHECKING:  # rich is imported only when a table is actually drawn
     from rich.table import Table
@@ -145,7 +145,7 @@ def _seconds(value: int | None) -> str:
     return f"~{value / 60:g} min"
 
 
-def format_detection_table(rows: list[DetectionRow]) -> "Table":
+def format_detection_table(rows: list[DetectionRow]) -> Table:
     """A rich Table of the rows, for `fastscale synth` and friends."""
     from rich.table import Table
 

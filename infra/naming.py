@@ -11,7 +11,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
-from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 
 #: Every endpoint has one production variant; SageMaker's console default name.
 VARIANT_NAME = "AllTraffic"

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from infra import __version__
+from fastscale.infra import __version__
 
 CI_CHOICES = ("github", "gitlab", "none")
 CI_FILES = {"github": ".github/workflows/fastscale.yml", "gitlab": ".gitlab-ci.yml"}
@@ -25,7 +25,7 @@ TERRAFORM_VERSION = "1.11.4"
 
 @cache
 def presets() -> dict[str, Any]:
-    text = resources.files("templates").joinpath("project", "presets.yaml").read_text(encoding="utf-8")
+    text = resources.files("fastscale.templates").joinpath("project", "presets.yaml").read_text(encoding="utf-8")
     return yaml.safe_load(text)
 
 
@@ -80,7 +80,7 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
 
 def render_project(opts: ProjectOptions) -> dict[str, str]:
     """Relative path -> file content of the new project."""
-    from templates import render
+    from fastscale.templates import render
 
     ctx = _context(opts)
     files = {

@@ -28,9 +28,10 @@ import subprocess
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 #: Environment variable naming the binary (path or name) when no ``--terraform-bin`` is given.
 ENV_VAR = "FASTSCALE_TERRAFORM"

@@ -15,7 +15,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from infra.config import json_schema  # noqa: E402
+from fastscale.infra.config import json_schema  # noqa: E402
 
 TARGET = ROOT / "docs" / "config-reference.md"
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from infra.config import load_config, parse_config  # noqa: E402
-from infra.estimate import SCENARIO_LABELS, Scenario, WorkloadEstimate, estimate_config  # noqa: E402
+from fastscale.infra.config import load_config, parse_config  # noqa: E402
+from fastscale.infra.estimate import SCENARIO_LABELS, Scenario, WorkloadEstimate, estimate_config  # noqa: E402
 
 OUT = ROOT / "bench" / "estimate_table.md"
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"

@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from infra.rules import Rule, Severity, all_rules  # noqa: E402
+from fastscale.infra.rules import Rule, Severity, all_rules  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
 

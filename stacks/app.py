@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from infra.config import FastscaleConfig
-from infra.naming import stack_name
-from stacks.engine import App
-from stacks.stack import EndpointStack
+from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.naming import stack_name
+from fastscale.stacks.engine import App
+from fastscale.stacks.stack import EndpointStack
 
 STACK_FILE = "cdk.tf.json"
 

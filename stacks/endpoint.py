@@ -28,21 +28,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Union
 
-from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
-from infra.naming import EndpointNames, tags
-from stacks.engine import Construct, TerraformResourceLifecycle
-from stacks.resources import awscc, sagemaker
-from stacks.resources.base import Resource, to_terraform
-from stacks.role import ExecutionRole, parse_s3_uri
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.naming import EndpointNames, tags
+from fastscale.stacks.engine import Construct, TerraformResourceLifecycle
+from fastscale.stacks.resources import awscc, sagemaker
+from fastscale.stacks.resources.base import Resource, to_terraform
+from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
 ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS", "random": "RANDOM"}
 #: Hex digits of the content digest that ends an awscc endpoint configuration's name; well inside the
 #: 26 characters `infra.rules` reserves after the prefix for Terraform's `name_prefix` suffix.
 CONFIG_DIGEST_LEN = 12
 
-EndpointConfigResource = Union[sagemaker.SagemakerEndpointConfiguration, awscc.SagemakerEndpointConfig]
+EndpointConfigResource = sagemaker.SagemakerEndpointConfiguration | awscc.SagemakerEndpointConfig
 
 
 def model_data_source(uri: str) -> sagemaker.ModelDataSource:

@@ -13,7 +13,7 @@ import os
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,20")
 os.environ.setdefault("JSII_DEPRECATED", "quiet")
 
-from cdktf import (  # noqa: E402
+from cdktf import (
     App,
     LocalBackend,
     S3Backend,
@@ -23,8 +23,8 @@ from cdktf import (  # noqa: E402
     TerraformResourceLifecycle,
     TerraformStack,
 )
-from cdktf import TerraformProviderGeneratorMetadata as GeneratorMetadata  # noqa: E402
-from constructs import Construct  # noqa: E402
+from cdktf import TerraformProviderGeneratorMetadata as GeneratorMetadata
+from constructs import Construct
 
 ENGINE_NAME = "cdktf"
 

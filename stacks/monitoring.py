@@ -17,15 +17,17 @@ Which metrics and dimensions SageMaker AI publishes ("SageMaker AI metrics in Am
 from __future__ import annotations
 
 import json
-from typing import Mapping
+from collections.abc import Mapping
 
-from infra import catalog
-from infra.config import EndpointSpec, FastscaleConfig
-from infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name, tags
-from infra.rules.fs030_too_many_components_for_alarms import MAX_METRICS_PER_MATH_ALARM  # rule FS030 checks it first
-from stacks.engine import Construct
-from stacks.resources.base import Resource
-from stacks.resources.cloudwatch import (
+from fastscale.infra import catalog
+from fastscale.infra.config import EndpointSpec, FastscaleConfig
+from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name, tags
+from fastscale.infra.rules.fs030_too_many_components_for_alarms import (
+    MAX_METRICS_PER_MATH_ALARM,  # rule FS030 checks it first
+)
+from fastscale.stacks.engine import Construct
+from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.resources.cloudwatch import (
     NS_COMPONENT_COPIES,
     NS_ENDPOINT_INSTANCES,
     NS_INVOCATIONS,
@@ -36,7 +38,7 @@ from stacks.resources.cloudwatch import (
     MetricQuery,
     MetricQueryMetric,
 )
-from stacks.scaling import NO_CAPACITY_METRIC
+from fastscale.stacks.scaling import NO_CAPACITY_METRIC
 
 #: ModelLatency is published in microseconds; the config speaks milliseconds.
 MICROSECONDS_PER_MS = 1000
@@ -61,7 +63,7 @@ class EndpointAlarms(Construct):
     def __init__(
         self,
         scope: Construct,
-        id: str,  # noqa: A002 - the construct id, named as in constructs.Construct
+        id: str,
         *,
         config: FastscaleConfig,
         names: EndpointNames,
@@ -245,7 +247,7 @@ class StackDashboard(Construct):
     def __init__(
         self,
         scope: Construct,
-        id: str,  # noqa: A002 - the construct id, named as in constructs.Construct
+        id: str,
         *,
         config: FastscaleConfig,
     ) -> None:
@@ -262,7 +264,7 @@ class StackDashboard(Construct):
 
 def dashboard_body(config: FastscaleConfig) -> str:
     """The dashboard JSON, rendered from templates/dashboard.json.j2 and normalized (compact, checked)."""
-    from templates import render
+    from fastscale.templates import render
 
     endpoints = []
     for names in all_endpoint_names(config):

@@ -14,9 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from infra.config import FastscaleConfig
-from stacks.engine import Construct, GeneratorMetadata, TerraformProvider
-from stacks.resources.base import to_terraform
+from fastscale.infra.config import FastscaleConfig
+from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformProvider
+from fastscale.stacks.resources.base import to_terraform
 
 AWS_SOURCE = "hashicorp/aws"
 AWS_VERSION = "~> 6.25"

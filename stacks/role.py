@@ -23,11 +23,11 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from infra.artifacts import parse_image, parse_s3_uri
-from infra.config import EndpointSpec, FastscaleConfig
-from infra.naming import EndpointNames, tags
-from stacks.engine import Construct
-from stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
+from fastscale.infra.artifacts import parse_image, parse_s3_uri
+from fastscale.infra.config import EndpointSpec, FastscaleConfig
+from fastscale.infra.naming import EndpointNames, tags
+from fastscale.stacks.engine import Construct
+from fastscale.stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
 
 SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
 POLICY_VERSION = "2012-10-17"

@@ -12,13 +12,13 @@
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
-from infra.config import Autoscaling, FastscaleConfig
-from infra.detection import WorkloadKind, scaling_metric
-from infra.naming import ComponentNames, EndpointNames, tags
-from stacks.engine import Construct
-from stacks.resources.autoscaling import (
+from fastscale.infra.config import Autoscaling, FastscaleConfig
+from fastscale.infra.detection import WorkloadKind, scaling_metric
+from fastscale.infra.naming import ComponentNames, EndpointNames, tags
+from fastscale.stacks.engine import Construct
+from fastscale.stacks.resources.autoscaling import (
     COMPONENT_COPIES,
     SERVICE_NAMESPACE,
     STEP_SCALING,
@@ -33,8 +33,8 @@ from stacks.resources.autoscaling import (
     StepScalingPolicyConfiguration,
     TargetTrackingScalingPolicyConfiguration,
 )
-from stacks.resources.base import Resource
-from stacks.resources.cloudwatch import NS_INVOCATIONS, CloudwatchMetricAlarm, CloudwatchMetricAlarmProps
+from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.resources.cloudwatch import NS_INVOCATIONS, CloudwatchMetricAlarm, CloudwatchMetricAlarmProps
 
 #: The metric SageMaker AI emits when a request reaches a component that has no copy to serve it.
 NO_CAPACITY_METRIC = "NoCapacityInvocationFailures"
@@ -51,7 +51,7 @@ class EndpointScaling(Construct):
     def __init__(
         self,
         scope: Construct,
-        id: str,  # noqa: A002 - the construct id, named as in constructs.Construct
+        id: str,
         *,
         config: FastscaleConfig,
         names: EndpointNames,

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import posixpath
 
-from infra.config import FastscaleConfig, LocalState, S3State
-from infra.naming import all_endpoint_names, stack_name
-from stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput, TerraformStack
-from stacks.endpoint import SageMakerEndpoint
-from stacks.monitoring import EndpointAlarms, StackDashboard
-from stacks.providers import add_providers
-from stacks.scaling import EndpointScaling
+from fastscale.infra.config import FastscaleConfig, LocalState, S3State
+from fastscale.infra.naming import all_endpoint_names, stack_name
+from fastscale.stacks.endpoint import SageMakerEndpoint
+from fastscale.stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput, TerraformStack
+from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
+from fastscale.stacks.providers import add_providers
+from fastscale.stacks.scaling import EndpointScaling
 
 #: Terraform runs in `<outdir>/stacks/<stack>/`; local state paths are written relative to that directory,
 #: pointing back to the directory that holds `<outdir>` (the project root for the default `cdktf.out`).

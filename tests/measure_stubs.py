@@ -9,11 +9,11 @@ from typing import Any
 import boto3
 from botocore.stub import Stubber
 
-from infra.aws.waiters import Clock
+from fastscale.infra.aws.waiters import Clock
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
-WHEN = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+WHEN = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 VARIANT = "AllTraffic"
 
 
@@ -89,19 +89,19 @@ class Script:
     def __init__(self, stubber: Stubber, endpoint_name: str, component_name: str | None = None):
         self.s, self.ep, self.ic = stubber, endpoint_name, component_name
 
-    def describe_endpoint(self, **kw: Any) -> "Script":
+    def describe_endpoint(self, **kw: Any) -> Script:
         self.s.add_response("describe_endpoint", endpoint(self.ep, **kw), {"EndpointName": self.ep})
         return self
 
-    def describe_component(self, **kw: Any) -> "Script":
+    def describe_component(self, **kw: Any) -> Script:
         self.s.add_response("describe_inference_component", component(self.ic, self.ep, **kw),
                             {"InferenceComponentName": self.ic})
         return self
 
-    def poll_component(self, *, instances: int = 1, **kw: Any) -> "Script":
+    def poll_component(self, *, instances: int = 1, **kw: Any) -> Script:
         return self.describe_endpoint(instances=instances).describe_component(**kw)
 
-    def set_copies(self, n: int, error: str | None = None, message: str = "") -> "Script":
+    def set_copies(self, n: int, error: str | None = None, message: str = "") -> Script:
         params = {"InferenceComponentName": self.ic, "DesiredRuntimeConfig": {"CopyCount": n}}
         if error:
             self.s.add_client_error("update_inference_component_runtime_config", error, message,
@@ -112,7 +112,7 @@ class Script:
                                 params)
         return self
 
-    def set_instances(self, n: int, error: str | None = None, message: str = "") -> "Script":
+    def set_instances(self, n: int, error: str | None = None, message: str = "") -> Script:
         params = {"EndpointName": self.ep, "DesiredWeightsAndCapacities": [{"VariantName": VARIANT, "DesiredInstanceCount": n}]}
         if error:
             self.s.add_client_error("update_endpoint_weights_and_capacities", error, message, expected_params=params)
@@ -121,6 +121,6 @@ class Script:
                                 {"EndpointArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint/{self.ep}"}, params)
         return self
 
-    def throttle(self, method: str) -> "Script":
+    def throttle(self, method: str) -> Script:
         self.s.add_client_error(method, "ThrottlingException", "Rate exceeded")
         return self

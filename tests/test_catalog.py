@@ -18,7 +18,7 @@ from pathlib import Path
 import botocore.session
 import pytest
 
-import infra.catalog as catalog
+import fastscale.infra.catalog as catalog
 
 ROOT = Path(__file__).resolve().parents[1]
 CATALOG_DIR = ROOT / "infra" / "catalog"

@@ -8,7 +8,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from cli.main import cli
+from fastscale.cli.main import cli
 from tests.conftest import ROOT
 
 QWEN = str(ROOT / "examples" / "qwen3-8b.yaml")

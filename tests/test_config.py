@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from infra.config import ConfigError, S3State, dump_json_schema, json_schema, load_config, parse_config
+from fastscale.infra.config import ConfigError, S3State, dump_json_schema, json_schema, load_config, parse_config
 from tests.conftest import EXAMPLES, ROOT
 
 

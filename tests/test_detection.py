@@ -7,8 +7,8 @@ import copy
 import pytest
 from rich.console import Console
 
-from infra.config import load_config, parse_config
-from infra.detection import (
+from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.detection import (
     HIGH_RESOLUTION_PERIOD_S,
     SCALE_OUT_DATAPOINTS,
     STANDARD_PERIOD_S,

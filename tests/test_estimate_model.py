@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from infra import catalog
-from infra.config import parse_config
-from infra.estimate import estimate_config, load_params, scenarios, what_if
-from infra.estimate.timeline import (
+from fastscale.infra import catalog
+from fastscale.infra.config import parse_config
+from fastscale.infra.estimate import estimate_config, load_params, scenarios, what_if
+from fastscale.infra.estimate.timeline import (
     WorkloadInputs,
     bandwidth_gb_per_s,
     shared_transfers,
@@ -215,7 +215,7 @@ def test_workloads_that_cannot_be_estimated_say_why():
 
 
 def test_examples_are_all_estimated():
-    from infra.config import load_config
+    from fastscale.infra.config import load_config
 
     for path in sorted((ROOT / "examples").glob("*.yaml")):
         for est in estimate_config(load_config(path)):
@@ -235,7 +235,7 @@ def test_what_if_matches_an_equivalent_config():
 
 
 def test_what_if_rejects_impossible_inputs():
-    from infra.estimate import EstimateInputError
+    from fastscale.infra.estimate import EstimateInputError
 
     with pytest.raises(EstimateInputError, match="did you mean"):
         what_if("ml.g6.2xlarg", 8)
@@ -270,7 +270,7 @@ def test_every_parameter_has_a_unit_and_a_known_source():
 
 
 def test_parameters_agree_with_the_detection_module():
-    from infra import detection
+    from fastscale.infra import detection
 
     d = PARAMS.detection
     assert d.high_resolution.period_seconds.value == detection.HIGH_RESOLUTION_PERIOD_S
@@ -294,7 +294,7 @@ def test_model_code_holds_no_magic_numbers():
 
 
 def test_malformed_parameters_are_rejected(tmp_path):
-    from infra.estimate import ParamsError
+    from fastscale.infra.estimate import ParamsError
 
     raw = copy.deepcopy(PARAMS.model_dump())
     raw["network"]["efficiency"]["value"] = 1.5

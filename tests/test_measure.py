@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from infra.aws.measure import MeasureError, measure_scaleout
+from fastscale.infra.aws.measure import MeasureError, measure_scaleout
 from tests.measure_stubs import FakeClock, Script, stubbed_sagemaker
 
 EP, IC = "demo-shared", "demo-qwen"

@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from cli.commands import measure as measure_cmd
-from cli.main import cli
+from fastscale.cli.commands import measure as measure_cmd
+from fastscale.cli.main import cli
 from tests.measure_stubs import FakeClock, Script, stubbed_sagemaker
 
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"

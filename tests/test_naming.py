@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from infra import naming
-from infra.config import load_config
+from fastscale.infra import naming
+from fastscale.infra.config import load_config
 from tests.conftest import ROOT
 
 
@@ -33,7 +33,7 @@ def test_single_model_endpoint_names():
 
 
 def test_no_scale_from_zero_names_without_min_zero(base_config):
-    from infra.config import parse_config
+    from fastscale.infra.config import parse_config
 
     base_config["endpoints"][0].pop("model")
     base_config["endpoints"][0]["inference_components"] = [
@@ -45,7 +45,7 @@ def test_no_scale_from_zero_names_without_min_zero(base_config):
 
 
 def test_user_brought_role_is_not_named(base_config):
-    from infra.config import parse_config
+    from fastscale.infra.config import parse_config
 
     base_config["endpoints"][0]["execution_role_arn"] = "arn:aws:iam::123456789012:role/mine"
     (ep,) = naming.all_endpoint_names(parse_config(base_config))
@@ -53,7 +53,7 @@ def test_user_brought_role_is_not_named(base_config):
 
 
 def test_tags_keep_fastscale_keys(base_config):
-    from infra.config import parse_config
+    from fastscale.infra.config import parse_config
 
     base_config["tags"] = {"team": "ml", naming.TAG_STACK: "spoofed"}
     config = parse_config(base_config)
@@ -65,7 +65,7 @@ def test_tags_keep_fastscale_keys(base_config):
 
 def test_model_name_changes_only_with_what_replaces_the_model(base_config):
     """A new image must give a new model name (the old model still exists while the new one is created)."""
-    from infra.config import parse_config
+    from fastscale.infra.config import parse_config
 
     def model(cfg):
         return naming.all_endpoint_names(parse_config(cfg))[0].model

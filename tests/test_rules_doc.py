@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from infra.rules import all_rules
+from fastscale.infra.rules import all_rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "gen_rules_doc.py"

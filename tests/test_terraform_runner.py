@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from infra import terraform as tf
-from infra.terraform import (
+from fastscale.infra import terraform as tf
+from fastscale.infra.terraform import (
     TerraformError,
     TerraformFailed,
     TerraformNotFound,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from cli.common import (
+from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
@@ -31,11 +31,11 @@ from cli.common import (
     print_json,
     print_table,
 )
-from cli.progress import Reporter
+from fastscale.cli.progress import Reporter
 
 if TYPE_CHECKING:
-    from infra.config import FastscaleConfig
-    from infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
+    from fastscale.infra.config import FastscaleConfig
+    from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -86,7 +86,7 @@ auto_approve_option = click.option(
 def synthesize(config: FastscaleConfig, outdir: str) -> Any:
     """Synthesize the stack; returns :class:`stacks.app.SynthResult`. Imported here, not at module load:
     cdktf and jsii cost seconds, which `status` and `--help` must not pay."""
-    from stacks.app import synthesize as synth
+    from fastscale.stacks.app import synthesize as synth
 
     return synth(config, outdir=outdir)
 
@@ -102,7 +102,7 @@ def is_interactive() -> bool:
 
 
 def verify_live(config: FastscaleConfig, **kwargs: Any) -> Any:
-    from infra.aws.verify import verify_live as verify
+    from fastscale.infra.aws.verify import verify_live as verify
 
     return verify(config, clients=aws_clients(config), **kwargs)
 
@@ -207,7 +207,7 @@ class StackCommand:
 
     def prepare(self, terraform_bin: str | None, out: str) -> TerraformRunner:
         """Find the binary, synthesize, ``terraform init``. Exits 1 on any failure."""
-        from infra.terraform import TerraformError, TerraformRunner, find_binary
+        from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
 
         try:
             binary = find_binary(terraform_bin)
@@ -218,7 +218,7 @@ class StackCommand:
         self.reporter.step("synth", f"into {out}")
         try:
             synth = synthesize(self.config, out)
-        except Exception as exc:  # noqa: BLE001 - any synthesis failure ends the command with its message
+        except Exception as exc:
             self.fail(f"synthesis failed: {type(exc).__name__}: {exc}")
         stack_dir = Path(synth.stack_dir)
         self.summary["stack_dir"] = str(stack_dir)
@@ -233,7 +233,7 @@ class StackCommand:
     def run(self, step: str, call: Any, *args: Any, fatal: bool = True, **kwargs: Any) -> TerraformResult:
         """One Terraform operation, shown as ``step``. A failure shows Terraform's diagnostics and exits 1,
         unless ``fatal`` is False (the caller goes on, e.g. to list what a failed destroy left)."""
-        from infra.terraform import TerraformError
+        from fastscale.infra.terraform import TerraformError
 
         self.reporter.operation = step
         self.reporter.step(step)
@@ -254,7 +254,7 @@ class StackCommand:
             self.fail("cancelled: nothing was changed.")
 
     def verification(self, wait: bool, timeout: float | None) -> Any:
-        from infra.aws.clients import AwsError
+        from fastscale.infra.aws.clients import AwsError
 
         self.reporter.step("verify", "waiting for the endpoints to settle" if wait else "one look, no waiting")
         kwargs: dict[str, Any] = {"wait": wait, "on_progress": self.reporter.wait_progress}

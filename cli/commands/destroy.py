@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cli.commands import deploy as stack
-from cli.commands.deploy import (
+from fastscale.cli.commands import deploy as stack
+from fastscale.cli.commands.deploy import (
     AWS_ENV_HELP,
     ENV_HELP,
     EXIT_FAILED,
@@ -28,15 +28,15 @@ from cli.commands.deploy import (
     auto_approve_option,
     out_option,
     print_change_summary,
-    refuse_without_terminal,
     print_table,
+    refuse_without_terminal,
     terraform_bin_option,
 )
-from cli.common import config_argument, console, json_option, load_checked
-from cli.progress import Reporter
+from fastscale.cli.common import config_argument, console, json_option, load_checked
+from fastscale.cli.progress import Reporter
 
 if TYPE_CHECKING:
-    from infra.config import FastscaleConfig
+    from fastscale.infra.config import FastscaleConfig
 
 #: Default seconds a sweep may spend waiting for components and endpoints to finish deleting.
 DEFAULT_SWEEP_TIMEOUT = 3600
@@ -46,13 +46,13 @@ DEFAULT_SWEEP_TIMEOUT = 3600
 
 
 def verify_cleanup(config: FastscaleConfig) -> Any:
-    from infra.aws.cleanup import verify_cleanup as verify
+    from fastscale.infra.aws.cleanup import verify_cleanup as verify
 
     return verify(config, clients=stack.aws_clients(config))
 
 
 def sweep(config: FastscaleConfig, **kwargs: Any) -> Any:
-    from infra.aws.sweep import sweep as run_sweep
+    from fastscale.infra.aws.sweep import sweep as run_sweep
 
     return run_sweep(config, clients=stack.aws_clients(config), **kwargs)
 
@@ -62,7 +62,7 @@ def sweep(config: FastscaleConfig, **kwargs: Any) -> Any:
 
 def cleanup_step(cmd: StackCommand) -> Any:
     """verify_cleanup with progress and the AWS error handling every command shares."""
-    from infra.aws.clients import AwsError
+    from fastscale.infra.aws.clients import AwsError
 
     cmd.reporter.step("verify-cleanup", "asking AWS by name and by tag what is left")
     try:
@@ -75,7 +75,7 @@ def cleanup_step(cmd: StackCommand) -> Any:
 
 
 def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float) -> Any:
-    from infra.aws.clients import AwsError
+    from fastscale.infra.aws.clients import AwsError
 
     cmd.reporter.step("sweep", "listing only (dry run)" if dry_run else "deleting in the safe order")
     try:

@@ -6,7 +6,16 @@ import sys
 
 import click
 
-from cli.common import EXIT_BAD_INPUT, EXIT_FAILED, console, fail, json_option, load_checked, print_json, print_table
+from fastscale.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    console,
+    fail,
+    json_option,
+    load_checked,
+    print_json,
+    print_table,
+)
 
 #: Options that describe a workload without a config file; they make no sense next to a FILE.
 _WHAT_IF_OPTIONS = ("model_size_gb", "image_size_gb", "accelerators", "metric", "data_cache", "max_instances")
@@ -38,7 +47,7 @@ def render_estimates(estimates, out) -> None:
     """One table per workload: phases down, scenarios across (fits an 80-column terminal)."""
     from rich.table import Table
 
-    from infra.estimate import PHASE_LABELS
+    from fastscale.infra.estimate import PHASE_LABELS
 
     for est in estimates:
         where = est.endpoint + (f" / {est.component}" if est.component else "")
@@ -148,7 +157,7 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
     Then the on-demand cost per hour at min / initial / max capacity, a monthly figure, and what scale to
     zero saves on an idle endpoint. Every model parameter and its source is in infra/estimate_params.json.
     """
-    from infra.estimate import EstimateInputError, cost_config, cost_what_if, estimate_config, what_if
+    from fastscale.infra.estimate import EstimateInputError, cost_config, cost_what_if, estimate_config, what_if
 
     if config_file and instance_type:
         raise click.UsageError("give either FILE or --instance-type (a what-if), not both")
@@ -184,7 +193,7 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
     if plot_path and not nothing:
         from rich.markup import escape
 
-        from infra.estimate.plot import PlotUnavailable, plot_timelines
+        from fastscale.infra.estimate.plot import PlotUnavailable, plot_timelines
 
         try:
             plot_timelines(estimates, plot_path)

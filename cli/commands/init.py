@@ -7,9 +7,15 @@ from pathlib import Path
 
 import click
 
-from cli.common import EXIT_BAD_INPUT, console, print_findings
-from infra.scaffold import CI_CHOICES, ProjectOptions, existing_files, model_choices, render_project, write_project
-
+from fastscale.cli.common import EXIT_BAD_INPUT, console, print_findings
+from fastscale.infra.scaffold import (
+    CI_CHOICES,
+    ProjectOptions,
+    existing_files,
+    model_choices,
+    render_project,
+    write_project,
+)
 
 _PROJECT_PATTERN = r"[a-z0-9](-?[a-z0-9])*"
 
@@ -48,10 +54,10 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     never overwritten without --force. The rendered config is validated first: if it has errors (for example
     the model does not fit --instance-type), nothing is written and the exit code is 2.
     """
-    from infra.config import ConfigError, parse_config
-    from infra.rules import has_errors, run_rules
-
     import yaml
+
+    from fastscale.infra.config import ConfigError, parse_config
+    from fastscale.infra.rules import has_errors, run_rules
 
     # Without --project the directory name is used, and must be a valid name too.
     name = project or _project_name(click.get_current_context(), None, directory.resolve().name.lower())

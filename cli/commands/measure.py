@@ -6,19 +6,19 @@ import sys
 
 import click
 
-from cli.common import EXIT_FAILED, EXIT_OK, console, fail, json_option, load_checked, print_json, print_table
+from fastscale.cli.common import EXIT_FAILED, EXIT_OK, console, fail, json_option, load_checked, print_json, print_table
 
 
 def _sagemaker_client(region: str):
     """The SageMaker client the command uses (tests replace this with a Stubber-wrapped client)."""
-    from infra.aws.clients import client
+    from fastscale.infra.aws.clients import client
 
     return client("sagemaker", region)
 
 
 def _clock():
     """Where the measurement reads time and sleeps (tests replace this with a fake that never sleeps)."""
-    from infra.aws.waiters import SYSTEM_CLOCK
+    from fastscale.infra.aws.waiters import SYSTEM_CLOCK
 
     return SYSTEM_CLOCK
 
@@ -81,7 +81,7 @@ def comparison(estimate, measurement) -> dict:
 def _render(measurement, compared, out) -> None:
     from rich.table import Table
 
-    from infra.estimate import PHASE_LABELS, SCENARIO_LABELS
+    from fastscale.infra.estimate import PHASE_LABELS, SCENARIO_LABELS
 
     m = measurement
     what = f"{m.component} (+1 copy)" if m.kind == "copy" else f"{m.endpoint} (+1 instance)"
@@ -128,10 +128,10 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     """
     from rich.markup import escape
 
-    from infra.aws.clients import AwsError
-    from infra.aws.measure import MeasureError, count, measure_scaleout
-    from infra.estimate import estimate_config
-    from infra.naming import endpoint_names
+    from fastscale.infra.aws.clients import AwsError
+    from fastscale.infra.aws.measure import MeasureError, count, measure_scaleout
+    from fastscale.infra.estimate import estimate_config
+    from fastscale.infra.naming import endpoint_names
 
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     config = checked.config

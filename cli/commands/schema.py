@@ -13,7 +13,7 @@ def schema_command(out: str | None) -> None:
     Point your editor at it for completion and checking, e.g. with the YAML language server:
     `# yaml-language-server: $schema=fastscale.schema.json` at the top of fastscale.yaml.
     """
-    from infra.config import dump_json_schema
+    from fastscale.infra.config import dump_json_schema
 
     text = dump_json_schema()
     if out:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from cli.common import config_argument, console, json_option, load_checked, print_json, print_table
+from fastscale.cli.common import config_argument, console, json_option, load_checked, print_json, print_table
 
 
 @click.command("synth")
@@ -20,9 +20,8 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     """
     checked = load_checked(config_file, as_json=as_json)
 
-    from stacks.app import synthesize  # imports jsii and node: only once the config is known to be good
-
-    from infra.detection import detection_summary, format_detection_table
+    from fastscale.infra.detection import detection_summary, format_detection_table
+    from fastscale.stacks.app import synthesize  # imports jsii and node: only once the config is known to be good
 
     result = synthesize(checked.config, outdir)
     detection = detection_summary(checked.config)

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from cli.common import (
+from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     config_error_report,
@@ -15,8 +15,8 @@ from cli.common import (
     print_findings,
     print_json,
 )
-from infra.config import ConfigError, load_config
-from infra.rules import has_errors, run_rules
+from fastscale.infra.config import ConfigError, load_config
+from fastscale.infra.rules import has_errors, run_rules
 
 
 @click.command("validate")
@@ -47,11 +47,11 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
             continue
         findings = run_rules(config)
         if check_aws:
-            from infra.aws.preflight import check_artifacts
+            from fastscale.infra.aws.preflight import check_artifacts
 
             try:
                 findings = findings + check_artifacts(config)
-            except Exception as exc:  # noqa: BLE001 - credentials / network problems are reported, not raised
+            except Exception as exc:
                 click.echo(f"error: --check-aws could not reach AWS: {exc}", err=True)
                 worst = max(worst, EXIT_FAILED)
         if has_errors(findings):

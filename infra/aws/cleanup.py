@@ -17,10 +17,19 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from infra.aws.clients import AwsClients, ClientsArg, chunks, error_code, is_not_found, paginate, resolve, translate_errors
-from infra.aws.verify import SERVICE_NAMESPACE
-from infra.config import FastscaleConfig
-from infra.naming import TAG_STACK, EndpointNames, all_endpoint_names, dashboard_name, stack_name
+from fastscale.infra.aws.clients import (
+    AwsClients,
+    ClientsArg,
+    chunks,
+    error_code,
+    is_not_found,
+    paginate,
+    resolve,
+    translate_errors,
+)
+from fastscale.infra.aws.verify import SERVICE_NAMESPACE
+from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.naming import TAG_STACK, EndpointNames, all_endpoint_names, dashboard_name, stack_name
 
 
 @dataclass(frozen=True)

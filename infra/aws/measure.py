@@ -12,14 +12,15 @@ after the scaling decision (``Scenario.after_decision_seconds``), not with detec
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from botocore.exceptions import ClientError
 
-from infra.aws.clients import describe_error, is_throttling, translate_errors
-from infra.aws.waiters import SYSTEM_CLOCK, Clock, Deadline, Poll, ProgressCallback, WaitTimeout, wait_until
-from infra.naming import VARIANT_NAME
+from fastscale.infra.aws.clients import describe_error, is_throttling, translate_errors
+from fastscale.infra.aws.waiters import SYSTEM_CLOCK, Clock, Deadline, Poll, ProgressCallback, WaitTimeout, wait_until
+from fastscale.infra.naming import VARIANT_NAME
 
 #: Statuses during which SageMaker refuses another capacity change: a restore waits them out.
 _ENDPOINT_BUSY = frozenset({"Creating", "Updating", "SystemUpdating", "RollingBack"})

@@ -14,10 +14,17 @@ from __future__ import annotations
 
 from botocore.exceptions import ClientError
 
-from infra.artifacts import parse_image, parse_s3_uri
-from infra.aws.clients import AwsClients, ClientsArg, describe_error, error_code, is_access_error, resolve, translate_errors
-from infra.config import FastscaleConfig
-from infra.rules import Finding, Severity
+from fastscale.infra.artifacts import parse_image, parse_s3_uri
+from fastscale.infra.aws.clients import (
+    AwsClients,
+    ClientsArg,
+    describe_error,
+    error_code,
+    is_access_error,
+    resolve,
+)
+from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.rules import Finding, Severity
 
 IMAGE_CODE = "FS900"
 MODEL_DATA_CODE = "FS901"

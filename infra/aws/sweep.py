@@ -25,8 +25,8 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from infra.aws.cleanup import model_names, parse_arn
-from infra.aws.clients import (
+from fastscale.infra.aws.cleanup import model_names, parse_arn
+from fastscale.infra.aws.clients import (
     AwsClients,
     ClientsArg,
     chunks,
@@ -39,10 +39,19 @@ from infra.aws.clients import (
     resolve,
     translate_errors,
 )
-from infra.aws.verify import SERVICE_NAMESPACE
-from infra.aws.waiters import DEFAULT_POLL_INTERVAL, SYSTEM_CLOCK, Clock, Deadline, Poll, Progress, WaitTimeout, wait_until
-from infra.config import FastscaleConfig
-from infra.naming import (
+from fastscale.infra.aws.verify import SERVICE_NAMESPACE
+from fastscale.infra.aws.waiters import (
+    DEFAULT_POLL_INTERVAL,
+    SYSTEM_CLOCK,
+    Clock,
+    Deadline,
+    Poll,
+    Progress,
+    WaitTimeout,
+    wait_until,
+)
+from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.naming import (
     TAG_MANAGED_BY,
     TAG_STACK,
     all_endpoint_names,

@@ -16,8 +16,17 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from infra.aws.clients import AwsClients, ClientsArg, chunks, error_code, is_not_found, paginate, resolve, translate_errors
-from infra.aws.waiters import (
+from fastscale.infra.aws.clients import (
+    AwsClients,
+    ClientsArg,
+    chunks,
+    error_code,
+    is_not_found,
+    paginate,
+    resolve,
+    translate_errors,
+)
+from fastscale.infra.aws.waiters import (
     DEFAULT_POLL_INTERVAL,
     SYSTEM_CLOCK,
     Clock,
@@ -27,9 +36,9 @@ from infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
-from infra.config import Autoscaling, FastscaleConfig, InferenceComponentSpec, ModelSpec
-from infra.detection import WorkloadKind, scaling_metric
-from infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
+from fastscale.infra.config import Autoscaling, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.detection import WorkloadKind, scaling_metric
+from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
 
 #: Default bound on a whole verification: creating a GPU endpoint and its components can take 20+ minutes.
 DEFAULT_VERIFY_TIMEOUT = 3600.0

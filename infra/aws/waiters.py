@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 
 from botocore.exceptions import ClientError
 
-from infra.aws.clients import describe_error, is_throttling
+from fastscale.infra.aws.clients import describe_error, is_throttling
 
 #: Seconds between two describe calls while waiting. Endpoint and component transitions take minutes.
 DEFAULT_POLL_INTERVAL = 15.0

@@ -5,9 +5,9 @@ time from a traffic spike to new capacity serving in each scenario that applies;
 on-demand cost of its capacity. All parameters, with their sources, are in ``infra/estimate_params.json``.
 """
 
-from infra.estimate.cost import CostReport, EndpointCost, cost_config, cost_what_if
-from infra.estimate.params import EstimateParams, ParamsError, load_params
-from infra.estimate.timeline import (
+from fastscale.infra.estimate.cost import CostReport, EndpointCost, cost_config, cost_what_if
+from fastscale.infra.estimate.params import EstimateParams, ParamsError, load_params
+from fastscale.infra.estimate.timeline import (
     PHASE_LABELS,
     SCENARIO_LABELS,
     EstimateInputError,

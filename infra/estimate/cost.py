@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from infra.config import Capacity, FastscaleConfig
-from infra.estimate.params import EstimateParams, load_params
+from fastscale.infra.config import Capacity, FastscaleConfig
+from fastscale.infra.estimate.params import EstimateParams, load_params
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def endpoint_cost(
     hours_at_max_per_day: float,
     params: EstimateParams,
 ) -> EndpointCost:
-    from infra import catalog
+    from fastscale.infra import catalog
 
     spec = catalog.get(instance_type)
     scales_to_zero = instances.min == 0
@@ -126,7 +126,7 @@ def _hours(hours_at_max_per_day: float | None, params: EstimateParams) -> float:
 
 
 def _notes(lines: list[EndpointCost]) -> tuple[str, ...]:
-    from infra import catalog
+    from fastscale.infra import catalog
 
     notes = []
     if any(e.price_is_estimate for e in lines):

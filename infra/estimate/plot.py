@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from infra.estimate.timeline import PHASE_LABELS, WorkloadEstimate
+from fastscale.infra.estimate.timeline import PHASE_LABELS, WorkloadEstimate
 
 #: Phases drawn in the lower / upper half of a row because they overlap in time.
 _PARALLEL = {"image_pull": 0, "model_download": 1}

@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from infra.config import Autoscaling, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ScaleFromZero
-from infra.estimate.params import EstimateParams, load_params
+from fastscale.infra.config import Autoscaling, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ScaleFromZero
+from fastscale.infra.estimate.params import EstimateParams, load_params
 
 #: Phases in timeline order, with the words the human output uses.
 PHASE_LABELS: dict[str, str] = {
@@ -243,13 +243,13 @@ def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> t
 
 
 def _image_is_ecr(image: str) -> bool:
-    from infra.artifacts import parse_image
+    from fastscale.infra.artifacts import parse_image
 
     return parse_image(image).is_ecr
 
 
 def _unknown_type_reason(instance_type: str) -> str:
-    from infra import catalog
+    from fastscale.infra import catalog
 
     if catalog.is_known_instance_type(instance_type):
         return (
@@ -264,7 +264,7 @@ def workload_inputs(
     ep: EndpointSpec, workload: Any, params: EstimateParams
 ) -> tuple[WorkloadInputs | None, list[str]]:
     """The inputs for one single model or component of a config, or None and the reason it cannot be estimated."""
-    from infra import catalog
+    from fastscale.infra import catalog
 
     spec = catalog.get(ep.instance_type)
     if spec is None:
@@ -342,7 +342,7 @@ def what_if(
     Unset options take the config's defaults (high-resolution metric, the scale-from-zero alarm settings),
     so a what-if matches what the same workload would get from a config file.
     """
-    from infra import catalog
+    from fastscale.infra import catalog
 
     params = params or load_params()
     spec = catalog.get(instance_type)

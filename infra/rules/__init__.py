@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from enum import Enum
 from functools import cache
-from typing import Callable, Iterable, NamedTuple
+from typing import NamedTuple
 
-from infra.config import FastscaleConfig
+from fastscale.infra.config import FastscaleConfig
 
 
 class Severity(str, Enum):

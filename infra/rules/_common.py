@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator
 
-from infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
 
 #: SageMaker's pattern for endpoint, endpoint-configuration, model and inference-component names.
 SAGEMAKER_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
@@ -106,7 +106,7 @@ class MemoryFit:
 
 def memory_fit(ep: EndpointSpec, workload: object) -> MemoryFit | None:
     """None when there is nothing to compare: no model_size_gb, or an unknown / CPU instance type."""
-    from infra import catalog
+    from fastscale.infra import catalog
 
     size = getattr(workload, "model_size_gb", None)
     spec = catalog.get(ep.instance_type)
@@ -142,7 +142,7 @@ def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, E
 
     Decided by `infra.naming`, the same code the stacks use, so the rules check exactly what gets created.
     """
-    from infra import naming
+    from fastscale.infra import naming
 
     for ep_path, ep in endpoints(config):
         for j, names in enumerate(naming.endpoint_names(config, ep).components):
@@ -152,7 +152,7 @@ def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, E
 
 def cheapest_instance_for(weights_gib: float, accelerator_kind: str) -> str | None:
     """The cheapest catalog instance type of this accelerator kind whose accelerators hold the weights with headroom."""
-    from infra import catalog
+    from fastscale.infra import catalog
 
     fits = [
         s

@@ -6,9 +6,9 @@ create the endpoint configuration, minutes into a deploy. The hint lists the clo
 
 from __future__ import annotations
 
-from infra import catalog
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints
+from fastscale.infra import catalog
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
 project: demo

@@ -8,9 +8,9 @@ Qwen3-8B measurement). The endpoint works; it just scales out slower.
 
 from __future__ import annotations
 
-from infra import catalog
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints
+from fastscale.infra import catalog
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
 project: demo

@@ -7,9 +7,9 @@ Inference components also document only ECR image paths.
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.artifacts import parse_image
-from infra.rules._common import workloads
+from fastscale.infra.artifacts import parse_image
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import workloads
 
 EXAMPLE = """\
 project: demo

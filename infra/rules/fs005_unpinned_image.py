@@ -8,9 +8,9 @@ redeploy cannot reproduce what ran before. A digest (`@sha256:...`) pins exactly
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.artifacts import parse_image
-from infra.rules._common import workloads
+from fastscale.infra.artifacts import parse_image
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import workloads
 
 EXAMPLE = """\
 project: demo

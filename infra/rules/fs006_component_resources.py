@@ -12,9 +12,9 @@ those only the accelerator count (zero) is checked.
 
 from __future__ import annotations
 
-from infra import catalog
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import components, fmt_num
+from fastscale.infra import catalog
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import components, fmt_num
 
 EXAMPLE = """\
 project: demo

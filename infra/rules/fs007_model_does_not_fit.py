@@ -11,9 +11,9 @@ Weights that fit but take more than 90% of the memory are FS008's (a warning).
 
 from __future__ import annotations
 
-from infra.config import InferenceComponentSpec
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import WEIGHTS_MAX_SHARE, fmt_num, memory_fit, workloads
+from fastscale.infra.config import InferenceComponentSpec
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_num, memory_fit, workloads
 
 EXAMPLE = """\
 project: demo

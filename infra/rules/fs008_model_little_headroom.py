@@ -9,9 +9,9 @@ leave no room for cache blocks. Above 100% FS007 reports an error instead.
 
 from __future__ import annotations
 
-from infra.config import InferenceComponentSpec
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import WEIGHTS_MAX_SHARE, fmt_num, memory_fit, workloads
+from fastscale.infra.config import InferenceComponentSpec
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_num, memory_fit, workloads
 
 EXAMPLE = """\
 project: demo

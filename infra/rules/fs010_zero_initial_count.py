@@ -7,8 +7,8 @@ deploy itself always starts with at least one instance and one copy of each comp
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
 project: demo

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-from infra import catalog
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints, fmt_num
+from fastscale.infra import catalog
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints, fmt_num
 
 EXAMPLE = """\
 project: demo

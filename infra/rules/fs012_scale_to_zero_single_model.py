@@ -7,8 +7,8 @@ one instance: the deploy would fail when the scalable target or endpoint configu
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
 project: demo

@@ -14,8 +14,8 @@ the others while at least one component keeps the instances busy.
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
 project: demo

@@ -7,8 +7,8 @@ creates neither, so once the component is at zero nothing ever adds a copy back 
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import components
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import components
 
 EXAMPLE = """\
 project: demo

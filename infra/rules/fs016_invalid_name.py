@@ -11,9 +11,9 @@ must each match the SageMaker pattern on their own, since they are joined with a
 
 from __future__ import annotations
 
-from infra import naming
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import SAGEMAKER_NAME_RE, endpoints
+from fastscale.infra import naming
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import SAGEMAKER_NAME_RE, endpoints
 
 EXAMPLE = """\
 project: demo

@@ -8,8 +8,8 @@ unique per account and region. SageMaker compares endpoint names without regard 
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import components, endpoints
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import components, endpoints
 
 EXAMPLE = """\
 project: demo

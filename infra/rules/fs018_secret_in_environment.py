@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import key_path, workloads
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import key_path, workloads
 
 EXAMPLE = """\
 project: demo

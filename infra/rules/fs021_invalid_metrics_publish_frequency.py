@@ -6,8 +6,8 @@ It becomes MetricsConfig.MetricPublishFrequencyInSeconds of the endpoint configu
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import VALID_FREQUENCIES, endpoints
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import VALID_FREQUENCIES, endpoints
 
 EXAMPLE = """\
 project: demo

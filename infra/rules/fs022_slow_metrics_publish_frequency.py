@@ -9,8 +9,8 @@ Only set values that are valid are checked here (FS021 reports the others).
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import VALID_FREQUENCIES, endpoints
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import VALID_FREQUENCIES, endpoints
 
 EXAMPLE = """\
 project: demo

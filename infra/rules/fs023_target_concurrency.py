@@ -7,8 +7,8 @@ auto scaling would run at maximum capacity or be rejected. Only checked where au
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import autoscaled_workloads, fmt_num
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
 
 EXAMPLE = """\
 project: demo

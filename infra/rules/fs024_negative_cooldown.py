@@ -8,8 +8,8 @@ scale to zero.
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import autoscaled_workloads, scale_from_zero_components
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import autoscaled_workloads, scale_from_zero_components
 
 EXAMPLE = """\
 project: demo

@@ -8,8 +8,8 @@ every 10 seconds and react in about 30 seconds. Scale-in is equally slow with bo
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import autoscaled_workloads
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import autoscaled_workloads
 
 EXAMPLE = """\
 project: demo

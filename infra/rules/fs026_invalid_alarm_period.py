@@ -7,8 +7,8 @@ the component can scale to zero).
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints, scale_from_zero_components
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints, scale_from_zero_components
 
 EXAMPLE = """\
 project: demo

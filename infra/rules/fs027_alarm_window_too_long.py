@@ -8,9 +8,9 @@ in 1-minute periods, so at most 1440 minutes). Periods that are themselves inval
 
 from __future__ import annotations
 
-from infra import naming
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints, scale_from_zero_components
+from fastscale.infra import naming
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints, scale_from_zero_components
 
 EXAMPLE = """\
 project: demo

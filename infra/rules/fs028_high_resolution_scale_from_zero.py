@@ -8,8 +8,8 @@ may never bring a copy back. A 60 s period is documented to work and costs at mo
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import scale_from_zero_components
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import scale_from_zero_components
 
 EXAMPLE = """\
 project: demo

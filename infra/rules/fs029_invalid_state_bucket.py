@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import re
 
-from infra.config import S3State
-from infra.rules import Hit, Severity, rule
+from fastscale.infra.config import S3State
+from fastscale.infra.rules import Hit, Severity, rule
 
 EXAMPLE = """\
 project: demo

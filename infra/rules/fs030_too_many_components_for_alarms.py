@@ -7,8 +7,8 @@ over more than 10 metrics, so the apply would fail on the alarm after the endpoi
 
 from __future__ import annotations
 
-from infra.rules import Hit, Severity, rule
-from infra.rules._common import endpoints
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
 
 #: CloudWatch's limit on metrics in one metric math alarm (the stacks build their alarms within it).
 MAX_METRICS_PER_MATH_ALARM = 10

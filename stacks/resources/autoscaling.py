@@ -8,10 +8,11 @@ validating them, so tests/contract/test_enums_contract.py checks every value aga
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Mapping
+from typing import ClassVar
 
-from stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Resource
 
 SERVICE_NAMESPACE = "sagemaker"
 

@@ -7,10 +7,11 @@ JSON object, a list is a JSON array, and tags are a list of `{key, value}` objec
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Mapping, Sequence
+from typing import ClassVar
 
-from stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Resource
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,9 +8,10 @@ against the provider schemas (tests/contract). Nested blocks are dataclasses too
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar, Generic, Sequence, TypeVar
+from collections.abc import Sequence
+from typing import Any, ClassVar, Generic, TypeVar
 
-from stacks.engine import Construct, GeneratorMetadata, TerraformResource, TerraformResourceLifecycle
+from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformResource, TerraformResourceLifecycle
 
 
 def to_terraform(value: Any) -> Any:

@@ -7,10 +7,11 @@ or a metric math expression (`metric_query`); CloudWatch rejects a mix of both.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Mapping
+from typing import ClassVar
 
-from stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Resource
 
 #: Namespaces SageMaker AI publishes endpoint metrics to.
 NS_INVOCATIONS = "AWS/SageMaker"  # invocation metrics: latency, errors, concurrency, NoCapacityInvocationFailures

@@ -5,10 +5,11 @@ Policies are JSON strings, as the provider takes them; `stacks.role` builds the 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Mapping
+from typing import ClassVar
 
-from stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Resource
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,10 +8,11 @@ dataclasses and synthesize as JSON objects; repeatable blocks (`production_varia
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Mapping, Sequence
+from typing import ClassVar
 
-from stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Resource
 
 #: `S3ModelDataSource.S3DataType` / `CompressionType` values.
 S3_PREFIX = "S3Prefix"

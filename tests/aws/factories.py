@@ -14,12 +14,12 @@ from typing import Any
 import boto3
 from botocore.stub import Stubber
 
-from infra.config import FastscaleConfig, parse_config
-from infra.naming import all_endpoint_names
+from fastscale.infra.config import FastscaleConfig, parse_config
+from fastscale.infra.naming import all_endpoint_names
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
-NOW = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
+NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 IMAGE = f"{ACCOUNT}.dkr.ecr.{REGION}.amazonaws.com/djl-inference:0.33.0"
 # moto only accepts older GPU types; the instance type is irrelevant to what is verified here.
 MOTO_INSTANCE_TYPE = "ml.g4dn.xlarge"

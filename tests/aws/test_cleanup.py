@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from infra.aws.cleanup import verify_cleanup
-from infra.config import parse_config
-from infra.naming import all_endpoint_names
+from fastscale.infra.aws.cleanup import verify_cleanup
+from fastscale.infra.config import parse_config
+from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     IMAGE,
     MOTO_INSTANCE_TYPE,

@@ -4,7 +4,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError, NoCredentialsError
 
-from infra.aws import clients as c
+from fastscale.infra.aws import clients as c
 
 
 def _err(code: str, message: str = "") -> ClientError:

@@ -4,9 +4,9 @@ import json
 
 import pytest
 
-from infra.artifacts import parse_image
-from infra.aws.preflight import check_artifacts
-from infra.rules import Severity
+from fastscale.infra.artifacts import parse_image
+from fastscale.infra.aws.preflight import check_artifacts
+from fastscale.infra.rules import Severity
 from tests.aws.factories import ACCOUNT, REGION, component_config, single_model_config, stubbed
 
 REPO_URI = f"{ACCOUNT}.dkr.ecr.{REGION}.amazonaws.com/djl-inference"

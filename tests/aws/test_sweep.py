@@ -2,16 +2,16 @@ from __future__ import annotations
 
 import json
 
-from infra.aws.cleanup import verify_cleanup
-from infra.aws.sweep import sweep
-from infra.naming import all_endpoint_names
+from fastscale.infra.aws.cleanup import verify_cleanup
+from fastscale.infra.aws.sweep import sweep
+from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     COMPONENT_DIM,
     HIGH_RES_COMPONENT,
     IMAGE,
-    create_role,
     component_config,
     config_list,
+    create_role,
     deploy_single_model,
     endpoint_desc,
     ic_desc,

@@ -4,13 +4,13 @@ import json
 
 import pytest
 
-from infra.aws.verify import Check, verify_live
-from infra.naming import all_endpoint_names
+from fastscale.infra.aws.verify import Check, verify_live
+from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     COMPONENT_DIM,
     HIGH_RES_COMPONENT,
-    create_role,
     component_config,
+    create_role,
     deploy_single_model,
     endpoint_desc,
     ic_desc,

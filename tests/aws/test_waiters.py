@@ -3,7 +3,7 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
-from infra.aws.waiters import Clock, Deadline, Poll, WaitTimeout, wait_until
+from fastscale.infra.aws.waiters import Clock, Deadline, Poll, WaitTimeout, wait_until
 from tests.aws.factories import FakeClock
 
 

@@ -11,140 +11,27 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import threading
-from dataclasses import dataclass
 from pathlib import Path
 
-import boto3
 import pytest
-import yaml
-from click.testing import CliRunner
-from moto import mock_aws
 
-import cli.commands.deploy as deploy_module
-from cli.main import cli
-from cli.progress import Reporter
-from tests.aws.factories import HIGH_RES_VARIANT, REGION, deploy_single_model, single_model_config
-
-FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_data"
-REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
-needs_binary = pytest.mark.skipif(REAL_BINARY is None, reason="needs terraform or tofu on PATH")
-
-SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi")
-#: What the fixture stacks' state is called: the real stack's local backend default for project "demo".
-STATE_FILE = "terraform.demo.tfstate"
-
-
-# --------------------------------------------------------------------------------------------- helpers
-
-
-def fixture_addresses(name: str) -> set[str]:
-    doc = json.loads((FIXTURES / name / "main.tf.json").read_text())
-    return {f"terraform_data.{r}" for r in doc["resource"]["terraform_data"]}
-
-
-@dataclass
-class FakeSynthResult:
-    outdir: Path
-    stack_name: str
-    stack_dir: Path
-
-
-class FixtureSynth:
-    """Stands in for stacks.app.synthesize: writes a fixture stack (or a given document) where the real
-    stack would go, with the real stack's local backend (state three levels up, beside the output dir)."""
-
-    def __init__(self, stack: str | dict = "basic"):
-        self.stack = stack
-        self.calls: list[str] = []
-
-    def __call__(self, config, outdir):
-        self.calls.append(str(outdir))
-        stack_dir = Path(outdir) / "stacks" / config.project
-        stack_dir.mkdir(parents=True, exist_ok=True)
-        doc = self.stack if isinstance(self.stack, dict) else json.loads((FIXTURES / self.stack / "main.tf.json").read_text())
-        doc = {**doc, "terraform": {"backend": {"local": {"path": f"../../../terraform.{config.project}.tfstate"}}}}
-        (stack_dir / "main.tf.json").write_text(json.dumps(doc))
-        return FakeSynthResult(Path(outdir), config.project, stack_dir)
-
-
-@pytest.fixture(scope="module")
-def _moto():
-    # One mock and one set of clients per module: building a SageMaker client costs ~0.2 s.
-    with mock_aws() as mock:
-        session = boto3.session.Session(region_name=REGION)
-        yield mock, {s: session.client(s) for s in SERVICES}
-
-
-@pytest.fixture
-def aws(_moto, monkeypatch):
-    """Empty moto backends; every command's AWS calls go to these clients."""
-    mock, clients = _moto
-    mock.reset()
-    calls: list[str] = []
-
-    def clients_for(config):
-        calls.append(config.project)
-        return clients
-
-    monkeypatch.setattr(deploy_module, "aws_clients", clients_for)
-    clients["calls"] = calls  # type: ignore[assignment]  # how many commands asked for AWS
-    return clients
-
-
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A project directory (the working directory) holding fastscale.yaml, and a private Terraform setup."""
-    monkeypatch.chdir(tmp_path)
-    rc = tmp_path / "terraformrc"
-    rc.write_text("")
-    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(rc))
-    monkeypatch.delenv("TF_DATA_DIR", raising=False)
-    monkeypatch.delenv("FASTSCALE_TERRAFORM", raising=False)
-    config = single_model_config().model_dump(mode="json", exclude_defaults=True)
-    (tmp_path / "fastscale.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
-    return tmp_path
-
-
-@pytest.fixture
-def synth(monkeypatch):
-    fake = FixtureSynth("basic")
-    monkeypatch.setattr(deploy_module, "synthesize", fake)
-    return fake
-
-
-def run(*args: str, input: str | None = None):
-    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
-
-
-def state_resources(project: Path) -> dict[str, str]:
-    """Address -> instance status ("ok", or "tainted" for one whose provisioner failed or was stopped)."""
-    path = project / STATE_FILE
-    if not path.exists():
-        return {}
-    return {
-        f"{r['type']}.{r['name']}": r["instances"][0].get("status", "ok")
-        for r in json.loads(path.read_text())["resources"]
-    }
-
-
-def state_addresses(project: Path) -> set[str]:
-    return {address for address, status in state_resources(project).items() if status == "ok"}
-
-
-def json_lines(text: str) -> list[dict]:
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
-
-
-def write_invalid(project: Path) -> str:
-    config = yaml.safe_load((project / "fastscale.yaml").read_text())
-    config["endpoints"][0]["instance_type"] = "ml.g6.2xlarg"  # not an instance type
-    path = project / "invalid.yaml"
-    path.write_text(yaml.safe_dump(config))
-    return str(path)
-
+import fastscale.cli.commands.deploy as deploy_module
+from fastscale.cli.progress import Reporter
+from tests.aws.factories import HIGH_RES_VARIANT, deploy_single_model, single_model_config
+from tests.cli.support import (
+    REAL_BINARY,
+    STATE_FILE,
+    FixtureSynth,
+    fixture_addresses,
+    json_lines,
+    needs_binary,
+    run,
+    state_addresses,
+    state_resources,
+    write_invalid,
+)
 
 # --------------------------------------------------------------------------------------------- plan
 
@@ -409,7 +296,7 @@ def test_status_compares_live_state_without_terraform(project, aws, monkeypatch)
 
 
 def test_aws_unusable_is_exit_1_with_a_message(project, monkeypatch):
-    from infra.aws.clients import AwsError
+    from fastscale.infra.aws.clients import AwsError
 
     def unusable(config, **kwargs):
         raise AwsError("no usable AWS credentials (test)")
@@ -460,8 +347,8 @@ def _reporter(terminal: bool):
 
 
 def test_progress_names_resources_in_flight_and_prints_heartbeats_only_without_a_terminal():
-    from infra.aws.waiters import Progress
-    from infra.terraform import TerraformEvent
+    from fastscale.infra.aws.waiters import Progress
+    from fastscale.infra.terraform import TerraformEvent
 
     start = TerraformEvent("apply_start", "aws_sagemaker_endpoint.chat: Creating...", "aws_sagemaker_endpoint.chat", "create")
     still = TerraformEvent("apply_progress", "aws_sagemaker_endpoint.chat: Still creating... [10s elapsed]",
@@ -495,8 +382,8 @@ def test_progress_names_resources_in_flight_and_prints_heartbeats_only_without_a
 
 
 def test_progress_json_lines_carry_terraform_events_and_waits(capsys):
-    from infra.aws.waiters import Progress
-    from infra.terraform import TerraformEvent
+    from fastscale.infra.aws.waiters import Progress
+    from fastscale.infra.terraform import TerraformEvent
 
     reporter = Reporter(as_json=True)
     reporter.operation = "apply"

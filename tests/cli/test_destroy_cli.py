@@ -12,10 +12,10 @@ import re
 import pytest
 import yaml
 
-import cli.commands.deploy as deploy_module
-import cli.commands.destroy as destroy_module
-from infra.config import parse_config
-from infra.naming import all_endpoint_names
+import fastscale.cli.commands.deploy as deploy_module
+import fastscale.cli.commands.destroy as destroy_module
+from fastscale.infra.config import parse_config
+from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     component_config,
     config_list,
@@ -26,18 +26,7 @@ from tests.aws.factories import (
     not_found,
     stubbed,
 )
-from tests.cli.test_deploy_cli import (  # noqa: F401 - fixtures are used by name
-    FixtureSynth,
-    _moto,
-    aws,
-    fixture_addresses,
-    json_lines,
-    needs_binary,
-    project,
-    run,
-    state_addresses,
-    synth,
-)
+from tests.cli.support import FixtureSynth, fixture_addresses, json_lines, needs_binary, run, state_addresses
 
 
 def endpoint_exists(aws, name: str = "demo-chat") -> bool:
@@ -202,7 +191,7 @@ def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(project, 
 
 
 def test_aws_unusable_during_verify_cleanup_is_exit_1_with_a_message(project, monkeypatch):
-    from infra.aws.clients import AwsError
+    from fastscale.infra.aws.clients import AwsError
 
     def unusable(config):
         raise AwsError("AWS refused DescribeEndpoint: AccessDeniedException: (test)")

@@ -8,10 +8,10 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from cli.main import cli
-from infra.config import load_config
-from infra.rules import has_errors, run_rules
-from infra.scaffold import CI_FILES, model_choices
+from fastscale.cli.main import cli
+from fastscale.infra.config import load_config
+from fastscale.infra.rules import has_errors, run_rules
+from fastscale.infra.scaffold import CI_FILES, model_choices
 
 
 def invoke(*args):

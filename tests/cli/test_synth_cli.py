@@ -7,7 +7,7 @@ import json
 import yaml
 from click.testing import CliRunner
 
-from cli.main import cli
+from fastscale.cli.main import cli
 from tests.conftest import ROOT
 
 EXAMPLE = ROOT / "examples" / "multi-model.yaml"

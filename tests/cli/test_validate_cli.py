@@ -8,7 +8,7 @@ import sys
 
 from click.testing import CliRunner
 
-from cli.main import COMMANDS, cli
+from fastscale.cli.main import COMMANDS, cli
 from tests.conftest import EXAMPLES, ROOT
 
 

@@ -18,8 +18,8 @@ import pytest
 from botocore.model import ListShape, MapShape, Shape, StructureShape
 from botocore.validate import validate_parameters
 
-from infra.config import load_config, parse_config
-from infra.naming import NAME_PREFIX_SUFFIX_LEN
+from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.naming import NAME_PREFIX_SUFFIX_LEN
 from tests.conftest import EXAMPLES
 from tests.stacks.conftest import synth, variant_configs
 
@@ -123,8 +123,8 @@ def model_problems(value: Any, shape: Shape, path: str = "") -> list[str]:
                 regex = None
             if regex and not regex.fullmatch(value):
                 problems.append(f"{path}: {value!r} does not match {pattern}")
-    elif shape.type_name in {"integer", "long", "float", "double"}:
-        if "max" in shape.metadata and value > shape.metadata["max"]:
+    elif shape.type_name in {"integer", "long", "float", "double"} and "max" in shape.metadata:
+        if value > shape.metadata["max"]:
             problems.append(f"{path}: {value} is above {shape.metadata['max']}")
     return problems
 

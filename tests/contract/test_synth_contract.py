@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from infra.config import load_config, parse_config
+from fastscale.infra.config import load_config, parse_config
 from tests.conftest import EXAMPLES
 from tests.contract.schema_check import check_stack
 from tests.stacks.conftest import synth, variant_configs

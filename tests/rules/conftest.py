@@ -6,12 +6,13 @@ clean (tests/rules/test_rules_all.py checks that no rule fires on them).
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
-from infra.config import parse_config
-from infra.rules import Finding, all_rules
+from fastscale.infra.config import parse_config
+from fastscale.infra.rules import Finding, all_rules
 
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0"
 

@@ -1,7 +1,7 @@
 import pytest
 
-from infra import naming
-from infra.config import parse_config
+from fastscale.infra import naming
+from fastscale.infra.config import parse_config
 
 
 def test_legal_names_pass(run_rule, single_model, components):

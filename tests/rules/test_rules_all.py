@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from tests.rules.conftest import components_config, scale_to_zero_config, single_model_config, where
 
-import infra.rules
-from infra.config import load_config, parse_config
-from infra.rules import Severity, all_rules, has_errors, run_rules
+import fastscale.infra.rules
+from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.rules import Severity, all_rules, has_errors, run_rules
+from tests.rules.conftest import components_config, scale_to_zero_config, single_model_config, where
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = all_rules()
@@ -24,7 +24,7 @@ EXAMPLE_WARNINGS_ALLOWED: dict[tuple[str, str, str], str] = {}
 
 
 def test_every_rule_module_registers_exactly_one_rule():
-    modules = sorted(m.name for m in pkgutil.iter_modules(infra.rules.__path__) if not m.name.startswith("_"))
+    modules = sorted(m.name for m in pkgutil.iter_modules(fastscale.infra.rules.__path__) if not m.name.startswith("_"))
     by_module = {}
     for r in RULES:
         by_module.setdefault(r.check.__module__.rsplit(".", 1)[-1], []).append(r.code)

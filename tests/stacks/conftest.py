@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from infra.config import FastscaleConfig, load_config, parse_config
+from fastscale.infra.config import FastscaleConfig, load_config, parse_config
 from tests.conftest import BASE_CONFIG, EXAMPLES
 
 IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
@@ -43,7 +43,7 @@ class Synthesized:
 
 
 def synth(config: FastscaleConfig, outdir: Path) -> Synthesized:
-    from stacks.app import synthesize
+    from fastscale.stacks.app import synthesize
 
     result = synthesize(config, outdir)
     return Synthesized(config, result, json.loads(result.stack_file.read_text()))

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from infra.naming import all_endpoint_names
-from stacks.resources.awscc import SagemakerInferenceComponent
+from fastscale.infra.naming import all_endpoint_names
+from fastscale.stacks.resources.awscc import SagemakerInferenceComponent
 from tests.stacks.conftest import component_config
 
 REF = re.compile(r"^\$\{(?P<type>[a-z0-9_]+)\.(?P<id>[^.}]+)\.(?P<attr>[a-z_]+)\}$")

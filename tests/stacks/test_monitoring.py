@@ -6,10 +6,9 @@ import json
 
 import pytest
 
-from infra import catalog
-from infra.config import load_config
-from infra.config import Alarms
-from infra.naming import all_endpoint_names, dashboard_name, tags
+from fastscale.infra import catalog
+from fastscale.infra.config import Alarms, load_config
+from fastscale.infra.naming import all_endpoint_names, dashboard_name, tags
 from tests.conftest import EXAMPLES
 from tests.stacks.test_scaling import (
     MULTI_MODEL,
@@ -234,7 +233,7 @@ def test_dashboard_body_is_json_with_every_workload(path):
     name, board = dashboard(synth_example(path))
     assert name == dashboard_name(config)
     for widget in board["widgets"]:
-        assert 0 <= widget["x"] and widget["x"] + widget["width"] <= 24
+        assert widget["x"] >= 0 and widget["x"] + widget["width"] <= 24
         if widget["type"] == "metric":
             assert widget["properties"]["region"] == config.region
     for names in all_endpoint_names(config):

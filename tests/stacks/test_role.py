@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from infra.config import parse_config
-from infra.naming import all_endpoint_names
-from stacks.role import execution_policy, trust_policy
-from tests.stacks.conftest import IMAGE, component_config
+from fastscale.infra.config import parse_config
+from fastscale.infra.naming import all_endpoint_names
+from fastscale.stacks.role import execution_policy, trust_policy
+from tests.stacks.conftest import component_config
 
 
 def policy_of(data: dict) -> dict:
@@ -127,7 +127,7 @@ def test_role_trusts_sagemaker_only_and_has_no_managed_policy(examples):
         assert "FullAccess" not in json.dumps(stack.doc)
         assert role["name"] == all_endpoint_names(stack.config)[0].execution_role
         policy = stack.one("aws_iam_role_policy")
-        assert policy["role"] == "${aws_iam_role.%s.name}" % next(iter(stack.of_type("aws_iam_role")))
+        assert policy["role"] == "${{aws_iam_role.{}.name}}".format(next(iter(stack.of_type("aws_iam_role"))))
 
 
 @pytest.mark.parametrize("example", ["qwen3-8b", "multi-model", "inferentia"])

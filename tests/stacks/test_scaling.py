@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 
-from infra.config import FastscaleConfig, load_config, parse_config
-from infra.naming import all_endpoint_names
+from fastscale.infra.config import FastscaleConfig, load_config, parse_config
+from fastscale.infra.naming import all_endpoint_names
 from tests.conftest import EXAMPLES, ROOT
 
 MULTI_MODEL = ROOT / "examples" / "multi-model.yaml"
@@ -33,10 +33,10 @@ def synth_constructs(config: FastscaleConfig) -> dict[str, Any]:
     Endpoints are stand-in `aws_sagemaker_endpoint` resources and components stand-in
     `awscc_sagemaker_inference_component` resources, with logical ids `ep-<name>` / `ic-<name>`.
     """
-    from stacks.engine import App, TerraformStack
-    from stacks.monitoring import EndpointAlarms, StackDashboard
-    from stacks.resources.base import Resource
-    from stacks.scaling import EndpointScaling
+    from fastscale.stacks.engine import App, TerraformStack
+    from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
+    from fastscale.stacks.resources.base import Resource
+    from fastscale.stacks.scaling import EndpointScaling
 
     @dataclass(frozen=True, kw_only=True)
     class Named:
@@ -257,9 +257,9 @@ def test_disabled_autoscaling_creates_nothing():
 
 
 def test_missing_component_resource_is_a_clear_error():
-    from stacks.engine import App, TerraformStack
-    from stacks.resources.autoscaling import AppautoscalingTarget, AppautoscalingTargetProps
-    from stacks.scaling import EndpointScaling
+    from fastscale.stacks.engine import App, TerraformStack
+    from fastscale.stacks.resources.autoscaling import AppautoscalingTarget, AppautoscalingTargetProps
+    from fastscale.stacks.scaling import EndpointScaling
 
     config = load_config(MULTI_MODEL)
     (names,) = all_endpoint_names(config)
@@ -314,7 +314,7 @@ def test_scaling_resources_match_the_provider_schema(path):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_scalable_targets_are_tagged(path):
-    from infra.naming import tags
+    from fastscale.infra.naming import tags
 
     config = load_config(path)
     tf = synth_example(path)

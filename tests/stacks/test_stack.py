@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from infra.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
+from fastscale.infra.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
 from tests.contract.schema_check import resource_schema
 from tests.stacks.conftest import component_config
 
@@ -87,8 +87,8 @@ def _files(root):
 
 
 def test_synthesis_is_deterministic(tmp_path, examples):
-    from infra.config import load_config
-    from stacks.app import synthesize
+    from fastscale.infra.config import load_config
+    from fastscale.stacks.app import synthesize
     from tests.conftest import EXAMPLES
 
     path = next(p for p in EXAMPLES if p.stem == "multi-model")

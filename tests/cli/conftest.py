@@ -1,0 +1,59 @@
+"""Fixtures shared by the CLI tests: moto clients wired into the commands, a project directory, a fake synth."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+import yaml
+from moto import mock_aws
+
+import fastscale.cli.commands.deploy as deploy_module
+from tests.aws.factories import REGION, single_model_config
+from tests.cli.support import FixtureSynth
+
+SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi")
+
+
+@pytest.fixture(scope="module")
+def _moto():
+    # One mock and one set of clients per module: building a SageMaker client costs ~0.2 s.
+    with mock_aws() as mock:
+        session = boto3.session.Session(region_name=REGION)
+        yield mock, {s: session.client(s) for s in SERVICES}
+
+
+@pytest.fixture
+def aws(_moto, monkeypatch):
+    """Empty moto backends; every command's AWS calls go to these clients."""
+    mock, clients = _moto
+    mock.reset()
+    calls: list[str] = []
+
+    def clients_for(config):
+        calls.append(config.project)
+        return clients
+
+    monkeypatch.setattr(deploy_module, "aws_clients", clients_for)
+    clients["calls"] = calls  # type: ignore[assignment]  # how many commands asked for AWS
+    return clients
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project directory (the working directory) holding fastscale.yaml, and a private Terraform setup."""
+    monkeypatch.chdir(tmp_path)
+    rc = tmp_path / "terraformrc"
+    rc.write_text("")
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(rc))
+    monkeypatch.delenv("TF_DATA_DIR", raising=False)
+    monkeypatch.delenv("FASTSCALE_TERRAFORM", raising=False)
+    config = single_model_config().model_dump(mode="json", exclude_defaults=True)
+    (tmp_path / "fastscale.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    return tmp_path
+
+
+@pytest.fixture
+def synth(monkeypatch):
+    fake = FixtureSynth("basic")
+    monkeypatch.setattr(deploy_module, "synthesize", fake)
+    return fake

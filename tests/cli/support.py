@@ -1,0 +1,85 @@
+"""Helpers shared by the CLI tests: fixture stacks of ``terraform_data``, running the CLI, reading state."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from fastscale.cli.main import cli
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_data"
+REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
+needs_binary = pytest.mark.skipif(REAL_BINARY is None, reason="needs terraform or tofu on PATH")
+
+#: What the fixture stacks' state is called: the real stack's local backend default for project "demo".
+STATE_FILE = "terraform.demo.tfstate"
+
+
+# --------------------------------------------------------------------------------------------- helpers
+
+
+def fixture_addresses(name: str) -> set[str]:
+    doc = json.loads((FIXTURES / name / "main.tf.json").read_text())
+    return {f"terraform_data.{r}" for r in doc["resource"]["terraform_data"]}
+
+
+@dataclass
+class FakeSynthResult:
+    outdir: Path
+    stack_name: str
+    stack_dir: Path
+
+
+class FixtureSynth:
+    """Stands in for stacks.app.synthesize: writes a fixture stack (or a given document) where the real
+    stack would go, with the real stack's local backend (state three levels up, beside the output dir)."""
+
+    def __init__(self, stack: str | dict = "basic"):
+        self.stack = stack
+        self.calls: list[str] = []
+
+    def __call__(self, config, outdir):
+        self.calls.append(str(outdir))
+        stack_dir = Path(outdir) / "stacks" / config.project
+        stack_dir.mkdir(parents=True, exist_ok=True)
+        doc = self.stack if isinstance(self.stack, dict) else json.loads((FIXTURES / self.stack / "main.tf.json").read_text())
+        doc = {**doc, "terraform": {"backend": {"local": {"path": f"../../../terraform.{config.project}.tfstate"}}}}
+        (stack_dir / "main.tf.json").write_text(json.dumps(doc))
+        return FakeSynthResult(Path(outdir), config.project, stack_dir)
+
+
+def run(*args: str, input: str | None = None):
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+
+
+def state_resources(project: Path) -> dict[str, str]:
+    """Address -> instance status ("ok", or "tainted" for one whose provisioner failed or was stopped)."""
+    path = project / STATE_FILE
+    if not path.exists():
+        return {}
+    return {
+        f"{r['type']}.{r['name']}": r["instances"][0].get("status", "ok")
+        for r in json.loads(path.read_text())["resources"]
+    }
+
+
+def state_addresses(project: Path) -> set[str]:
+    return {address for address, status in state_resources(project).items() if status == "ok"}
+
+
+def json_lines(text: str) -> list[dict]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def write_invalid(project: Path) -> str:
+    config = yaml.safe_load((project / "fastscale.yaml").read_text())
+    config["endpoints"][0]["instance_type"] = "ml.g6.2xlarg"  # not an instance type
+    path = project / "invalid.yaml"
+    path.write_text(yaml.safe_dump(config))
+    return str(path)
