@@ -3,13 +3,21 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# A second environment with CDK Terrain installed, so the suite and every example run on both engines.
+TERRAIN_VENV  := .venv-terrain
+TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-.PHONY: demo test setup clean
+.PHONY: demo test test-terrain setup clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
+
+$(TERRAIN_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(TERRAIN_VENV)
+	$(TERRAIN_VENV)/bin/pip install --quiet -e '.[dev,terrain]'
+	touch $(TERRAIN_STAMP)
 
 setup: $(STAMP)
 
@@ -27,6 +35,19 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/pytest
 	bash scripts/run_checkov.sh
+	$(MAKE) --no-print-directory test-terrain
+
+## CDK Terrain as the engine: the stack snapshot and contract tests, then every example synthesized with
+## both engines and compared as JSON (only the engine's version stamp may differ).
+test-terrain: $(STAMP) $(TERRAIN_STAMP)
+	FASTSCALE_ENGINE=cdktn $(TERRAIN_VENV)/bin/pytest -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
+	rm -rf .engines
+	@for f in examples/*.yaml; do \
+	  name=$$(basename $$f .yaml); \
+	  FASTSCALE_ENGINE=cdktf $(BIN)/fastscale synth $$f --out .engines/cdktf/$$name --json > /dev/null || exit $$?; \
+	  FASTSCALE_ENGINE=cdktn $(TERRAIN_VENV)/bin/fastscale synth $$f --out .engines/cdktn/$$name --json > /dev/null || exit $$?; \
+	done
+	$(BIN)/python scripts/compare_engines.py .engines/cdktf .engines/cdktn
 
 clean:
-	rm -rf cdktf.out .pytest_cache .bench
+	rm -rf cdktf.out .pytest_cache .bench .engines

@@ -59,8 +59,19 @@ class LazyGroup(click.Group):
         return spec is not None
 
 
+def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if not value or ctx.resilient_parsing:
+        return
+    from fastscale.stacks.engine_choice import engine_summary  # reads package metadata only
+
+    click.echo(f"fastscale, version {__version__}")
+    click.echo(f"engine: {engine_summary()}")
+    ctx.exit()
+
+
 @click.group(cls=LazyGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.version_option(__version__, "--version", prog_name="fastscale")
+@click.option("--version", is_flag=True, expose_value=False, is_eager=True, callback=_print_version,
+              help="Show fastscale's version and the CDK engine it synthesizes with, then exit.")
 def cli() -> None:
     """Fast-scaling generative-AI endpoints on Amazon SageMaker AI from one YAML file.
 

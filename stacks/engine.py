@@ -1,37 +1,54 @@
-"""The only module that imports the CDK for Terraform engine.
+"""The only module that imports the CDK engine: CDK for Terraform (`cdktf`) or CDK Terrain (`cdktn`).
 
-CDKTF was archived upstream; its community continuation (CDK Terrain, package `cdktn`) keeps the same API.
-Keeping every engine import here makes switching a one-file change: replace `cdktf` with `cdktn` below.
+Both expose the same classes; `stacks.engine_choice.select_engine` decides which one is loaded (the
+FASTSCALE_ENGINE variable, else what is installed). Everything else in `stacks/` imports from here.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
+from typing import TYPE_CHECKING
+
+from fastscale.stacks.engine_choice import select_engine
 
 # jsii prints a banner on every start under an end-of-life Node; the variable lists the major versions to
 # silence. Set before jsii loads.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,20")
 os.environ.setdefault("JSII_DEPRECATED", "quiet")
 
-from cdktf import (
-    App,
-    LocalBackend,
-    S3Backend,
-    TerraformOutput,
-    TerraformProvider,
-    TerraformResource,
-    TerraformResourceLifecycle,
-    TerraformStack,
-)
-from cdktf import TerraformProviderGeneratorMetadata as GeneratorMetadata
-from constructs import Construct
+ENGINE = select_engine()
 
-ENGINE_NAME = "cdktf"
+if TYPE_CHECKING:  # both engines have the same API; type-check against one of them
+    from cdktf import (
+        App,
+        LocalBackend,
+        S3Backend,
+        TerraformOutput,
+        TerraformProvider,
+        TerraformResource,
+        TerraformResourceLifecycle,
+        TerraformStack,
+    )
+    from cdktf import TerraformProviderGeneratorMetadata as GeneratorMetadata
+else:
+    _lib = importlib.import_module(ENGINE.module)
+    App = _lib.App
+    LocalBackend = _lib.LocalBackend
+    S3Backend = _lib.S3Backend
+    TerraformOutput = _lib.TerraformOutput
+    TerraformProvider = _lib.TerraformProvider
+    TerraformResource = _lib.TerraformResource
+    TerraformResourceLifecycle = _lib.TerraformResourceLifecycle
+    TerraformStack = _lib.TerraformStack
+    GeneratorMetadata = _lib.TerraformProviderGeneratorMetadata
+
+from constructs import Construct  # noqa: E402  (after the environment above is set)
 
 __all__ = [
+    "ENGINE",
     "App",
     "Construct",
-    "ENGINE_NAME",
     "GeneratorMetadata",
     "LocalBackend",
     "S3Backend",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from fastscale.cli.common import config_argument, console, json_option, load_checked, print_json, print_table
+from fastscale.cli.common import config_argument, console, fail, json_option, load_checked, print_json, print_table
 
 
 @click.command("synth")
@@ -21,12 +21,20 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     checked = load_checked(config_file, as_json=as_json)
 
     from fastscale.infra.detection import detection_summary, format_detection_table
-    from fastscale.stacks.app import synthesize  # imports jsii and node: only once the config is known to be good
+    from fastscale.stacks.engine_choice import EngineUnavailable
+
+    try:
+        # imports jsii and node: only once the config is known to be good
+        from fastscale.stacks.app import synthesize
+        from fastscale.stacks.engine import ENGINE
+    except EngineUnavailable as exc:
+        fail(str(exc))
 
     result = synthesize(checked.config, outdir)
     detection = detection_summary(checked.config)
     if as_json:
-        print_json({**result.to_dict(), "detection": [row.to_dict() for row in detection]})
+        engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}
+        print_json({**result.to_dict(), "engine": engine, "detection": [row.to_dict() for row in detection]})
         return
 
     from rich.table import Table
@@ -41,5 +49,5 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     print_table(table)
     # How fast the chosen metrics notice a spike: the "detect fast" layer, per endpoint / component.
     print_table(format_detection_table(detection))
-    out.print(f"[green]✓[/] wrote {result.stack_file}")
+    out.print(f"[green]✓[/] wrote {result.stack_file} with {ENGINE.describe()}")
     out.print(f"  stack directory (terraform -chdir=...): {result.stack_dir}")

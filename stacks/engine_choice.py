@@ -1,0 +1,84 @@
+"""Which CDK engine synthesizes the stacks: CDK for Terraform (`cdktf`) or CDK Terrain (`cdktn`).
+
+Both have the same construct API and write the same Terraform JSON (CI synthesizes every example with both
+and compares). CDK for Terraform was archived upstream on 2025-12-10; CDK Terrain is its maintained
+continuation. The engine is chosen without editing code:
+
+- `FASTSCALE_ENGINE=cdktf` or `FASTSCALE_ENGINE=cdktn` picks one explicitly (an error if it is not installed);
+- unset, CDK Terrain is used when it is installed (`pip install 'fastscale[terrain]'`), CDK for Terraform
+  otherwise (it comes with fastscale itself).
+
+This module only reads package metadata: it imports neither engine, so `fastscale --version` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+ENV_VAR = "FASTSCALE_ENGINE"
+
+#: Python module -> what people call it. The order is the preference when FASTSCALE_ENGINE is unset.
+ENGINES: dict[str, str] = {"cdktn": "CDK Terrain", "cdktf": "CDK for Terraform"}
+
+INSTALL_HINT = {
+    "cdktn": "install it with: pip install 'fastscale[terrain]'",
+    "cdktf": "it comes with fastscale: reinstall fastscale (pip install --force-reinstall fastscale)",
+}
+
+
+class EngineUnavailable(RuntimeError):
+    """No usable engine: the message says which one was asked for and how to install it."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    module: str  # "cdktf" or "cdktn"
+    label: str  # "CDK for Terraform" / "CDK Terrain"
+    version: str
+
+    def describe(self) -> str:
+        return f"{self.label} ({self.module} {self.version})"
+
+
+def is_installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def _engine(module: str) -> Engine:
+    try:
+        version = importlib.metadata.version(module)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return Engine(module, ENGINES[module], version)
+
+
+def select_engine(env: Mapping[str, str] | None = None) -> Engine:
+    """The engine to synthesize with (see the module docstring for the rules)."""
+    env = os.environ if env is None else env
+    wanted = env.get(ENV_VAR, "").strip().lower()
+    if wanted:
+        if wanted not in ENGINES:
+            raise EngineUnavailable(
+                f"{ENV_VAR}={wanted!r} is not an engine fastscale knows: use 'cdktf' (CDK for Terraform) "
+                "or 'cdktn' (CDK Terrain), or unset it")
+        if not is_installed(wanted):
+            raise EngineUnavailable(f"{ENV_VAR}={wanted} asks for {ENGINES[wanted]}, which is not installed: "
+                                    f"{INSTALL_HINT[wanted]}")
+        return _engine(wanted)
+    for module in ENGINES:
+        if is_installed(module):
+            return _engine(module)
+    raise EngineUnavailable("no CDK engine is installed: reinstall fastscale (it brings CDK for Terraform), "
+                            "or add CDK Terrain with pip install 'fastscale[terrain]'")
+
+
+def engine_summary() -> str:
+    """One line for `--version` and synth's summary; never raises."""
+    try:
+        return select_engine().describe()
+    except EngineUnavailable as exc:
+        return f"none ({exc})"
