@@ -1,21 +1,14 @@
-"""`fastscale plan`, `fastscale deploy` and `fastscale status`, and the stack plumbing `destroy` shares.
+"""`fastscale plan`, `fastscale deploy` and `fastscale status`.
 
-Every command validates first: a config with errors exits 2 before anything is synthesized, planned,
-applied or asked of AWS. The steps after that are the ones a person would run by hand — synthesize, then
-``terraform init`` / ``plan`` / ``apply`` with the real binary — followed by what Terraform cannot tell:
-whether the endpoints are really live and configured as the file says.
-
-Replaceable in tests (looked up on this module at call time): :func:`synthesize` (a fixture stack of
-``terraform_data`` resources instead of the real CDKTF app), :func:`aws_clients` (Stubber-wrapped clients
-instead of real ones), :func:`is_interactive`.
+The steps after validation are the ones a person would run by hand — synthesize, then ``terraform init``
+/ ``plan`` / ``apply`` with the real binary — followed by what Terraform cannot tell: whether the
+endpoints are really live and configured as the file says. The plumbing shared with `destroy` (seams,
+options, the plan -> confirm -> apply flow) is in :mod:`fastscale.cli.stack`.
 """
 
 from __future__ import annotations
 
-import sys
-from dataclasses import asdict
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any
 
 import click
 
@@ -23,292 +16,32 @@ from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
-    Checked,
     config_argument,
     console,
     json_option,
     load_checked,
-    print_json,
     print_table,
 )
 from fastscale.cli.progress import Reporter
+from fastscale.cli.stack import (
+    AWS_ENV_HELP,
+    ENV_HELP,
+    StackCommand,
+    auto_approve_option,
+    out_option,
+    plan_confirm_apply,
+    print_change_summary,
+    print_outputs,
+    refuse_without_terminal,
+    terraform_bin_option,
+)
 
-if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
-    from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
-
-#: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
-EXIT_INTERRUPTED = 130
 #: Default seconds `deploy` waits for endpoints and components to become InService before verifying.
 DEFAULT_WAIT_TIMEOUT = 3600
-#: Saved plan that `deploy` / `destroy` show, ask about, then apply: what is applied is what was shown.
-PLAN_FILE = "fastscale.tfplan"
-
-ENV_HELP = """\b
-Environment:
-  FASTSCALE_TERRAFORM   terraform/tofu binary when --terraform-bin is not given
-                        (else `terraform`, else `tofu`, on PATH)
-  AWS_PROFILE, AWS_ACCESS_KEY_ID, ...   credentials, as for the AWS CLI
-  TF_CLI_CONFIG_FILE, TF_DATA_DIR, TF_PLUGIN_CACHE_DIR, TF_LOG   passed on to Terraform
-"""
-AWS_ENV_HELP = """\b
-Environment:
-  AWS_PROFILE, AWS_ACCESS_KEY_ID, ...   credentials, as for the AWS CLI
-  (the region is the config's `region`)
-"""
-
-terraform_bin_option = click.option(
-    "--terraform-bin",
-    "terraform_bin",
-    metavar="PATH",
-    default=None,
-    help="terraform or tofu binary to run (default: $FASTSCALE_TERRAFORM, else terraform, else tofu on PATH).",
-)
-out_option = click.option(
-    "--out",
-    "out",
-    metavar="DIR",
-    default="cdktf.out",
-    show_default=True,
-    type=click.Path(file_okay=False),
-    help="Directory the Terraform stack is synthesized into.",
-)
-auto_approve_option = click.option(
-    "--auto-approve",
-    is_flag=True,
-    help="Do not ask for confirmation (required without a terminal, e.g. in CI).",
-)
-
-
-# --------------------------------------------------------------------------------------------- seams
-
-
-def synthesize(config: FastscaleConfig, outdir: str) -> Any:
-    """Synthesize the stack; returns :class:`stacks.app.SynthResult`. Imported here, not at module load:
-    cdktf and jsii cost seconds, which `status` and `--help` must not pay."""
-    from fastscale.stacks.app import synthesize as synth
-
-    return synth(config, outdir=outdir)
-
-
-def aws_clients(config: FastscaleConfig) -> Any:
-    """The ``clients=`` argument of the AWS checks: None builds real boto3 clients for the config's region."""
-    return None
-
-
-def is_interactive() -> bool:
-    """Whether someone can answer a confirmation prompt."""
-    return sys.stdin.isatty()
-
-
-def verify_live(config: FastscaleConfig, **kwargs: Any) -> Any:
-    from fastscale.infra.aws.verify import verify_live as verify
-
-    return verify(config, clients=aws_clients(config), **kwargs)
-
-
-# --------------------------------------------------------------------------------------------- plumbing
-
-
-def terraform_summary(result: TerraformResult | None) -> dict[str, Any] | None:
-    if result is None:
-        return None
-    return {
-        "operation": result.operation,
-        "ok": result.ok,
-        "returncode": result.returncode,
-        "add": result.added,
-        "change": result.changed,
-        "destroy": result.destroyed,
-        "diagnostics": [asdict(d) for d in result.diagnostics],
-        "outputs": result.outputs,
-    }
-
-
-class StackCommand:
-    """One run of a command that works on the stack: reports progress, collects the JSON summary, and
-    ends the process with the right exit code whatever happens (failure, Ctrl-C, success)."""
-
-    def __init__(self, command: str, checked: Checked, as_json: bool, reporter: Reporter):
-        self.command = command
-        self.checked = checked
-        self.config = checked.config
-        self.as_json = as_json
-        self.reporter = reporter
-        self.runner: TerraformRunner | None = None
-        self.changes: list[dict[str, str | None]] = []
-        self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
-
-    # -- output -------------------------------------------------------------------------------------
-
-    def finish(self, code: int, ok: bool | None = None) -> NoReturn:
-        """End the command: the JSON summary (with --json) and the exit code."""
-        self.reporter.close()
-        self.summary["ok"] = code == EXIT_OK if ok is None else ok
-        if self.as_json:
-            self.summary["exit_code"] = code
-            print_json(self.summary)
-        sys.exit(code)
-
-    def fail(self, message: str, code: int = EXIT_FAILED) -> NoReturn:
-        self.reporter.close()
-        self.summary["error"] = message
-        if not self.as_json:
-            console(stderr=True).print(f"[bold red]error:[/] {_esc(message)}", highlight=False, soft_wrap=True)
-        self.finish(code, ok=False)
-
-    def show_diagnostics(self, result: TerraformResult) -> None:
-        """Terraform's own error and warning text, in full (the progress stream showed only the events)."""
-        if self.as_json or not result.diagnostics:
-            return
-        self.reporter.close()
-        err = console(stderr=True)
-        for d in result.diagnostics:
-            style = "red" if d.severity == "error" else "yellow"
-            head, _, body = str(d).partition("\n")
-            # Soft wrap: Terraform's text keeps its own line breaks, however narrow the log.
-            err.print(f"[{style}]{_esc(head)}[/]", highlight=False, soft_wrap=True)
-            if body:
-                err.print(_esc(body), highlight=False, soft_wrap=True)
-
-    def interrupted(self) -> NoReturn:
-        """Ctrl-C: say what state things were left in, then exit 130."""
-        self.reporter.close()
-        last = self.runner.last_result if self.runner is not None else None
-        if last is not None and last.interrupted:
-            if last.returncode is not None and last.returncode >= 0:
-                message = (
-                    f"Interrupted: Terraform was stopped cleanly (terraform {last.operation} finished the calls "
-                    "in flight, wrote its state and released the lock). Run the command again to continue."
-                )
-            else:
-                message = (
-                    f"Interrupted: terraform {last.operation} did not stop in time and was terminated; its state "
-                    "may still be locked (see `terraform force-unlock`) and may miss resources it created."
-                )
-            self.summary["terraform"] = terraform_summary(last)
-        else:
-            message = f"Interrupted: fastscale {self.command} was stopped; Terraform was not running."
-        self.summary["interrupted"] = True
-        self.summary["error"] = message
-        if self.as_json:
-            self.summary["exit_code"] = EXIT_INTERRUPTED
-            print_json(self.summary)
-        else:
-            console(stderr=True).print(f"[bold yellow]{_esc(message)}[/]", highlight=False, soft_wrap=True)
-        sys.exit(EXIT_INTERRUPTED)
-
-    # -- steps --------------------------------------------------------------------------------------
-
-    def on_event(self, event: TerraformEvent) -> None:
-        if event.kind == "planned_change" and event.address:
-            self.changes.append({"address": event.address, "action": event.action})
-        self.reporter.terraform_event(event)
-
-    def prepare(self, terraform_bin: str | None, out: str) -> TerraformRunner:
-        """Find the binary, synthesize, ``terraform init``. Exits 1 on any failure."""
-        from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
-
-        try:
-            binary = find_binary(terraform_bin)
-        except TerraformError as exc:
-            self.fail(str(exc))
-        self.summary["terraform_binary"] = binary
-
-        self.reporter.step("synth", f"into {out}")
-        try:
-            synth = synthesize(self.config, out)
-        except Exception as exc:
-            self.fail(f"synthesis failed: {type(exc).__name__}: {exc}")
-        stack_dir = Path(synth.stack_dir)
-        self.summary["stack_dir"] = str(stack_dir)
-
-        try:
-            self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event)
-        except TerraformError as exc:
-            self.fail(str(exc))
-        self.run("init", self.runner.init)
-        return self.runner
-
-    def run(self, step: str, call: Any, *args: Any, fatal: bool = True, **kwargs: Any) -> TerraformResult:
-        """One Terraform operation, shown as ``step``. A failure shows Terraform's diagnostics and exits 1,
-        unless ``fatal`` is False (the caller goes on, e.g. to list what a failed destroy left)."""
-        from fastscale.infra.terraform import TerraformError
-
-        self.reporter.operation = step
-        self.reporter.step(step)
-        try:
-            result = call(*args, **kwargs)
-        except TerraformError as exc:
-            self.fail(str(exc))
-        self.summary["terraform"] = terraform_summary(result)
-        self.show_diagnostics(result)
-        if not result.ok and fatal:
-            self.fail(f"terraform {step} failed (exit code {result.returncode})")
-        return result
-
-    def confirm(self, question: str) -> None:
-        """Ask; a "no" ends the command with exit 1 and nothing changed."""
-        self.reporter.close()
-        if not click.confirm(question, default=False, err=True):
-            self.fail("cancelled: nothing was changed.")
-
-    def verification(self, wait: bool, timeout: float | None) -> Any:
-        from fastscale.infra.aws.clients import AwsError
-
-        self.reporter.step("verify", "waiting for the endpoints to settle" if wait else "one look, no waiting")
-        kwargs: dict[str, Any] = {"wait": wait, "on_progress": self.reporter.wait_progress}
-        if timeout is not None:
-            kwargs["timeout"] = timeout
-        try:
-            report = verify_live(self.config, **kwargs)
-        except AwsError as exc:
-            self.fail(f"cannot verify the live state: {exc}")
-        self.reporter.close()
-        self.summary["verification"] = report.to_dict()
-        return report
-
-
-def refuse_without_terminal(command: str, as_json: bool) -> None:
-    """A prompt nobody can answer must not hang a pipeline or be taken as a yes: refuse up front."""
-    if is_interactive():
-        return
-    message = (
-        f"fastscale {command} needs confirmation, and there is no terminal to ask: pass --auto-approve "
-        "to run without asking (as in CI). Nothing was done."
-    )
-    if as_json:
-        print_json({"command": command, "ok": False, "error": message, "exit_code": EXIT_BAD_INPUT})
-    else:
-        console(stderr=True).print(f"[bold red]error:[/] {_esc(message)}", highlight=False, soft_wrap=True)
-    sys.exit(EXIT_BAD_INPUT)
-
-
-#: How each planned action is marked, as Terraform marks it in its own plan output.
-_ACTION_MARKS = {"create": "+", "update": "~", "delete": "-", "replace": "-/+", "read": "<=", "move": "->"}
-_ACTION_STYLES = {"create": "green", "update": "yellow", "delete": "red", "replace": "magenta"}
-
-
-def print_change_summary(result: TerraformResult, changes: list[dict[str, str | None]]) -> None:
-    """The plan as a result on stdout: one line per resource that would change, then the counts. (The
-    progress stream on stderr leaves planned changes out, so a `plan > plan.txt` holds the whole plan.)"""
-    out = console()
-    if not result.has_changes:
-        out.print("[bold green]No changes:[/] the deployed stack matches the config.", highlight=False)
-        return
-    for change in changes:
-        action = change.get("action") or "?"
-        style = _ACTION_STYLES.get(action, "")
-        mark = f"{_ACTION_MARKS.get(action, '?'):>3} {action}"
-        out.print(f"[{style}]{mark}[/] {_esc(change['address'] or '')}" if style else f"{mark} {_esc(change['address'] or '')}",
-                  highlight=False, soft_wrap=True)
-    out.print(
-        f"[bold]Plan:[/] {result.added} to add, {result.changed} to change, {result.destroyed} to destroy.",
-        highlight=False,
-    )
 
 
 def print_verification(report: Any, title: str) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
     out = console()
@@ -327,11 +60,11 @@ def print_verification(report: Any, title: str) -> None:
     if show_detail:
         table.add_column("detail", overflow="fold")
     for c in report.checks:
-        row = ["[green]✓[/]" if c.ok else "[bold red]✗[/]", _esc(c.resource), _esc(c.check), _esc(c.actual or "")]
+        row = ["[green]✓[/]" if c.ok else "[bold red]✗[/]", escape(c.resource), escape(c.check), escape(c.actual or "")]
         if show_expected:
-            row.append("" if c.ok else _esc(c.expected or ""))
+            row.append("" if c.ok else escape(c.expected or ""))
         if show_detail:
-            row.append(_esc(c.detail or ""))
+            row.append(escape(c.detail or ""))
         table.add_row(*row)
     print_table(table)
     failures = [c for c in report.checks if not c.ok]
@@ -341,23 +74,7 @@ def print_verification(report: Any, title: str) -> None:
         out.print(f"[bold green]✓ all {len(report.checks)} checks match the config.[/]")
 
 
-def print_outputs(outputs: dict[str, Any]) -> None:
-    if not outputs:
-        return
-    out = console()
-    out.print("[bold]Outputs:[/]")
-    for key, value in outputs.items():
-        out.print(f"  {_esc(key)} = {_esc(str(value))}", highlight=False)
-
-
-def _esc(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)
-
-
 # --------------------------------------------------------------------------------------------- commands
-
 
 
 @click.command("plan", epilog=ENV_HELP)
@@ -462,23 +179,7 @@ def deploy_command(
         cmd = StackCommand("deploy", checked, as_json, reporter)
         try:
             runner = cmd.prepare(terraform_bin, out)
-            if auto_approve:
-                applied = cmd.run("apply", runner.apply, auto_approve=True)
-            else:
-                plan_file = runner.workdir.resolve() / PLAN_FILE
-                try:
-                    plan = cmd.run("plan", runner.plan, detailed_exitcode=True, out=plan_file)
-                    reporter.close()
-                    if not as_json:
-                        print_change_summary(plan, cmd.changes)
-                    if plan.has_changes:
-                        cmd.confirm("Apply these changes?")
-                        applied = cmd.run("apply", runner.apply, plan_file=plan_file)
-                    else:
-                        applied = plan
-                finally:
-                    # A saved plan can hold sensitive values; it is only needed for this one apply.
-                    plan_file.unlink(missing_ok=True)
+            applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False)
             reporter.close()
             if not as_json:
                 print_outputs(applied.outputs)

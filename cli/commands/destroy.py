@@ -6,34 +6,29 @@ again. So a destroy is only finished when AWS itself, asked by name and by tag, 
 left. That check is also the only proof there is that the per-endpoint container image caches and the
 instance data caches are gone: they have no API, and AWS purges them with the endpoint that owns them.
 
-The AWS side goes through :mod:`cli.commands.deploy`'s seams (``aws_clients``, ``synthesize``), so tests
+The AWS side goes through :mod:`fastscale.cli.stack`'s seams (``aws_clients``, ``synthesize``), so tests
 replace it in one place for every command.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from fastscale.cli.commands import deploy as stack
-from fastscale.cli.commands.deploy import (
+from fastscale.cli import stack
+from fastscale.cli.common import EXIT_FAILED, EXIT_OK, config_argument, console, json_option, load_checked, print_table
+from fastscale.cli.progress import Reporter
+from fastscale.cli.stack import (
     AWS_ENV_HELP,
     ENV_HELP,
-    EXIT_FAILED,
-    EXIT_OK,
-    PLAN_FILE,
     StackCommand,
     auto_approve_option,
     out_option,
-    print_change_summary,
-    print_table,
+    plan_confirm_apply,
     refuse_without_terminal,
     terraform_bin_option,
 )
-from fastscale.cli.common import config_argument, console, json_option, load_checked
-from fastscale.cli.progress import Reporter
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -189,24 +184,7 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
         cmd = StackCommand("destroy", checked, as_json, reporter)
         try:
             runner = cmd.prepare(terraform_bin, out)
-            if auto_approve:
-                destroyed = cmd.run("destroy", runner.destroy, auto_approve=True, fatal=False)
-            else:
-                plan_file = Path(runner.workdir).resolve() / PLAN_FILE
-                try:
-                    plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=True, out=plan_file)
-                    reporter.close()
-                    if plan.has_changes:
-                        if not as_json:
-                            print_change_summary(plan, cmd.changes)
-                        cmd.confirm("Destroy these resources?")
-                        destroyed = cmd.run("destroy", runner.apply, plan_file=plan_file, fatal=False)
-                    else:
-                        if not as_json:
-                            console().print("Terraform's state holds nothing to destroy.")
-                        destroyed = plan
-                finally:
-                    plan_file.unlink(missing_ok=True)
+            destroyed = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=True)
             if not destroyed.ok and not as_json:
                 console(stderr=True).print(
                     f"[bold red]error:[/] terraform destroy failed (exit code {destroyed.returncode}); "

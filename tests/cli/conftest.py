@@ -7,7 +7,7 @@ import pytest
 import yaml
 from moto import mock_aws
 
-import fastscale.cli.commands.deploy as deploy_module
+import fastscale.cli.stack as stack_module
 from tests.aws.factories import REGION, single_model_config
 from tests.cli.support import FixtureSynth
 
@@ -33,7 +33,7 @@ def aws(_moto, monkeypatch):
         calls.append(config.project)
         return clients
 
-    monkeypatch.setattr(deploy_module, "aws_clients", clients_for)
+    monkeypatch.setattr(stack_module, "aws_clients", clients_for)
     clients["calls"] = calls  # type: ignore[assignment]  # how many commands asked for AWS
     return clients
 
@@ -55,5 +55,5 @@ def project(tmp_path, monkeypatch):
 @pytest.fixture
 def synth(monkeypatch):
     fake = FixtureSynth("basic")
-    monkeypatch.setattr(deploy_module, "synthesize", fake)
+    monkeypatch.setattr(stack_module, "synthesize", fake)
     return fake

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-import fastscale.cli.commands.deploy as deploy_module
+import fastscale.cli.stack as stack_module
 from fastscale.cli.progress import Reporter
 from tests.aws.factories import HIGH_RES_VARIANT, deploy_single_model, single_model_config
 from tests.cli.support import (
@@ -111,9 +111,9 @@ def test_deploy_json_is_one_summary_on_stdout(project, synth, aws):
 
 @needs_binary
 def test_deploy_that_fails_mid_apply_shows_terraforms_error_and_verifies_nothing(project, monkeypatch, aws):
-    monkeypatch.setattr(deploy_module, "synthesize", FixtureSynth("failing"))
+    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth("failing"))
     verified = []
-    monkeypatch.setattr(deploy_module, "verify_live", lambda config, **kw: verified.append(kw))
+    monkeypatch.setattr(stack_module, "verify_live", lambda config, **kw: verified.append(kw))
 
     result = run("deploy", "fastscale.yaml", "--auto-approve")
     assert result.exit_code == 1
@@ -152,7 +152,7 @@ def test_deploy_whose_live_state_differs_exits_1_naming_the_difference(project, 
 
 @needs_binary
 def test_interactive_deploy_applies_only_the_confirmed_plan(project, synth, aws, monkeypatch):
-    monkeypatch.setattr(deploy_module, "is_interactive", lambda: True)
+    monkeypatch.setattr(stack_module, "is_interactive", lambda: True)
     deploy_single_model(aws)
 
     declined = run("deploy", "fastscale.yaml", input="n\n")
@@ -192,7 +192,7 @@ def test_invalid_config_exits_2_before_synth_terraform_or_aws(project, synth, co
     def no_aws(config):
         raise AssertionError("AWS must not be called for an invalid config")
 
-    monkeypatch.setattr(deploy_module, "aws_clients", no_aws)
+    monkeypatch.setattr(stack_module, "aws_clients", no_aws)
     path = write_invalid(project)
     result = run(command[0], path, *command[1:])
     assert result.exit_code == 2
@@ -206,7 +206,7 @@ def test_invalid_config_exits_2_before_synth_terraform_or_aws(project, synth, co
 
 @pytest.mark.parametrize("command", [["deploy"], ["destroy"], ["sweep"]])
 def test_without_a_terminal_confirmation_is_refused_unless_auto_approved(project, synth, command, monkeypatch):
-    monkeypatch.setattr(deploy_module, "aws_clients", lambda config: pytest.fail("no AWS call expected"))
+    monkeypatch.setattr(stack_module, "aws_clients", lambda config: pytest.fail("no AWS call expected"))
     result = run(command[0], "fastscale.yaml", *command[1:])
     assert result.exit_code == 2
     assert "--auto-approve" in result.stderr and "no terminal" in result.stderr
@@ -253,7 +253,7 @@ def test_terraform_bin_and_env_var_choose_the_binary(project, synth, monkeypatch
 
 @needs_binary
 def test_ctrl_c_stops_terraform_cleanly_and_exits_130(project, monkeypatch):
-    monkeypatch.setattr(deploy_module, "synthesize", FixtureSynth("slow"))
+    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth("slow"))
     timers: list[threading.Timer] = []
     original = Reporter.terraform_event
 
@@ -301,7 +301,7 @@ def test_aws_unusable_is_exit_1_with_a_message(project, monkeypatch):
     def unusable(config, **kwargs):
         raise AwsError("no usable AWS credentials (test)")
 
-    monkeypatch.setattr(deploy_module, "verify_live", unusable)
+    monkeypatch.setattr(stack_module, "verify_live", unusable)
     result = run("status", "fastscale.yaml")
     assert result.exit_code == 1
     assert "cannot verify the live state: no usable AWS credentials (test)" in result.stderr
@@ -327,7 +327,7 @@ def test_plan_help_documents_the_detailed_exit_codes_like_terraform():
 
 
 def test_the_default_synthesize_writes_the_real_stack(tmp_path):
-    result = deploy_module.synthesize(single_model_config(), str(tmp_path / "out"))
+    result = stack_module.synthesize(single_model_config(), str(tmp_path / "out"))
     document = json.loads((Path(result.stack_dir) / "cdk.tf.json").read_text())
     assert Path(result.stack_dir) == tmp_path / "out" / "stacks" / "demo"
     assert "aws_sagemaker_endpoint" in document["resource"]

@@ -12,8 +12,8 @@ import re
 import pytest
 import yaml
 
-import fastscale.cli.commands.deploy as deploy_module
 import fastscale.cli.commands.destroy as destroy_module
+import fastscale.cli.stack as stack_module
 from fastscale.infra.config import parse_config
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
@@ -100,7 +100,7 @@ def test_a_failed_terraform_destroy_still_checks_what_is_left(project, monkeypat
             }
         }
     }
-    monkeypatch.setattr(deploy_module, "synthesize", FixtureSynth(stuck))
+    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(stuck))
     run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait")  # the apply succeeds; AWS is empty
     assert state_addresses(project) == {"terraform_data.stuck"}
 
@@ -114,7 +114,7 @@ def test_a_failed_terraform_destroy_still_checks_what_is_left(project, monkeypat
 
 @needs_binary
 def test_interactive_destroy_asks_and_a_no_destroys_nothing(project, deployed, aws, monkeypatch):
-    monkeypatch.setattr(deploy_module, "is_interactive", lambda: True)
+    monkeypatch.setattr(stack_module, "is_interactive", lambda: True)
     declined = run("destroy", "fastscale.yaml", input="n\n")
     assert declined.exit_code == 1
     assert "Plan: 0 to add, 0 to change, 3 to destroy." in declined.stdout
@@ -175,7 +175,7 @@ def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(project, 
     for c in names.components:
         if c.model:
             not_found(stubber, "describe_model", "model", c.model, ModelName=c.model)
-    monkeypatch.setattr(deploy_module, "aws_clients", lambda config: {**aws, "sagemaker": sm})
+    monkeypatch.setattr(stack_module, "aws_clients", lambda config: {**aws, "sagemaker": sm})
 
     result = run("verify-cleanup", "components.yaml", "--json")
     stubber.assert_no_pending_responses()
@@ -246,7 +246,7 @@ def test_sweep_deletes_everything_then_proves_the_account_clean(project, aws):
 
 
 def test_interactive_sweep_shows_the_list_first_and_a_no_deletes_nothing(project, aws, monkeypatch):
-    monkeypatch.setattr(deploy_module, "is_interactive", lambda: True)
+    monkeypatch.setattr(stack_module, "is_interactive", lambda: True)
     empty = run("sweep", "fastscale.yaml")
     assert empty.exit_code == 0 and "Nothing to sweep" in empty.stdout
     assert "Delete these resources?" not in empty.output
