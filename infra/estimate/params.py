@@ -115,7 +115,7 @@ def load_params(path: str | Path | None = None) -> EstimateParams:
 @functools.cache
 def _packaged() -> EstimateParams:
     try:
-        text = resources.files("infra").joinpath(PARAMS_FILE).read_text(encoding="utf-8")
+        text = resources.files("fastscale.infra").joinpath(PARAMS_FILE).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise ParamsError(f"{PARAMS_FILE} is missing from the installed package") from None
     return parse_params(text)
