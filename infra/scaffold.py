@@ -6,18 +6,27 @@ Rendering is pure (files in memory); the CLI validates the rendered config with 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from fastscale.infra import __version__
 
+if TYPE_CHECKING:
+    from fastscale.infra.rules import Finding
+
 CI_CHOICES = ("github", "gitlab", "none")
 CI_FILES = {"github": ".github/workflows/fastscale.yml", "gitlab": ".gitlab-ci.yml"}
+#: The JSON Schema of the config, written next to it so editors complete and check it offline.
+SCHEMA_FILE = "fastscale.schema.json"
+#: The one place a generated project names the fastscale it installs (README, Makefile and CI read it).
+REQUIREMENTS_FILE = "requirements.txt"
+DISTRIBUTION = "fastscale"
 #: Versions written into generated pipelines (pinned so a pipeline run is reproducible).
 CHECKOV_VERSION = "3.3.30"
 TERRAFORM_VERSION = "1.11.4"
@@ -33,6 +42,39 @@ def model_choices() -> list[str]:
     return sorted(presets()["models"])
 
 
+def installed_requirement(dist: metadata.Distribution | None = None) -> str:
+    """The pip requirement that installs this same fastscale elsewhere, from the installer's record.
+
+    pip (and other installers) record where a distribution came from in ``direct_url.json`` (PEP 610) when it
+    was not installed from a package index: a VCS URL with the exact commit, a local directory (editable or
+    not) or an archive. That record is turned back into a requirement, so a new project installs the fastscale
+    that created it; without one, fastscale came from an index and is pinned by version.
+    """
+    if dist is None:
+        # Only an install has an INSTALLER file: a `*.egg-info` that a build left in a source tree on sys.path
+        # also answers to the name, but records nothing about where fastscale came from.
+        dist = next((d for d in metadata.distributions(name=DISTRIBUTION) if d.read_text("INSTALLER")), None)
+        if dist is None:
+            return f"{DISTRIBUTION}=={__version__}"
+    pinned = f"{DISTRIBUTION}=={dist.version}"
+    text = dist.read_text("direct_url.json")
+    if not text:
+        return pinned
+    try:
+        record = json.loads(text)
+        url = record["url"]
+    except (ValueError, KeyError, TypeError):
+        return pinned  # an unreadable record: the version is still right
+    vcs = record.get("vcs_info")
+    if isinstance(vcs, dict) and vcs.get("vcs") and vcs.get("commit_id"):
+        requirement = f"{DISTRIBUTION} @ {vcs['vcs']}+{url}@{vcs['commit_id']}"
+    else:
+        requirement = f"{DISTRIBUTION} @ {url}"
+    if record.get("subdirectory"):
+        requirement += f"#subdirectory={record['subdirectory']}"
+    return requirement
+
+
 @dataclass(frozen=True)
 class ProjectOptions:
     project: str
@@ -43,6 +85,8 @@ class ProjectOptions:
     scale_to_zero: bool = False
     model_bucket: str | None = None
     state_bucket: str | None = None
+    #: pip requirement for fastscale in the new project; None: how this fastscale was installed.
+    fastscale_requirement: str | None = None
 
 
 def _context(opts: ProjectOptions) -> dict[str, Any]:
@@ -72,19 +116,82 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
         "max_copies": 2,
         "ci": opts.ci,
         "ci_file": CI_FILES.get(opts.ci, ""),
-        "version": __version__,
+        "requirement": opts.fastscale_requirement or installed_requirement(),
+        "requirements_file": REQUIREMENTS_FILE,
+        "schema_file": SCHEMA_FILE,
         "checkov_version": CHECKOV_VERSION,
         "terraform_version": TERRAFORM_VERSION,
     }
 
 
+def render_config(opts: ProjectOptions) -> str:
+    """Only the new project's fastscale.yaml (what the rules check)."""
+    from fastscale.templates import render
+
+    return render("project/fastscale.yaml.j2", **_context(opts))
+
+
+def config_errors(opts: ProjectOptions) -> list[Finding]:
+    """The error findings of the config `opts` would write (empty: the project starts valid)."""
+    from fastscale.infra.config import parse_config
+    from fastscale.infra.rules import Severity, run_rules
+
+    text = render_config(opts)
+    config = parse_config(yaml.safe_load(text), "fastscale.yaml", text)
+    return [f for f in run_rules(config) if f.severity is Severity.ERROR]
+
+
+@dataclass(frozen=True)
+class Alternatives:
+    """Choices `init` itself can make that give a valid project, when the requested one is not."""
+
+    instance_types: list[str]  # for the requested model, cheapest first
+    models: list[str]  # presets that fit the requested instance type
+
+
+def alternatives(opts: ProjectOptions, limit: int = 3) -> Alternatives:
+    """Instance types (for the same model) and models (for the same instance type) that pass every rule.
+
+    Each candidate is rendered and checked with the same rules as the project itself, so a suggestion is only
+    made when following it gives a valid project. Only NVIDIA GPU types are tried: the presets' serving image
+    is a CUDA build.
+    """
+    from dataclasses import replace
+
+    from fastscale.infra import catalog
+
+    gpu_types = sorted(
+        (spec for spec in catalog.all_instances() if spec.accelerator_kind == "nvidia-gpu"),
+        key=lambda spec: (spec.price_per_hour_usd, spec.instance_type),
+    )
+    instance_types: list[str] = []
+    for spec in gpu_types:
+        if len(instance_types) == limit:
+            break
+        if spec.instance_type != opts.instance_type and not config_errors(
+            replace(opts, instance_type=spec.instance_type)
+        ):
+            instance_types.append(spec.instance_type)
+    models = []
+    if opts.instance_type:
+        models = [
+            name for name in model_choices()
+            if name != opts.model and not config_errors(replace(opts, model=name))
+        ]
+    return Alternatives(instance_types, models)
+
+
 def render_project(opts: ProjectOptions) -> dict[str, str]:
     """Relative path -> file content of the new project."""
+    from fastscale.infra.config import dump_json_schema
     from fastscale.templates import render
 
     ctx = _context(opts)
     files = {
         "fastscale.yaml": render("project/fastscale.yaml.j2", **ctx),
+        SCHEMA_FILE: dump_json_schema(),
+        REQUIREMENTS_FILE: render("project/requirements.txt.j2", **ctx),
+        ".checkov.yaml": _checkov_config(),
         "cdktf.json": render("project/cdktf.json.j2", **ctx),
         "main.py": render("project/main.py.j2", **ctx),
         "Makefile": render("project/Makefile.j2", **ctx),
@@ -94,6 +201,10 @@ def render_project(opts: ProjectOptions) -> dict[str, str]:
     if opts.ci != "none":
         files[CI_FILES[opts.ci]] = render(f"ci/{opts.ci}.yml.j2", **ctx)
     return files
+
+
+def _checkov_config() -> str:
+    return resources.files("fastscale.templates").joinpath("project", "checkov.yaml").read_text(encoding="utf-8")
 
 
 def existing_files(target: Path, files: dict[str, str]) -> list[str]:

@@ -2,10 +2,12 @@
 # Static security scan of the Terraform JSON that fastscale synthesizes, with checkov.
 #
 # checkov lives in its own virtualenv (.venv-checkov, created on first use): its dependency pins
-# conflict with the project's. Every file in examples/ is synthesized into a scratch directory and
-# scanned as terraform_json. Suppressions are in .checkov.yaml, each with the reason it is safe.
+# conflict with the project's. Every file in examples/ and the projects `fastscale init` writes (its default
+# workload, and one scaling to zero) are synthesized into a scratch directory and scanned as terraform_json.
+# Suppressions are in .checkov.yaml (the same file `init` gives every project), each with the reason it is safe.
 #
-# Usage: scripts/run_checkov.sh [CONFIG.yaml ...]   (default: every examples/*.yaml)
+# Usage: scripts/run_checkov.sh [CONFIG.yaml ...]   (default: examples/*.yaml and the init projects)
+#        scripts/run_checkov.sh --install           (only make sure checkov is installed; print its path)
 # Exit status: non-zero when a check fails or a step cannot run.
 set -euo pipefail
 
@@ -25,18 +27,30 @@ if [[ ! -x "$VENV/bin/checkov" ]] || [[ "$("$VENV/bin/checkov" --version 2>/dev/
     fi
 fi
 
-if [[ $# -gt 0 ]]; then
-    configs=("$@")
-else
-    configs=("$ROOT"/examples/*.yaml)
+if [[ "${1:-}" == "--install" ]]; then
+    echo "$VENV/bin/checkov"
+    exit 0
 fi
 
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
+if [[ $# -gt 0 ]]; then
+    configs=("$@")
+else
+    configs=("$ROOT"/examples/*.yaml)
+    for variant in default scale-to-zero; do
+        flags=()
+        [[ "$variant" == scale-to-zero ]] && flags=(--scale-to-zero)
+        "$FASTSCALE" init "$work/init-$variant" --project "init-$variant" --fastscale-requirement fastscale \
+            "${flags[@]}" >/dev/null
+        configs+=("$work/init-$variant/fastscale.yaml")
+    done
+fi
+
 status=0
 for config in "${configs[@]}"; do
-    name="$(basename "$config" .yaml)"
+    name="$(basename "$(dirname "$config")")-$(basename "$config" .yaml)"
     out="$work/$name"
     "$FASTSCALE" synth "$config" --out "$out" --json >"$work/$name.json"
     stack_dir="$("$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["stack_dir"])' "$work/$name.json")"

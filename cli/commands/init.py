@@ -7,9 +7,11 @@ from pathlib import Path
 
 import click
 
-from fastscale.cli.common import EXIT_BAD_INPUT, console, print_findings
+from fastscale.cli.common import EXIT_BAD_INPUT, console
 from fastscale.infra.scaffold import (
     CI_CHOICES,
+    DISTRIBUTION,
+    REQUIREMENTS_FILE,
     ProjectOptions,
     existing_files,
     model_choices,
@@ -31,6 +33,18 @@ def _project_name(ctx: click.Context, param: click.Parameter | None, value: str 
     return value
 
 
+def _requirement(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    import re
+
+    if value is not None and not re.fullmatch(rf"\s*{DISTRIBUTION}\s*(\[[^]]*\])?\s*([@=<>!~].*)?", value):
+        raise click.BadParameter(
+            f"{value!r} does not install {DISTRIBUTION}: give a pip requirement for it, e.g. "
+            f"'{DISTRIBUTION}==0.1.0' or '{DISTRIBUTION} @ git+https://git.example.com/you/fastscale.git@COMMIT'",
+            param_hint="--fastscale-requirement",
+        )
+    return value.strip() if value else None
+
+
 @click.command("init")
 @click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--project", callback=_project_name, help="Project name (resource prefix). Default: the directory name.")
@@ -44,36 +58,41 @@ def _project_name(ctx: click.Context, param: click.Parameter | None, value: str 
               help="Let the component and the instances scale down to zero when idle.")
 @click.option("--model-bucket", help="S3 bucket holding the weights. Default: <project>-models.")
 @click.option("--state-bucket", help="S3 bucket for Terraform state. Default with CI: <project>-tfstate.")
+@click.option("--fastscale-requirement", "requirement", callback=_requirement, metavar="REQUIREMENT",
+              help="pip requirement for fastscale written to requirements.txt. Default: how this fastscale was "
+                   "installed (a VCS URL at its commit, a local path, or the released version).")
 @click.option("--force", is_flag=True, help="Overwrite files that already exist.")
 def init_command(directory: Path, project: str | None, model: str, instance_type: str | None, region: str, ci: str,
-                 scale_to_zero: bool, model_bucket: str | None, state_bucket: str | None, force: bool) -> None:
+                 scale_to_zero: bool, model_bucket: str | None, state_bucket: str | None, requirement: str | None,
+                 force: bool) -> None:
     """Create a new fastscale project in DIRECTORY.
 
-    Writes fastscale.yaml (commented, valid for the chosen workload), cdktf.json and main.py (so `cdktf
-    synth` / `cdktf deploy` work), a CI/CD workflow, a Makefile, .gitignore and a README. Existing files are
-    never overwritten without --force. The rendered config is validated first: if it has errors (for example
-    the model does not fit --instance-type), nothing is written and the exit code is 2.
-    """
-    import yaml
+    Writes fastscale.yaml (commented, valid for the chosen workload) and its JSON Schema for editors,
+    requirements.txt (the fastscale to install), cdktf.json and main.py (so `cdktf synth` / `cdktf deploy`
+    work), a CI/CD workflow, a Makefile, .checkov.yaml, .gitignore and a README. Existing files are never
+    overwritten without --force. The rendered config is validated first: if it has errors (for example the
+    model does not fit --instance-type), nothing is written and the options that would work are suggested.
 
-    from fastscale.infra.config import ConfigError, parse_config
-    from fastscale.infra.rules import has_errors, run_rules
+    \b
+    Exit codes: 0 written, 2 bad options (nothing written).
+    """
+    from fastscale.infra.config import ConfigError
+    from fastscale.infra.scaffold import config_errors
 
     # Without --project the directory name is used, and must be a valid name too.
     name = project or _project_name(click.get_current_context(), None, directory.resolve().name.lower())
     opts = ProjectOptions(project=name, model=model, instance_type=instance_type, region=region, ci=ci,
-                          scale_to_zero=scale_to_zero, model_bucket=model_bucket, state_bucket=state_bucket)
-    files = render_project(opts)
+                          scale_to_zero=scale_to_zero, model_bucket=model_bucket, state_bucket=state_bucket,
+                          fastscale_requirement=requirement)
     out = console()
     try:
-        config = parse_config(yaml.safe_load(files["fastscale.yaml"]), "fastscale.yaml", files["fastscale.yaml"])
+        errors = config_errors(opts)
     except ConfigError as err:
         raise click.BadParameter(str(err)) from None
-    findings = run_rules(config)
-    if has_errors(findings):
-        print_findings(findings, "fastscale.yaml (not written)")
-        console(stderr=True).print("[red]Nothing was written: choose options the rules accept.[/]")
+    if errors:
+        _explain_refusal(opts, errors)
         sys.exit(EXIT_BAD_INPUT)
+    files = render_project(opts)
 
     clashes = existing_files(directory, files)
     if clashes and not force:
@@ -92,3 +111,33 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  fastscale estimate {cfg}")
     out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
     out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then: fastscale deploy {cfg}")
+    from rich.markup import escape
+
+    installs = files[REQUIREMENTS_FILE].strip().splitlines()[-1]
+    out.print(f"\n{REQUIREMENTS_FILE} installs {escape(installs)}")
+    if ci != "none" and "file:" in installs:
+        console(stderr=True).print(
+            f"[yellow]warning:[/] that is a local path, which a CI runner cannot reach: edit {REQUIREMENTS_FILE} "
+            "(e.g. fastscale==VERSION, or a git URL at a commit) or pass --fastscale-requirement."
+        )
+
+
+def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
+    """Why the options give an invalid project, and the options that would give a valid one."""
+    from rich.markup import escape
+
+    from fastscale.infra.scaffold import alternatives
+
+    err = console(stderr=True)
+    chosen = f"--model {opts.model}" + (f" --instance-type {opts.instance_type}" if opts.instance_type else "")
+    err.print(f"[bold red]error:[/] {escape(chosen)} does not give a valid project:")
+    for finding in errors:
+        err.print(f"  {finding.code} {escape(finding.message)}")
+    found = alternatives(opts)
+    if found.instance_types or found.models:
+        err.print("These options give a valid project:")
+        for instance_type in found.instance_types:
+            err.print(f"  --model {opts.model} --instance-type {instance_type}")
+        for model in found.models:
+            err.print(f"  --model {model} --instance-type {opts.instance_type}")
+    err.print("Nothing was written.")

@@ -61,12 +61,85 @@ def test_refuses_to_overwrite_without_force(tmp_path):
     assert (target / "fastscale.yaml").read_text() != "mine\n"
 
 
-def test_model_that_does_not_fit_writes_nothing(tmp_path):
+def test_model_that_does_not_fit_writes_nothing_and_suggests_options_that_work(tmp_path):
     target = tmp_path / "proj"
     result = invoke("init", target, "--project", "p1", "--model", "llama3-70b", "--instance-type", "ml.g6.2xlarge")
     assert result.exit_code == 2, result.output
     assert "Nothing was written" in result.output
     assert not target.exists()
+    assert "FS007" in result.output, "the reason is given"
+    # Every suggestion is a set of init options, and following it gives a valid project.
+    suggestions = [line.split() for line in result.output.splitlines() if line.startswith("  --model ")]
+    assert any("llama3-70b" in s for s in suggestions), "another instance type for the same model"
+    assert any("ml.g6.2xlarge" in s and "llama3-70b" not in s for s in suggestions), "a model that fits the type"
+    assert "set accelerators" not in result.output, "no fix that only editing the YAML could apply"
+    for i, options in enumerate(suggestions):
+        again = invoke("init", tmp_path / f"try{i}", "--project", "p1", *options)
+        assert again.exit_code == 0, (options, again.output)
+
+
+def test_schema_file_is_written_and_named_by_the_config(tmp_path):
+    from fastscale.infra.config import dump_json_schema
+
+    target = tmp_path / "proj"
+    assert invoke("init", target, "--project", "p1").exit_code == 0
+    assert (target / "fastscale.schema.json").read_text() == dump_json_schema()
+    first = (target / "fastscale.yaml").read_text().splitlines()[0]
+    assert first == "# yaml-language-server: $schema=fastscale.schema.json"
+
+
+def test_requirement_defaults_to_how_fastscale_was_installed(tmp_path):
+    from fastscale.infra.scaffold import installed_requirement
+
+    target = tmp_path / "proj"
+    assert invoke("init", target, "--project", "p1").exit_code == 0
+    assert _requirement_line(target) == installed_requirement()
+
+
+@pytest.mark.parametrize("ci", ["github", "gitlab"])
+def test_requirement_option_is_the_one_place_that_names_fastscale(tmp_path, ci):
+    target = tmp_path / "proj"
+    wanted = "fastscale @ git+https://git.example.com/you/fastscale.git@0123456789abcdef"
+    result = invoke("init", target, "--project", "p1", "--ci", ci, "--fastscale-requirement", wanted)
+    assert result.exit_code == 0, result.output
+    assert _requirement_line(target) == wanted
+    assert "cannot reach" not in result.output, "a VCS URL works on a CI runner"
+    readme = (target / "README.md").read_text()
+    assert "pip install -r requirements.txt" in readme
+    assert "Which fastscale" in readme and "fastscale==X.Y.Z" in readme, "the README says how to change it"
+    pipeline = (target / CI_FILES[ci]).read_text()
+    assert "-r requirements.txt" in pipeline and "requirements.txt names the fastscale to install" in pipeline
+    for rel in ("README.md", "Makefile", CI_FILES[ci]):
+        text = (target / rel).read_text()
+        installs = re.findall(r"pip install[^\n#]*", text)
+        assert not [line for line in installs if "fastscale" in line], (rel, installs)
+
+
+def test_local_path_requirement_warns_about_ci(tmp_path):
+    target = tmp_path / "proj"
+    result = invoke("init", target, "--project", "p1", "--fastscale-requirement", "fastscale @ file:///src/fastscale")
+    assert result.exit_code == 0
+    assert "a CI runner cannot reach" in result.output
+    result = invoke("init", tmp_path / "other", "--project", "p1", "--ci", "none",
+                    "--fastscale-requirement", "fastscale @ file:///src/fastscale")
+    assert "cannot reach" not in result.output, "no pipeline, no warning"
+
+
+def test_requirement_for_another_package_is_a_usage_error(tmp_path):
+    result = invoke("init", tmp_path / "proj", "--project", "p1", "--fastscale-requirement", "numpy==2.0")
+    assert result.exit_code == 2
+    assert "--fastscale-requirement" in result.output and "does not install fastscale" in result.output
+    assert not (tmp_path / "proj").exists()
+
+
+def _without_comments(text: str) -> str:
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _requirement_line(target) -> str:
+    lines = [ln for ln in (target / "requirements.txt").read_text().splitlines() if ln and not ln.startswith("#")]
+    assert len(lines) == 1
+    return lines[0]
 
 
 def test_bad_project_name_is_a_usage_error(tmp_path):
@@ -95,11 +168,17 @@ def test_pipelines_parse_and_use_existing_commands(tmp_path, ci):
     # No long-lived keys: credentials come from OIDC.
     assert "AWS_SECRET_ACCESS_KEY:" not in text and "secrets.AWS" not in text
     assert ("id-token: write" in text) if ci == "github" else ("id_tokens" in text)
-    commands = set(re.findall(r"\bfastscale ([a-z][a-z-]+)", text))
+    # The pipeline runs fastscale directly or through the project's Makefile targets (comments aside).
+    makefile = _without_comments((target / "Makefile").read_text())
+    text = _without_comments(text)
+    targets = set(re.findall(r"^([a-z-]+):", makefile, re.M))
+    used_targets = {t for line in re.findall(r"\bmake ([a-z -]+)", text) for t in line.split()}
+    assert {"validate", "synth", "scan"} <= used_targets <= targets, (used_targets, targets)
+    commands = set(re.findall(r"\bfastscale ([a-z][a-z-]+)", text + makefile))
     assert {"validate", "synth", "plan", "deploy", "destroy", "verify-cleanup"} <= commands
     for command in commands:
         result = invoke(command, "--help")
         assert result.exit_code == 0, (command, result.output)
     # options the pipeline passes must exist too
-    for command, option in re.findall(r"\bfastscale ([a-z-]+)[^\n]*?(--[a-z-]+)", text):
+    for command, option in re.findall(r"\bfastscale ([a-z-]+)[^\n]*?(--[a-z-]+)", text + makefile):
         assert option in invoke(command, "--help").output, (command, option)
