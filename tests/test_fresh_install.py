@@ -1,0 +1,125 @@
+"""A new user's path, end to end, in a fresh virtualenv: no editable install, no project checkout on sys.path.
+
+`fastscale init` writes a project; its README's commands are run as written (a new venv, `pip install -r
+requirements.txt`, then the make targets CI runs: validate, estimate, synth, and the checkov scan). The project
+directory holds its own `cli/`, `infra/`, `stacks/` and `templates/` packages, which must not shadow fastscale's.
+The same venv then shows that only the one import name `fastscale` was installed.
+
+pip's cache makes the install take seconds after the first time; checkov comes from the virtualenv that
+scripts/run_checkov.sh keeps (installed here on first use), as `make scan` lets a project choose.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fastscale.infra.scaffold import installed_requirement
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.venv
+
+SHADOWS = ("cli", "infra", "stacks", "templates")
+
+
+def _clean_env(**extra: str) -> dict[str, str]:
+    """The environment a user's shell would have: the development venv neither active nor on PATH."""
+    dev_bin = str(Path(sys.executable).parent)
+    env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME")}
+    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep) if p and p != dev_bin)
+    env.update(extra)
+    return env
+
+
+def _run(args, cwd: Path, env: dict[str, str], timeout: int = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def _readme_commands(readme: str) -> list[str]:
+    """The README's first bash block, up to the first command that needs an AWS account."""
+    block = re.search(r"```bash\n(.*?)```", readme, re.S)
+    assert block, "the README shows its commands in a bash block"
+    commands = []
+    for line in block.group(1).splitlines():
+        command = line.split("#", 1)[0].strip()
+        if command.startswith(("make deploy", "make destroy", "make plan")):
+            break
+        if command:
+            commands.append(command)
+    return commands
+
+
+@pytest.fixture(scope="module")
+def installed_project(tmp_path_factory):
+    """A project written by `fastscale init`, with the README's setup and checks run in it."""
+    if shutil.which("python3", path=_clean_env()["PATH"]) is None:
+        pytest.fail("python3 must be on PATH: the generated README creates its venv with it")
+    checkov = subprocess.run(["bash", str(ROOT / "scripts" / "run_checkov.sh"), "--install"],
+                             capture_output=True, text=True, timeout=900)
+    assert checkov.returncode == 0, checkov.stderr
+    checkov_venv = Path(checkov.stdout.strip()).parent.parent
+
+    base = tmp_path_factory.mktemp("fresh")
+    project = base / "proj"
+    init = _run([str(Path(sys.executable).parent / "fastscale"), "init", str(project), "--project", "fresh-demo"],
+                cwd=base, env=_clean_env())
+    assert init.returncode == 0, init.stderr + init.stdout
+    for name in SHADOWS:  # a user's own packages with fastscale's generic folder names
+        (project / name).mkdir()
+        (project / name / "__init__.py").write_text(f"raise ImportError('the project folder {name}/ was imported')\n")
+
+    script = "set -e\n" + "\n".join(_readme_commands((project / "README.md").read_text()))
+    env = _clean_env(CHECKOV_VENV=str(checkov_venv))
+    # pip builds a local checkout in place: remove what that build leaves in this tree, if it was not there.
+    leftovers = [p for p in (ROOT / "build", ROOT / "fastscale.egg-info") if not p.exists()]
+    try:
+        steps = _run(["bash", "-c", script], cwd=project, env=env, timeout=1500)
+    finally:
+        for path in leftovers:
+            shutil.rmtree(path, ignore_errors=True)
+    return project, env, script, steps
+
+
+def test_requirements_name_the_fastscale_that_ran_init(installed_project):
+    project, *_ = installed_project
+    lines = [ln for ln in (project / "requirements.txt").read_text().splitlines() if ln and not ln.startswith("#")]
+    assert lines == [installed_requirement()]
+
+
+def test_readme_steps_pass_in_a_fresh_venv(installed_project):
+    project, _, script, steps = installed_project
+    assert steps.returncode == 0, f"{script}\n--- stdout\n{steps.stdout[-4000:]}\n--- stderr\n{steps.stderr[-4000:]}"
+    assert "make scan" in script and "pip install -r requirements.txt" in script
+    assert (project / "cdktf.out" / "stacks" / "fresh-demo" / "cdk.tf.json").is_file()
+    assert re.search(r"Passed checks: [1-9]\d*, Failed checks: 0", steps.stdout), steps.stdout[-2000:]
+
+
+def test_the_install_is_not_editable_and_only_fastscale_is_importable(installed_project, tmp_path):
+    project, env, _, steps = installed_project
+    assert steps.returncode == 0
+    python = str(project / ".venv" / "bin" / "python")
+    where = _run([python, "-c", "import fastscale.infra as m; print(m.__file__)"], cwd=tmp_path, env=env)
+    assert where.returncode == 0, where.stderr
+    assert Path(where.stdout.strip()).is_relative_to(project / ".venv"), "installed into the venv, not linked"
+    for name in SHADOWS:
+        result = _run([python, "-c", f"import {name}"], cwd=tmp_path, env=env)
+        assert result.returncode != 0 and "ModuleNotFoundError" in result.stderr, (name, result.stderr)
+    version = _run([str(project / ".venv" / "bin" / "fastscale"), "--version"], cwd=tmp_path, env=env)
+    assert version.returncode == 0 and re.search(r"fastscale, version \d", version.stdout), version
+
+
+def test_main_py_runs_beside_the_projects_own_packages(installed_project, tmp_path):
+    # `cdktf synth` runs `python3 main.py` from the project directory: its folders come first on sys.path.
+    project, env, _, steps = installed_project
+    assert steps.returncode == 0
+    out = tmp_path / "cdktf-out"
+    result = _run([str(project / ".venv" / "bin" / "python"), "main.py"], cwd=project,
+                  env={**env, "CDKTF_OUTDIR": str(out)})
+    assert result.returncode == 0, result.stderr
+    assert (out / "stacks" / "fresh-demo" / "cdk.tf.json").is_file()
