@@ -47,7 +47,7 @@ class ImageRef:
         """A digest pins exactly; a tag other than 'latest' is taken as a deliberate version."""
         if self.digest:
             return True
-        return bool(self.tag) and self.tag.lower() != "latest"
+        return bool(self.tag and self.tag.lower() != "latest")
 
 
 def parse_image(uri: str) -> ImageRef:

@@ -10,10 +10,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 
 class _Strict(BaseModel):
@@ -178,7 +181,7 @@ class EndpointSpec(_Strict):
     def scales_to_zero(self) -> bool:
         return any(c.copies.min == 0 for c in self.inference_components)
 
-    def workloads(self) -> list[tuple[str, _Workload]]:
+    def workloads(self) -> list[tuple[str, ModelSpec | InferenceComponentSpec]]:
         """(config path, workload) for the model or every component, for rules that apply to both."""
         if self.model is not None:
             return [("model", self.model)]
@@ -308,7 +311,7 @@ def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(p for p in loc if not (isinstance(p, str) and (p in {"local", "s3"} or p.startswith("function-"))))
 
 
-def _friendly(err: dict[str, Any]) -> str:
+def _friendly(err: ErrorDetails) -> str:
     kind = err.get("type", "")
     if kind == "extra_forbidden":
         return "unknown key (check the spelling; `fastscale schema` lists every key)"

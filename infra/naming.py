@@ -126,16 +126,15 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
                 model=model_name(ic, ep, c),
             )
         )
-    single = ep.model is not None
     return EndpointNames(
         spec=ep,
         endpoint=ep_name,
         endpoint_config_prefix=f"{ep_name}-",
         variant=VARIANT_NAME,
-        model=model_name(ep_name, ep, ep.model) if single else None,
+        model=model_name(ep_name, ep, ep.model) if ep.model is not None else None,
         execution_role=None if ep.execution_role_arn else f"{ep_name}-sagemaker",
         resource_id=variant_resource_id(ep_name),
-        target_tracking_policy=f"{ep_name}-target-tracking" if single and ep.model.autoscaling.enabled else None,
+        target_tracking_policy=f"{ep_name}-target-tracking" if ep.model is not None and ep.model.autoscaling.enabled else None,
         alarms={kind: f"{ep_name}-{kind}" for kind in OPERATIONAL_ALARMS} if ep.alarms.enabled else {},
         components=components,
     )

@@ -35,7 +35,8 @@ TERRAFORM_VERSION = "1.11.4"
 @cache
 def presets() -> dict[str, Any]:
     text = resources.files("fastscale.templates").joinpath("project", "presets.yaml").read_text(encoding="utf-8")
-    return yaml.safe_load(text)
+    data: dict[str, Any] = yaml.safe_load(text)
+    return data
 
 
 def model_choices() -> list[str]:

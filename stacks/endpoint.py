@@ -95,6 +95,7 @@ class SageMakerEndpoint(Construct):
         self.components: dict[str, awscc.SagemakerInferenceComponent] = {}
         self.refs: dict[str, str] = {}  # "endpoint_name", "endpoint_config_name", "model:<name>"
         if ep.model is not None:
+            assert names.model is not None, "a single-model endpoint names its model"
             model = self._model("model", names.model, ep.model)
             variant = dict(
                 model_name=self.refs[f"model:{names.model}"],
@@ -204,6 +205,8 @@ class SageMakerEndpoint(Construct):
                 lifecycle=cbd,
             )
 
+        frequency = ep.metrics_publish_frequency
+
         def props(name: str, model_name: str | None, role: str | None) -> awscc.SagemakerEndpointConfigProps:
             scaling = (
                 awscc.ManagedInstanceScaling(
@@ -226,7 +229,7 @@ class SageMakerEndpoint(Construct):
                 production_variants=[variant],
                 execution_role_arn=role,
                 kms_key_id=ep.kms_key_arn,
-                metrics_config=awscc.MetricsConfig(metric_publish_frequency_in_seconds=ep.metrics_publish_frequency),
+                metrics_config=awscc.MetricsConfig(metric_publish_frequency_in_seconds=frequency),
                 tags=awscc.tag_list(self.tags),
             )
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import Any
 
 from fastscale.infra import catalog
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
@@ -102,7 +103,7 @@ class EndpointAlarms(Construct):
     def _latency(self) -> None:
         spec, names = self._names.spec, self._names
         threshold_us = spec.alarms.model_latency_ms * MICROSECONDS_PER_MS
-        common = dict(
+        common: dict[str, Any] = dict(
             alarm_name=names.alarms["model-latency"],
             alarm_description=(
                 f"Average ModelLatency of {names.endpoint} above {spec.alarms.model_latency_ms:g} ms "
@@ -119,7 +120,7 @@ class EndpointAlarms(Construct):
 
     def _errors(self) -> None:
         spec, names = self._names.spec, self._names
-        common = dict(
+        common: dict[str, Any] = dict(
             alarm_name=names.alarms["5xx-errors"],
             alarm_description=(
                 f"{names.endpoint} returned {spec.alarms.errors_5xx} or more 5xx errors in "

@@ -71,7 +71,7 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
     repositories = set()
     for w in workloads:
         ref = parse_image(w.image)
-        if ref.is_ecr:
+        if ref.ecr_region is not None:  # an ECR image
             repositories.add(f"arn:{partition(ref.ecr_region)}:ecr:{ref.ecr_region}:{ref.ecr_account}:repository/{ref.repository}")
     if repositories:
         statements.append({"Sid": "EcrPullModelImages", "Effect": "Allow", "Action": ECR_PULL_ACTIONS,

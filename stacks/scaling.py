@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from fastscale.infra.config import Autoscaling, FastscaleConfig
 from fastscale.infra.detection import WorkloadKind, scaling_metric
@@ -132,11 +133,13 @@ class EndpointScaling(Construct):
 
     def _scale_from_zero(self, key: str, c: ComponentNames, target: AppautoscalingTarget) -> None:
         zero = c.spec.autoscaling.scale_from_zero
+        policy_name, alarm_name = c.scale_from_zero_policy, c.scale_from_zero_alarm
+        assert policy_name and alarm_name, "called only for components named for scale from zero"
         policy = AppautoscalingPolicy(
             self,
             f"{key}-scale-from-zero",
             AppautoscalingPolicyProps(
-                name=c.scale_from_zero_policy,
+                name=policy_name,
                 **_same_target(target),
                 policy_type=STEP_SCALING,
                 step_scaling_policy_configuration=StepScalingPolicyConfiguration(
@@ -152,7 +155,7 @@ class EndpointScaling(Construct):
             self,
             f"{key}-no-capacity",
             CloudwatchMetricAlarmProps(
-                alarm_name=c.scale_from_zero_alarm,
+                alarm_name=alarm_name,
                 alarm_description=(
                     f"Requests to {c.name} failed for lack of a copy: add one copy (scale from zero)."
                 ),
@@ -200,7 +203,7 @@ class EndpointScaling(Construct):
         )
 
 
-def _same_target(target: AppautoscalingTarget) -> dict[str, str]:
+def _same_target(target: AppautoscalingTarget) -> dict[str, Any]:
     """A policy names its target through references, which also orders it after the target's registration."""
     return {
         "service_namespace": target.attr("service_namespace"),

@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import jinja2
 
 TEMPLATES_DIR = Path(__file__).resolve().parent
 
 
 @functools.cache
-def environment():
+def environment() -> jinja2.Environment:
     """The shared Jinja2 environment (built on first use, so importing this package costs nothing)."""
     import jinja2
 
@@ -29,4 +32,5 @@ def environment():
 
 def render(name: str, **ctx: Any) -> str:
     """Render the template at `name` (relative to this package, e.g. "ci/github.yml.j2")."""
-    return environment().get_template(name).render(**ctx)
+    text: str = environment().get_template(name).render(**ctx)
+    return text

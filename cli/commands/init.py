@@ -80,7 +80,8 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     from fastscale.infra.scaffold import config_errors
 
     # Without --project the directory name is used, and must be a valid name too.
-    name = project or _project_name(click.get_current_context(), None, directory.resolve().name.lower())
+    name = project or directory.resolve().name.lower()
+    _project_name(click.get_current_context(), None, name)
     opts = ProjectOptions(project=name, model=model, instance_type=instance_type, region=region, ci=ci,
                           scale_to_zero=scale_to_zero, model_bucket=model_bucket, state_bucket=state_bucket,
                           fastscale_requirement=requirement)

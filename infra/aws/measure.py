@@ -116,7 +116,8 @@ class Measurement:
 def _variant(desc: dict[str, Any], variant: str) -> dict[str, Any]:
     for v in desc.get("ProductionVariants", []):
         if v.get("VariantName") == variant:
-            return v
+            found: dict[str, Any] = v
+            return found
     raise MeasureError(f"endpoint {desc.get('EndpointName')} has no variant {variant}")
 
 
@@ -133,7 +134,8 @@ class _Recorder:
     """Keeps the first time each distinct observation was seen."""
 
     def __init__(self, m: Measurement, deadline: Deadline, on_event: Callable[[Event], None] | None):
-        self.m, self.deadline, self.on_event, self.last = m, deadline, on_event, None
+        self.m, self.deadline, self.on_event = m, deadline, on_event
+        self.last: str | None = None
 
     def see(self, what: str) -> None:
         if what == self.last:

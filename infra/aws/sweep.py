@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from typing import Any
 
 from botocore.exceptions import ClientError
@@ -187,9 +188,15 @@ def _tagged(aws: AwsClients, stack: str, plan: _Plan) -> dict[str, list[str]]:
     return found
 
 
+def _response_field(call: Callable[..., Any], key: str, **kwargs: Any) -> Callable[[], Any]:
+    """A call to make later (each time the returned function is called), reading one field of its response."""
+    return lambda: call(**kwargs)[key]
+
+
 def _endpoint_status(aws: AwsClients, name: str) -> str | None:
     try:
-        return aws.sagemaker.describe_endpoint(EndpointName=name)["EndpointStatus"]
+        status: str = aws.sagemaker.describe_endpoint(EndpointName=name)["EndpointStatus"]
+        return status
     except ClientError as exc:
         if is_not_found(exc):
             return None
@@ -339,9 +346,9 @@ class _Sweeper:
         self._endpoints(plan)
         sm = self.aws.sagemaker
         for name in plan.endpoint_configs:
-            self.once("endpoint-config", name, lambda name=name: sm.delete_endpoint_config(EndpointConfigName=name))
+            self.once("endpoint-config", name, partial(sm.delete_endpoint_config, EndpointConfigName=name))
         for name in plan.models:
-            self.once("model", name, lambda name=name: sm.delete_model(ModelName=name))
+            self.once("model", name, partial(sm.delete_model, ModelName=name))
         self._roles(plan)
         for arn in plan.unsupported:
             self.record("tagged-resource", arn, SKIPPED, "not a resource type fastscale deletes: delete it by hand")
@@ -356,7 +363,7 @@ class _Sweeper:
         cw = self.aws.cloudwatch
         for name in plan.alarms:
             # One name per call: DeleteAlarms fails as a whole when any listed alarm is already gone.
-            self.once("alarm", name, lambda name=name: cw.delete_alarms(AlarmNames=[name]))
+            self.once("alarm", name, partial(cw.delete_alarms, AlarmNames=[name]))
         if plan.dashboard:
             self.once("dashboard", plan.dashboard, lambda: cw.delete_dashboards(DashboardNames=[plan.dashboard]))
 
@@ -368,7 +375,8 @@ class _Sweeper:
             self.once(
                 "scaling-policy",
                 p["PolicyName"],
-                lambda p=p: aas.delete_scaling_policy(
+                partial(
+                    aas.delete_scaling_policy,
                     PolicyName=p["PolicyName"],
                     ServiceNamespace=p["ServiceNamespace"],
                     ResourceId=p["ResourceId"],
@@ -380,8 +388,9 @@ class _Sweeper:
             self.once(
                 "scalable-target",
                 t["ResourceId"],
-                lambda t=t: aas.deregister_scalable_target(
-                    ServiceNamespace=t["ServiceNamespace"], ResourceId=t["ResourceId"], ScalableDimension=t["ScalableDimension"]
+                partial(
+                    aas.deregister_scalable_target,
+                    ServiceNamespace=t["ServiceNamespace"], ResourceId=t["ResourceId"], ScalableDimension=t["ScalableDimension"],
                 ),
                 t["ScalableDimension"],
             )
@@ -403,8 +412,8 @@ class _Sweeper:
                 _Pending(
                     "inference-component",
                     c.name,
-                    lambda c=c: sm.delete_inference_component(InferenceComponentName=c.name),
-                    lambda c=c: sm.describe_inference_component(InferenceComponentName=c.name)["InferenceComponentStatus"],
+                    partial(sm.delete_inference_component, InferenceComponentName=c.name),
+                    _response_field(sm.describe_inference_component, "InferenceComponentStatus", InferenceComponentName=c.name),
                     requested=c.status == "Deleting",
                 )
                 for c in group
@@ -425,8 +434,8 @@ class _Sweeper:
                     _Pending(
                         "endpoint",
                         name,
-                        lambda name=name: sm.delete_endpoint(EndpointName=name),
-                        lambda name=name: sm.describe_endpoint(EndpointName=name)["EndpointStatus"],
+                        partial(sm.delete_endpoint, EndpointName=name),
+                        _response_field(sm.describe_endpoint, "EndpointStatus", EndpointName=name),
                         requested=status == "Deleting",
                     )
                 )

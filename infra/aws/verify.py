@@ -118,7 +118,8 @@ def _same(expected: Any, actual: Any) -> bool:
         return expected is actual
     if isinstance(expected, (int, float)) and isinstance(actual, (int, float)):
         return float(expected) == float(actual)
-    return expected == actual
+    same: bool = expected == actual
+    return same
 
 
 # --------------------------------------------------------------------------------------------- verifier
@@ -454,8 +455,8 @@ class _Verifier:
             return
         found: dict[str, dict[str, Any]] = {}
         for batch in chunks(names, 100):
-            for alarm in paginate(self.aws.cloudwatch, "describe_alarms", "MetricAlarms", AlarmNames=batch):
-                found[alarm["AlarmName"]] = alarm
+            for described in paginate(self.aws.cloudwatch, "describe_alarms", "MetricAlarms", AlarmNames=batch):
+                found[described["AlarmName"]] = described
         wiring = {c.scale_from_zero_alarm: c for c in n.components if c.scale_from_zero_alarm}
         for name in names:
             alarm = found.get(name)

@@ -134,7 +134,8 @@ def suggest(instance_type: str, n: int = 3) -> list[str]:
 
 def as_of() -> str:
     """The date the catalog's figures (prices above all) were compiled, ISO format."""
-    return _accelerators_doc().as_of
+    date: str = _accelerators_doc().as_of
+    return date
 
 
 # --- loading -----------------------------------------------------------------------------------------------

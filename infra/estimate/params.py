@@ -37,7 +37,8 @@ class Detection(_Strict):
     publishing_lag_seconds: Param
 
     def for_metric(self, metric: str) -> MetricDetection:
-        return getattr(self, metric)
+        detection: MetricDetection = getattr(self, metric)
+        return detection
 
 
 class Provisioning(_Strict):

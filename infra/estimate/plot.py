@@ -7,6 +7,7 @@ asked for. Image pull and model download run at the same time, so they share a r
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from fastscale.infra.estimate.timeline import PHASE_LABELS, WorkloadEstimate
 
@@ -21,7 +22,7 @@ class PlotUnavailable(RuntimeError):
     """matplotlib is not installed."""
 
 
-def _pyplot():
+def _pyplot() -> Any:
     try:
         import matplotlib
     except ImportError:
@@ -65,7 +66,7 @@ def plot_timelines(estimates: list[WorkloadEstimate], path: str | Path) -> Path:
         ax.set_xlabel("seconds after the traffic spike", fontsize=8)
         ax.margins(x=0.08)
         ax.grid(axis="x", alpha=0.3)
-    legend = {}
+    legend: dict[str, Any] = {}
     for ax in axes[:, 0]:
         legend.update(zip(*reversed(ax.get_legend_handles_labels())))
     order = [label for label in PHASE_LABELS.values() if label in legend]  # timeline order, not drawing order

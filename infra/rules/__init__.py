@@ -59,7 +59,9 @@ class Rule:
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(code: str, name: str, severity: Severity, summary: str):
+def rule(
+    code: str, name: str, severity: Severity, summary: str
+) -> Callable[[Callable[[FastscaleConfig], Iterable[Hit]]], Rule]:
     """Register a rule function `check(config) -> Iterable[Hit]` under a stable code."""
 
     def register(fn: Callable[[FastscaleConfig], Iterable[Hit]]) -> Rule:

@@ -9,8 +9,15 @@ import math
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+
+if TYPE_CHECKING:
+    from fastscale.infra.naming import ComponentNames
+
+#: A single model or an inference component: what rules about serving apply to.
+Workload = ModelSpec | InferenceComponentSpec
 
 #: SageMaker's pattern for endpoint, endpoint-configuration, model and inference-component names.
 SAGEMAKER_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
@@ -28,7 +35,7 @@ def endpoints(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec]]:
         yield f"endpoints[{i}]", ep
 
 
-def workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+def workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Workload]]:
     """(path, endpoint, workload) for every single model and every inference component.
 
     The path names the workload itself: 'endpoints[0].model' or 'endpoints[1].inference_components[2]'.
@@ -104,7 +111,7 @@ class MemoryFit:
         return f"the weights need at least {need}, more than any one instance offers: use a smaller / quantized model"
 
 
-def memory_fit(ep: EndpointSpec, workload: object) -> MemoryFit | None:
+def memory_fit(ep: EndpointSpec, workload: Workload) -> MemoryFit | None:
     """None when there is nothing to compare: no model_size_gb, or an unknown / CPU instance type."""
     from fastscale.infra import catalog
 
@@ -130,14 +137,14 @@ def memory_fit(ep: EndpointSpec, workload: object) -> MemoryFit | None:
 # --------------------------------------------------------------------------------------------- scaling
 
 
-def autoscaled_workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+def autoscaled_workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Workload]]:
     """Workloads whose auto scaling is enabled: only their scaling settings reach AWS."""
     for path, ep, workload in workloads(config):
         if workload.autoscaling.enabled:
             yield path, ep, workload
 
 
-def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, ComponentNames]]:
     """(path, endpoint, ComponentNames) for components that get the scale-from-zero alarm and step policy.
 
     Decided by `infra.naming`, the same code the stacks use, so the rules check exactly what gets created.

@@ -6,7 +6,10 @@ create the endpoint configuration, minutes into a deploy. The hint lists the clo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -22,7 +25,7 @@ endpoints:
 
 
 @rule("FS001", "unknown-instance-type", Severity.ERROR, "The instance type is not a SageMaker inference instance type.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if catalog.is_known_instance_type(ep.instance_type):
             continue

@@ -8,7 +8,10 @@ Qwen3-8B measurement). The endpoint works; it just scales out slower.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -29,7 +32,7 @@ endpoints:
     Severity.WARNING,
     "The instance type has no accelerator, so container image caching does not apply.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         t = ep.instance_type
         # Unknown types are FS001's to report; only known CPU types land here.

@@ -7,7 +7,10 @@ Inference components also document only ECR image paths.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra.artifacts import parse_image
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import workloads
 
@@ -23,7 +26,7 @@ endpoints:
 
 
 @rule("FS003", "image-not-in-ecr", Severity.WARNING, "The image is not in Amazon ECR, so it is not cached on new instances.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in workloads(config):
         ref = parse_image(workload.image)
         if ref.is_ecr:

@@ -7,7 +7,10 @@ images (such as AWS's Deep Learning Containers, account 763104351884) are fine a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra.artifacts import parse_image
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import workloads
 
@@ -23,7 +26,7 @@ endpoints:
 
 
 @rule("FS004", "ecr-region-mismatch", Severity.ERROR, "The ECR image is in a different region than the endpoint.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in workloads(config):
         ref = parse_image(workload.image)
         if not ref.is_ecr or ref.ecr_region == config.region:

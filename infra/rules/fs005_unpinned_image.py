@@ -8,7 +8,10 @@ redeploy cannot reproduce what ran before. A digest (`@sha256:...`) pins exactly
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra.artifacts import parse_image
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import workloads
 
@@ -24,7 +27,7 @@ endpoints:
 
 
 @rule("FS005", "unpinned-image", Severity.WARNING, "The image has no version tag or digest (or uses `latest`).")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in workloads(config):
         ref = parse_image(workload.image)
         if ref.pinned:

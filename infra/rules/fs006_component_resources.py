@@ -12,7 +12,10 @@ those only the accelerator count (zero) is checked.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import components, fmt_num
 
@@ -40,7 +43,7 @@ MIN_CPUS = 0.25
     Severity.ERROR,
     "A component's accelerators, memory or CPUs per copy exceed one instance or the API's limits.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep, comp in components(config):
         res, rpath, t = comp.resources, f"{path}.resources", ep.instance_type
         if res.accelerators is not None and res.accelerators < MIN_ACCELERATORS:

@@ -11,9 +11,12 @@ Weights that fit but take more than 90% of the memory are FS008's (a warning).
 
 from __future__ import annotations
 
-from fastscale.infra.config import InferenceComponentSpec
+from collections.abc import Iterator
+from typing import cast
+
+from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_num, memory_fit, workloads
+from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, MemoryFit, fmt_num, memory_fit, workloads
 
 EXAMPLE = """\
 project: demo
@@ -33,12 +36,12 @@ endpoints:
     Severity.ERROR,
     "model_size_gb exceeds the accelerator memory available to the model.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep, workload in workloads(config):
         fit = memory_fit(ep, workload)
         if fit is None or fit.share <= 1.0:
             continue
-        weights = f"{fmt_num(workload.model_size_gb)} GB ({fit.weights_gib:.1f} GiB)"
+        weights = f"{fmt_num(cast(float, workload.model_size_gb))} GB ({fit.weights_gib:.1f} GiB)"
         is_component = isinstance(workload, InferenceComponentSpec)
         if is_component and fit.devices == 0:
             yield Hit(
@@ -62,7 +65,7 @@ def check(config):
         )
 
 
-def _devices_hint(fit, instance_type: str) -> str:
+def _devices_hint(fit: MemoryFit, instance_type: str) -> str:
     need = fit.devices_needed()
     if need <= fit.instance_devices:
         return f"set resources.accelerators: {need} (weights then leave >= {100 - WEIGHTS_MAX_SHARE * 100:.0f}% for the KV cache)"

@@ -9,7 +9,10 @@ leave no room for cache blocks. Above 100% FS007 reports an error instead.
 
 from __future__ import annotations
 
-from fastscale.infra.config import InferenceComponentSpec
+from collections.abc import Iterator
+from typing import cast
+
+from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_num, memory_fit, workloads
 
@@ -31,7 +34,7 @@ endpoints:
     Severity.WARNING,
     "The weights take more than 90% of the accelerator memory available, leaving little for the KV cache.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep, workload in workloads(config):
         fit = memory_fit(ep, workload)
         if fit is None or not (WEIGHTS_MAX_SHARE < fit.share <= 1.0):
@@ -44,7 +47,7 @@ def check(config):
             hint = fit.bigger_instance_hint()
         yield Hit(
             f"{path}.model_size_gb",
-            f"{fmt_num(workload.model_size_gb)} GB of weights ({fit.weights_gib:.1f} GiB) take {fit.share:.0%} of the "
+            f"{fmt_num(cast(float, workload.model_size_gb))} GB of weights ({fit.weights_gib:.1f} GiB) take {fit.share:.0%} of the "
             f"{fmt_num(fit.available_gib)} GiB of accelerator memory available: less than "
             f"{1 - WEIGHTS_MAX_SHARE:.0%} is left for the KV cache and activations, so the server runs with very few "
             "concurrent requests or fails to start (vLLM reserves 90% of GPU memory by default).",

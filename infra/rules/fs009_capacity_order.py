@@ -7,6 +7,9 @@ would not create what the file says. A maximum of 0 means nothing could ever ser
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import Capacity, FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -22,7 +25,7 @@ endpoints:
 """
 
 
-def _check_triple(path: str, what: str, cap):
+def _check_triple(path: str, what: str, cap: Capacity) -> Iterator[Hit]:
     if cap.min < 0:
         yield Hit(f"{path}.min", f"{what} min is {cap.min}: counts cannot be negative.", "set min: 0 or more")
     if cap.max < 1:
@@ -49,7 +52,7 @@ def _check_triple(path: str, what: str, cap):
 
 
 @rule("FS009", "capacity-out-of-order", Severity.ERROR, "Instance or copy counts do not satisfy min <= initial <= max.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         yield from _check_triple(f"{path}.instances", "instances", ep.instances)
         for j, comp in enumerate(ep.inference_components):

@@ -7,6 +7,9 @@ deploy itself always starts with at least one instance and one copy of each comp
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -26,7 +29,7 @@ endpoints:
 
 
 @rule("FS010", "zero-initial-count", Severity.ERROR, "instances.initial or copies.initial is below 1; the API refuses 0 at creation.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if ep.instances.initial < 1:
             yield Hit(

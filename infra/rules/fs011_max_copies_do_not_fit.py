@@ -11,8 +11,10 @@ which one copy already exceeds one instance is left to FS006, which names the ca
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, fmt_num
 
@@ -37,7 +39,7 @@ endpoints:
     Severity.ERROR,
     "The components' maximum copies need more accelerators (or memory, CPUs) than the maximum instances have.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if not ep.inference_components or ep.instances.max < 1:
             continue  # FS009 reports a max below 1

@@ -7,6 +7,9 @@ one instance: the deploy would fail when the scalable target or endpoint configu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -28,7 +31,7 @@ endpoints:
     Severity.ERROR,
     "instances.min is 0 on a single-model endpoint; only inference-component endpoints scale to zero.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if ep.model is not None and ep.instances.min == 0:
             yield Hit(

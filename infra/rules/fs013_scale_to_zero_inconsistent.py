@@ -14,6 +14,9 @@ the others while at least one component keeps the instances busy.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -38,7 +41,7 @@ endpoints:
     Severity.ERROR,
     "instances.min 0 needs copies.min 0 on every component, and all components at copies.min 0 need instances.min 0.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         comps = ep.inference_components
         if not comps:

@@ -7,6 +7,9 @@ creates neither, so once the component is at zero nothing ever adds a copy back 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import components
 
@@ -32,7 +35,7 @@ endpoints:
     Severity.ERROR,
     "copies.min is 0 but auto scaling is disabled, so the component could never come back from zero.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, comp in components(config):
         if comp.copies.min == 0 and not comp.autoscaling.enabled:
             yield Hit(

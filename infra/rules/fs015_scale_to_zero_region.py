@@ -6,6 +6,9 @@ eu-west-3. The region list is what has been observed, not an AWS statement; the 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -33,7 +36,7 @@ REJECTS_MIN_INSTANCE_COUNT_ZERO = frozenset({"eu-west-3"})
     Severity.WARNING,
     "The region has been seen rejecting MinInstanceCount 0 (scale to zero).",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     if config.region not in REJECTS_MIN_INSTANCE_COUNT_ZERO:
         return
     for path, ep in endpoints(config):

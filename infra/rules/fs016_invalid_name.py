@@ -11,7 +11,10 @@ must each match the SageMaker pattern on their own, since they are joined with a
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import naming
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import SAGEMAKER_NAME_RE, endpoints
 
@@ -59,7 +62,7 @@ def _named(label: str, name: str, limit: int) -> tuple[str, str, int, int]:
 
 
 @rule("FS016", "invalid-name", Severity.ERROR, "A project, endpoint or component name makes an illegal or too long AWS resource name.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     project = config.project
     if not SAGEMAKER_NAME_RE.match(project):
         yield _pattern_hit("project", "project", project)

@@ -8,6 +8,9 @@ unique per account and region. SageMaker compares endpoint names without regard 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import components, endpoints
 
@@ -27,7 +30,7 @@ endpoints:
 
 
 @rule("FS017", "duplicate-name", Severity.ERROR, "Two endpoints, or two inference components, have the same name.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     seen: dict[str, str] = {}
     for path, ep in endpoints(config):
         key = ep.name.lower()

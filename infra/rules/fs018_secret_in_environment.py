@@ -17,7 +17,9 @@ The message never repeats the value.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import key_path, workloads
 
@@ -59,7 +61,7 @@ def is_reference(value: str) -> bool:
 
 
 @rule("FS018", "secret-in-environment", Severity.ERROR, "A secret-looking environment variable holds a literal value.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in workloads(config):
         for key, value in workload.environment.items():
             if not is_secret_key(key) or is_reference(value):

@@ -8,7 +8,10 @@ the accelerator catalog are not checked.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, fmt_num
 
@@ -25,7 +28,7 @@ endpoints:
 
 
 @rule("FS019", "kms-on-local-nvme", Severity.ERROR, "kms_key_arn is set on an instance type with local NVMe storage.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if not ep.kms_key_arn:
             continue

@@ -7,6 +7,9 @@ StartupParameters). The API accepts 60..3600 for both, at the endpoint level and
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -28,7 +31,7 @@ _KEYS = {
 }
 
 
-def _check(path: str, holder):
+def _check(path: str, holder: EndpointSpec | ModelSpec | InferenceComponentSpec) -> Iterator[Hit]:
     for key, api_name in _KEYS.items():
         value = getattr(holder, key)
         if value is None or TIMEOUT_MIN <= value <= TIMEOUT_MAX:
@@ -43,7 +46,7 @@ def _check(path: str, holder):
 
 
 @rule("FS020", "timeout-out-of-range", Severity.ERROR, "A model download or startup health-check timeout is outside 60-3600 s.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         yield from _check(path, ep)
         for sub, workload in ep.workloads():

@@ -6,6 +6,9 @@ It becomes MetricsConfig.MetricPublishFrequencyInSeconds of the endpoint configu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import VALID_FREQUENCIES, endpoints
 
@@ -27,7 +30,7 @@ endpoints:
     Severity.ERROR,
     "metrics_publish_frequency is not 10, 30, 60, 120, 180, 240 or 300.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         f = ep.metrics_publish_frequency
         if f is None or f in VALID_FREQUENCIES:

@@ -9,6 +9,9 @@ Only set values that are valid are checked here (FS021 reports the others).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import VALID_FREQUENCIES, endpoints
 
@@ -31,7 +34,7 @@ endpoints:
     Severity.WARNING,
     "metrics_publish_frequency is above 10 s while auto scaling uses 10-second metrics.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         f = ep.metrics_publish_frequency
         if f is None or f == 10 or f not in VALID_FREQUENCIES:

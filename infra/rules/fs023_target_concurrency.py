@@ -7,6 +7,9 @@ auto scaling would run at maximum capacity or be rejected. Only checked where au
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
 
@@ -23,7 +26,7 @@ endpoints:
 
 
 @rule("FS023", "non-positive-target-concurrency", Severity.ERROR, "autoscaling.target_concurrency is 0 or negative.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in autoscaled_workloads(config):
         target = workload.autoscaling.target_concurrency
         if target > 0:

@@ -8,6 +8,9 @@ scale to zero.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import autoscaled_workloads, scale_from_zero_components
 
@@ -33,7 +36,7 @@ def _hit(path: str, value: int) -> Hit:
 
 
 @rule("FS024", "negative-cooldown", Severity.ERROR, "A scale-in, scale-out or scale-from-zero cooldown is negative.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in autoscaled_workloads(config):
         a = workload.autoscaling
         for key in ("scale_in_cooldown", "scale_out_cooldown"):

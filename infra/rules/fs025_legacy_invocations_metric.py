@@ -8,6 +8,9 @@ every 10 seconds and react in about 30 seconds. Scale-in is equally slow with bo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import autoscaled_workloads
 
@@ -29,7 +32,7 @@ endpoints:
     Severity.WARNING,
     "Auto scaling uses the 1-minute invocations metric (~3 min to detect a spike instead of ~30 s).",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in autoscaled_workloads(config):
         if workload.autoscaling.metric != "invocations":
             continue

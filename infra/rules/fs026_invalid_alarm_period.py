@@ -7,6 +7,9 @@ the component can scale to zero).
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, scale_from_zero_components
 
@@ -37,7 +40,7 @@ def _hit(path: str, period: int) -> Hit:
 
 
 @rule("FS026", "invalid-alarm-period", Severity.ERROR, "An alarm period is not 10, 20, 30 or a multiple of 60 seconds.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if ep.alarms.enabled and not valid_period(ep.alarms.period):
             yield _hit(f"{path}.alarms.period", ep.alarms.period)

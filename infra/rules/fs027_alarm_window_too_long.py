@@ -8,7 +8,10 @@ in 1-minute periods, so at most 1440 minutes). Periods that are themselves inval
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import naming
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, scale_from_zero_components
 
@@ -31,7 +34,7 @@ def max_window(period: int) -> int:
     return MAX_WINDOW_S if period >= 3600 else MAX_WINDOW_SHORT_PERIOD_S
 
 
-def _check(path: str, period: int, evaluation_periods: int, key: str = "evaluation_periods"):
+def _check(path: str, period: int, evaluation_periods: int, key: str = "evaluation_periods") -> Iterator[Hit]:
     if evaluation_periods < 1:
         yield Hit(
             f"{path}.{key}",
@@ -58,7 +61,7 @@ def _check(path: str, period: int, evaluation_periods: int, key: str = "evaluati
     Severity.ERROR,
     "An alarm's period x evaluation periods exceeds CloudWatch's window (or evaluates no period).",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if not ep.alarms.enabled:
             continue

@@ -8,6 +8,9 @@ may never bring a copy back. A 60 s period is documented to work and costs at mo
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import scale_from_zero_components
 
@@ -34,7 +37,7 @@ endpoints:
     Severity.WARNING,
     "The scale-from-zero alarm period is 10/20/30 s; NoCapacityInvocationFailures is not documented at high resolution.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, names in scale_from_zero_components(config):
         period = names.spec.autoscaling.scale_from_zero.period
         if period not in (10, 20, 30):

@@ -10,8 +10,9 @@ AWS reserves. A common slip is writing `s3://bucket`: the field wants the bare n
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from fastscale.infra.config import S3State
+from fastscale.infra.config import FastscaleConfig, S3State
 from fastscale.infra.rules import Hit, Severity, rule
 
 EXAMPLE = """\
@@ -60,7 +61,7 @@ def _suggest(name: str) -> str:
 
 
 @rule("FS029", "invalid-state-bucket", Severity.ERROR, "The S3 state backend's bucket is not a valid S3 bucket name.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     state = config.state
     if not isinstance(state, S3State):
         return

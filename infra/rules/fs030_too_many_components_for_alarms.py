@@ -7,6 +7,9 @@ over more than 10 metrics, so the apply would fail on the alarm after the endpoi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -37,7 +40,7 @@ endpoints:
     f"More than {MAX_METRICS_PER_MATH_ALARM} components on an endpoint with alarms: a CloudWatch metric math alarm "
     f"watches at most {MAX_METRICS_PER_MATH_ALARM} metrics.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         count = len(ep.inference_components)
         if ep.alarms.enabled and count > MAX_METRICS_PER_MATH_ALARM:
