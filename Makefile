@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-.PHONY: demo test test-terrain setup clean
+.PHONY: demo test test-terrain typecheck setup clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,7 @@ demo: $(STAMP)
 ## The whole test suite, then the security scan of the synthesized Terraform.
 test: $(STAMP)
 	$(BIN)/ruff check .
+	$(MAKE) --no-print-directory typecheck
 	$(BIN)/pytest
 	bash scripts/run_checkov.sh
 	$(MAKE) --no-print-directory test-terrain
@@ -49,5 +50,16 @@ test-terrain: $(STAMP) $(TERRAIN_STAMP)
 	done
 	$(BIN)/python scripts/compare_engines.py .engines/cdktf .engines/cdktn
 
+## mypy: --strict on fastscale.infra, the default level on fastscale.cli, fastscale.stacks and fastscale.templates.
+## The folders are installed as fastscale.* through pyproject's package-dir mapping, which mypy cannot read (and
+## the editable install's import hook is invisible to it), so mypy reads them through a tree of symlinks,
+## .mypy-src/fastscale/<folder> -> <folder> (git-ignored; mypy_path in pyproject.toml points at it).
+MYPY_SRC := .mypy-src/fastscale
+typecheck: $(STAMP)
+	@mkdir -p $(MYPY_SRC)
+	@for p in cli infra stacks templates; do ln -sfn ../../$$p $(MYPY_SRC)/$$p; done
+	$(BIN)/mypy --strict -p fastscale.infra
+	$(BIN)/mypy -p fastscale.cli -p fastscale.stacks -p fastscale.templates
+
 clean:
-	rm -rf cdktf.out .pytest_cache .bench .engines
+	rm -rf cdktf.out .pytest_cache .bench .engines .mypy-src .mypy_cache
