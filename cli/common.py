@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 import json
+import os
+import re
 import sys
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
 from fastscale.infra.rules import Finding, Severity, has_errors, run_rules
+
+if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -20,32 +27,155 @@ config_argument = click.argument("config_file", metavar="FILE", type=click.Path(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
 
 
-def console(stderr: bool = False):
+def console(stderr: bool = False) -> Console:
     from rich.console import Console
 
     # emoji off: hints quote ARNs like `arn:aws:secretsmanager:...:secret:name`, which rich would turn into ㊙.
-    return Console(stderr=stderr, highlight=False, soft_wrap=False, emoji=False)
+    # soft_wrap on: rich never breaks a line by itself; `say` and `print_table` fit the width they are given.
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
 
 
-def print_table(table: Any, stderr: bool = False) -> None:
-    """Print a table on stdout. Without a terminal (CI logs, pipes) rich would assume 80 columns and
-    fold names and image URIs mid-word; nothing limits a log's width, so the page is made as wide as
-    the table needs and every cell stays on one line (greppable)."""
+def output_width(out: Console) -> int | None:
+    """The columns output must fit: COLUMNS when set (on a terminal or not), else the terminal's width.
+    None when piped without COLUMNS: nothing limits a log's width, so nothing is wrapped or folded and
+    every line stays whole for grep."""
+    columns = os.environ.get("COLUMNS", "").strip()
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    return out.width if out.is_terminal else None
+
+
+def say(markup: str, *, stderr: bool = False, indent: str = "") -> None:
+    """Print a message (rich markup), word-wrapped to :func:`output_width`. Commands written between
+    backticks are never split over two lines, nor is any single word; continuation lines start with
+    ``indent``. Line breaks in the message are kept."""
     out = console(stderr=stderr)
-    if not out.is_terminal:
+    for line in wrap_text(out.render_str(markup), output_width(out), indent):
+        out.print(line)
+
+
+_PROTECTED = re.compile(r"`[^`\n]*`")
+
+
+def wrap_text(text: Text, width: int | None, indent: str = "") -> list[Text]:
+    """``text`` cut into lines of at most ``width`` cells at spaces outside `backtick` spans (styles
+    kept). A word or a quoted command longer than the width gets a line of its own, whole."""
+    from rich.cells import cell_len
+    from rich.text import Text
+
+    lines: list[Text] = []
+    for paragraph in text.split("\n", allow_blank=True):
+        plain = paragraph.plain
+        if width is None or cell_len(plain) <= width:
+            lines.append(paragraph)
+            continue
+        protected = [m.span() for m in _PROTECTED.finditer(plain)]
+        # Every run of spaces outside a protected span is a place the line may break.
+        breaks = [
+            m.span()
+            for m in re.finditer(r" +", plain)
+            if not any(start < m.start() < end for start, end in protected)
+        ]
+        start, prefix = 0, ""
+        while start < len(plain):
+            limit = width - cell_len(prefix)
+            later = [b for b in breaks if b[0] > start]
+            if cell_len(plain[start:]) <= limit or not later:
+                piece, start = paragraph[start:], len(plain)
+            else:
+                fitting = [b for b in later if cell_len(plain[start : b[0]]) <= limit]
+                cut = fitting[-1] if fitting else later[0]
+                piece, start = paragraph[start : cut[0]], cut[1]
+            lines.append(Text(prefix) + piece if prefix else piece)
+            prefix = indent
+    return lines
+
+
+def print_table(table: Table, stderr: bool = False, lead: int = 1) -> None:
+    """Print a table so that it fits :func:`output_width`.
+
+    - No width (piped without COLUMNS): as wide as the table needs, every cell on one line, so names
+      and image URIs stay whole and greppable in a CI log.
+    - A width the table fits once its cells wrap at spaces (no word is ever cut): a table.
+    - Narrower than that: stacked, one block per row: the first ``lead`` cells (the verdict and the
+      name) on a line, then one indented ``column: value`` line per other non-empty cell, wrapped.
+    """
+    out = console(stderr=stderr)
+    width = output_width(out)
+    if width is None:
         for column in table.columns:
             column.no_wrap = True
         out.width = max(out.width, out.measure(table, options=out.options.update_width(10_000)).maximum)
-    out.print(table)
+        out.print(table)
+        return
+    out.width = width
+    for column in table.columns:
+        column.no_wrap = False
+        column.overflow = "fold"
+    if _narrowest(out, table) <= width:
+        out.print(table, soft_wrap=False)  # the title and caption wrap to the table's width too
+        return
+    _print_stacked(out, table, width, lead)
+
+
+def _narrowest(out: Console, table: Table) -> int:
+    """Cells the table needs when every cell wraps at spaces and no word is cut: each column as wide
+    as its longest word, plus padding and borders."""
+    from rich.cells import cell_len
+
+    def longest_word(value: Any) -> int:
+        plain = value.plain if hasattr(value, "plain") else out.render_str(str(value)).plain
+        return max((cell_len(word) for word in plain.split()), default=0)
+
+    left, right = table.padding[3], table.padding[1]
+    edges = (len(table.columns) + 1) if table.box is not None else 0
+    return edges + sum(
+        max([longest_word(col.header), *(longest_word(c) for c in col._cells)]) + left + right
+        for col in table.columns
+    )
+
+
+def _print_stacked(out: Console, table: Table, width: int, lead: int) -> None:
+    from rich.text import Text
+
+    def cell(value: Any, style: Any = None) -> Text:
+        text = value.copy() if isinstance(value, Text) else out.render_str(str(value))
+        if style:
+            text.stylize(style)
+        return text
+
+    if table.title:
+        for line in wrap_text(cell(table.title, table.title_style), width):
+            out.print(line)
+    columns = table.columns
+    for i in range(table.row_count):
+        head = Text(" ").join(c for c in (cell(col._cells[i], col.style) for col in columns[:lead]) if c.plain.strip())
+        for line in wrap_text(head, width, "    "):
+            out.print(line)
+        for col in columns[lead:]:
+            value = cell(col._cells[i])
+            if not value.plain.strip():
+                continue
+            header = cell(col.header).plain or "value"
+            for line in wrap_text(Text(f"    {header}: ") + value, width, "      "):
+                out.print(line)
+    if table.caption:
+        for line in wrap_text(cell(table.caption, table.caption_style), width):
+            out.print(line)
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
-    console(stderr=True).print(f"[bold red]error:[/] {message}")
+    say(f"[bold red]error:[/] {message}", stderr=True)
     sys.exit(code)
 
 
 def print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
+
+
+def validation_document(files: list[dict[str, Any]], exit_code: int) -> dict[str, Any]:
+    """`validate --json`'s one shape, for one file or many (and for any command given a bad config)."""
+    return {"valid": all(f["valid"] for f in files), "exit_code": exit_code, "files": files}
 
 
 def config_error_report(err: ConfigError) -> dict[str, Any]:
@@ -65,20 +195,20 @@ def print_config_error(err: ConfigError, as_json: bool = False) -> None:
     from rich.markup import escape
 
     if as_json:
-        print_json(config_error_report(err))
+        print_json(validation_document([config_error_report(err)], EXIT_BAD_INPUT))
         return
-    out = console(stderr=True)
-    out.print(f"[bold red]error:[/] {err.source} is not a valid fastscale config:")
+    say(f"[bold red]error:[/] {escape(err.source)} is not a valid fastscale config:", stderr=True)
     for p in err.problems:
         where = f"line {p.line}, " if p.line else ""
-        out.print(f"  - {where}[bold]{escape(p.path or '<file>')}[/]: {escape(p.message)}")
+        say(f"  - {where}[bold]{escape(p.path or '<file>')}[/]: {escape(p.message)}", stderr=True, indent="    ")
 
 
-def print_findings(findings: list[Finding], source: str) -> None:
+def print_findings(findings: list[Finding], source: str, unchecked: str | None = None) -> None:
+    """The findings as tables, then the verdict. ``unchecked``: why the AWS check could not be made,
+    in which case a file without errors is not called valid."""
     from rich.markup import escape
     from rich.table import Table
 
-    out = console()
     for severity, style in ((Severity.ERROR, "red"), (Severity.WARNING, "yellow")):
         group = [f for f in findings if f.severity is severity]
         if not group:
@@ -91,13 +221,16 @@ def print_findings(findings: list[Finding], source: str) -> None:
         table.add_column("fix", overflow="fold")
         for f in group:
             table.add_row(f.code, escape(f.path), escape(f.message), escape(f.hint))
-        print_table(table)
+        print_table(table, lead=2)
     errors = sum(f.severity is Severity.ERROR for f in findings)
     warnings = len(findings) - errors
     if errors:
-        out.print(f"[bold red]✗ {source}: invalid[/] ({errors} error(s), {warnings} warning(s))")
+        say(f"[bold red]✗ {escape(source)}: invalid[/] ({errors} error(s), {warnings} warning(s))", indent="  ")
+    elif unchecked is not None:
+        say(f"[bold red]✗ {escape(source)}: not checked with AWS[/] (no errors in the file itself): "
+            f"{escape(unchecked)}", indent="  ")
     else:
-        out.print(f"[bold green]✓ {source}: valid[/]" + (f" ({warnings} warning(s))" if warnings else ""))
+        say(f"[bold green]✓ {escape(source)}: valid[/]" + (f" ({warnings} warning(s))" if warnings else ""), indent="  ")
 
 
 @dataclass
@@ -120,10 +253,11 @@ def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = Fal
     findings = run_rules(config)
     if has_errors(findings):
         if as_json:
-            print_json({"valid": False, "file": path, "findings": [f.to_dict() for f in findings]})
+            entry = {"file": path, "valid": False, "findings": [f.to_dict() for f in findings]}
+            print_json(validation_document([entry], EXIT_BAD_INPUT))
         else:
             print_findings(findings, path)
-            console(stderr=True).print("[red]Nothing was done: fix the errors above first.[/]")
+            say("[red]Nothing was done: fix the errors above first.[/]", stderr=True)
         sys.exit(EXIT_BAD_INPUT)
     if findings and not quiet_if_clean and not as_json:
         print_findings(findings, path)

@@ -102,14 +102,21 @@ class Reporter:
         if self.as_json:
             self._emit_json({"event": "step", "step": name, "detail": detail})
             return
-        self.console.print(f"[bold cyan]→ {name}[/]" + (f" [dim]{_escape(detail)}[/]" if detail else ""), soft_wrap=True)
+        self._say(f"[bold cyan]→ {name}[/]" + (f" [dim]{_escape(detail)}[/]" if detail else ""))
         self._spin(f"{name} {detail}".strip())
 
     def note(self, message: str, style: str = "dim") -> None:
         if self.as_json:
             self._emit_json({"event": "note", "message": message})
             return
-        self.console.print(f"[{style}]{_escape(message)}[/]", highlight=False, soft_wrap=True)
+        self._say(f"[{style}]{_escape(message)}[/]")
+
+    def _say(self, markup: str, indent: str = "    ") -> None:
+        """One message, wrapped at spaces to the output's width (see :func:`cli.common.say`)."""
+        from fastscale.cli.common import output_width, wrap_text
+
+        for line in wrap_text(self.console.render_str(markup), output_width(self.console), indent):
+            self.console.print(line, highlight=False, soft_wrap=True)
 
     # -- terraform ------------------------------------------------------------------------------------
 
@@ -126,9 +133,9 @@ class Reporter:
         if event.kind in _LINE_KINDS and event.message:
             style = _STYLE.get(event.kind)
             text = _escape(event.message)
-            self.console.print(f"  [{style}]{text}[/]" if style else f"  {text}", highlight=False, soft_wrap=True)
+            self._say(f"  [{style}]{text}[/]" if style else f"  {text}")
         elif event.kind in _HEARTBEAT_KINDS and event.message and not self.live:
-            self.console.print(f"  [dim]{_escape(event.message)}[/]", highlight=False, soft_wrap=True)
+            self._say(f"  [dim]{_escape(event.message)}[/]")
         self._spin(self._terraform_status())
 
     def _terraform_status(self) -> str:
@@ -162,7 +169,7 @@ class Reporter:
         if changed or heartbeat:
             self._last_wait = (what, state)
             self._last_wait_line = elapsed
-            self.console.print(f"  [dim]{_escape(what)}: {_escape(state)} ({clock})[/]", highlight=False, soft_wrap=True)
+            self._say(f"  [dim]{_escape(what)}: {_escape(state)} ({clock})[/]")
         self._spin(f"waiting for {what}: {state} ({clock})")
 
     # -- sweep ----------------------------------------------------------------------------------------
@@ -182,7 +189,7 @@ class Reporter:
             return  # a dry run happens in an instant; its list is the command's result, printed once
         style = _SWEEP_STYLE.get(item.status, "")
         text = _escape(f"{item.status}: {item.kind} {item.name}" + (f" ({item.detail})" if item.detail else ""))
-        self.console.print(f"  [{style}]{text}[/]" if style else f"  {text}", highlight=False, soft_wrap=True)
+        self._say(f"  [{style}]{text}[/]" if style else f"  {text}")
 
 
 _SWEEP_STYLE = {"deleted": "green", "failed": "bold red", "skipped": "yellow", "would-delete": "cyan"}

@@ -25,6 +25,7 @@ from fastscale.cli.common import (
     Checked,
     console,
     print_json,
+    say,
 )
 from fastscale.cli.progress import Reporter
 
@@ -39,15 +40,18 @@ PLAN_FILE = "fastscale.tfplan"
 
 ENV_HELP = """\b
 Environment:
-  FASTSCALE_TERRAFORM   terraform/tofu binary when --terraform-bin is not given
-                        (else `terraform`, else `tofu`, on PATH)
-  AWS_PROFILE, AWS_ACCESS_KEY_ID, ...   credentials, as for the AWS CLI
-  TF_CLI_CONFIG_FILE, TF_DATA_DIR, TF_PLUGIN_CACHE_DIR, TF_LOG   passed on to Terraform
+  FASTSCALE_TERRAFORM  terraform/tofu binary when --terraform-bin is not
+                       given (else `terraform`, else `tofu`, on PATH)
+  AWS_PROFILE, AWS_ACCESS_KEY_ID, ...
+                       credentials, as for the AWS CLI
+  TF_CLI_CONFIG_FILE, TF_DATA_DIR, TF_PLUGIN_CACHE_DIR, TF_LOG
+                       passed on to Terraform
 """
 AWS_ENV_HELP = """\b
 Environment:
-  AWS_PROFILE, AWS_ACCESS_KEY_ID, ...   credentials, as for the AWS CLI
-  (the region is the config's `region`)
+  AWS_PROFILE, AWS_ACCESS_KEY_ID, ...
+                       credentials, as for the AWS CLI
+                       (the region is the config's `region`)
 """
 
 terraform_bin_option = click.option(
@@ -147,7 +151,7 @@ class StackCommand:
         self.reporter.close()
         self.summary["error"] = message
         if not self.as_json:
-            console(stderr=True).print(f"[bold red]error:[/] {_esc(message)}", highlight=False, soft_wrap=True)
+            say(f"[bold red]error:[/] {_esc(message)}", stderr=True)
         self.finish(code, ok=False)
 
     def show_diagnostics(self, result: TerraformResult) -> None:
@@ -188,7 +192,7 @@ class StackCommand:
             self.summary["exit_code"] = EXIT_INTERRUPTED
             print_json(self.summary)
         else:
-            console(stderr=True).print(f"[bold yellow]{_esc(message)}[/]", highlight=False, soft_wrap=True)
+            say(f"[bold yellow]{_esc(message)}[/]", stderr=True)
         sys.exit(EXIT_INTERRUPTED)
 
     # -- steps --------------------------------------------------------------------------------------
@@ -273,7 +277,7 @@ def refuse_without_terminal(command: str, as_json: bool) -> None:
     if as_json:
         print_json({"command": command, "ok": False, "error": message, "exit_code": EXIT_BAD_INPUT})
     else:
-        console(stderr=True).print(f"[bold red]error:[/] {_esc(message)}", highlight=False, soft_wrap=True)
+        say(f"[bold red]error:[/] {_esc(message)}", stderr=True)
     sys.exit(EXIT_BAD_INPUT)
 
 
@@ -297,7 +301,7 @@ def plan_confirm_apply(cmd: StackCommand, runner: TerraformRunner, *, auto_appro
         if not plan.has_changes:
             if not cmd.as_json:
                 if destroy:
-                    console().print("Terraform's state holds nothing to destroy.")
+                    say("Terraform's state holds nothing to destroy.")
                 else:
                     print_change_summary(plan, cmd.changes)
             return plan

@@ -12,13 +12,10 @@ Pure Python: no cdktf, no AWS calls.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from fastscale.infra.config import Autoscaling, FastscaleConfig
 from fastscale.infra.naming import component_name, endpoint_name
-
-if TYPE_CHECKING:  # rich is imported only when a table is actually drawn
-    from rich.table import Table
 
 # Figures published by AWS ("Amazon SageMaker inference launches faster auto scaling for generative AI
 # models", AWS Machine Learning Blog, July 2024, and the Application Auto Scaling user guide on target
@@ -135,36 +132,3 @@ def detection_summary(config: FastscaleConfig) -> list[DetectionRow]:
                 zero = c.autoscaling.scale_from_zero.period * c.autoscaling.scale_from_zero.evaluation_periods
             rows.append(_row(ep_name, component_name(config.project, c.name), "component", c.autoscaling, zero))
     return rows
-
-
-def _seconds(value: int | None) -> str:
-    if value is None:
-        return "-"
-    if value < 120:
-        return f"~{value} s"
-    return f"~{value / 60:g} min"
-
-
-def format_detection_table(rows: list[DetectionRow]) -> Table:
-    """A rich Table of the rows, for `fastscale synth` and friends."""
-    from rich.table import Table
-
-    table = Table(title="Scale-out detection", title_justify="left")
-    for header in ("endpoint", "workload", "metric", "resolution", "datapoints", "scale-out detect", "scale-in", "0 → 1"):
-        table.add_column(header)
-    for r in rows:
-        if not r.autoscaling:
-            table.add_row(r.endpoint, r.workload, "[yellow]autoscaling disabled[/]", "-", "-", "-", "-", "-")
-            continue
-        resolution = f"{r.resolution_s} s" + ("" if r.high_resolution else " [yellow](standard)[/]")
-        table.add_row(
-            r.endpoint,
-            r.workload,
-            r.metric or "-",
-            resolution,
-            str(r.datapoints),
-            _seconds(r.scale_out_detection_s),
-            _seconds(r.scale_in_detection_s),
-            _seconds(r.zero_to_one_s),
-        )
-    return table

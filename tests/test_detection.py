@@ -7,13 +7,13 @@ import copy
 import pytest
 from rich.console import Console
 
+from fastscale.cli.commands.synth import detection_table
 from fastscale.infra.config import load_config, parse_config
 from fastscale.infra.detection import (
     HIGH_RESOLUTION_PERIOD_S,
     SCALE_OUT_DATAPOINTS,
     STANDARD_PERIOD_S,
     detection_summary,
-    format_detection_table,
 )
 from tests.conftest import BASE_CONFIG, ROOT
 
@@ -93,7 +93,7 @@ def test_table_lists_every_workload(example):
     config = load_config(ROOT / "examples" / f"{example}.yaml")
     rows = detection_summary(config)
     console = Console(width=200, record=True, color_system=None)
-    console.print(format_detection_table(rows))
+    console.print(detection_table(rows))
     text = console.export_text()
     for row in rows:
         assert row.workload in text
@@ -103,9 +103,19 @@ def test_table_lists_every_workload(example):
 
 def test_table_marks_disabled_and_standard_rows():
     console = Console(width=200, record=True, color_system=None)
-    console.print(format_detection_table(detection_summary(_config(enabled=False))))
+    console.print(detection_table(detection_summary(_config(enabled=False))))
     assert "autoscaling disabled" in console.export_text()
     console = Console(width=200, record=True, color_system=None)
-    console.print(format_detection_table(detection_summary(_config(metric="invocations"))))
+    console.print(detection_table(detection_summary(_config(metric="invocations"))))
     text = console.export_text()
     assert "(standard)" in text and "~3 min" in text
+
+
+def test_the_domain_core_draws_no_tables():
+    """Rendering belongs to the CLI: nothing under infra/ imports rich."""
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in (ROOT / "infra").rglob("*.py")
+        if any(line.lstrip().startswith(("import rich", "from rich")) for line in path.read_text().splitlines())
+    ]
+    assert offenders == []

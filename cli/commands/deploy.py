@@ -66,7 +66,7 @@ def print_verification(report: Any, title: str) -> None:
         if show_detail:
             row.append(escape(c.detail or ""))
         table.add_row(*row)
-    print_table(table)
+    print_table(table, lead=3)
     failures = [c for c in report.checks if not c.ok]
     if failures:
         out.print(f"[bold red]✗ {len(failures)} of {len(report.checks)} checks differ from the config.[/]")

@@ -17,7 +17,16 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from fastscale.cli import stack
-from fastscale.cli.common import EXIT_FAILED, EXIT_OK, config_argument, console, json_option, load_checked, print_table
+from fastscale.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    config_argument,
+    console,
+    json_option,
+    load_checked,
+    print_table,
+    say,
+)
 from fastscale.cli.progress import Reporter
 from fastscale.cli.stack import (
     AWS_ENV_HELP,
@@ -85,7 +94,6 @@ def print_cleanup(report: Any, config: FastscaleConfig, source: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    out = console()
     if report.leftovers:
         table = Table(
             title=f"{len(report.leftovers)} leftover(s) of {config.project} in {config.region}",
@@ -98,18 +106,15 @@ def print_cleanup(report: Any, config: FastscaleConfig, source: str) -> None:
         table.add_column("why it matters", overflow="fold")
         for x in report.leftovers:
             table.add_row(escape(x.kind), escape(x.name), escape(x.detail))
-        print_table(table)
+        print_table(table, lead=2)
     else:
-        out.print(f"[bold green]✓ Nothing of {escape(config.project)} is left in {escape(config.region)}.[/]")
+        say(f"[bold green]✓ Nothing of {escape(config.project)} is left in {escape(config.region)}.[/]")
     if report.caches:
-        # Soft wrap: one line in a log, however long, so it can be found by grep.
-        out.print(escape(report.caches), highlight=False, soft_wrap=True)
+        say(escape(report.caches))
     if report.leftovers:
-        out.print(
-            f"Run [bold]fastscale sweep {escape(source)} --dry-run[/] to see what it would delete in a safe "
-            f"order, then [bold]fastscale sweep {escape(source)}[/] to delete it.",
-            highlight=False,
-            soft_wrap=True,
+        say(
+            f"Run [bold]`fastscale sweep {escape(source)} --dry-run`[/] to see what it would delete in a safe "
+            f"order, then [bold]`fastscale sweep {escape(source)}`[/] to delete it."
         )
 
 
@@ -143,7 +148,7 @@ def print_sweep(report: Any) -> None:
         style = styles.get(a.status, "")
         status = f"[{style}]{escape(a.status)}[/]" if style else escape(a.status)
         table.add_row(status, escape(a.kind), escape(a.name), escape(a.detail))
-    print_table(table)
+    print_table(table, lead=3)
 
 
 # --------------------------------------------------------------------------------------------- commands
@@ -186,11 +191,10 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
             runner = cmd.prepare(terraform_bin, out)
             destroyed = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=True)
             if not destroyed.ok and not as_json:
-                console(stderr=True).print(
+                say(
                     f"[bold red]error:[/] terraform destroy failed (exit code {destroyed.returncode}); "
                     "checking what is left anyway.",
-                    highlight=False,
-                    soft_wrap=True,
+                    stderr=True,
                 )
             report = cleanup_step(cmd)
         except KeyboardInterrupt:

@@ -15,6 +15,7 @@ from fastscale.cli.common import (
     load_checked,
     print_json,
     print_table,
+    say,
 )
 
 #: Options that describe a workload without a config file; they make no sense next to a FILE.
@@ -54,7 +55,7 @@ def render_estimates(estimates, out) -> None:
         if not est.scenarios:
             out.print(f"[bold]{where}[/] ({est.instance_type})")
             for note in est.notes:
-                out.print(f"  [yellow]{note}[/]")
+                say(f"  [yellow]{note}[/]", indent="    ")
             out.print()
             continue
         i = est.inputs
@@ -78,7 +79,7 @@ def render_estimates(estimates, out) -> None:
         table.add_row("  in minutes", *(f"{sc.total_seconds / 60:.1f}" for sc in est.scenarios), style="dim")
         print_table(table)
         for note in est.notes:
-            out.print(f"  [yellow]note:[/] {note}")
+            say(f"  [yellow]note:[/] {note}", indent="    ")
         out.print()
 
 
@@ -86,7 +87,7 @@ def render_cost(report, out) -> None:
     """Rows are figures, columns endpoints (and a total when there are several)."""
     from rich.table import Table
 
-    out.print(
+    say(
         f"[bold]On-demand cost[/]: {report.hours_at_max_per_day:g} h/day at max capacity, the rest at min, "
         f"{report.hours_per_month:g} h/month"
     )
@@ -124,11 +125,11 @@ def render_cost(report, out) -> None:
     row("scale to zero saves / idle month", saves)
     print_table(table)
     if any(not e.scale_to_zero_available for e in lines):
-        out.print("  [dim]n/a: scale to zero needs inference components (single-model endpoints keep one instance)[/]")
+        say("  [dim]n/a: scale to zero needs inference components (single-model endpoints keep one instance)[/]", indent="    ")
     if any(e.scale_to_zero_available and not e.scales_to_zero for e in lines):
-        out.print("  [dim]off: set instances.min and the components' copies.min to 0 to get it[/]")
+        say("  [dim]off: set instances.min and the components' copies.min to 0 to get it[/]", indent="    ")
     for note in report.notes:
-        out.print(f"  [dim]{note}[/]")
+        say(f"  [dim]{note}[/]", indent="    ")
 
 
 @click.command("estimate")
@@ -156,6 +157,13 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
     without data caching, a new instance with and without container image caching, and scale from zero.
     Then the on-demand cost per hour at min / initial / max capacity, a monthly figure, and what scale to
     zero saves on an idle endpoint. Every model parameter and its source is in infra/estimate_params.json.
+
+    \b
+    Exit codes:
+      0  estimated
+      1  the --plot file could not be written (or matplotlib is missing)
+      2  bad input: the config has errors, wrong options, or nothing could be
+         estimated (every workload lacks what the model needs)
     """
     from fastscale.infra.estimate import EstimateInputError, cost_config, cost_what_if, estimate_config, what_if
 
@@ -212,5 +220,5 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
             out.print(f"timeline plot written to {plot_path}")
     if nothing:
         # Every workload lacked what the model needs (a size, an accelerator type): fixable input.
-        console(stderr=True).print("[bold red]error:[/] nothing could be estimated; see the notes above")
+        say("[bold red]error:[/] nothing could be estimated; see the notes above", stderr=True)
         sys.exit(EXIT_BAD_INPUT)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fastscale.cli.common import EXIT_BAD_INPUT, console
+from fastscale.cli.common import EXIT_BAD_INPUT, console, say
 from fastscale.infra.scaffold import (
     CI_CHOICES,
     DISTRIBUTION,
@@ -74,7 +74,10 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     model does not fit --instance-type), nothing is written and the options that would work are suggested.
 
     \b
-    Exit codes: 0 written, 2 bad options (nothing written).
+    Exit codes:
+      0  the project was written
+      2  bad input: options that give an invalid project, or files that
+         already exist without --force (nothing was written)
     """
     from fastscale.infra.config import ConfigError
     from fastscale.infra.scaffold import config_errors
@@ -97,13 +100,15 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
 
     clashes = existing_files(directory, files)
     if clashes and not force:
-        console(stderr=True).print(
+        say(
             f"[bold red]error:[/] {len(clashes)} file(s) already exist in {directory}: {', '.join(clashes)}\n"
-            "Nothing was written. Use --force to overwrite them."
+            "Nothing was written. Use --force to overwrite them.",
+            stderr=True,
+            indent="  ",
         )
         sys.exit(EXIT_BAD_INPUT)
     written = write_project(directory, files)
-    out.print(f"[bold green]Created {name}[/] in {directory}:")
+    say(f"[bold green]Created {name}[/] in {directory}:", indent="  ")
     for path in written:
         out.print(f"  {path}")
     cfg = directory / "fastscale.yaml"
@@ -111,15 +116,18 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  fastscale validate {cfg}")
     out.print(f"  fastscale estimate {cfg}")
     out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
-    out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then: fastscale deploy {cfg}")
+    out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then:")
+    out.print(f"  fastscale deploy {cfg}")
     from rich.markup import escape
 
     installs = files[REQUIREMENTS_FILE].strip().splitlines()[-1]
-    out.print(f"\n{REQUIREMENTS_FILE} installs {escape(installs)}")
+    say(f"\n{REQUIREMENTS_FILE} installs {escape(installs)}", indent="  ")
     if ci != "none" and "file:" in installs:
-        console(stderr=True).print(
+        say(
             f"[yellow]warning:[/] that is a local path, which a CI runner cannot reach: edit {REQUIREMENTS_FILE} "
-            "(e.g. fastscale==VERSION, or a git URL at a commit) or pass --fastscale-requirement."
+            "(e.g. `fastscale==VERSION`, or a git URL at a commit) or pass --fastscale-requirement.",
+            stderr=True,
+            indent="  ",
         )
 
 
@@ -133,7 +141,7 @@ def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
     chosen = f"--model {opts.model}" + (f" --instance-type {opts.instance_type}" if opts.instance_type else "")
     err.print(f"[bold red]error:[/] {escape(chosen)} does not give a valid project:")
     for finding in errors:
-        err.print(f"  {finding.code} {escape(finding.message)}")
+        say(f"  {finding.code} {escape(finding.message)}", stderr=True, indent="    ")
     found = alternatives(opts)
     if found.instance_types or found.models:
         err.print("These options give a valid project:")

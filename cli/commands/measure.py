@@ -6,7 +6,17 @@ import sys
 
 import click
 
-from fastscale.cli.common import EXIT_FAILED, EXIT_OK, console, fail, json_option, load_checked, print_json, print_table
+from fastscale.cli.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    console,
+    fail,
+    json_option,
+    load_checked,
+    print_json,
+    print_table,
+    say,
+)
 
 
 def _sagemaker_client(region: str):
@@ -106,7 +116,7 @@ def _render(measurement, compared, out) -> None:
         out.print(f"measured is {compared['difference_percent']:+.1f}% against the estimate")
     new = "a new instance came up for it" if m.kind == "copy" and m.new_instance else None
     if new:
-        out.print(f"note: {new}, so it is compared with the new-instance scenario")
+        say(f"note: {new}, so it is compared with the new-instance scenario", indent="  ")
 
 
 @click.command("measure-scaleout")
@@ -123,8 +133,14 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
 
     An inference component gets one more copy (its DesiredCopyCount + 1); a single-model endpoint one more
     instance. The previous capacity is requested again afterwards, also after a failure, a timeout or
-    Ctrl-C. Prints the phases the API showed next to the estimate for the same scenario. Exits 1 when the
-    measurement or the restore failed. Auto scaling keeps running meanwhile and may change capacity too.
+    Ctrl-C. Prints the phases the API showed next to the estimate for the same scenario. Auto scaling
+    keeps running meanwhile and may change capacity too.
+
+    \b
+    Exit codes:
+      0  measured, and the previous capacity requested again
+      1  the measurement or the restore failed, or AWS could not be reached
+      2  bad input: the config has errors, or no such endpoint/component
     """
     from rich.markup import escape
 
@@ -170,12 +186,12 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     else:
         _render(m, compared, console())
         if m.error:
-            err.print(f"[bold red]measurement {m.outcome}:[/] {escape(m.error)}")
+            say(f"[bold red]measurement {m.outcome}:[/] {escape(m.error)}", stderr=True, indent="  ")
         if m.restored:
             err.print(f"restored: requested {count(m.before, m.kind)} again")
     if not m.restored:
         resource = f"inference component {live_component}" if live_component else f"endpoint {names.endpoint}"
-        err.print(f"[bold red]restore failed:[/] {escape(m.restore_error or '')}. Set {resource} back to "
-                  f"{count(m.before, m.kind)} yourself: it is billed while it runs.")
+        say(f"[bold red]restore failed:[/] {escape(m.restore_error or '')}. Set {resource} back to "
+            f"{count(m.before, m.kind)} yourself: it is billed while it runs.", stderr=True, indent="  ")
     sys.exit(EXIT_OK if m.ok else EXIT_FAILED)
 

@@ -12,6 +12,11 @@ def schema_command(out: str | None) -> None:
 
     Point your editor at it for completion and checking, e.g. with the YAML language server:
     `# yaml-language-server: $schema=fastscale.schema.json` at the top of fastscale.yaml.
+
+    \b
+    Exit codes:
+      0  the schema was printed (or written to --out)
+      2  bad arguments (e.g. --out names a file that cannot be written)
     """
     from fastscale.infra.config import dump_json_schema
 

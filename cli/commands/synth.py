@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from fastscale.cli.common import config_argument, console, fail, json_option, load_checked, print_json, print_table
+from fastscale.cli.common import config_argument, fail, json_option, load_checked, print_json, print_table, say
+
+if TYPE_CHECKING:
+    from rich.table import Table
+
+    from fastscale.infra.detection import DetectionRow
 
 
 @click.command("synth")
@@ -17,10 +24,16 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
 
     Nothing is written when the config has errors (exit code 2). The stack directory can then be used
     with `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`.
+
+    \b
+    Exit codes:
+      0  the stack was written
+      1  synthesis failed (e.g. the CDK engine is not installed)
+      2  bad input: the config has errors (nothing was written)
     """
     checked = load_checked(config_file, as_json=as_json)
 
-    from fastscale.infra.detection import detection_summary, format_detection_table
+    from fastscale.infra.detection import detection_summary
     from fastscale.stacks.engine_choice import EngineUnavailable
 
     try:
@@ -37,6 +50,7 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
         print_json({**result.to_dict(), "engine": engine, "detection": [row.to_dict() for row in detection]})
         return
 
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"stack {result.stack_name}", title_justify="left")
@@ -45,9 +59,41 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     for rtype, count in result.resource_counts.items():
         table.add_row(rtype, str(count))
     table.add_row("[bold]total[/]", f"[bold]{sum(result.resource_counts.values())}[/]")
-    out = console()
     print_table(table)
     # How fast the chosen metrics notice a spike: the "detect fast" layer, per endpoint / component.
-    print_table(format_detection_table(detection))
-    out.print(f"[green]✓[/] wrote {result.stack_file} with {ENGINE.describe()}")
-    out.print(f"  stack directory (terraform -chdir=...): {result.stack_dir}")
+    print_table(detection_table(detection), lead=2)
+    say(f"[green]✓[/] wrote {escape(str(result.stack_file))} with {escape(ENGINE.describe())}", indent="  ")
+    say(f"  stack directory (terraform -chdir=...): {escape(str(result.stack_dir))}", indent="    ")
+
+
+def _seconds(value: int | None) -> str:
+    if value is None:
+        return "-"
+    if value < 120:
+        return f"~{value} s"
+    return f"~{value / 60:g} min"
+
+
+def detection_table(rows: list[DetectionRow]) -> Table:
+    """How fast each workload notices a spike (the "detect fast" layer), as a table."""
+    from rich.table import Table
+
+    table = Table(title="Scale-out detection", title_justify="left")
+    for header in ("endpoint", "workload", "metric", "resolution", "datapoints", "scale-out detect", "scale-in", "0 → 1"):
+        table.add_column(header)
+    for r in rows:
+        if not r.autoscaling:
+            table.add_row(r.endpoint, r.workload, "[yellow]autoscaling disabled[/]", "-", "-", "-", "-", "-")
+            continue
+        resolution = f"{r.resolution_s} s" + ("" if r.high_resolution else " [yellow](standard)[/]")
+        table.add_row(
+            r.endpoint,
+            r.workload,
+            r.metric or "-",
+            resolution,
+            str(r.datapoints),
+            _seconds(r.scale_out_detection_s),
+            _seconds(r.scale_in_detection_s),
+            _seconds(r.zero_to_one_s),
+        )
+    return table

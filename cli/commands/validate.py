@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
+    EXIT_OK,
     config_error_report,
     json_option,
     print_config_error,
     print_findings,
     print_json,
+    validation_document,
 )
 from fastscale.infra.config import ConfigError, load_config
 from fastscale.infra.rules import has_errors, run_rules
@@ -30,11 +33,23 @@ from fastscale.infra.rules import has_errors, run_rules
 def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bool) -> None:
     """Check FILE(s) and report every problem at once.
 
-    Errors (the deploy would fail or not behave as configured) exit with code 2; warnings (slower or
-    costlier than it should be) are reported but exit 0. No AWS call is made unless --check-aws is given.
+    Errors (the deploy would fail or not behave as configured) are reported with the config path, its
+    line, why and how to fix it; warnings (slower or costlier than it should be) are reported too but
+    do not fail. No AWS call is made unless --check-aws is given. With --json, one document on stdout
+    whatever the number of files: `valid`, `exit_code` and `files` (per file: `file`, `valid`,
+    `findings`, and with --check-aws `aws_checked` and, when AWS could not be asked, `aws_error`).
+
+    \b
+    Exit codes:
+      0  every file is valid (warnings allowed)
+      1  --check-aws could not ask AWS (no credentials, unreachable, refused);
+         the files have no errors, but their images and model data are
+         unchecked, so no file is reported valid
+      2  bad input: a file has errors, cannot be read, or is not a config
+         (this wins over 1)
     """
-    worst = 0
-    results = []
+    worst = EXIT_OK
+    results: list[dict[str, Any]] = []
     for path in config_files:
         try:
             config = load_config(path)
@@ -46,20 +61,34 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
             worst = EXIT_BAD_INPUT
             continue
         findings = run_rules(config)
+        entry: dict[str, Any] = {"file": path}
+        aws_error = None
         if check_aws:
+            from botocore.exceptions import BotoCoreError, ClientError
+
+            from fastscale.infra.aws.clients import AwsError, describe_error
             from fastscale.infra.aws.preflight import check_artifacts
 
             try:
                 findings = findings + check_artifacts(config)
-            except Exception as exc:
-                click.echo(f"error: --check-aws could not reach AWS: {exc}", err=True)
-                worst = max(worst, EXIT_FAILED)
-        if has_errors(findings):
+            except AwsError as exc:
+                aws_error = str(exc)
+            except ClientError as exc:  # e.g. throttling: the check was not made, the file is not at fault
+                aws_error = f"AWS answered {describe_error(exc)}"
+            except BotoCoreError as exc:
+                aws_error = str(exc)
+            entry["aws_checked"] = aws_error is None
+            if aws_error is not None:
+                entry["aws_error"] = aws_error
+        invalid = has_errors(findings)
+        if invalid:
             worst = EXIT_BAD_INPUT
-        if as_json:
-            results.append({"valid": not has_errors(findings), "file": path, "findings": [f.to_dict() for f in findings]})
-        else:
-            print_findings(findings, path)
+        elif aws_error is not None:
+            worst = max(worst, EXIT_FAILED)
+        entry.update(valid=not invalid and aws_error is None, findings=[f.to_dict() for f in findings])
+        results.append(entry)
+        if not as_json:
+            print_findings(findings, path, unchecked=aws_error)
     if as_json:
-        print_json(results[0] if len(results) == 1 else {"valid": all(r["valid"] for r in results), "files": results})
+        print_json(validation_document(results, worst))
     sys.exit(worst)

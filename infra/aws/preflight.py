@@ -22,6 +22,7 @@ from fastscale.infra.aws.clients import (
     error_code,
     is_access_error,
     resolve,
+    translate_errors,
 )
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Finding, Severity
@@ -38,8 +39,12 @@ _MANIFEST_TYPES = [
 ]
 
 
+@translate_errors
 def check_artifacts(config: FastscaleConfig, clients: ClientsArg = None) -> list[Finding]:
-    """FS900 for every ECR image that does not exist, FS901 for every S3 model location that does not."""
+    """FS900 for every ECR image that does not exist, FS901 for every S3 model location that does not.
+
+    Raises :class:`AwsError` (with what to do about it) when AWS cannot be asked at all: no credentials,
+    no connection, or a refusal of more than the per-artifact look-ups, which become warnings."""
     aws = resolve(clients, config.region)
     findings: list[Finding] = []
     images: dict[str, Finding | None] = {}  # the same image is often shared: ask once

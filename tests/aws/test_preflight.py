@@ -170,3 +170,10 @@ def test_parse_ecr_image(uri, expected):
 
 def test_parse_ecr_image_rejects_other_registries():
     assert not parse_image("docker.io/library/python:3.11").is_ecr
+
+
+def test_without_credentials_the_check_says_what_to_do_instead_of_a_botocore_error(no_credentials):
+    from fastscale.infra.aws.clients import AwsError
+
+    with pytest.raises(AwsError, match="no usable AWS credentials.*AWS_PROFILE"):
+        check_artifacts(single_model_config())

@@ -37,14 +37,15 @@ def test_json_output_shape(write_yaml, base_config):
     result = run("validate", "--json", str(write_yaml(base_config)))
     assert result.exit_code == 0, result.output
     payload = json.loads(result.output)
-    assert payload["valid"] is True and isinstance(payload["findings"], list)
+    assert payload["valid"] is True and isinstance(payload["files"][0]["findings"], list)
 
     base_config["endpoints"][0]["instance_type"] = "ml.g6.2xlarg"
     result = run("validate", "--json", str(write_yaml(base_config)))
     assert result.exit_code == 2
     payload = json.loads(result.output)
     assert payload["valid"] is False
-    assert any(f["path"] == "endpoints[0].instance_type" and f["severity"] == "error" for f in payload["findings"])
+    [entry] = payload["files"]
+    assert any(f["path"] == "endpoints[0].instance_type" and f["severity"] == "error" for f in entry["findings"])
 
 
 def test_missing_file_is_bad_input(tmp_path):
@@ -85,3 +86,37 @@ def test_validate_does_not_import_the_engine_or_boto3():
         "assert not heavy, heavy"
     )
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+
+
+def test_one_json_shape_for_one_file_or_several(write_yaml, base_config):
+    good = str(write_yaml(base_config, "good.yaml"))
+    bad = str(write_yaml("project: p\n", "bad.yaml"))
+    one = json.loads(run("validate", "--json", good).output)
+    several = run("validate", "--json", good, bad)
+    assert several.exit_code == 2
+    both = json.loads(several.output)
+    assert set(one) == set(both) == {"valid", "exit_code", "files"}
+    assert one["valid"] is True and one["exit_code"] == 0 and [f["file"] for f in one["files"]] == [good]
+    assert both["valid"] is False and both["exit_code"] == 2
+    assert [(f["file"], f["valid"]) for f in both["files"]] == [(good, True), (bad, False)]
+    assert {"file", "valid", "findings"} <= set(both["files"][1])
+
+
+def test_check_aws_without_aws_is_exit_1_and_never_says_valid(write_yaml, base_config, no_credentials):
+    path = str(write_yaml(base_config))
+    result = run("validate", "--check-aws", path)
+    assert result.exit_code == 1, result.output
+    assert "valid" not in result.stdout.replace("not checked", "")  # no "✓ ...: valid"
+    assert "✓" not in result.stdout and "not checked with AWS" in result.stdout
+    assert "no usable AWS credentials" in result.stdout
+
+    doc = json.loads(run("validate", "--check-aws", "--json", path).output)
+    assert doc["valid"] is False and doc["exit_code"] == 1
+    [entry] = doc["files"]
+    assert entry["aws_checked"] is False and "credentials" in entry["aws_error"] and entry["valid"] is False
+
+
+def test_check_aws_without_aws_still_exits_2_for_a_file_with_errors(write_yaml, base_config, no_credentials):
+    base_config["endpoints"][0]["instance_type"] = "ml.g6.2xlarg"
+    result = run("validate", "--check-aws", str(write_yaml(base_config)))
+    assert result.exit_code == 2 and "invalid" in result.stdout
