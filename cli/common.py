@@ -32,7 +32,11 @@ def console(stderr: bool = False) -> Console:
 
     # emoji off: hints quote ARNs like `arn:aws:secretsmanager:...:secret:name`, which rich would turn into ㊙.
     # soft_wrap on: rich never breaks a line by itself; `say` and `print_table` fit the width they are given.
-    return Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    from fastscale.cli.main import closed_pipe
+
+    out = Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    out.on_broken_pipe = closed_pipe  # type: ignore[method-assign]  # rich's own exits 1
+    return out
 
 
 def output_width(out: Console) -> int | None:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import os
+import sys
+from typing import Any, NoReturn
 
 import click
 
@@ -31,7 +34,41 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Exit code when the reader of the output went away first (`fastscale ... | head`): 128 + SIGPIPE, as a
+#: shell reports a program that a closed pipe stopped.
+EXIT_CLOSED_PIPE = 141
+
+
+def closed_pipe() -> NoReturn:
+    """The reader closed the pipe: stop quietly. What is still buffered goes nowhere, instead of a
+    BrokenPipeError traceback when Python flushes it on the way out."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            os.dup2(devnull, stream.fileno())
+        except (OSError, ValueError):  # not a real file (e.g. captured in a test)
+            pass
+    sys.exit(EXIT_CLOSED_PIPE)
+
+
 class LazyGroup(click.Group):
+    def main(self, *args: Any, **kwargs: Any) -> Any:
+        try:
+            try:
+                return super().main(*args, **kwargs)
+            finally:
+                for stream in (sys.stdout, sys.stderr):
+                    stream.flush()
+        except BrokenPipeError:
+            closed_pipe()
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # Caught here, before click's own handler turns a closed pipe into exit code 1.
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            closed_pipe()
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
@@ -81,7 +118,9 @@ def cli() -> None:
     Terraform, deploys it with terraform/tofu, and verifies the live result with boto3.
 
     \b
-    Exit codes: 0 success, 1 an operation failed, 2 bad input (config or arguments).
+    Exit codes: 0 success, 1 an operation failed, 2 bad input (config or
+    arguments), 130 interrupted, 141 the output pipe was closed early (as by
+    `| head`); each command's --help says what they mean for it.
     """
 
 

@@ -64,3 +64,7 @@ def no_credentials(monkeypatch, tmp_path):
     monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-credentials"))
     monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-config"))
     monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    import boto3
+
+    # boto3's default session keeps the credentials it found first (the fake ones above): start afresh.
+    monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)

@@ -137,3 +137,37 @@ def test_help_fits_80_columns_and_documents_exit_codes(command, narrow):
     assert result.exit_code == 0
     assert_fits(result.stdout)
     assert "Exit codes:" in result.stdout
+
+
+def _help_codes(command: str) -> set[str]:
+    text = run(command, "--help").stdout
+    block = text.split("Exit codes:", 1)[1].split("\n\n", 1)[0]
+    return set(re.findall(r"^\s+(\d+)\s", block, flags=re.M))
+
+
+def test_readme_lists_the_exit_codes_each_help_documents():
+    readme = (ROOT / "README.md").read_text()
+    cell = r"(?:[^|]|\\\|)*"  # a table cell; `\|` is a pipe inside it
+    rows = dict(re.findall(rf"^\| `fastscale ([a-z-]+){cell}\|{cell}\| ([^|]+) \|$", readme, flags=re.M))
+    assert set(rows) == set(COMMANDS)
+    for command, codes in rows.items():
+        assert set(re.findall(r"\b(0|1|2)\b", codes)) == _help_codes(command) - {"130"}, command
+    assert "130 when interrupted" in readme
+
+
+def test_a_closed_pipe_ends_quietly_with_141(project):
+    """`fastscale validate ... | head -1`: the reader goes away while output is still coming."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    _broken_config(project)
+    binary = Path(sys.executable).with_name("fastscale")
+    proc = subprocess.Popen([str(binary), "validate", *["bad.yaml"] * 300], cwd=project,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = proc.stdout.readline()
+    proc.stdout.close()  # as `head -1` does after its line
+    _, err = proc.communicate(timeout=60)
+    assert first.strip().endswith(b" errors")
+    assert proc.returncode == 141, err
+    assert b"Traceback" not in err and b"BrokenPipe" not in err and err == b""
