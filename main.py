@@ -1,13 +1,16 @@
 """Entry point of the cdktf CLI (`cdktf synth`, `cdktf deploy`), as named in cdktf.json.
 
 Synthesizes the config named by FASTSCALE_CONFIG (default examples/qwen3-8b.yaml). The config is validated
-first: on errors the findings are printed and the process exits with code 2 before anything is written.
-`fastscale synth` does the same without the cdktf CLI.
+first: on errors the findings are printed on stderr and the process exits with code 2 before anything is
+written. The cdktf CLI shows only its app's stderr when the app fails, and exits 1 itself whatever the app's
+code; `fastscale synth` (or `python main.py`) does the same work and keeps fastscale's exit codes.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
+import sys
 
 from fastscale.cli.common import load_checked
 
@@ -15,7 +18,8 @@ DEFAULT_CONFIG = "examples/qwen3-8b.yaml"
 
 
 def main() -> None:
-    checked = load_checked(os.environ.get("FASTSCALE_CONFIG", DEFAULT_CONFIG), quiet_if_clean=True)
+    with contextlib.redirect_stdout(sys.stderr):  # the findings: stderr is what the cdktf CLI shows
+        checked = load_checked(os.environ.get("FASTSCALE_CONFIG", DEFAULT_CONFIG), quiet_if_clean=True)
 
     from fastscale.stacks.app import build_app
 

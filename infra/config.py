@@ -7,7 +7,9 @@ that all problems are collected and reported together instead of stopping at the
 
 from __future__ import annotations
 
+import difflib
 import json
+import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -311,10 +313,35 @@ def _clean_loc(loc: tuple[Any, ...]) -> tuple[Any, ...]:
     return tuple(p for p in loc if not (isinstance(p, str) and (p in {"local", "s3"} or p.startswith("function-"))))
 
 
-def _friendly(err: ErrorDetails) -> str:
+def _models_in(annotation: Any) -> list[type[BaseModel]]:
+    """The config sections a field's type can hold (through lists, optionals, unions, annotations)."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return [annotation]
+    return [m for arg in typing.get_args(annotation) for m in _models_in(arg)]
+
+
+def known_keys(loc: tuple[Any, ...]) -> list[str]:
+    """The keys the schema allows in the mapping at ``loc`` (a cleaned location, list indexes included)."""
+    models: list[type[BaseModel]] = [FastscaleConfig]
+    for part in loc:
+        if isinstance(part, int):
+            continue  # an item of a list: the list field already named its item type
+        fields = [f for m in models for name, f in m.model_fields.items() if part in (name, f.alias)]
+        models = [m for f in fields for m in _models_in(f.annotation)]
+    return sorted({key for m in models for name, f in m.model_fields.items() for key in (f.alias or name,)})
+
+
+def _did_you_mean(loc: tuple[Any, ...]) -> str:
+    if not loc or not isinstance(loc[-1], str):
+        return ""
+    close = difflib.get_close_matches(loc[-1], known_keys(loc[:-1]), n=3, cutoff=0.6)
+    return f"did you mean {' or '.join(close)}? " if close else ""
+
+
+def _friendly(err: ErrorDetails, loc: tuple[Any, ...] = ()) -> str:
     kind = err.get("type", "")
     if kind == "extra_forbidden":
-        return "unknown key (check the spelling; `fastscale schema` lists every key)"
+        return f"unknown key ({_did_you_mean(loc)}`fastscale schema` lists every key)"
     if kind == "missing":
         return "required key is missing"
     msg = str(err.get("msg", "invalid value"))
@@ -332,7 +359,7 @@ def parse_config(data: Any, source: str = "<config>", text: str | None = None) -
         problems = []
         for err in exc.errors():
             loc = _clean_loc(tuple(err["loc"]))
-            problems.append(ConfigProblem(format_path(loc), _friendly(err), _nearest_line(index, loc)))
+            problems.append(ConfigProblem(format_path(loc), _friendly(err, loc), _nearest_line(index, loc)))
         raise ConfigError(source, problems) from None
 
 

@@ -40,7 +40,39 @@ def test_unknown_key_names_path_and_line(write_yaml):
     (problem,) = exc.value.problems
     assert problem.path == "endpoints[0].instancez"
     assert problem.line == 6
-    assert "unknown key" in problem.message
+    assert "unknown key" in problem.message and "did you mean instances" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("where", "typo", "meant"),
+    [
+        ((), "regoin", "region"),
+        (("endpoints", 0, "inference_components", 0), "copys", "copies"),
+        (("endpoints", 0, "inference_components", 0, "autoscaling"), "target_concurency", "target_concurrency"),
+        (("endpoints", 0, "inference_components", 0, "autoscaling"), "scale_form_zero", "scale_from_zero"),
+        (("endpoints", 0), "instance", "instances"),
+    ],
+)
+def test_a_misspelled_key_gets_the_keys_of_its_own_section_suggested(where, typo, meant):
+    import yaml
+
+    data = yaml.safe_load((ROOT / "examples" / "multi-model.yaml").read_text())
+    section = data
+    for part in where:
+        section = section[part]
+    section[typo] = section.pop(meant, 1)
+    with pytest.raises(ConfigError) as exc:
+        parse_config(data)
+    [unknown] = [p for p in exc.value.problems if p.path.endswith(typo)]
+    assert f"did you mean {meant}" in unknown.message
+
+
+def test_a_key_like_nothing_known_gets_no_guess(base_config):
+    base_config["endpoints"][0]["colour"] = "blue"
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    (problem,) = exc.value.problems
+    assert "did you mean" not in problem.message and "fastscale schema" in problem.message
 
 
 def test_every_schema_problem_is_reported_at_once(base_config):

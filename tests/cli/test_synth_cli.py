@@ -94,7 +94,8 @@ def test_main_py_validates_before_synthesis(tmp_path, write_yaml, base_config, m
            "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "18,20"}
     proc = subprocess.run([sys.executable, str(ROOT / "main.py")], cwd=ROOT, env=env, capture_output=True, text=True)
     assert proc.returncode == 2, proc.stderr
-    assert "FS021" in proc.stdout + proc.stderr
+    # On stderr: when the cdktf CLI runs the app and it fails, stderr is the only output it shows.
+    assert "FS021" in proc.stderr and "FS021" not in proc.stdout
     assert not (tmp_path / "out").exists()
 
     good = write_yaml(yaml.safe_load(EXAMPLE.read_text()), "good.yaml")
