@@ -139,7 +139,8 @@ def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
 
     err = console(stderr=True)
     chosen = f"--model {opts.model}" + (f" --instance-type {opts.instance_type}" if opts.instance_type else "")
-    err.print(f"[bold red]error:[/] {escape(chosen)} does not give a valid project:")
+    err.print("[bold red]error:[/] these options do not give a valid project:")
+    err.print(f"  {escape(chosen)}")
     for finding in errors:
         say(f"  {finding.code} {escape(finding.message)}", stderr=True, indent="    ")
     found = alternatives(opts)

@@ -68,8 +68,10 @@ def test_model_that_does_not_fit_writes_nothing_and_suggests_options_that_work(t
     assert "Nothing was written" in result.output
     assert not target.exists()
     assert "FS007" in result.output, "the reason is given"
+    assert "  --model llama3-70b --instance-type ml.g6.2xlarge\n" in result.output, "the refused options, whole"
     # Every suggestion is a set of init options, and following it gives a valid project.
-    suggestions = [line.split() for line in result.output.splitlines() if line.startswith("  --model ")]
+    offered = result.output.split("These options give a valid project:\n", 1)[1]
+    suggestions = [line.split() for line in offered.splitlines() if line.startswith("  --model ")]
     assert any("llama3-70b" in s for s in suggestions), "another instance type for the same model"
     assert any("ml.g6.2xlarge" in s and "llama3-70b" not in s for s in suggestions), "a model that fits the type"
     assert "set accelerators" not in result.output, "no fix that only editing the YAML could apply"
