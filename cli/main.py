@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify-cleanup": ("destroy", "Only prove that nothing of the stack is left in the account."),
     "sweep": ("destroy", "Delete leftovers in a safe order when a destroy failed half-way."),
     "measure-scaleout": ("measure", "Add one copy or instance on a live endpoint and time it."),
+    "explain": ("explain", "Explain why a live endpoint did or did not scale, with fixes."),
     "init": ("init", "Create a new fastscale project (config, cdktf app, CI workflow)."),
 }
 

@@ -26,6 +26,13 @@ def _sagemaker_client(region: str):
     return client("sagemaker", region)
 
 
+def _autoscaling_client(region: str):
+    """The Application Auto Scaling client that suspends and resumes dynamic scaling (tests stub it)."""
+    from fastscale.infra.aws.clients import client
+
+    return client("application-autoscaling", region)
+
+
 def _clock():
     """Where the measurement reads time and sleeps (tests replace this with a fake that never sleeps)."""
     from fastscale.infra.aws.waiters import SYSTEM_CLOCK
@@ -132,20 +139,26 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     """Add one copy (or one instance) to a live endpoint, time it until it serves, then restore the capacity.
 
     An inference component gets one more copy (its DesiredCopyCount + 1); a single-model endpoint one more
-    instance. The previous capacity is requested again afterwards, also after a failure, a timeout or
-    Ctrl-C. Prints the phases the API showed next to the estimate for the same scenario. Auto scaling
-    keeps running meanwhile and may change capacity too.
+    instance. Prints the phases the API showed next to the estimate for the same scenario.
+
+    Auto scaling cannot race the measurement: it does not start while a scaling activity of the target is
+    Pending or InProgress, and dynamic scale-in and scale-out of the target are suspended for its duration
+    (scheduled scaling keeps its state). Afterwards, also after a failure, a timeout or Ctrl-C, the previous
+    capacity is requested again, never below what auto scaling asked for meanwhile or the target's minimum,
+    then the target's previous suspended state is put back.
 
     \b
     Exit codes:
-      0  measured, and the previous capacity requested again
-      1  the measurement or the restore failed, or AWS could not be reached
+      0  measured, the capacity restored and dynamic scaling resumed
+      1  the measurement, the restore or the resume failed, AWS could not be reached, or it could not
+         start (a scaling activity in progress, the resource busy: nothing was changed)
       2  bad input: the config has errors, or no such endpoint/component
     """
     from rich.markup import escape
 
     from fastscale.infra.aws.clients import AwsError
     from fastscale.infra.aws.measure import MeasureError, count, measure_scaleout
+    from fastscale.infra.aws.verify import COMPONENT_DIMENSION, VARIANT_DIMENSION
     from fastscale.infra.estimate import estimate_config
     from fastscale.infra.naming import endpoint_names
 
@@ -171,6 +184,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
             endpoint=names.endpoint,
             component=live_component,
             variant=names.variant,
+            autoscaling=_autoscaling_client(config.region),
             timeout=timeout,
             poll_interval=poll_interval,
             clock=_clock(),
@@ -188,7 +202,20 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
         if m.error:
             say(f"[bold red]measurement {m.outcome}:[/] {escape(m.error)}", stderr=True, indent="  ")
         if m.restored:
-            err.print(f"restored: requested {count(m.before, m.kind)} again")
+            restored_to = m.before if m.restored_to is None else m.restored_to
+            again = "again" if restored_to == m.before else f"({m.restore_reason})"
+            say(f"restored: requested {count(restored_to, m.kind)} {escape(again)}", stderr=True, indent="  ")
+        if m.scalable_target:
+            say(f"auto scaling: dynamic scale-in and scale-out of {escape(m.scalable_target)} were suspended for "
+                "the measurement; " + ("its previous suspended state is back" if m.scaling_resumed
+                                       else "[bold red]resuming failed[/]"), stderr=True, indent="  ")
+    if not m.scaling_resumed:
+        state = ",".join(f"{k}={str(v).lower()}" for k, v in (m.suspended_before or {}).items())
+        dimension = COMPONENT_DIMENSION if m.kind == "copy" else VARIANT_DIMENSION
+        say(f"[bold red]resume failed:[/] {escape(m.resume_error or '')}. Put it back yourself: `aws "
+            f"application-autoscaling register-scalable-target --service-namespace sagemaker --resource-id "
+            f"{escape(m.scalable_target or '')} --scalable-dimension {dimension} --suspended-state {state}`",
+            stderr=True, indent="  ")
     if not m.restored:
         resource = f"inference component {live_component}" if live_component else f"endpoint {names.endpoint}"
         say(f"[bold red]restore failed:[/] {escape(m.restore_error or '')}. Set {resource} back to "

@@ -8,10 +8,17 @@ failure, timeout or Ctrl-C alike, because an extra GPU instance left running cos
 
 The timing starts when SageMaker accepts the new desired count, so it compares with an estimate's time
 after the scaling decision (``Scenario.after_decision_seconds``), not with detection included.
+
+Given the Application Auto Scaling client, the measurement cannot be raced by auto scaling: it refuses to
+start while a scaling activity of the target is Pending or InProgress, suspends dynamic scale-in and
+scale-out on the target (``RegisterScalableTarget`` ``SuspendedState``; scheduled scaling keeps its state)
+before it reads the capacity, and in the ``finally`` restores the capacity, never below what auto scaling
+asked for meanwhile nor below the target's minimum, then the suspended state the target had before.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -19,8 +26,15 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from fastscale.infra.aws.clients import describe_error, is_throttling, translate_errors
+from fastscale.infra.aws.verify import COMPONENT_DIMENSION, SERVICE_NAMESPACE, VARIANT_DIMENSION
 from fastscale.infra.aws.waiters import SYSTEM_CLOCK, Clock, Deadline, Poll, ProgressCallback, WaitTimeout, wait_until
-from fastscale.infra.naming import VARIANT_NAME
+from fastscale.infra.naming import VARIANT_NAME, component_resource_id, variant_resource_id
+
+#: Scaling activities that are still running: a measurement must not start on top of them.
+ACTIVE_ACTIVITY_STATUSES = frozenset({"Pending", "InProgress"})
+#: Activities whose desired count auto scaling asked for (and so a restore must not undercut).
+_ASKED_STATUSES = frozenset({"Pending", "InProgress", "Successful"})
+_SUSPEND_KEYS = ("DynamicScalingInSuspended", "DynamicScalingOutSuspended", "ScheduledScalingSuspended")
 
 #: Statuses during which SageMaker refuses another capacity change: a restore waits them out.
 _ENDPOINT_BUSY = frozenset({"Creating", "Updating", "SystemUpdating", "RollingBack"})
@@ -66,6 +80,12 @@ class Measurement:
     restored: bool = False
     restore_error: str | None = None
     error: str | None = None
+    restored_to: int | None = None  # the capacity requested at the end (>= before)
+    restore_reason: str = ""  # why it is above `before`, when it is
+    scalable_target: str | None = None  # resource id whose dynamic scaling was suspended
+    suspended_before: dict[str, bool] | None = None  # SuspendedState found before the measurement
+    scaling_resumed: bool = True  # the previous SuspendedState is back (trivially true when nothing was suspended)
+    resume_error: str | None = None
 
     @property
     def in_service(self) -> bool:
@@ -73,7 +93,7 @@ class Measurement:
 
     @property
     def ok(self) -> bool:
-        return self.in_service and self.restored
+        return self.in_service and self.restored and self.scaling_resumed
 
     @property
     def new_instance(self) -> bool:
@@ -108,7 +128,13 @@ class Measurement:
             "phases": self.phases(),
             "events": [{"seconds": round(e.seconds, 1), "what": e.what} for e in self.events],
             "restored": self.restored,
+            "restored_to": self.restored_to,
+            "restore_reason": self.restore_reason,
             "restore_error": self.restore_error,
+            "scalable_target": self.scalable_target,
+            "suspended_before": self.suspended_before,
+            "scaling_resumed": self.scaling_resumed,
+            "resume_error": self.resume_error,
             "error": self.error,
         }
 
@@ -154,6 +180,7 @@ def measure_scaleout(
     endpoint: str,
     component: str | None = None,
     variant: str = VARIANT_NAME,
+    autoscaling: Any = None,
     timeout: float = DEFAULT_TIMEOUT,
     poll_interval: float = DEFAULT_POLL_INTERVAL,
     restore_timeout: float | None = None,
@@ -163,9 +190,49 @@ def measure_scaleout(
 ) -> Measurement:
     """Add one copy of ``component`` (or one instance to ``endpoint``), time it, and restore the capacity.
 
-    Raises MeasureError, before changing anything, when the resource is missing or not InService.
-    Every other problem is reported in the returned Measurement, after the restore was attempted.
+    With ``autoscaling`` (an Application Auto Scaling client), dynamic scaling of the target is suspended for
+    the measurement and its previous state restored afterwards (see the module docstring).
+
+    Raises MeasureError, before changing anything, when the resource is missing or not InService, or when a
+    scaling activity of the target is in progress. Every other problem is reported in the returned
+    Measurement, after the restore was attempted.
     """
+    guard = None
+    if autoscaling is not None:
+        if component is not None:
+            guard = _ScalingGuard(autoscaling, component_resource_id(component), COMPONENT_DIMENSION)
+        else:
+            guard = _ScalingGuard(autoscaling, variant_resource_id(endpoint, variant), VARIANT_DIMENSION)
+        guard.suspend()  # raises MeasureError with nothing changed
+    m: Measurement | None = None
+    try:
+        m = _measure(sagemaker, endpoint=endpoint, component=component, variant=variant, timeout=timeout,
+                     poll_interval=poll_interval, restore_timeout=restore_timeout, clock=clock, on_event=on_event,
+                     on_progress=on_progress, guard=guard)
+    finally:
+        # Also when the measurement could not start (MeasureError) or the restore itself was interrupted.
+        if guard is not None and guard.suspended:
+            resumed, error = guard.resume()
+            if m is not None:
+                m.scalable_target, m.suspended_before = guard.resource_id, dict(guard.before)
+                m.scaling_resumed, m.resume_error = resumed, error
+    return m
+
+
+def _measure(
+    sagemaker: Any,
+    *,
+    endpoint: str,
+    component: str | None,
+    variant: str,
+    timeout: float,
+    poll_interval: float,
+    restore_timeout: float | None,
+    clock: Clock,
+    on_event: Callable[[Event], None] | None,
+    on_progress: ProgressCallback | None,
+    guard: _ScalingGuard | None,
+) -> Measurement:
     sm = sagemaker
     try:
         endpoint_desc = sm.describe_endpoint(EndpointName=endpoint)
@@ -214,6 +281,7 @@ def measure_scaleout(
     except ClientError as exc:
         # Refused: nothing changed, so there is nothing to restore.
         m.outcome, m.error, m.restored = "failed", f"SageMaker refused the change: {describe_error(exc)}", True
+        m.restored_to = m.before
         return m
 
     deadline = Deadline(timeout, clock)
@@ -267,6 +335,7 @@ def measure_scaleout(
             # Close the last observed state with the moment the measurement ended. On success the final
             # observation (in service) already is the end of the timeline.
             rec.see(m.outcome)
+        m.restored_to, m.restore_reason = guard.floor(m.before) if guard is not None else (m.before, "")
         _restore(m, set_capacity, busy, restore_timeout or max(timeout, DEFAULT_TIMEOUT), poll_interval, clock)
     return m
 
@@ -283,7 +352,7 @@ def _restore(
     deadline = Deadline(timeout, clock)
     while True:
         try:
-            set_capacity(m.before)
+            set_capacity(m.before if m.restored_to is None else m.restored_to)
             m.restored = True
             return
         except ClientError as exc:
@@ -296,3 +365,95 @@ def _restore(
             m.restore_error = error
             return
         clock.sleep(min(poll_interval, deadline.remaining()))
+
+
+def requested_count(text: str) -> int | None:
+    """The capacity an activity set or tried to set: "Setting desired copy count to 2." -> 2."""
+    found = _REQUESTED.search(text or "")
+    return int(found.group(1)) if found else None
+
+
+_REQUESTED = re.compile(r"desired (?:copy |instance )?count to (\d+)", re.IGNORECASE)
+
+
+class _ScalingGuard:
+    """Keeps Application Auto Scaling out of the measurement: refuse while busy, suspend, then put back."""
+
+    def __init__(self, autoscaling: Any, resource_id: str, dimension: str):
+        self.aas, self.resource_id, self.dimension = autoscaling, resource_id, dimension
+        self.before: dict[str, bool] = {}
+        self.seen: set[str] = set()
+        self.suspended = False
+
+    @property
+    def _ids(self) -> dict[str, str]:
+        return {"ServiceNamespace": SERVICE_NAMESPACE, "ResourceId": self.resource_id, "ScalableDimension": self.dimension}
+
+    def _target(self) -> dict[str, Any] | None:
+        found = self.aas.describe_scalable_targets(
+            ServiceNamespace=SERVICE_NAMESPACE, ResourceIds=[self.resource_id], ScalableDimension=self.dimension
+        ).get("ScalableTargets", [])
+        return found[0] if found else None
+
+    def suspend(self) -> None:
+        try:
+            target = self._target()
+            if target is None:
+                return  # not registered: no auto scaling to race
+            activities = self.aas.describe_scaling_activities(**self._ids).get("ScalingActivities", [])
+        except ClientError as exc:
+            raise MeasureError(f"cannot read the scaling state of {self.resource_id}: {describe_error(exc)}") from None
+        active = [a for a in activities if a.get("StatusCode") in ACTIVE_ACTIVITY_STATUSES]
+        if active:
+            a = active[0]
+            raise MeasureError(
+                f"a scaling activity of {self.resource_id} is {a['StatusCode']} ({a.get('Description', '')} "
+                f"cause: {a.get('Cause', '')}); measure once it has ended"
+            )
+        self.seen = {a.get("ActivityId", "") for a in activities}
+        state = target.get("SuspendedState") or {}
+        self.before = {k: bool(state.get(k, False)) for k in _SUSPEND_KEYS}
+        try:
+            self.aas.register_scalable_target(**self._ids, SuspendedState={
+                "DynamicScalingInSuspended": True,
+                "DynamicScalingOutSuspended": True,
+                "ScheduledScalingSuspended": self.before["ScheduledScalingSuspended"],
+            })
+        except ClientError as exc:
+            raise MeasureError(f"cannot suspend dynamic scaling of {self.resource_id}: {describe_error(exc)}") from None
+        self.suspended = True
+
+    def floor(self, before: int) -> tuple[int, str]:
+        """The capacity to restore: ``before``, or more when auto scaling asked for more meanwhile (an activity
+        that started before the suspension took effect, a scheduled action) or the minimum was raised."""
+        if not self.suspended:
+            return before, ""
+        try:
+            activities = self.aas.describe_scaling_activities(**self._ids).get("ScalingActivities", [])
+            target = self._target()
+        except ClientError:
+            return before, ""
+        asked = [
+            (n, a) for a in activities
+            if a.get("ActivityId") not in self.seen and a.get("StatusCode") in _ASKED_STATUSES
+            for n in [requested_count(a.get("Description", "")) or requested_count(a.get("StatusMessage", ""))]
+            if n is not None
+        ]
+        best, reason = before, ""
+        if asked:
+            n, a = max(asked, key=lambda x: x[0])
+            if n > best:
+                best, reason = n, f"auto scaling asked for {n} meanwhile ({a.get('Cause', '')})"
+        minimum = int(target.get("MinCapacity", 0)) if target else 0
+        if minimum > best:
+            best, reason = minimum, f"the scalable target's minimum is now {minimum}"
+        return best, reason
+
+    def resume(self) -> tuple[bool, str | None]:
+        """Put the SuspendedState found before the measurement back."""
+        try:
+            self.aas.register_scalable_target(**self._ids, SuspendedState=dict(self.before))
+        except ClientError as exc:
+            return False, describe_error(exc)
+        self.suspended = False
+        return True, None

@@ -1,0 +1,150 @@
+"""`fastscale explain`: why a live endpoint did or did not scale, from what AWS recorded."""
+
+from __future__ import annotations
+
+import sys
+from datetime import UTC, datetime
+
+import click
+
+from fastscale.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    EXIT_OK,
+    config_argument,
+    console,
+    fail,
+    json_option,
+    load_checked,
+    print_json,
+    print_table,
+)
+
+#: A scaling problem was found (the diagnosis itself worked): distinct from 1 so CI can tell them apart.
+EXIT_FINDINGS = 3
+
+
+def _clients(region: str):
+    """The AWS clients the command reads with (tests replace this with Stubber-wrapped clients)."""
+    from fastscale.infra.aws.clients import AwsClients
+
+    return AwsClients(region)
+
+
+def _now() -> datetime:
+    """The end of the window (tests pin it)."""
+    return datetime.now(UTC)
+
+
+def _since(ctx: click.Context, param: click.Parameter, value: str):
+    from fastscale.infra.aws.explain import parse_duration
+
+    try:
+        return parse_duration(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc)) from None
+
+
+def _render(explanation, file: str) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    out = console()
+    w = explanation.window
+    out.print(f"Scaling of {escape(file)} from {w.start:%Y-%m-%d %H:%M:%S} to {w.end:%Y-%m-%d %H:%M:%S} UTC "
+              f"(metrics read at {w.metric_period} s)")
+    for report in explanation.targets:
+        ev, spec = report.evidence, report.evidence.spec
+        out.print()
+        out.print(f"[bold]{escape(spec.what)}[/] ({escape(spec.label)}, {escape(spec.resource_id)})")
+        if report.timeline:
+            table = Table(show_edge=False, box=None, pad_edge=False)
+            table.add_column("time (UTC)", no_wrap=True)
+            table.add_column("source", no_wrap=True)
+            table.add_column("event")
+            for e in report.timeline:
+                table.add_row(f"{e.at.astimezone(UTC):%H:%M:%S}", e.source, escape(e.event))
+            print_table(table)
+        else:
+            out.print("  nothing recorded in the window")
+        for m in (ev.scaling_metric, ev.no_capacity, ev.invocations):
+            if m is None:
+                continue
+            res = f", every {m.resolution:g} s" if m.resolution is not None else ""
+            peak = f", peak {m.peak:g}" if m.peak is not None else ""
+            out.print(f"  metric {m.name} ({m.stat}): {len(m.points)} datapoint(s){res}{peak}")
+        if not report.findings:
+            out.print("  [green]no problem found[/]")
+        for f in report.findings:
+            out.print(f"  [bold red]✗ {escape(f.code)}[/]: {escape(f.title)}")
+            for line in f.evidence:
+                out.print(f"      evidence: {escape(line)}")
+            out.print(f"      [bold]fix[/]: {escape(f.fix)}")
+    out.print()
+    n = len(explanation.findings)
+    if n:
+        out.print(f"[bold red]{n} problem(s) found[/] in {len(explanation.targets)} scalable target(s)")
+    else:
+        out.print(f"[bold green]no problem found[/] in {len(explanation.targets)} scalable target(s)")
+
+
+@click.command("explain")
+@config_argument
+@click.option("--endpoint", "endpoint_name", help="Only this endpoint (name as in the config).")
+@click.option("--component", "component_name", help="Only this inference component (name as in the config).")
+@click.option("--since", "since", default="3h", show_default=True, callback=_since, metavar="DURATION",
+              help="How far back to look: e.g. 30m, 3h, 1h30m, 2d (at most 15 days).")
+@json_option
+def explain_command(config_file, endpoint_name, component_name, since, as_json) -> None:
+    """Explain why a live endpoint did (or did not) scale, and what to change.
+
+    For each scalable target of the stack (every inference component, or the variant of a single-model
+    endpoint), one timeline of the window: Application Auto Scaling activities with their status messages
+    (decisions not taken included, e.g. "already at max capacity"), state changes of the target-tracking
+    alarms AWS made for the policies, of the scale-from-zero alarm and of the operational alarms, the
+    concurrency and NoCapacityInvocationFailures metrics at the resolution CloudWatch stored them (read at
+    10 s within the last 3 hours, at 60 s beyond), and the endpoint / inference component status and failure
+    reasons. Then the problems found, each with its evidence and a fix: maximum reached, insufficient
+    capacity, quota reached, metric missing or too coarse, cooldown holding, an alarm that cannot fire,
+    copies waiting for instances, model download or health-check failures, dynamic scaling suspended.
+
+    Reads only (Describe*/GetMetricData); changes nothing.
+
+    \b
+    Exit codes: 0 no problem found, 3 problems found (listed), 1 AWS could not be read,
+    2 bad input (config, --endpoint/--component/--since).
+    """
+    from botocore.exceptions import ClientError
+    from rich.markup import escape
+
+    from fastscale.infra.aws.clients import AwsError, describe_error
+    from fastscale.infra.aws.explain import TargetSelectionError, collect, explain, targets_of
+
+    checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
+    config = checked.config
+    try:
+        if not targets_of(config, endpoint_name, component_name):
+            raise TargetSelectionError("nothing to explain: auto scaling is disabled for everything selected")
+    except TargetSelectionError as exc:
+        if as_json:
+            print_json({"command": "explain", "file": config_file, "ok": False, "error": str(exc),
+                        "exit_code": EXIT_BAD_INPUT})
+            sys.exit(EXIT_BAD_INPUT)
+        fail(escape(str(exc)), EXIT_BAD_INPUT)
+    try:
+        evidence = collect(config, _clients(config.region), since=since, now=_now(),
+                           endpoint=endpoint_name, component=component_name)
+    except (AwsError, ClientError) as exc:
+        message = describe_error(exc) if isinstance(exc, ClientError) else str(exc)
+        if as_json:
+            print_json({"command": "explain", "file": config_file, "ok": False, "error": message,
+                        "exit_code": EXIT_FAILED})
+            sys.exit(EXIT_FAILED)
+        fail(escape(f"cannot read the scaling history: {message}"), EXIT_FAILED)
+    result = explain(evidence)
+    code = EXIT_OK if result.ok else EXIT_FINDINGS
+    if as_json:
+        print_json({"command": "explain", "file": config_file, "exit_code": code, **result.to_dict()})
+    else:
+        _render(result, config_file)
+    sys.exit(code)
