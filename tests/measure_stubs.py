@@ -124,3 +124,89 @@ class Script:
     def throttle(self, method: str) -> Script:
         self.s.add_client_error(method, "ThrottlingException", "Rate exceeded")
         return self
+
+
+# --------------------------------------------------------------------------------------------- auto scaling
+
+COMPONENT_DIM = "sagemaker:inference-component:DesiredCopyCount"
+VARIANT_DIM = "sagemaker:variant:DesiredInstanceCount"
+SCALING_ROLE = (f"arn:aws:iam::{ACCOUNT}:role/aws-service-role/sagemaker.application-autoscaling.amazonaws.com/"
+                "AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint")
+
+
+def stubbed_autoscaling() -> tuple[Any, Stubber]:
+    client = boto3.client("application-autoscaling", region_name=REGION, aws_access_key_id="x",
+                          aws_secret_access_key="y")
+    stubber = Stubber(client)
+    stubber.activate()
+    return client, stubber
+
+
+def record_calls(*clients: Any) -> list[str]:
+    """Every API call the clients make, in order across clients (e.g. "RegisterScalableTarget")."""
+    calls: list[str] = []
+    for c in clients:
+        c.meta.events.register("provide-client-params.*.*", lambda model, **_: calls.append(model.name))
+    return calls
+
+
+def scaling_activity(activity_id: str, status: str, desired: int, unit: str = "copy",
+                     resource_id: str = "inference-component/demo-qwen") -> dict[str, Any]:
+    out = {"ActivityId": activity_id, "ServiceNamespace": "sagemaker", "ResourceId": resource_id,
+           "ScalableDimension": COMPONENT_DIM if unit == "copy" else VARIANT_DIM,
+           "Description": f"Setting desired {unit} count to {desired}.",
+           "Cause": f"monitor alarm TargetTracking-{resource_id}-AlarmHigh-0b1c2d3e in state ALARM triggered policy "
+                    "demo-qwen-target-tracking",
+           "StartTime": WHEN, "StatusCode": status}
+    if status == "Successful":
+        out["EndTime"] = WHEN
+        out["StatusMessage"] = f"Successfully set desired {unit} count to {desired}. Change successfully fulfilled by sagemaker."
+    return out
+
+
+class Scaling:
+    """Queues the Application Auto Scaling calls of a measurement's guard (check, suspend, restore, resume)."""
+
+    def __init__(self, stubber: Stubber, resource_id: str = "inference-component/demo-qwen", dim: str = COMPONENT_DIM):
+        self.s, self.rid, self.dim = stubber, resource_id, dim
+
+    @property
+    def ids(self) -> dict[str, str]:
+        return {"ServiceNamespace": "sagemaker", "ResourceId": self.rid, "ScalableDimension": self.dim}
+
+    def target(self, *, registered: bool = True, lo: int = 1, hi: int = 4, scheduled: bool = False,
+               suspended: dict[str, bool] | None = None) -> Scaling:
+        state = {"DynamicScalingInSuspended": False, "DynamicScalingOutSuspended": False,
+                 "ScheduledScalingSuspended": scheduled, **(suspended or {})}
+        target = {**self.ids, "MinCapacity": lo, "MaxCapacity": hi, "RoleARN": SCALING_ROLE, "CreationTime": WHEN,
+                  "SuspendedState": state}
+        self.s.add_response("describe_scalable_targets", {"ScalableTargets": [target] if registered else []},
+                            {"ServiceNamespace": "sagemaker", "ResourceIds": [self.rid], "ScalableDimension": self.dim})
+        return self
+
+    def activities(self, *items: dict[str, Any]) -> Scaling:
+        self.s.add_response("describe_scaling_activities", {"ScalingActivities": list(items)}, self.ids)
+        return self
+
+    def register(self, *, scale_in: bool, scale_out: bool, scheduled: bool, error: str | None = None) -> Scaling:
+        params = {**self.ids, "SuspendedState": {"DynamicScalingInSuspended": scale_in,
+                                                 "DynamicScalingOutSuspended": scale_out,
+                                                 "ScheduledScalingSuspended": scheduled}}
+        if error:
+            self.s.add_client_error("register_scalable_target", "ValidationException", error, expected_params=params)
+        else:
+            self.s.add_response("register_scalable_target", {"ScalableTargetARN": f"arn:aws:application-autoscaling:"
+                                f"{REGION}:{ACCOUNT}:scalable-target/0123abcd"}, params)
+        return self
+
+    def suspend(self, *, scheduled: bool = False, lo: int = 1, history: tuple[dict[str, Any], ...] = ()) -> Scaling:
+        """The guard before the measurement: target, no activity running, dynamic scaling suspended."""
+        return (self.target(scheduled=scheduled, lo=lo).activities(*history)
+                .register(scale_in=True, scale_out=True, scheduled=scheduled))
+
+    def restore(self, *, scheduled: bool = False, lo: int = 1, history: tuple[dict[str, Any], ...] = ()) -> Scaling:
+        """The reads of the restore (what auto scaling asked for meanwhile, the minimum now)."""
+        return self.activities(*history).target(scheduled=scheduled, lo=lo)
+
+    def resume(self, *, scheduled: bool = False, error: str | None = None) -> Scaling:
+        return self.register(scale_in=False, scale_out=False, scheduled=scheduled, error=error)

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from fastscale.cli.commands import measure as measure_cmd
 from fastscale.cli.main import cli
-from tests.measure_stubs import FakeClock, Script, stubbed_sagemaker
+from tests.measure_stubs import FakeClock, Scaling, Script, scaling_activity, stubbed_autoscaling, stubbed_sagemaker
 
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 CONFIG = {
@@ -41,7 +41,16 @@ def config_file(write_yaml):
 
 
 @pytest.fixture
-def sm(monkeypatch):
+def aas():
+    """The Application Auto Scaling stubber (the `sm` fixture installs its client)."""
+    client, stubber = stubbed_autoscaling()
+    stubber.client = client
+    yield stubber
+    stubber.assert_no_pending_responses()
+
+
+@pytest.fixture
+def sm(monkeypatch, aas):
     client, stubber = stubbed_sagemaker()
     regions = []
 
@@ -49,7 +58,12 @@ def sm(monkeypatch):
         regions.append(region)
         return client
 
+    def fake_autoscaling(region):
+        regions.append(region)
+        return aas.client
+
     monkeypatch.setattr(measure_cmd, "_sagemaker_client", fake_client)
+    monkeypatch.setattr(measure_cmd, "_autoscaling_client", fake_autoscaling)
     monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock().clock)
     yield stubber
     stubber.assert_no_pending_responses()
@@ -60,7 +74,8 @@ def run(*args):
     return CliRunner().invoke(cli, ["measure-scaleout", *args])
 
 
-def test_copy_measured_and_compared_with_the_estimate(sm, config_file):
+def test_copy_measured_and_compared_with_the_estimate(sm, aas, config_file):
+    Scaling(aas).suspend()
     (
         Script(sm, "demo-shared", "demo-qwen")
         .describe_endpoint()
@@ -71,12 +86,15 @@ def test_copy_measured_and_compared_with_the_estimate(sm, config_file):
         .poll_component(status="InService", current=2)
         .set_copies(1)
     )
+    Scaling(aas).restore().resume()
     result = run(config_file, "--endpoint", "shared", "--component", "qwen", "--json")
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["measurement"]["outcome"] == "in service"
     assert payload["measurement"]["seconds"] == 20
     assert payload["measurement"]["restored"] is True
+    assert payload["measurement"]["scalable_target"] == "inference-component/demo-qwen"
+    assert payload["measurement"]["scaling_resumed"] is True
     assert payload["estimate"]["scenario"] == "copy_data_cache"
     # The measurement starts at SageMaker's acceptance, so the estimate excludes detection and decision.
     assert {p["name"] for p in payload["estimate"]["phases"]}.isdisjoint({"detection", "scaling_decision"})
@@ -84,7 +102,8 @@ def test_copy_measured_and_compared_with_the_estimate(sm, config_file):
     assert payload["difference_percent"] == pytest.approx((20 - expected) / expected * 100, abs=0.1)
 
 
-def test_human_output_shows_both_sides(sm, config_file):
+def test_human_output_shows_both_sides(sm, aas, config_file):
+    Scaling(aas).suspend()
     (
         Script(sm, "demo-shared", "demo-qwen")
         .describe_endpoint()
@@ -94,14 +113,19 @@ def test_human_output_shows_both_sides(sm, config_file):
         .poll_component(status="InService", current=2, instances=2)
         .set_copies(1)
     )
+    Scaling(aas).restore().resume()
     result = run(config_file, "--endpoint", "shared", "--component", "qwen")
     assert result.exit_code == 0, result.output
     assert "measured vs estimated" in result.output
     assert "new instance" in result.output  # the copy brought an instance up: compared with that scenario
     assert "restored: requested 1 copy again" in result.output
+    text = " ".join(result.output.split())
+    assert "dynamic scale-in and scale-out of inference-component/demo-qwen were suspended" in text
+    assert "previous suspended state is back" in text
 
 
-def test_instance_measured_on_a_single_model_endpoint(sm, config_file):
+def test_instance_measured_on_a_single_model_endpoint(sm, aas, config_file):
+    Scaling(aas, "endpoint/demo-chat/variant/AllTraffic", "sagemaker:variant:DesiredInstanceCount").target(registered=False)
     (
         Script(sm, "demo-chat")
         .describe_endpoint(instances=1)
@@ -118,7 +142,8 @@ def test_instance_measured_on_a_single_model_endpoint(sm, config_file):
     assert "instance_provisioning" in [p["name"] for p in payload["estimate"]["phases"]]
 
 
-def test_failure_exits_1_after_restoring(sm, config_file):
+def test_failure_exits_1_after_restoring(sm, aas, config_file):
+    Scaling(aas).target(registered=False)
     (
         Script(sm, "demo-shared", "demo-qwen")
         .describe_endpoint()
@@ -133,7 +158,8 @@ def test_failure_exits_1_after_restoring(sm, config_file):
     assert "restored" in result.output
 
 
-def test_timeout_exits_1_after_restoring(sm, config_file):
+def test_timeout_exits_1_after_restoring(sm, aas, config_file):
+    Scaling(aas).target(registered=False)
     script = Script(sm, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
     script.poll_component(status="Updating", current=1).poll_component(status="Updating", current=1)
     script.set_copies(1)
@@ -143,7 +169,8 @@ def test_timeout_exits_1_after_restoring(sm, config_file):
     assert payload["measurement"]["outcome"] == "timeout" and payload["measurement"]["restored"] is True
 
 
-def test_failed_restore_tells_what_to_fix(sm, config_file):
+def test_failed_restore_tells_what_to_fix(sm, aas, config_file):
+    Scaling(aas).target(registered=False)
     (
         Script(sm, "demo-shared", "demo-qwen")
         .describe_endpoint()
@@ -159,7 +186,8 @@ def test_failed_restore_tells_what_to_fix(sm, config_file):
     assert "restore failed" in text and "demo-qwen" in text and "1 copy" in text
 
 
-def test_busy_resource_exits_1_without_changes(sm, config_file):
+def test_busy_resource_exits_1_without_changes(sm, aas, config_file):
+    Scaling(aas).target(registered=False)
     Script(sm, "demo-shared", "demo-qwen").describe_endpoint(status="Updating")
     result = run(config_file, "--endpoint", "shared", "--component", "qwen")
     assert result.exit_code == 1 and "nothing was changed" in " ".join(result.output.split())
@@ -183,3 +211,41 @@ def test_bad_names_exit_2_before_any_aws_call(sm, config_file, args, message):
 
 def test_missing_endpoint_option_exits_2(config_file):
     assert run(config_file).exit_code == 2
+
+
+def test_ctrl_c_restores_and_resumes(sm, aas, config_file, monkeypatch):
+    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock(interrupt_after=1).clock)
+    Scaling(aas).suspend()
+    (Script(sm, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
+     .poll_component(status="Updating", current=1).set_copies(1))
+    Scaling(aas).restore().resume()
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen", "--json")
+    assert result.exit_code == 1
+    m = json.loads(result.stdout)["measurement"]
+    assert m["outcome"] == "interrupted" and m["restored"] is True and m["scaling_resumed"] is True
+
+
+def test_running_scaling_activity_refuses_to_start(sm, aas, config_file):
+    Scaling(aas).target().activities(scaling_activity("a-now", "InProgress", 2))
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen")
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "is InProgress" in text and "nothing was changed" in text
+
+
+def test_failed_resume_prints_the_command_to_run(sm, aas, config_file):
+    Scaling(aas).suspend()
+    (Script(sm, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
+     .poll_component(status="InService", current=2).set_copies(1))
+    Scaling(aas).restore().resume(error="Rate exceeded")
+    result = run(config_file, "--endpoint", "shared", "--component", "qwen")
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "resume failed" in text and "register-scalable-target" in text
+    assert "DynamicScalingOutSuspended=false" in text
+
+
+def test_help_says_auto_scaling_is_suspended():
+    text = " ".join(CliRunner().invoke(cli, ["measure-scaleout", "--help"]).output.split())
+    assert "dynamic scale-in and scale-out of the target are suspended" in text
+    assert "never below what auto scaling asked for" in text

@@ -50,6 +50,7 @@ def _render(explanation, file: str) -> None:
     from rich.table import Table
 
     out = console()
+    out.soft_wrap = True  # one finding line stays one line in a CI log (greppable)
     w = explanation.window
     out.print(f"Scaling of {escape(file)} from {w.start:%Y-%m-%d %H:%M:%S} to {w.end:%Y-%m-%d %H:%M:%S} UTC "
               f"(metrics read at {w.metric_period} s)")

@@ -506,15 +506,13 @@ def find_metric_problems(ev: Evidence) -> list[Finding]:
         return out
     traffic = ev.invocations.peak if ev.invocations else None
     failures = ev.no_capacity.peak if ev.no_capacity else None
-    if not series.points and ((traffic or 0) > 0 or (failures or 0) > 0):
-        seen = []
-        if traffic:
-            seen.append(f"{INVOCATIONS_METRIC} peaked at {traffic:g} per datapoint")
-        if failures:
-            seen.append(f"{NO_CAPACITY_METRIC} peaked at {failures:g}")
+    # A component at zero copies has no per-copy metric (its requests fail for lack of capacity instead):
+    # that is the scale-from-zero path, not a missing metric.
+    if not series.points and (traffic or 0) > 0 and not failures:
         out.append(_finding(
             ev, "metric-missing", f"{series.name} had no datapoint while requests came in, so target tracking saw nothing",
-            [f"{series.name} ({series.stat}, {series.period} s): 0 datapoints in the window", *seen],
+            [f"{series.name} ({series.stat}, {series.period} s): 0 datapoints in the window",
+             f"{INVOCATIONS_METRIC} peaked at {traffic:g} per datapoint"],
             f"{series.name} is only published for the high-resolution metric setup: check the endpoint "
             f"configuration's MetricsConfig (`{spec.endpoint_path}.metrics_publish_frequency`) and that the "
             "component receives its own invocations (InferenceComponentName on each request)",
@@ -605,6 +603,9 @@ def find_alarm_cannot_fire(ev: Evidence) -> list[Finding]:
                         f"{needed:g} failed requests in one {alarm.period} s period")
         quiet = [(t, v) for t, v in (ev.no_capacity.points if ev.no_capacity else ()) if 0 < v < needed]
         evidence += [f"{_when(t)} {v:g} request(s) failed for lack of capacity and the alarm did not fire" for t, v in quiet]
+    periods = alarm.datapoints_to_alarm or alarm.evaluation_periods or 1
+    if periods > 1:
+        problems.append(f"it needs {periods} breaching periods of {alarm.period} s before it acts")
     if not alarm.actions_enabled:
         problems.append("its actions are disabled (ActionsEnabled false)")
     step = next((p for p in ev.policies if p.name == spec.scale_from_zero_policy), None)
@@ -691,15 +692,28 @@ def find_not_registered(ev: Evidence) -> list[Finding]:
 _CLASSIFIED: tuple[re.Pattern[str], ...] = (_CAPACITY, _QUOTA, _QUOTA_LOOSE, _HEALTH_CHECK, _DOWNLOAD)
 
 
+#: Not-scaled codes that are the configured bounds at work (max-reached covers the one that blocks scale-out).
+_BOUND_CODES = frozenset({"AlreadyAtMaxCapacity", "AlreadyAtMinCapacity", "AlreadyAtDesiredCapacity"})
+
+
 def find_other_failures(ev: Evidence) -> list[Finding]:
-    rest = [a for a in ev.activities if a.status in _FAILED_ACTIVITY_STATUSES and not a.not_scaled
-            and not any(p.search(a.text) for p in _CLASSIFIED)]
-    if not rest:
+    """Failed activities, refusals by SageMaker and failed resources that no other finder explains."""
+    lines = [f"{_when(a.at)} {a.status}: {a.message or a.description}" for a in ev.activities
+             if a.status in _FAILED_ACTIVITY_STATUSES and not a.not_scaled
+             and not any(p.search(a.text) for p in _CLASSIFIED)]
+    lines += [f"{_when(a.at)} not scaled: {r.code}; cause: {a.cause}" for a in ev.activities for r in a.not_scaled
+              if r.code not in _BOUND_CODES]
+    r = ev.resource
+    if r is not None:
+        lines += [f"{where}: {text}" for where, text in r.messages()
+                  if where.endswith("FailureReason") and not any(p.search(text) for p in _CLASSIFIED)]
+    if not lines:
         return []
-    return [_finding(ev, "scaling-failed", f"{len(rest)} scaling activity(ies) failed",
-                     _cap([f"{_when(a.at)} {a.status}: {a.message or a.description}" for a in rest]),
-                     "the message is AWS's own: act on it, then watch the next activity "
-                     "(`aws application-autoscaling describe-scaling-activities`)")]
+    return [_finding(ev, "scaling-failed", "scaling was refused or failed for a reason AWS states in its own words",
+                     _cap(lines),
+                     "act on AWS's message (TargetServicePutResourceAsUnscalable: the endpoint or component was "
+                     "being updated; auto scaling retries once it is InService), then watch the next activity "
+                     "(`aws application-autoscaling describe-scaling-activities --include-not-scaled-activities`)")]
 
 
 FINDERS: tuple[Callable[[Evidence], list[Finding]], ...] = (
@@ -779,7 +793,8 @@ def timeline(ev: Evidence) -> list[TimelineEntry]:
             if not where.startswith("variant"):
                 now += f"; {where}: {text}"
         out.append(TimelineEntry(ev.window.end, "sagemaker", f"now: {now}"))
-    return sorted(out, key=lambda e: e.at)
+    order = {"metric": 0, "alarm": 1, "scaling": 2, "sagemaker": 3}  # cause before effect at the same second
+    return sorted(out, key=lambda e: (e.at, order.get(e.source, 4)))
 
 
 # --------------------------------------------------------------------------------------------- report
