@@ -19,16 +19,10 @@ from fastscale.cli.common import (
     print_json,
     print_table,
 )
+from fastscale.cli.stack import AWS_ENV_HELP, EXIT_INTERRUPTED
 
 #: A scaling problem was found (the diagnosis itself worked): distinct from 1 so CI can tell them apart.
 EXIT_FINDINGS = 3
-
-
-def _clients(region: str):
-    """The AWS clients the command reads with (tests replace this with Stubber-wrapped clients)."""
-    from fastscale.infra.aws.clients import AwsClients
-
-    return AwsClients(region)
 
 
 def _now() -> datetime:
@@ -89,7 +83,7 @@ def _render(explanation, file: str) -> None:
         out.print(f"[bold green]no problem found[/] in {len(explanation.targets)} scalable target(s)")
 
 
-@click.command("explain")
+@click.command("explain", epilog=AWS_ENV_HELP)
 @config_argument
 @click.option("--endpoint", "endpoint_name", help="Only this endpoint (name as in the config).")
 @click.option("--component", "component_name", help="Only this inference component (name as in the config).")
@@ -113,11 +107,12 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
 
     \b
     Exit codes: 0 no problem found, 3 problems found (listed), 1 AWS could not be read,
-    2 bad input (config, --endpoint/--component/--since).
+    2 bad input (config, --endpoint/--component/--since), 130 interrupted.
     """
     from botocore.exceptions import ClientError
     from rich.markup import escape
 
+    from fastscale.cli import stack
     from fastscale.infra.aws.clients import AwsError, describe_error
     from fastscale.infra.aws.explain import TargetSelectionError, collect, explain, targets_of
 
@@ -133,8 +128,12 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
             sys.exit(EXIT_BAD_INPUT)
         fail(escape(str(exc)), EXIT_BAD_INPUT)
     try:
-        evidence = collect(config, _clients(config.region), since=since, now=_now(),
+        evidence = collect(config, stack.aws_clients(config), since=since, now=_now(),
                            endpoint=endpoint_name, component=component_name)
+    except KeyboardInterrupt:
+        # Only reads were made: nothing to undo.
+        console(stderr=True).print("interrupted: nothing was changed")
+        sys.exit(EXIT_INTERRUPTED)
     except (AwsError, ClientError) as exc:
         message = describe_error(exc) if isinstance(exc, ClientError) else str(exc)
         if as_json:

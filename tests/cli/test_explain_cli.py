@@ -9,6 +9,7 @@ import pytest
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
+from fastscale.cli import stack
 from fastscale.cli.commands import explain as explain_cmd
 from fastscale.cli.main import cli
 from tests.explain_stubs import CONFIG, EP, ICE_REASON, NOW, Recorded, at, component_desc, endpoint_desc
@@ -27,7 +28,7 @@ def play(monkeypatch):
     def install(recorded: Recorded) -> None:
         clients, stubbers = recorded.queue()
         used.extend(stubbers)
-        monkeypatch.setattr(explain_cmd, "_clients", lambda region: clients)
+        monkeypatch.setattr(stack, "aws_clients", lambda config: clients)
 
     monkeypatch.setattr(explain_cmd, "_now", lambda: NOW)
     yield install
@@ -85,10 +86,10 @@ def test_human_findings_show_evidence_and_fix(play, config_file):
     (("--endpoint", "chat", "--component", "qwen"), "no inference component 'qwen' in endpoint 'chat'"),
 ])
 def test_bad_input_exits_2_before_any_aws_call(monkeypatch, config_file, args, message):
-    def no_aws(region):
+    def no_aws(config):
         raise AssertionError("AWS must not be asked")
 
-    monkeypatch.setattr(explain_cmd, "_clients", no_aws)
+    monkeypatch.setattr(stack, "aws_clients", no_aws)
     result = run(config_file, *args)
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
@@ -101,7 +102,7 @@ def test_aws_refusal_is_exit_1(monkeypatch, config_file):
     stub.add_client_error("describe_scalable_targets", "AccessDeniedException",
                           "User is not authorized to perform: application-autoscaling:DescribeScalableTargets")
     stub.activate()
-    monkeypatch.setattr(explain_cmd, "_clients", lambda region: {"application-autoscaling": aas})
+    monkeypatch.setattr(stack, "aws_clients", lambda config: {"application-autoscaling": aas})
     monkeypatch.setattr(explain_cmd, "_now", lambda: NOW)
     result = run(config_file, "--component", "qwen", "--json")
     assert result.exit_code == 1
@@ -114,3 +115,12 @@ def test_help_documents_exit_codes_and_is_listed():
     text = " ".join(run("--help").output.split())
     assert "0 no problem found, 3 problems found" in text and "1 AWS could not be read" in text
     assert "explain" in CliRunner().invoke(cli, ["--help"]).output
+
+
+def test_ctrl_c_exits_130(monkeypatch, config_file):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("fastscale.infra.aws.explain.collect", interrupted)
+    result = run(config_file, "--component", "qwen")
+    assert result.exit_code == 130 and "nothing was changed" in result.output
