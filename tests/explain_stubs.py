@@ -160,6 +160,11 @@ def metric_alarm(name: str, metric: str, dims: dict[str, str], *, comparison: st
     }
 
 
+def scale_from_zero_alarm(*, comparison: str = "GreaterThanOrEqualToThreshold", **kw: Any) -> dict[str, Any]:
+    return metric_alarm(f"{IC}-no-capacity", "NoCapacityInvocationFailures", {"InferenceComponentName": IC},
+                        comparison=comparison, threshold=1.0, period=60, **kw)
+
+
 def state_change(alarm: str, seconds: float, old: str, new: str, reason: str = "") -> dict[str, Any]:
     data = {"version": "1.0", "oldState": {"stateValue": old},
             "newState": {"stateValue": new, "stateReason": reason or "Threshold Crossed: 3 datapoints were greater "
@@ -244,9 +249,7 @@ class Recorded:
             low: metric_alarm(low, "ConcurrentRequestsPerCopy", dims, comparison="LessThanThreshold",
                               threshold=3.6, period=60, statistic="Average", evaluation_periods=15,
                               actions=[tt["PolicyARN"]], state="ALARM"),
-            f"{IC}-no-capacity": metric_alarm(f"{IC}-no-capacity", "NoCapacityInvocationFailures", dims,
-                                              comparison="GreaterThanOrEqualToThreshold", threshold=1.0, period=60,
-                                              actions=[step["PolicyARN"]]),
+            f"{IC}-no-capacity": scale_from_zero_alarm(actions=[step["PolicyARN"]]),
             f"{IC}-stuck-at-zero": metric_alarm(f"{IC}-stuck-at-zero", "NoCapacityInvocationFailures", dims,
                                                 comparison="GreaterThanOrEqualToThreshold", threshold=1.0, period=60,
                                                 evaluation_periods=10),

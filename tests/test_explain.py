@@ -35,7 +35,7 @@ from tests.explain_stubs import (
     at,
     component_desc,
     endpoint_desc,
-    metric_alarm,
+    scale_from_zero_alarm,
     series,
     state_change,
     tt_alarm_name,
@@ -175,10 +175,8 @@ def test_cooldown_holding(config):
 
 def test_scale_from_zero_alarm_that_needs_two_failures(config):
     rec = Recorded.healthy_component()
-    name = f"{IC}-no-capacity"
-    rec.alarms[name] = metric_alarm(name, "NoCapacityInvocationFailures", {"InferenceComponentName": IC},
-                                    comparison="GreaterThanThreshold", threshold=1.0, period=60,
-                                    actions=[rec.policies[1]["PolicyARN"]])
+    rec.alarms[f"{IC}-no-capacity"] = scale_from_zero_alarm(comparison="GreaterThanThreshold",
+                                                            actions=[rec.policies[1]["PolicyARN"]])
     rec.metrics["nocapacity"] = series(600, 60, [1.0])
     f = only(diagnose(rec.run(config)), "alarm-cannot-fire")
     assert "needs 2 failed requests" in f.evidence[0]
@@ -188,10 +186,7 @@ def test_scale_from_zero_alarm_that_needs_two_failures(config):
 
 def test_scale_from_zero_alarm_not_wired_to_its_policy(config):
     rec = Recorded.healthy_component()
-    name = f"{IC}-no-capacity"
-    rec.alarms[name] = metric_alarm(name, "NoCapacityInvocationFailures", {"InferenceComponentName": IC},
-                                    comparison="GreaterThanOrEqualToThreshold", threshold=1.0, period=60,
-                                    actions=[], actions_enabled=False)
+    rec.alarms[f"{IC}-no-capacity"] = scale_from_zero_alarm(actions=[], actions_enabled=False)
     f = only(diagnose(rec.run(config)), "alarm-cannot-fire")
     assert any("ActionsEnabled false" in e for e in f.evidence)
     assert any("do not include the step policy" in e for e in f.evidence)

@@ -644,26 +644,30 @@ def find_copies_pending(ev: Evidence) -> list[Finding]:
     )]
 
 
+#: (code, pattern, live StartupParameters key, config field, title, what to check first)
+_STARTUP_FAILURES = (
+    ("model-download", _DOWNLOAD, "ModelDataDownloadTimeoutInSeconds", "model_download_timeout",
+     "the model download failed or ran out of time",
+     "check the model data URL and that the execution role may read it; if the download is only slow, raise"),
+    ("health-check", _HEALTH_CHECK, "ContainerStartupHealthCheckTimeoutInSeconds", "startup_health_check_timeout",
+     "the container did not pass its start-up health check in time",
+     "if the model only loads slowly raise (else fix the container: out of memory is common)"),
+)
+
+
 def find_startup_timeouts(ev: Evidence) -> list[Finding]:
     spec, out = ev.spec, []
     texts = _failure_texts(ev)
     startup = ev.resource.startup if ev.resource else {}
-    logs = f"the container log group /aws/sagemaker/Endpoints/{spec.endpoint} says why"
-    download = [f"{w}: {t}" for w, t in texts if _DOWNLOAD.search(t)]
-    if download:
-        live = startup.get("ModelDataDownloadTimeoutInSeconds", spec.model_download_timeout)
+    for code, pattern, key, setting, title, advice in _STARTUP_FAILURES:
+        hits = [f"{w}: {t}" for w, t in texts if pattern.search(t)]
+        if not hits:
+            continue
+        live = startup.get(key, getattr(spec, setting))
         out.append(_finding(
-            ev, "model-download", "the model download failed or ran out of time", _cap(download),
-            f"check the model data URL and that the execution role may read it; if the download is only slow, raise "
-            f"`{spec.config_path}.model_download_timeout` (now {live or 'the SageMaker default'}; 60-3600 s); {logs}",
-        ))
-    health = [f"{w}: {t}" for w, t in texts if _HEALTH_CHECK.search(t)]
-    if health:
-        live = startup.get("ContainerStartupHealthCheckTimeoutInSeconds", spec.startup_health_check_timeout)
-        out.append(_finding(
-            ev, "health-check", "the container did not pass its start-up health check in time", _cap(health),
-            f"raise `{spec.config_path}.startup_health_check_timeout` (now {live or 'the SageMaker default'}; "
-            f"60-3600 s) if the model loads slowly, else fix the container (out of memory is common); {logs}",
+            ev, code, title, _cap(hits),
+            f"{advice} `{spec.config_path}.{setting}` (now {live or 'the SageMaker default'}; 60-3600 s); the "
+            f"container log group /aws/sagemaker/Endpoints/{spec.endpoint} says why",
         ))
     return out
 
