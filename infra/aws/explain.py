@@ -926,7 +926,7 @@ def parse_history(item: dict[str, Any], role: str) -> AlarmChange | AlarmAction 
 def parse_resource(endpoint: dict[str, Any] | None, component: dict[str, Any] | None, variant: str) -> ResourceState:
     if endpoint is None:
         return ResourceState("does not exist")
-    v = next((x for x in endpoint.get("ProductionVariants", []) if x.get("VariantName") == variant), {})
+    v: dict[str, Any] = next((x for x in endpoint.get("ProductionVariants", []) if x.get("VariantName") == variant), {})
     mis = v.get("ManagedInstanceScaling") or {}
     state = ResourceState(
         endpoint_status=endpoint.get("EndpointStatus", "unknown"), endpoint_failure=endpoint.get("FailureReason", ""),
@@ -977,7 +977,8 @@ class _Collector:
 
     def component(self, name: str) -> dict[str, Any] | None:
         try:
-            return self.aws.sagemaker.describe_inference_component(InferenceComponentName=name)
+            desc: dict[str, Any] = self.aws.sagemaker.describe_inference_component(InferenceComponentName=name)
+            return desc
         except ClientError as exc:
             if not is_not_found(exc):
                 raise
@@ -1008,7 +1009,7 @@ class _Collector:
     def metrics(self, spec: TargetSpec) -> tuple[MetricSeries, MetricSeries | None, MetricSeries]:
         period = self.window.metric_period
         if spec.kind == "component":
-            dims = [{"Name": "InferenceComponentName", "Value": spec.component}]
+            dims = [{"Name": "InferenceComponentName", "Value": spec.name}]
         else:
             dims = [{"Name": "EndpointName", "Value": spec.endpoint}, {"Name": "VariantName", "Value": spec.variant}]
         variant_dims = [{"Name": "EndpointName", "Value": spec.endpoint}, {"Name": "VariantName", "Value": spec.variant}]
