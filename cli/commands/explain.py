@@ -18,6 +18,7 @@ from fastscale.cli.common import (
     load_checked,
     print_json,
     print_table,
+    say,
 )
 from fastscale.cli.stack import AWS_ENV_HELP, EXIT_INTERRUPTED
 
@@ -43,15 +44,13 @@ def _render(explanation, file: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
-    out = console()
-    out.soft_wrap = True  # one finding line stays one line in a CI log (greppable)
     w = explanation.window
-    out.print(f"Scaling of {escape(file)} from {w.start:%Y-%m-%d %H:%M:%S} to {w.end:%Y-%m-%d %H:%M:%S} UTC "
-              f"(metrics read at {w.metric_period} s)")
+    say(f"Scaling of {escape(file)} from {w.start:%Y-%m-%d %H:%M:%S} to {w.end:%Y-%m-%d %H:%M:%S} UTC "
+        f"(metrics read at {w.metric_period} s)")
     for report in explanation.targets:
         ev, spec = report.evidence, report.evidence.spec
-        out.print()
-        out.print(f"[bold]{escape(spec.what)}[/] ({escape(spec.label)}, {escape(spec.resource_id)})")
+        say("")
+        say(f"[bold]{escape(spec.what)}[/] ({escape(spec.label)}, {escape(spec.resource_id)})")
         if report.timeline:
             table = Table(show_edge=False, box=None, pad_edge=False)
             table.add_column("time (UTC)", no_wrap=True)
@@ -59,28 +58,28 @@ def _render(explanation, file: str) -> None:
             table.add_column("event")
             for e in report.timeline:
                 table.add_row(f"{e.at.astimezone(UTC):%H:%M:%S}", e.source, escape(e.event))
-            print_table(table)
+            print_table(table, lead=2)
         else:
-            out.print("  nothing recorded in the window")
+            say("  nothing recorded in the window")
         for m in (ev.scaling_metric, ev.no_capacity, ev.invocations):
             if m is None:
                 continue
             res = f", every {m.resolution:g} s" if m.resolution is not None else ""
             peak = f", peak {m.peak:g}" if m.peak is not None else ""
-            out.print(f"  metric {m.name} ({m.stat}): {len(m.points)} datapoint(s){res}{peak}")
+            say(f"  metric {m.name} ({m.stat}): {len(m.points)} datapoint(s){res}{peak}", indent="    ")
         if not report.findings:
-            out.print("  [green]no problem found[/]")
+            say("  [green]no problem found[/]")
         for f in report.findings:
-            out.print(f"  [bold red]✗ {escape(f.code)}[/]: {escape(f.title)}")
+            say(f"  [bold red]✗ {escape(f.code)}[/]: {escape(f.title)}", indent="    ")
             for line in f.evidence:
-                out.print(f"      evidence: {escape(line)}")
-            out.print(f"      [bold]fix[/]: {escape(f.fix)}")
-    out.print()
+                say(f"      evidence: {escape(line)}", indent="        ")
+            say(f"      [bold]fix[/]: {escape(f.fix)}", indent="        ")
+    say("")
     n = len(explanation.findings)
     if n:
-        out.print(f"[bold red]{n} problem(s) found[/] in {len(explanation.targets)} scalable target(s)")
+        say(f"[bold red]{n} problem(s) found[/] in {len(explanation.targets)} scalable target(s)")
     else:
-        out.print(f"[bold green]no problem found[/] in {len(explanation.targets)} scalable target(s)")
+        say(f"[bold green]no problem found[/] in {len(explanation.targets)} scalable target(s)")
 
 
 @click.command("explain", epilog=AWS_ENV_HELP)
@@ -103,11 +102,16 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
     capacity, quota reached, metric missing or too coarse, cooldown holding, an alarm that cannot fire,
     copies waiting for instances, model download or health-check failures, dynamic scaling suspended.
 
-    Reads only (Describe*/GetMetricData); changes nothing.
+    Reads only (Describe* and GetMetricData calls); changes nothing.
 
     \b
-    Exit codes: 0 no problem found, 3 problems found (listed), 1 AWS could not be read,
-    2 bad input (config, --endpoint/--component/--since), 130 interrupted.
+    Exit codes:
+      0    no problem found
+      3    problems found (listed, each with evidence and a fix)
+      1    AWS could not be read (credentials, permissions, network)
+      2    bad input: the config has errors, or a bad --endpoint, --component
+           or --since
+      130  interrupted
     """
     from botocore.exceptions import ClientError
     from rich.markup import escape

@@ -150,8 +150,9 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     \b
     Exit codes:
       0  measured, the capacity restored and dynamic scaling resumed
-      1  the measurement, the restore or the resume failed, AWS could not be reached, or it could not
-         start (a scaling activity in progress, the resource busy: nothing was changed)
+      1  the measurement, the restore or the resume failed, AWS could not be
+         reached, or it could not start (a scaling activity in progress, the
+         resource busy: nothing was changed)
       2  bad input: the config has errors, or no such endpoint/component
     """
     from rich.markup import escape
