@@ -9,13 +9,43 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import typing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    model_validator,
+)
+
+from fastscale.infra import safe_yaml
+from fastscale.infra.limits import ApiInt, Number
+
+_ENV_NAME_RE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
+
+
+def _env_name(name: str) -> str:
+    if not _ENV_NAME_RE.fullmatch(name):
+        raise ValueError(
+            f"{name[:64]!r} is not a valid environment variable name for SageMaker: letters, digits and _ only, "
+            "not starting with a digit"
+        )
+    return name
+
+
+#: botocore's limits on SageMaker environment maps and tags (EnvironmentKey/Value, TagKey/Value).
+EnvName = Annotated[str, StringConstraints(max_length=1024), AfterValidator(_env_name)]
+EnvValue = Annotated[str, StringConstraints(max_length=1024)]
+TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+TagValue = Annotated[str, StringConstraints(max_length=256)]
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -24,7 +54,7 @@ if TYPE_CHECKING:
 class _Strict(BaseModel):
     """Base for every config section: unknown keys are errors, so a typo never silently does nothing."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------------------------- scaling
@@ -33,21 +63,21 @@ class _Strict(BaseModel):
 class Capacity(_Strict):
     """A min / initial / max triple (instances of an endpoint, or copies of an inference component)."""
 
-    initial: int = Field(1, description="Count created at deploy time.")
-    min: int = Field(1, description="Lowest count auto scaling may go to (0 enables scale to zero for components).")
-    max: int = Field(1, description="Highest count auto scaling may go to.")
+    initial: ApiInt = Field(1, description="Count created at deploy time.")
+    min: ApiInt = Field(1, description="Lowest count auto scaling may go to (0 enables scale to zero for components).")
+    max: ApiInt = Field(1, description="Highest count auto scaling may go to.")
 
 
 class ScaleFromZero(_Strict):
     """The alarm + step policy that adds the first copy when a component scaled to zero gets traffic."""
 
-    period: int = Field(
+    period: ApiInt = Field(
         60,
         description="Alarm period in seconds on NoCapacityInvocationFailures. 10/20/30 are accepted with a "
         "warning: AWS does not document that this metric is published at high resolution.",
     )
-    evaluation_periods: int = Field(1, description="Datapoints that must breach before the first copy is added.")
-    cooldown: int = Field(60, description="Step-scaling cooldown in seconds.")
+    evaluation_periods: ApiInt = Field(1, description="Datapoints that must breach before the first copy is added.")
+    cooldown: ApiInt = Field(60, description="Step-scaling cooldown in seconds.")
 
 
 class Autoscaling(_Strict):
@@ -59,11 +89,11 @@ class Autoscaling(_Strict):
         description="high_resolution: ConcurrentRequestsPerCopy / ConcurrentRequestsPerModel, emitted every 10 s "
         "(scale-out reacts in ~30 s). invocations: the legacy 1-minute InvocationsPer* metrics (~3 min).",
     )
-    target_concurrency: float = Field(
+    target_concurrency: Number = Field(
         4, description="Target value: concurrent requests per copy (components) or per model (single-model endpoints)."
     )
-    scale_in_cooldown: int = Field(300, description="Seconds after a scale-in before another scale-in.")
-    scale_out_cooldown: int = Field(0, description="Seconds after a scale-out before another scale-out.")
+    scale_in_cooldown: ApiInt = Field(300, description="Seconds after a scale-in before another scale-in.")
+    scale_out_cooldown: ApiInt = Field(0, description="Seconds after a scale-out before another scale-out.")
     scale_from_zero: ScaleFromZero = Field(
         default_factory=ScaleFromZero, description="Alarm + step policy used when copies.min is 0."
     )
@@ -75,10 +105,29 @@ class Autoscaling(_Strict):
 class Resources(_Strict):
     """Compute reserved for one copy of an inference component on an instance."""
 
-    accelerators: int | None = Field(None, description="Accelerator devices per copy (GPUs / Neuron devices).")
-    memory_mb: int = Field(..., description="Minimum host memory per copy in MB (required by the API).")
-    max_memory_mb: int | None = Field(None, description="Optional memory ceiling per copy in MB.")
-    cpus: float | None = Field(None, description="CPU cores per copy.")
+    accelerators: ApiInt | None = Field(None, description="Accelerator devices per copy (GPUs / Neuron devices).")
+    memory_mb: ApiInt = Field(..., description="Minimum host memory per copy in MB (required by the API).")
+    max_memory_mb: ApiInt | None = Field(None, description="Optional memory ceiling per copy in MB.")
+    cpus: Number | None = Field(None, description="CPU cores per copy.")
+
+
+class SecretRef(_Strict):
+    """An AWS Secrets Manager secret the container reads at start (see docs/secrets.md)."""
+
+    arn: str = Field(
+        ...,
+        description="Secret ARN, arn:<partition>:secretsmanager:<region>:<account>:secret:<name>, in the "
+        "project's region. The execution role may read exactly this secret.",
+    )
+    kms_key_arn: str | None = Field(
+        None,
+        description="Customer managed KMS key that encrypts the secret, if any: the role may use it to decrypt "
+        "only through Secrets Manager.",
+    )
+
+
+def _secret_shorthand(value: Any) -> Any:
+    return {"arn": value} if isinstance(value, str) else value
 
 
 class _Workload(_Strict):
@@ -88,14 +137,26 @@ class _Workload(_Strict):
     model_data: str | None = Field(
         None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
     )
-    model_size_gb: float | None = Field(None, ge=0, description="Model weights in GB; checked against accelerator memory.")
-    image_size_gb: float | None = Field(
+    model_size_gb: Number | None = Field(None, ge=0, description="Model weights in GB; checked against accelerator memory.")
+    image_size_gb: Number | None = Field(
         None, gt=0, description="Compressed image size in GB; used by `fastscale estimate` (default from the estimate data)."
     )
-    environment: dict[str, str] = Field(default_factory=dict, description="Container environment. Never put secrets here.")
+    environment: dict[EnvName, EnvValue] = Field(
+        default_factory=dict,
+        max_length=100,
+        description="Container environment (at most 100 variables). Values are stored in plain text in the "
+        "Terraform state and the SageMaker description: never put secrets here, use `secrets`.",
+    )
+    secrets: dict[EnvName, Annotated[SecretRef, BeforeValidator(_secret_shorthand)]] = Field(
+        default_factory=dict,
+        max_length=100,
+        description="Environment variable name -> Secrets Manager secret ARN (or {arn, kms_key_arn}). The "
+        "container gets <NAME>_SECRET_ARN and must read the value itself at start; the value never "
+        "reaches the config, the synthesized stack or the Terraform state.",
+    )
     autoscaling: Autoscaling = Field(default_factory=Autoscaling, description="How this workload scales.")
-    model_download_timeout: int | None = Field(None, description="Seconds allowed to download the model (60-3600).")
-    startup_health_check_timeout: int | None = Field(
+    model_download_timeout: ApiInt | None = Field(None, description="Seconds allowed to download the model (60-3600).")
+    startup_health_check_timeout: ApiInt | None = Field(
         None, description="Seconds allowed for the container to pass its health check (60-3600)."
     )
 
@@ -122,8 +183,8 @@ class InferenceComponentSpec(_Workload):
 class Vpc(_Strict):
     """Run the model containers in your VPC."""
 
-    subnets: list[str] = Field(..., min_length=1, description="Subnet ids (at least one).")
-    security_groups: list[str] = Field(..., min_length=1, description="Security group ids (at least one).")
+    subnets: list[str] = Field(..., min_length=1, max_length=16, description="Subnet ids (1-16).")
+    security_groups: list[str] = Field(..., min_length=1, max_length=5, description="Security group ids (1-5).")
 
 
 class Alarms(_Strict):
@@ -131,16 +192,16 @@ class Alarms(_Strict):
 
     enabled: bool = Field(True, description="Create latency, 5xx, GPU memory and stuck-at-zero alarms.")
     sns_topic_arn: str | None = Field(None, description="SNS topic notified when an alarm fires and recovers.")
-    period: int = Field(60, description="Period in seconds of the operational alarms.")
-    evaluation_periods: int = Field(5, description="Datapoints that must breach.")
-    model_latency_ms: float = Field(10000, description="Average ModelLatency above which the latency alarm fires.")
-    errors_5xx: int = Field(5, description="Invocation5XXErrors per period at or above which the error alarm fires.")
-    gpu_memory_percent: float = Field(
+    period: ApiInt = Field(60, description="Period in seconds of the operational alarms.")
+    evaluation_periods: ApiInt = Field(5, description="Datapoints that must breach.")
+    model_latency_ms: Number = Field(10000, description="Average ModelLatency above which the latency alarm fires.")
+    errors_5xx: ApiInt = Field(5, description="Invocation5XXErrors per period at or above which the error alarm fires.")
+    gpu_memory_percent: Number = Field(
         97,
         description="GPU memory utilization (percent per GPU) at or above which the alarm fires. vLLM-based "
         "containers reserve about 90% of GPU memory up front, so a lower threshold would always fire.",
     )
-    stuck_at_zero_minutes: int = Field(
+    stuck_at_zero_minutes: ApiInt = Field(
         10, description="Fire when requests fail for lack of capacity for this many minutes in a row."
     )
 
@@ -159,12 +220,14 @@ class EndpointSpec(_Strict):
     kms_key_arn: str | None = Field(None, description="KMS key for the ML storage volume (not on local-NVMe instance types).")
     vpc: Vpc | None = Field(None, description="VPC placement of the containers.")
     execution_role_arn: str | None = Field(None, description="Existing execution role; else a least-privilege role is created.")
-    model_download_timeout: int | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
-    startup_health_check_timeout: int | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
-    metrics_publish_frequency: int | None = Field(
+    model_download_timeout: ApiInt | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
+    startup_health_check_timeout: ApiInt | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
+    metrics_publish_frequency: ApiInt | None = Field(
         None, description="MetricsConfig.MetricPublishFrequencyInSeconds: 10, 30, 60, 120, 180, 240 or 300."
     )
-    volume_size_gb: int | None = Field(None, description="ML storage volume per instance (single-model endpoints).")
+    volume_size_gb: ApiInt | None = Field(
+        None, ge=1, le=512, description="ML storage volume per instance in GB, 1-512 (single-model endpoints)."
+    )
     alarms: Alarms = Field(default_factory=Alarms, description="Operational alarms of this endpoint.")
 
     @model_validator(mode="after")
@@ -234,7 +297,9 @@ class FastscaleConfig(_Strict):
 
     project: str = Field(..., description="Prefix of every resource name, and the stack name.")
     region: str = Field(..., description="AWS region, e.g. us-east-1.")
-    tags: dict[str, str] = Field(default_factory=dict, description="Added to every resource that takes tags.")
+    tags: dict[TagKey, TagValue] = Field(
+        default_factory=dict, max_length=50, description="Added to every resource that takes tags (at most 50)."
+    )
     endpoints: list[EndpointSpec] = Field(..., min_length=1, description="The endpoints of this project (at least one).")
     state: State = Field(default_factory=LocalState, description="Terraform backend: `local` (default) or `s3` with locking.")
     dashboard: Dashboard = Field(default_factory=Dashboard, description="One CloudWatch dashboard for the whole stack.")
@@ -277,27 +342,10 @@ def format_path(loc: tuple[Any, ...]) -> str:
 
 
 def _line_index(text: str) -> dict[tuple[Any, ...], int]:
-    """Map every key path in the YAML document to its 1-based line, so schema errors can name the line."""
-    index: dict[tuple[Any, ...], int] = {}
+    """Map every key path in the YAML document to its 1-based line, so schema errors can name the line.
 
-    def walk(node: yaml.Node, path: tuple[Any, ...]) -> None:
-        index.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                child = path + (key.value,)
-                index[child] = key.start_mark.line + 1
-                walk(value, child)
-        elif isinstance(node, yaml.SequenceNode):
-            for i, item in enumerate(node.value):
-                walk(item, path + (i,))
-
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return index
-    if root is not None:
-        walk(root, ())
-    return index
+    Built by the bounded loader: a file that could expand (aliases) or recurse without end gets no index."""
+    return safe_yaml.line_index_of(text)
 
 
 def _nearest_line(index: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
@@ -367,19 +415,18 @@ def load_config(path: str | Path) -> FastscaleConfig:
     """Read and validate a fastscale YAML file. Raises ConfigError (never a raw YAML/pydantic traceback)."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        # Read at most one byte past the limit: a huge file (or /dev/zero) is refused without reading it all.
+        with p.open("rb") as handle:
+            raw = handle.read(safe_yaml.MAX_BYTES + 1)
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(str(p), [ConfigProblem("", "file not found")]) from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
+    except (IsADirectoryError, PermissionError, UnicodeDecodeError, OSError) as exc:
         raise ConfigError(str(p), [ConfigProblem("", f"cannot read the file ({exc.__class__.__name__})")]) from None
     try:
-        # The C loader (when PyYAML was built with libyaml) parses ~10x faster than the pure-Python one.
-        data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = mark.line + 1 if mark is not None else None
-        problem = getattr(exc, "problem", None) or str(exc)
-        raise ConfigError(str(p), [ConfigProblem("", f"not valid YAML: {problem}", line)]) from None
+        data = safe_yaml.load(text).data
+    except safe_yaml.UnsafeYamlError as exc:
+        raise ConfigError(str(p), [ConfigProblem("", prob.message, prob.line) for prob in exc.problems]) from None
     return parse_config(data, str(p), text)
 
 

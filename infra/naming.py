@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.secrets import container_environment
 
 #: Every endpoint has one production variant; SageMaker's console default name.
 VARIANT_NAME = "AllTraffic"
@@ -53,7 +54,7 @@ def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceCompo
     content = {
         "image": workload.image,
         "model_data": workload.model_data,
-        "environment": workload.environment,
+        "environment": container_environment(workload),
         "execution_role_arn": ep.execution_role_arn,
         "vpc": vpc,
     }

@@ -31,6 +31,7 @@ import json
 
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.naming import EndpointNames, tags
+from fastscale.infra.secrets import container_environment
 from fastscale.stacks.engine import Construct, TerraformResourceLifecycle
 from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Resource, to_terraform
@@ -136,7 +137,7 @@ class SageMakerEndpoint(Construct):
                 execution_role_arn=self.role_arn,
                 primary_container=sagemaker.ModelContainer(
                     image=workload.image,
-                    environment=dict(workload.environment) or None,
+                    environment=container_environment(workload) or None,
                     model_data_source=model_data_source(workload.model_data) if workload.model_data else None,
                 ),
                 vpc_config=sagemaker.VpcConfig(

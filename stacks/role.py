@@ -8,6 +8,8 @@ The role can do exactly what serving needs and nothing else:
   on each bucket, limited by an `s3:prefix` condition to those prefixes;
 - write the endpoint's (and its inference components') CloudWatch Logs;
 - publish the endpoint's instance metrics to the SageMaker CloudWatch namespaces;
+- read exactly the Secrets Manager secrets listed in the workloads' `secrets` (and decrypt them through
+  Secrets Manager with their KMS key, when one is given);
 - use the endpoint's KMS key, only when one is configured;
 - manage the network interfaces of a VPC endpoint, only when a VPC is configured.
 
@@ -26,6 +28,7 @@ from typing import Any
 from fastscale.infra.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
+from fastscale.infra.secrets import policy_resource
 from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
 
@@ -115,6 +118,17 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
         "Resource": "*",
         "Condition": {"StringLike": {"cloudwatch:namespace": METRIC_NAMESPACES}},
     })
+
+    secrets = {ref.arn: ref for w in workloads for ref in w.secrets.values()}
+    if secrets:
+        # Exactly the secrets the containers are told about; their values never pass through Terraform.
+        statements.append({"Sid": "ReadContainerSecrets", "Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
+                           "Resource": sorted({policy_resource(arn) for arn in secrets})})
+        secret_keys = sorted({ref.kms_key_arn for ref in secrets.values() if ref.kms_key_arn})
+        if secret_keys:
+            statements.append({"Sid": "DecryptContainerSecrets", "Effect": "Allow", "Action": "kms:Decrypt",
+                               "Resource": secret_keys,
+                               "Condition": {"StringEquals": {"kms:ViaService": f"secretsmanager.{region}.amazonaws.com"}}})
 
     if ep.kms_key_arn:
         statements.append({"Sid": "UseVolumeKey", "Effect": "Allow", "Action": KMS_ACTIONS, "Resource": ep.kms_key_arn})

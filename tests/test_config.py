@@ -151,3 +151,71 @@ def test_committed_config_reference_is_current():
     result = subprocess.run([sys.executable, "scripts/gen_config_reference.py", "--check"], cwd=ROOT,
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize("value", [".nan", ".inf", "-.inf", ".NaN"])
+def test_nan_and_infinity_are_refused_with_the_field_and_line(write_yaml, value):
+    path = write_yaml(
+        "project: p\nregion: us-east-1\nendpoints:\n  - name: e\n    instance_type: ml.g6.2xlarge\n"
+        f"    alarms: {{gpu_memory_percent: {value}}}\n    model: {{image: x}}\n"
+    )
+    with pytest.raises(ConfigError) as exc:
+        load_config(path)
+    (problem,) = exc.value.problems
+    assert (problem.path, problem.line) == ("endpoints[0].alarms.gpu_memory_percent", 6)
+    assert "finite number" in problem.message
+
+
+@pytest.mark.parametrize("value", [99999999999999999999, 2**31, -(2**31) - 1, 10**99])
+def test_integers_beyond_32_bits_are_refused(base_config, value):
+    base_config["endpoints"][0]["instances"]["max"] = value
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    (problem,) = exc.value.problems
+    assert problem.path == "endpoints[0].instances.max"
+    assert f"a {len(str(abs(value)))}-digit number is more than AWS APIs accept" in problem.message
+    assert "2147483647" in problem.message
+
+
+def test_largest_32_bit_integer_is_kept_exactly(base_config):
+    base_config["endpoints"][0]["instances"]["max"] = 2**31 - 1
+    assert parse_config(base_config).endpoints[0].instances.max == 2147483647
+
+
+@pytest.mark.parametrize(("key", "value"), [("max", True), ("max", "3"), ("max", 2.5)])
+def test_counts_must_be_real_integers(base_config, key, value):
+    base_config["endpoints"][0]["instances"][key] = value
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    assert exc.value.problems[0].path == f"endpoints[0].instances.{key}"
+
+
+def test_booleans_are_not_numbers(base_config):
+    base_config["endpoints"][0]["model"]["model_size_gb"] = True
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    assert "boolean" in exc.value.problems[0].message
+
+
+@pytest.mark.parametrize(
+    ("where", "value"),
+    [(("model", "environment"), {f"V{i}": "x" for i in range(101)}), (("model", "environment"), {"BAD-NAME": "x"}),
+     (("model", "environment"), {"V": "x" * 1025}), (("volume_size_gb",), 513), (("volume_size_gb",), 0)],
+)
+def test_api_limits_on_environment_and_volume(base_config, where, value):
+    target = base_config["endpoints"][0]
+    for key in where[:-1]:
+        target = target[key]
+    target[where[-1]] = value
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    assert exc.value.problems[0].path.startswith("endpoints[0]." + ".".join(where))
+
+
+def test_secret_shorthand_and_full_form(base_config):
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-AbCdEf"
+    key = "arn:aws:kms:us-east-1:123456789012:key/abc"
+    base_config["endpoints"][0]["model"]["secrets"] = {"HF_TOKEN": arn, "DB_PASS": {"arn": arn, "kms_key_arn": key}}
+    secrets = parse_config(base_config).endpoints[0].model.secrets
+    assert (secrets["HF_TOKEN"].arn, secrets["HF_TOKEN"].kms_key_arn) == (arn, None)
+    assert secrets["DB_PASS"].kms_key_arn == key

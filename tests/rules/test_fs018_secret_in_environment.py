@@ -14,6 +14,14 @@ def test_ordinary_settings_pass(run_rule, single_model):
         TOKENIZER="Qwen/Qwen3-8B",
         HF_TOKEN_PATH="/opt/ml/token",
         OPTION_ROLLING_BATCH="vllm",
+        AUTH_TYPE="iam",
+        PASSWORD_FILE="/run/secrets/db",
+        DB_SECRET_ARN="arn:aws:secretsmanager:us-east-1:123456789012:secret:db-AbCdEf",
+        MAX_NEW_TOKENS="1024",
+        S3_KEY="models/qwen/config.json",
+        CACHE_KEY="v2",
+        AUTH_ENABLED="true",
+        MAX_TOKEN="4096",  # a number is a setting, not a credential
     )
     assert run_rule("FS018", single_model) == []
 
@@ -35,14 +43,15 @@ def test_references_and_empty_values_pass(run_rule, single_model, value):
 @pytest.mark.parametrize(
     "key",
     ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "AWS_ACCESS_KEY_ID",
-     "db_password", "CLIENT_SECRET", "MY-APIKEY"],
+     "db_password", "CLIENT_SECRET", "MY_APIKEY", "DB_PASS", "OPENAI_KEY", "HF_AUTH", "PASSWORD1",
+     "AUTH_TOKEN_VALUE", "hfToken", "SLACK_BEARER", "GITHUB_PAT_TOKEN2"],
 )
 def test_literal_secrets_are_errors(run_rule, hits, single_model, key):
     found = run_rule("FS018", _env(single_model, **{key: "s3cr3t-value-123"}))
     path = f"endpoints[0].model.environment.{key}" if "-" not in key else f'endpoints[0].model.environment["{key}"]'
     assert hits(found) == [("FS018", "error", path)]
     assert "s3cr3t-value-123" not in found[0].message + found[0].hint  # never echo the secret
-    assert "arn:aws:secretsmanager:us-east-1:" in found[0].hint
+    assert "arn:aws:secretsmanager:us-east-1:" in found[0].hint and "secrets:" in found[0].hint
 
 
 def test_components_are_checked(run_rule, hits, components):

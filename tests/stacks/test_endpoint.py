@@ -213,3 +213,11 @@ def test_user_brought_role_is_used_and_none_created(synth_dict):
     assert not stack.of_type("aws_iam_role") and not stack.of_type("aws_iam_role_policy")
     assert stack.one("aws_sagemaker_model")["execution_role_arn"] == arn
     assert stack.one("aws_sagemaker_endpoint_configuration")["execution_role_arn"] == arn
+
+
+def test_secrets_reach_the_container_as_arns_only(synth_dict):
+    arn = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf"
+    stack = synth_dict(component_config(environment={"OPTION_MAX_MODEL_LEN": "8192"}, secrets={"HF_TOKEN": arn}))
+    (model,) = stack.of_type("aws_sagemaker_model").values()
+    assert model["primary_container"]["environment"] == {"OPTION_MAX_MODEL_LEN": "8192", "HF_TOKEN_SECRET_ARN": arn}
+    assert "HF_TOKEN" not in model["primary_container"]["environment"]

@@ -135,3 +135,22 @@ def test_inline_policy_fits_iam_limit(examples, example):
     assert len(examples[example].one("aws_iam_role_policy")["policy"]) < 10240
 
 
+
+
+def test_secrets_are_readable_exactly_and_decryptable_only_through_secrets_manager():
+    full = "arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf"
+    partial = "arn:aws:secretsmanager:us-east-1:123456789012:secret:db"
+    key = "arn:aws:kms:us-east-1:123456789012:key/1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d"
+    data = component_config(secrets={"HF_TOKEN": full, "DB_PASS": {"arn": partial, "kms_key_arn": key}})
+    policy = policy_of(data)
+    (read,) = statements(policy, "secretsmanager:GetSecretValue")
+    assert read["Action"] == "secretsmanager:GetSecretValue"  # nothing else of Secrets Manager
+    assert resources(read) == [f"{partial}-??????", full]
+    (decrypt,) = statements(policy, "kms:Decrypt")
+    assert decrypt["Action"] == "kms:Decrypt" and resources(decrypt) == [key]
+    assert decrypt["Condition"] == {"StringEquals": {"kms:ViaService": "secretsmanager.us-east-1.amazonaws.com"}}
+
+
+def test_no_secret_statements_without_secrets():
+    policy = policy_of(component_config())
+    assert statements(policy, "secretsmanager:GetSecretValue") == [] and statements(policy, "kms:Decrypt") == []

@@ -1,0 +1,193 @@
+"""Secrets: recognising them in a container environment, and the supported way to pass them instead.
+
+Environment values are stored in plain text in the synthesized `cdk.tf.json`, in the Terraform state and
+in the SageMaker model description. So a token never belongs there. A workload's `secrets` maps an
+environment variable name to an AWS Secrets Manager secret; fastscale then
+
+- gives the container `<NAME>_SECRET_ARN=<arn>` (the ARN is not secret; the value never leaves Secrets
+  Manager), and
+- allows the execution role exactly `secretsmanager:GetSecretValue` on those secrets (and `kms:Decrypt`
+  through Secrets Manager on a customer managed key, when one is given).
+
+SageMaker does not resolve secrets itself: the container's entrypoint must call `GetSecretValue` with the
+role's credentials at start and export the value (docs/secrets.md shows how).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+#: Suffix of the environment variable through which a container learns where a secret lives.
+SECRET_ARN_SUFFIX = "_SECRET_ARN"
+
+_SECRET_ARN_RE = re.compile(
+    r"arn:(?P<partition>aws[a-z-]*):secretsmanager:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):secret:(?P<name>[\w/+=.@-]{1,512})"
+)
+_KMS_KEY_ARN_RE = re.compile(
+    r"arn:(?P<partition>aws[a-z-]*):kms:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):key/(?P<id>[a-zA-Z0-9-]{1,128})"
+)
+#: Secrets Manager appends "-" and six random characters to a secret's name to form its ARN.
+_RANDOM_SUFFIX_RE = re.compile(r"-[A-Za-z0-9]{6}$")
+
+
+def partition_of(region: str) -> str:
+    """AWS partition of a region name: aws, aws-cn or aws-us-gov."""
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+@dataclass(frozen=True)
+class Arn:
+    partition: str
+    region: str
+    account: str
+    resource: str
+
+
+def parse_secret_arn(value: str) -> Arn | None:
+    m = _SECRET_ARN_RE.fullmatch(value)
+    return Arn(m["partition"], m["region"], m["account"], m["name"]) if m else None
+
+
+def parse_kms_key_arn(value: str) -> Arn | None:
+    m = _KMS_KEY_ARN_RE.fullmatch(value)
+    return Arn(m["partition"], m["region"], m["account"], m["id"]) if m else None
+
+
+def policy_resource(secret_arn: str) -> str:
+    """The secret's ARN as an IAM resource. A partial ARN (the name without Secrets Manager's random
+    suffix) matches only with the suffix wildcard AWS documents, `-??????`."""
+    if _RANDOM_SUFFIX_RE.search(secret_arn):
+        return secret_arn
+    return f"{secret_arn}-??????"
+
+
+def container_environment(workload: object) -> dict[str, str]:
+    """What the container gets: its `environment` plus `<NAME>_SECRET_ARN` for every entry of `secrets`."""
+    env = dict(workload.environment)  # type: ignore[attr-defined]
+    for name, ref in sorted(workload.secrets.items()):  # type: ignore[attr-defined]
+        env[f"{name}{SECRET_ARN_SUFFIX}"] = ref.arn
+    return env
+
+
+# --------------------------------------------------------------------------------------------- by name
+
+#: Words that make an environment variable name a secret wherever they appear (digits stripped, so
+#: PASSWORD1 counts).
+_SECRET_WORDS = frozenset({
+    "TOKEN", "SECRET", "SECRETS", "PASSWORD", "PASSWD", "PASS", "PWD", "PASSPHRASE", "APIKEY", "CREDENTIAL",
+    "CREDENTIALS", "CREDS", "AUTH", "PRIVATEKEY", "SESSIONKEY", "BEARER", "COOKIE",
+})
+#: KEY is a secret when it is the name's last word (OPENAI_KEY, API_KEY), unless the word before says what
+#: kind of non-secret key it is.
+_NON_SECRET_KEY_KINDS = frozenset({
+    "S3", "OBJECT", "CACHE", "SORT", "PARTITION", "ROUTING", "SHARD", "HASH", "LOOKUP", "PRIMARY", "FOREIGN",
+    "PUBLIC", "MODEL", "PREFIX", "DICT", "JSON", "COLUMN", "INPUT", "OUTPUT", "PROMPT", "MESSAGE", "CONTENT",
+})
+#: A trailing word that says the variable holds something *about* a secret, not the secret: a path, a
+#: name, a switch, a count (HF_TOKEN_PATH, PASSWORD_FILE, AUTH_TYPE, MAX_TOKEN_LEN, SECRET_ARN).
+_DESCRIPTOR_WORDS = frozenset({
+    "PATH", "FILE", "DIR", "URL", "URI", "ARN", "ID", "NAME", "TYPE", "MODE", "LEN", "LENGTH", "SIZE", "LIMIT",
+    "COUNT", "ENABLED", "ENABLE", "DISABLED", "REQUIRED", "HEADER", "REGION", "ENDPOINT", "TIMEOUT", "TTL",
+    "INTERVAL", "SECONDS", "METHOD", "PROVIDER", "SCHEME", "VERSION", "FORMAT", "LOCATION",
+})
+#: Trailing words that say "this is the value itself" and are skipped (AUTH_TOKEN_VALUE).
+_VALUE_WORDS = frozenset({"VALUE", "STRING", "STR", "RAW", "PLAIN", "TEXT", "DATA"})
+#: Exceptions to the descriptor rule: an access key id is itself a credential.
+_CREDENTIAL_IDS = (("ACCESS", "KEY", "ID"), ("ACCESSKEY", "ID"))
+
+
+def name_words(name: str) -> list[str]:
+    """HF_TOKEN -> [HF, TOKEN]; openaiKey -> [OPENAI, KEY]; PASSWORD1 -> [PASSWORD]; S3_KEY -> [S3, KEY]."""
+    spaced = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", name)
+    words = []
+    for word in re.split(r"[_\-.\s]+", spaced.upper()):
+        bare = word.rstrip("0123456789")
+        # digits after a secret word are a numbering (PASSWORD1); elsewhere they are part of it (S3_KEY)
+        words.append(bare if bare in _SECRET_WORDS or bare == "KEY" else word)
+    return [w for w in words if w]
+
+
+def is_reference(value: str) -> bool:
+    """Empty, or clearly a pointer to a secret rather than the secret: a Secrets Manager / SSM ARN or a
+    dynamic reference. fastscale passes it on unchanged; the container must resolve it."""
+    v = value.strip()
+    return not v or bool(re.match(r"(?:arn:aws[a-z-]*:(?:secretsmanager|ssm):|\{\{resolve:)", v))
+
+
+def is_plain_setting(value: str) -> bool:
+    """A number or a switch (`4096`, `true`): what a setting holds, never a credential worth the name."""
+    v = value.strip().lower()
+    return v in {"true", "false", "yes", "no", "on", "off"} or bool(re.fullmatch(r"[0-9]+(\.[0-9]+)?", v))
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable with this name holds a secret when set to a literal value."""
+    words = name_words(name)
+    if any(tuple(words[-len(tail):]) == tail for tail in _CREDENTIAL_IDS):
+        return True
+    while words and words[-1] in _VALUE_WORDS:
+        words = words[:-1]
+    if not words or words[-1] in _DESCRIPTOR_WORDS:
+        return False
+    if any(w in _SECRET_WORDS for w in words):
+        return True
+    return words[-1] == "KEY" and (len(words) == 1 or words[-2] not in _NON_SECRET_KEY_KINDS)
+
+
+# --------------------------------------------------------------------------------------------- by value
+
+#: Token formats whose shape alone identifies them: (what it is, pattern found anywhere in the value).
+TOKEN_FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("a Hugging Face access token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    ("an OpenAI API key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}")),
+    ("an Anthropic API key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    ("an AWS access key id", re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}\b")),
+    ("a GitHub token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})")),
+    ("a GitLab token", re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}")),
+    ("a Slack token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    ("a Google API key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    ("a private key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----")),
+    ("a JSON Web Token", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}")),
+)
+
+#: Shortest run of token characters judged by entropy, and the bits per character above which it is
+#: treated as random. Random base64 / base62 strings score about 5 and more; words, paths, model ids,
+#: versions and hex digests (at most 4) score lower.
+MIN_RANDOM_LENGTH = 24
+MIN_RANDOM_BITS_PER_CHAR = 4.3
+_RUN_RE = re.compile(rf"[A-Za-z0-9+/=_-]{{{MIN_RANDOM_LENGTH},}}")
+
+
+def shannon_bits_per_char(text: str) -> float:
+    counts = Counter(text)
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def looks_random(run: str) -> bool:
+    """A long run with upper case, lower case and digits, and high entropy: a key, not a word or a path."""
+    classes = sum(bool(re.search(p, run)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
+    if classes < 3 or re.fullmatch(r"[0-9a-fA-F-]+", run):
+        return False
+    # a path or model id made of words ("meta-llama/Llama-3.1-8B-Instruct") splits into short segments
+    if max(len(s) for s in re.split(r"[/_-]", run)) < 16:
+        return False
+    return shannon_bits_per_char(run) >= MIN_RANDOM_BITS_PER_CHAR
+
+
+def secret_kind(value: str) -> str | None:
+    """What kind of secret `value` contains, or None. Never returns any part of the value."""
+    for kind, pattern in TOKEN_FORMATS:
+        if pattern.search(value):
+            return kind
+    for run in _RUN_RE.findall(value):
+        if looks_random(run):
+            return "a long random string (an API key or password, by its entropy)"
+    return None

@@ -1,0 +1,42 @@
+import pytest
+
+#: Made-up values in the shapes of real credentials (none of them was ever issued).
+TOKENS = {
+    "hugging face": "hf_" + "aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3f",
+    "openai": "sk-proj-" + "Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8Qr9St0Uv",
+    "aws access key id": "AKIA" + "Q3EXAMPLE7XYZ12A",
+    "github": "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8",
+    "aws secret access key": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+}
+
+
+def _env(data, **env):
+    data["endpoints"][0]["model"]["environment"] = env
+    return data
+
+
+def test_ordinary_values_pass(run_rule, single_model):
+    _env(
+        single_model,
+        HF_MODEL_ID="meta-llama/Meta-Llama-3.1-8B-Instruct",
+        OPTION_MODEL_ID="s3://demo-models/qwen3-8b/",
+        IMAGE_DIGEST="sha256:" + "0123456789abcdef" * 4,
+        RUN_ID="123e4567-e89b-12d3-a456-426614174000",
+        OPTION_ROLLING_BATCH="vllm",
+        SKETCH="sk-short",
+        DESCRIPTION="A helpful assistant that answers questions about the product catalog",
+        SECRET_REF="arn:aws:secretsmanager:us-east-1:123456789012:secret:hf-token-AbCdEf",
+    )
+    assert run_rule("FS063", single_model) == []
+
+
+@pytest.mark.parametrize("kind", sorted(TOKENS))
+def test_token_shaped_values_are_errors_whatever_the_name(run_rule, hits, single_model, kind):
+    found = run_rule("FS063", _env(single_model, MODEL_SETTING=TOKENS[kind]))
+    assert hits(found) == [("FS063", "error", "endpoints[0].model.environment.MODEL_SETTING")]
+    assert TOKENS[kind] not in found[0].message + found[0].hint
+    assert TOKENS[kind][:8] not in found[0].message  # not even a prefix of the secret
+
+
+def test_a_secret_name_is_left_to_fs018(run_rule, single_model):
+    assert run_rule("FS063", _env(single_model, HF_TOKEN=TOKENS["hugging face"])) == []
