@@ -213,8 +213,12 @@ class StackCommand:
         self.summary["terraform_binary"] = binary
 
         self.reporter.step("synth", f"into {out}")
+        from fastscale.infra.state import StateLayoutError
+
         try:
             synth = synthesize(self.config, out)
+        except StateLayoutError as exc:
+            self.fail(str(exc), EXIT_BAD_INPUT)
         except Exception as exc:
             self.fail(f"synthesis failed: {type(exc).__name__}: {exc}")
         stack_dir = Path(synth.stack_dir)

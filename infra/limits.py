@@ -21,6 +21,13 @@ from pydantic import AfterValidator, BeforeValidator, Field, Strict
 INT32_MIN = -(2**31)
 INT32_MAX = 2**31 - 1
 
+#: Largest ML storage volume SageMaker attaches to an endpoint instance (ProductionVariant.VolumeSizeInGB max).
+MAX_VOLUME_GB = 512
+#: InvokeEndpoint: a model container must respond within 60 seconds.
+MAX_MODEL_LATENCY_MS = 60_000
+#: Application Auto Scaling TargetTrackingScalingPolicyConfiguration.TargetValue: "in the range of -2^360 to 2^360".
+MAX_TARGET_VALUE = 2.0**360
+
 
 def _int32(value: int) -> int:
     if not INT32_MIN <= value <= INT32_MAX:

@@ -449,6 +449,9 @@ class TerraformRunner:
                 # once. Without this Terraform would see SIGINT twice (terminal + forward) and take the
                 # second as "exit immediately, data loss may occur".
                 process_group=0,
+                # Owner-only files: the local state, its backup and saved plans hold every environment
+                # value of the stack in plain text; Terraform creates them with 0666 less the umask.
+                umask=0o077,
             )
         except OSError as exc:
             raise self._cannot_run(exc) from exc

@@ -16,6 +16,7 @@ from typing import Any
 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import stack_name
+from fastscale.infra.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
 from fastscale.stacks.engine import App
 from fastscale.stacks.stack import EndpointStack
 
@@ -40,24 +41,43 @@ class SynthResult:
         return d
 
 
-def build_app(config: FastscaleConfig, outdir: str | Path = "cdktf.out") -> tuple[App, EndpointStack]:
-    """The cdktf app holding the stack, not yet synthesized (`main.py` hands it to the cdktf CLI)."""
+def build_app(
+    config: FastscaleConfig, outdir: str | Path = "cdktf.out", project_root: str | Path | None = None
+) -> tuple[App, EndpointStack]:
+    """The cdktf app holding the stack, not yet synthesized (`main.py` hands it to the cdktf CLI).
+
+    `project_root` anchors the default local state (default: the current directory); raises
+    `infra.state.StateLayoutError` when the state would be lost or orphaned."""
+    placement = local_state_placement(config, outdir, project_root)
     # skip_validation: cdktf's validations only check provider presence, which the stack guarantees, and
     # cost a round trip per construct through jsii.
     app = App(outdir=str(outdir), skip_validation=True)
-    return app, EndpointStack(app, config)
+    return app, EndpointStack(app, config, state_path=placement.backend_path if placement else None)
 
 
-def synthesize(config: FastscaleConfig, outdir: str | Path = "cdktf.out") -> SynthResult:
-    """Synthesize `config` into `outdir`; the config must already have passed validation."""
+def synthesize(
+    config: FastscaleConfig, outdir: str | Path = "cdktf.out", project_root: str | Path | None = None
+) -> SynthResult:
+    """Synthesize `config` into `outdir`; the config must already have passed validation.
+
+    The stack file is written owner-only (0600): it holds the containers' environment values. An existing
+    local state file is made owner-only too. Raises `infra.state.StateLayoutError` (nothing written) when
+    the local state would lie inside `outdir` or an old-path state file would be orphaned."""
     out = Path(outdir)
+    root = Path(project_root) if project_root is not None else Path.cwd()
+    placement = local_state_placement(config, out, root)  # checked before anything is written
     out.mkdir(parents=True, exist_ok=True)
     # Absolute for node: the jsii runtime is a separate process that keeps the working directory it
     # started in, so a relative path would land elsewhere after the caller changed directory.
-    app, _ = build_app(config, out.resolve())
+    app, _ = build_app(config, out.resolve(), root.resolve())
     app.synth()
     name = stack_name(config)
     stack_dir = out / "stacks" / name
+    # Others could read the file between node writing it and this chmod only if they could enter the
+    # directory; both are owner-only from here on (plans and .terraform/ land in the directory too).
+    stack_dir.chmod(PRIVATE_DIR_MODE)
+    (stack_dir / STACK_FILE).chmod(PRIVATE_FILE_MODE)
+    protect_state_files(placement)
     document = json.loads((stack_dir / STACK_FILE).read_text())
     counts = Counter({rtype: len(items) for rtype, items in document.get("resource", {}).items()})
     return SynthResult(outdir=out, stack_name=name, stack_dir=stack_dir, resource_counts=dict(sorted(counts.items())))

@@ -7,9 +7,7 @@ the state backend and the outputs.
 
 from __future__ import annotations
 
-import posixpath
-
-from fastscale.infra.config import FastscaleConfig, LocalState, S3State
+from fastscale.infra.config import FastscaleConfig, S3State
 from fastscale.infra.naming import all_endpoint_names, stack_name
 from fastscale.stacks.endpoint import SageMakerEndpoint
 from fastscale.stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput, TerraformStack
@@ -17,29 +15,17 @@ from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
 from fastscale.stacks.providers import add_providers
 from fastscale.stacks.scaling import EndpointScaling
 
-#: Terraform runs in `<outdir>/stacks/<stack>/`; local state paths are written relative to that directory,
-#: pointing back to the directory that holds `<outdir>` (the project root for the default `cdktf.out`).
-#: A relative path keeps the synthesized JSON identical on every machine (cdktf's own default is absolute),
-#: and keeping state out of `<outdir>` means deleting the output directory never deletes the state.
-STACK_DIR_TO_PROJECT = "../../.."
-
-
-def local_state_path(config: FastscaleConfig) -> str:
-    """The local backend's `path`: `state.path` (relative paths count from the project root) or
-    `terraform.<project>.tfstate` in the project root."""
-    state = config.state
-    path = (state.path if isinstance(state, LocalState) else None) or f"terraform.{stack_name(config)}.tfstate"
-    return path if posixpath.isabs(path) else posixpath.join(STACK_DIR_TO_PROJECT, path)
-
 
 class EndpointStack(TerraformStack):
     """Every endpoint of `config`. `endpoints` maps each config endpoint name to its construct."""
 
-    def __init__(self, scope: Construct, config: FastscaleConfig) -> None:
+    def __init__(self, scope: Construct, config: FastscaleConfig, *, state_path: str | None = None) -> None:
+        """`state_path`: the local backend's path relative to the stack directory (required with the local
+        backend; `stacks.app.build_app` computes it with `infra.state.local_state_placement`)."""
         super().__init__(scope, stack_name(config))
         self.config = config
         add_providers(self, config)
-        self._backend(config)
+        self._backend(config, state_path)
 
         self.endpoints: dict[str, SageMakerEndpoint] = {}
         for names in all_endpoint_names(config):
@@ -53,7 +39,7 @@ class EndpointStack(TerraformStack):
         StackDashboard(self, "dashboard", config=config)
         self._outputs()
 
-    def _backend(self, config: FastscaleConfig) -> None:
+    def _backend(self, config: FastscaleConfig, state_path: str | None) -> None:
         state = config.state
         if isinstance(state, S3State):
             S3Backend(
@@ -69,7 +55,9 @@ class EndpointStack(TerraformStack):
             if state.use_lockfile:
                 self.add_override("terraform.backend.s3.use_lockfile", True)
         else:
-            LocalBackend(self, path=local_state_path(config))
+            if state_path is None:
+                raise ValueError("the local backend needs state_path (see infra.state.local_state_placement)")
+            LocalBackend(self, path=state_path)
 
     def _outputs(self) -> None:
         """One output per endpoint (keyed by its config name) with what the next step needs: the names to

@@ -7,6 +7,7 @@ import json
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import threading
 import time
@@ -147,6 +148,8 @@ def test_init_apply_plan_destroy_lifecycle(tmp_path, tf_env):
     applied = runner.apply()
     assert applied.ok and applied.returncode == 0, applied.diagnostics
     assert (applied.added, applied.changed, applied.destroyed) == (len(resources), 0, 0)
+    # state holds every value of the stack (environment included): owner-only, whatever the caller's umask
+    assert stat.S_IMODE((stack / "terraform.tfstate").stat().st_mode) == 0o600
     assert events.addresses("apply_start") == set(resources)
     assert events.addresses("apply_complete") == set(resources)
     assert all(e.elapsed is not None for e in events if e.kind == "apply_complete")
@@ -168,7 +171,7 @@ def test_init_apply_plan_destroy_lifecycle(tmp_path, tf_env):
     plan_file = tmp_path / "changes.tfplan"
     changed = runner.plan(detailed_exitcode=True, out=plan_file)
     assert changed.ok and changed.returncode == 2 and changed.has_changes
-    assert plan_file.is_file()
+    assert plan_file.is_file() and stat.S_IMODE(plan_file.stat().st_mode) == 0o600
     # terraform_data updates `input` in place.
     assert (changed.added, changed.changed, changed.destroyed) == (0, 1, 0)
     assert {(e.address, e.action) for e in events if e.kind == "planned_change"} == {

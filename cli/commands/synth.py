@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from fastscale.cli.common import config_argument, fail, json_option, load_checked, print_json, print_table, say
+from fastscale.cli.common import EXIT_BAD_INPUT, config_argument, fail, json_option, load_checked, print_json, print_table, say
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -43,7 +43,15 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     except EngineUnavailable as exc:
         fail(str(exc))
 
-    result = synthesize(checked.config, outdir)
+    from fastscale.infra.state import StateLayoutError
+
+    try:
+        result = synthesize(checked.config, outdir)
+    except StateLayoutError as exc:
+        # nothing was written: the state would be lost (inside --out) or orphaned (left at its old path)
+        if as_json:
+            print_json({"error": str(exc)})
+        fail(str(exc), EXIT_BAD_INPUT)
     detection = detection_summary(checked.config)
     if as_json:
         engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}

@@ -10,6 +10,7 @@ than a slow start. The unpacked image is larger still, so passing this check is 
 from __future__ import annotations
 
 from fastscale.infra import catalog
+from fastscale.infra.limits import MAX_VOLUME_GB
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fmt_num, workloads
 
@@ -24,8 +25,6 @@ endpoints:
       image_size_gb: 1e300
 """
 
-#: Largest ML storage volume SageMaker attaches to an endpoint instance (ProductionVariant.VolumeSizeInGB max).
-MAX_VOLUME_GB = 512
 
 
 def instance_storage_gb(instance_type: str) -> float | None:

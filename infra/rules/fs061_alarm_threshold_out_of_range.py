@@ -12,6 +12,7 @@ hides the problem it was meant to catch. Only checked when the endpoint's alarms
 
 from __future__ import annotations
 
+from fastscale.infra.limits import MAX_MODEL_LATENCY_MS
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, fmt_num
 
@@ -26,8 +27,6 @@ endpoints:
     alarms: {gpu_memory_percent: 250}
 """
 
-#: InvokeEndpoint: a model container must respond within 60 seconds.
-MAX_MODEL_LATENCY_MS = 60_000
 
 
 @rule(

@@ -6,6 +6,7 @@ means the policy could never scale out. Values at or below 0 are FS023's.
 
 from __future__ import annotations
 
+from fastscale.infra.limits import MAX_TARGET_VALUE
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
 
@@ -20,8 +21,6 @@ endpoints:
       autoscaling: {target_concurrency: 1.0e+200}
 """
 
-#: TargetTrackingScalingPolicyConfiguration.TargetValue: "Values must be in the range of -2^360 to 2^360".
-MAX_TARGET_VALUE = 2.0**360
 
 
 @rule(

@@ -103,3 +103,25 @@ def test_main_py_validates_before_synthesis(tmp_path, write_yaml, base_config, m
     proc = subprocess.run([sys.executable, str(ROOT / "main.py")], cwd=ROOT, env=env, capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert (tmp_path / "out" / "stacks" / "assist" / "cdk.tf.json").is_file()
+
+
+def test_synth_refuses_to_orphan_old_state(tmp_path, write_yaml, base_config, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    old = tmp_path / "cdktf.out" / "terraform.demo.tfstate"  # where `make demo` used to leave it
+    old.parent.mkdir()
+    old.write_text('{"version": 4}')
+    config = write_yaml(base_config)
+    result = run("synth", str(config), "--out", "cdktf.out/demo")
+    assert result.exit_code == 2
+    assert f"mv {old} {tmp_path / 'terraform.demo.us-east-1.tfstate'}" in result.output.replace("\n", "")
+    assert "Traceback" not in result.output and not (tmp_path / "cdktf.out" / "demo").exists()
+    as_json = run("synth", str(config), "--out", "cdktf.out/demo", "--json")
+    assert as_json.exit_code == 2
+    assert "mv " in json.loads(as_json.stdout)["error"]
+
+
+def test_synth_refuses_state_inside_the_output_directory(tmp_path, write_yaml, base_config, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("synth", str(write_yaml(base_config)), "--out", ".")
+    assert result.exit_code == 2 and "inside the output directory" in result.output
+    assert not (tmp_path / "stacks").exists()

@@ -1,6 +1,7 @@
 import pytest
 
-from fastscale.infra.rules.fs060_image_larger_than_storage import MAX_VOLUME_GB, instance_storage_gb
+from fastscale.infra.limits import MAX_VOLUME_GB
+from fastscale.infra.rules.fs060_image_larger_than_storage import instance_storage_gb
 
 
 def test_realistic_image_passes(run_rule, single_model):

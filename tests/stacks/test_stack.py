@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import stat
 
 from fastscale.infra.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
 from tests.contract.schema_check import resource_schema
@@ -18,11 +19,11 @@ def test_provider_pins(examples):
         assert stack.doc["provider"]["awscc"] == [{"region": stack.config.region}]
 
 
-def test_local_state_is_relative_and_outside_the_output_directory(examples):
+def test_local_state_is_relative_named_with_the_region_and_outside_the_output_directory(examples):
     for stack in examples.values():
         path = stack.doc["terraform"]["backend"]["local"]["path"]
-        assert path == f"../../../terraform.{stack_name(stack.config)}.tfstate"
-        # resolved from the stack directory, Terraform finds it next to the output directory
+        assert path == f"../../../terraform.{stack_name(stack.config)}.{stack.config.region}.tfstate"
+        # resolved from the stack directory, Terraform finds it in the project root, next to the output directory
         assert (stack.result.stack_dir / path).resolve().parent == stack.result.outdir.resolve().parent
 
 
@@ -32,6 +33,12 @@ def test_configured_local_state_path(synth_dict):
     assert synth_dict(data).doc["terraform"]["backend"]["local"]["path"] == "../../../state/demo.tfstate"
     data["state"] = {"backend": "local", "path": "/var/lib/fastscale/demo.tfstate"}
     assert synth_dict(data).doc["terraform"]["backend"]["local"]["path"] == "/var/lib/fastscale/demo.tfstate"
+
+
+def test_stack_file_and_directory_are_owner_only(examples):
+    for stack in examples.values():
+        assert stat.S_IMODE(stack.result.stack_file.stat().st_mode) == 0o600
+        assert stat.S_IMODE(stack.result.stack_dir.stat().st_mode) == 0o700
 
 
 def test_s3_backend(synth_dict):
@@ -92,8 +99,8 @@ def test_synthesis_is_deterministic(tmp_path, examples):
     from tests.conftest import EXAMPLES
 
     path = next(p for p in EXAMPLES if p.stem == "multi-model")
-    first = synthesize(load_config(path), tmp_path / "a" / "out")
-    second = synthesize(load_config(path), tmp_path / "b")
+    first = synthesize(load_config(path), tmp_path / "a" / "out", project_root=tmp_path / "a")
+    second = synthesize(load_config(path), tmp_path / "b", project_root=tmp_path)
     a, b = _files(first.outdir), _files(second.outdir)
     assert set(a) == {first.stack_file.relative_to(first.outdir), first.outdir.joinpath("manifest.json").relative_to(first.outdir)}
     assert a == b
