@@ -308,6 +308,10 @@ class FastscaleConfig(_Strict):
 # --------------------------------------------------------------------------------------------- loading
 
 
+#: Schema problems listed per file; a generated file can have thousands, and listing them all helps no one.
+MAX_PROBLEMS_REPORTED = 50
+
+
 @dataclass(frozen=True)
 class ConfigProblem:
     """One reason a file could not be read as a config: where (dotted path and line) and why."""
@@ -396,18 +400,27 @@ def _friendly(err: ErrorDetails, loc: tuple[Any, ...] = ()) -> str:
     return msg.removeprefix("Value error, ")
 
 
-def parse_config(data: Any, source: str = "<config>", text: str | None = None) -> FastscaleConfig:
-    """Validate already-loaded YAML data; raises ConfigError naming every bad field (and its line when known)."""
+def parse_config(
+    data: Any, source: str = "<config>", text: str | None = None, lines: dict[tuple[Any, ...], int] | None = None
+) -> FastscaleConfig:
+    """Validate already-loaded YAML data; raises ConfigError naming every bad field (and its line when known).
+
+    `lines` is the key-path -> line index when the caller already has it (`load_config` does), else it is
+    built from `text` only when there is an error to locate."""
     if not isinstance(data, dict):
         raise ConfigError(source, [ConfigProblem("", "the file must be a YAML mapping with `project`, `region` and `endpoints`", 1)])
     try:
         return FastscaleConfig.model_validate(data)
     except ValidationError as exc:
-        index = _line_index(text) if text is not None else {}
+        index = lines if lines is not None else (_line_index(text) if text is not None else {})
         problems = []
-        for err in exc.errors():
+        errors = exc.errors()
+        for err in errors[:MAX_PROBLEMS_REPORTED]:
             loc = _clean_loc(tuple(err["loc"]))
             problems.append(ConfigProblem(format_path(loc), _friendly(err, loc), _nearest_line(index, loc)))
+        if len(errors) > MAX_PROBLEMS_REPORTED:
+            problems.append(ConfigProblem("", f"{len(errors) - MAX_PROBLEMS_REPORTED} more problems not shown: fix the "
+                                               "ones above and validate again"))
         raise ConfigError(source, problems) from None
 
 
@@ -424,10 +437,10 @@ def load_config(path: str | Path) -> FastscaleConfig:
     except (IsADirectoryError, PermissionError, UnicodeDecodeError, OSError) as exc:
         raise ConfigError(str(p), [ConfigProblem("", f"cannot read the file ({exc.__class__.__name__})")]) from None
     try:
-        data = safe_yaml.load(text).data
+        loaded = safe_yaml.load(text)
     except safe_yaml.UnsafeYamlError as exc:
         raise ConfigError(str(p), [ConfigProblem("", prob.message, prob.line) for prob in exc.problems]) from None
-    return parse_config(data, str(p), text)
+    return parse_config(loaded.data, str(p), text, loaded.lines)
 
 
 def json_schema() -> dict[str, Any]:

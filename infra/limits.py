@@ -46,6 +46,6 @@ def _not_bool(value: object) -> object:
 
 
 #: An integer the AWS APIs can carry exactly.
-ApiInt = Annotated[int, Strict(), AfterValidator(_int32), Field(json_schema_extra={"minimum": INT32_MIN, "maximum": INT32_MAX})]
+ApiInt = Annotated[int, BeforeValidator(_not_bool), Strict(), AfterValidator(_int32), Field(json_schema_extra={"minimum": INT32_MIN, "maximum": INT32_MAX})]
 #: A finite float (NaN / infinity are refused by the models' `allow_inf_nan=False`); never a boolean.
 Number = Annotated[float, BeforeValidator(_not_bool)]

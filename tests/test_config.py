@@ -219,3 +219,13 @@ def test_secret_shorthand_and_full_form(base_config):
     secrets = parse_config(base_config).endpoints[0].model.secrets
     assert (secrets["HF_TOKEN"].arn, secrets["HF_TOKEN"].kms_key_arn) == (arn, None)
     assert secrets["DB_PASS"].kms_key_arn == key
+
+
+def test_problem_list_is_capped(base_config):
+    from fastscale.infra.config import MAX_PROBLEMS_REPORTED
+
+    base_config.update({f"unknown_{i}": i for i in range(MAX_PROBLEMS_REPORTED + 30)})
+    with pytest.raises(ConfigError) as exc:
+        parse_config(base_config)
+    assert len(exc.value.problems) == MAX_PROBLEMS_REPORTED + 1
+    assert exc.value.problems[-1].message.startswith("30 more problems not shown")

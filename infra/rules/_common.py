@@ -68,6 +68,12 @@ def fmt_num(x: float) -> str:
     return f"{x:g}"
 
 
+def fmt_amount(x: float, decimals: int = 1) -> str:
+    """A computed quantity with fixed decimals, or three significant digits once it is absurdly large
+    (1e300 GB must read as 9.31e+299 GiB, not as a 300-digit number)."""
+    return f"{x:.{decimals}f}" if abs(x) < 1e9 else f"{x:.3g}"
+
+
 # --------------------------------------------------------------------------------------------- images
 
 # --------------------------------------------------------------------------------------------- model fit
@@ -104,7 +110,7 @@ class MemoryFit:
 
     def bigger_instance_hint(self) -> str:
         """How to get enough accelerator memory when the current instance type cannot provide it."""
-        need = f"{self.weights_gib_with_headroom:.0f} GiB of accelerator memory"
+        need = f"{fmt_amount(self.weights_gib_with_headroom, 0)} GiB of accelerator memory"
         better = cheapest_instance_for(self.weights_gib, self.accelerator_kind)
         if better:
             return f"use an instance type with at least {need}, e.g. {better}, or a smaller / quantized model"

@@ -16,7 +16,7 @@ from typing import cast
 
 from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, MemoryFit, fmt_num, memory_fit, workloads
+from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, MemoryFit, fmt_amount, fmt_num, memory_fit, workloads
 
 EXAMPLE = """\
 project: demo
@@ -41,7 +41,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
         fit = memory_fit(ep, workload)
         if fit is None or fit.share <= 1.0:
             continue
-        weights = f"{fmt_num(cast(float, workload.model_size_gb))} GB ({fit.weights_gib:.1f} GiB)"
+        weights = f"{fmt_num(cast(float, workload.model_size_gb))} GB ({fmt_amount(fit.weights_gib)} GiB)"
         is_component = isinstance(workload, InferenceComponentSpec)
         if is_component and fit.devices == 0:
             yield Hit(
@@ -69,4 +69,6 @@ def _devices_hint(fit: MemoryFit, instance_type: str) -> str:
     need = fit.devices_needed()
     if need <= fit.instance_devices:
         return f"set resources.accelerators: {need} (weights then leave >= {100 - WEIGHTS_MAX_SHARE * 100:.0f}% for the KV cache)"
+    if need > 10 * fit.instance_devices:
+        return f"far more {fmt_num(fit.per_device_gib)} GiB devices would be needed than the {fit.instance_devices} of {instance_type}: " + fit.bigger_instance_hint()
     return f"{need} x {fmt_num(fit.per_device_gib)} GiB devices would be needed but {instance_type} has {fit.instance_devices}: " + fit.bigger_instance_hint()

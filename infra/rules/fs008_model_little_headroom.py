@@ -14,7 +14,7 @@ from typing import cast
 
 from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_num, memory_fit, workloads
+from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_amount, fmt_num, memory_fit, workloads
 
 EXAMPLE = """\
 project: demo
@@ -47,7 +47,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             hint = fit.bigger_instance_hint()
         yield Hit(
             f"{path}.model_size_gb",
-            f"{fmt_num(cast(float, workload.model_size_gb))} GB of weights ({fit.weights_gib:.1f} GiB) take {fit.share:.0%} of the "
+            f"{fmt_num(cast(float, workload.model_size_gb))} GB of weights ({fmt_amount(fit.weights_gib)} GiB) take {fit.share:.0%} of the "
             f"{fmt_num(fit.available_gib)} GiB of accelerator memory available: less than "
             f"{1 - WEIGHTS_MAX_SHARE:.0%} is left for the KV cache and activations, so the server runs with very few "
             "concurrent requests or fails to start (vLLM reserves 90% of GPU memory by default).",

@@ -1,0 +1,87 @@
+"""Hostile and unlucky files through the real CLI: each ends in exit 2 with a finding that names the
+problem, as text and as JSON, and never in a traceback. Their time and memory are measured by
+bench/hostile.py (under 2 s and 200 MB each), not here."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from fastscale.cli.main import cli
+from fastscale.infra import safe_yaml
+
+FILES = Path(__file__).parent / "files"
+
+#: file -> (finding code, words the first finding's message must contain)
+EXPECTED: dict[str, tuple[str, str]] = {
+    "alias_bomb.yaml": ("FS000", "aliases (*a0) are not supported"),
+    "merge_key_alias.yaml": ("FS000", "aliases (*defaults) are not supported"),
+    "deep_flow_nesting.yaml": ("FS000", "nesting is deeper than"),
+    "deep_block_nesting.yaml": ("FS000", "nesting is deeper than"),
+    "duplicate_keys.yaml": ("FS000", "duplicate key 'instances' in endpoints[0]: first on line 6, again on line 7"),
+    "duplicate_top_level.yaml": ("FS000", "duplicate key 'region': first on line 2, again on line 8"),
+    "tab_indentation.yaml": ("FS000", "a tab character at line 4, column 1"),
+    "nan_threshold.yaml": ("FS000", "finite number"),
+    "inf_target.yaml": ("FS000", "finite number"),
+    "negative_inf_size.yaml": ("FS000", "finite number"),
+    "int_401_digits.yaml": ("FS000", "an integer of 401 characters"),
+    "int_5000_digits.yaml": ("FS000", "an integer of 5000 characters"),
+    "int_20_digits.yaml": ("FS000", "a 20-digit number is more than AWS APIs accept"),
+    "timeout_beyond_int32.yaml": ("FS000", "32-bit integers"),
+    "count_is_boolean.yaml": ("FS000", "got a boolean"),
+    "image_1e300.yaml": ("FS060", "could never be pulled"),
+    "model_1e300.yaml": ("FS007", "9.31e+299 GiB"),
+    "latency_1e300.yaml": ("FS061", "model_latency_ms is 1e+300"),
+    "target_1e300.yaml": ("FS062", "2^360"),
+    "hf_token_literal.yaml": ("FS018", "HF_TOKEN looks like a secret"),
+    "db_pass_literal.yaml": ("FS018", "DB_PASS looks like a secret"),
+    "openai_key_under_other_name.yaml": ("FS063", "looks like an OpenAI API key"),
+    "aws_access_key_value.yaml": ("FS063", "looks like an AWS access key id"),
+    "high_entropy_value.yaml": ("FS063", "long random string"),
+    "secret_arn_other_region.yaml": ("FS064", "is in region eu-west-1"),
+    "two_documents.yaml": ("FS000", "expected a single document"),
+    "not_a_mapping.yaml": ("FS000", "must be a YAML mapping"),
+    "control_character.yaml": ("FS000", "control characters are not allowed"),
+    "invalid_utf8.yaml": ("FS000", "cannot read the file"),
+}
+
+#: Values of the literal-secret files that must never be echoed.
+SECRETS = ("hf_FAKEfake", "correct-horse", "sk-proj-FAKE", "AKIAFAKE", "Zq8vN3xR7")
+
+
+def validate(*args: str):
+    return CliRunner().invoke(cli, ["validate", *args])
+
+
+def test_every_file_in_the_corpus_has_an_expectation():
+    assert sorted(p.name for p in FILES.glob("*.yaml")) == sorted(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_hostile_file_exits_2_with_its_finding(name):
+    code, words = EXPECTED[name]
+    path = str(FILES / name)
+    text = validate(path)
+    assert text.exit_code == 2, text.output
+    assert text.exception is None or isinstance(text.exception, SystemExit)
+    assert "Traceback" not in text.output
+    assert (code in text.output) if code != "FS000" else ("is not a valid fastscale config" in text.output)
+    as_json = validate("--json", path)
+    assert as_json.exit_code == 2
+    report = json.loads(as_json.stdout)
+    assert report["valid"] is False
+    first = report["findings"][0]
+    assert (first["code"], first["severity"]) == (code, "error")
+    assert words in first["message"]
+    assert not any(s in as_json.stdout + text.output for s in SECRETS)
+
+
+def test_oversized_file_exits_2_without_being_parsed(tmp_path):
+    path = tmp_path / "huge.yaml"
+    path.write_text("project: demo\n" + "#" * (4 * safe_yaml.MAX_BYTES))
+    result = validate("--json", str(path))
+    assert result.exit_code == 2
+    assert "larger than" in json.loads(result.stdout)["findings"][0]["message"]
