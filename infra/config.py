@@ -262,8 +262,9 @@ class LocalState(_Strict):
     backend: Literal["local"] = "local"
     path: str | None = Field(
         None,
-        description="State file path, relative to the directory that holds the synth output directory "
-        "(default: terraform.<project>.tfstate there, so deleting cdktf.out never deletes the state).",
+        description="State file path, relative to the project root (the directory fastscale runs in), or "
+        "absolute. Default: terraform.<project>.<region>.tfstate in the project root, never inside the "
+        "synth output directory. The state holds every environment value in plain text (mode 0600).",
     )
 
 
