@@ -91,10 +91,12 @@ def best_of(fn: Callable[[], Any], repeat: int = REPEAT) -> tuple[float, float, 
 
 def load_and_validate(text: str):
     # The same steps as infra.config.load_config after reading the file, then every rule.
+    from fastscale.infra import safe_yaml
     from fastscale.infra.config import parse_config
     from fastscale.infra.rules import run_rules
 
-    config = parse_config(yaml.safe_load(text), "<bench>", text)
+    loaded = safe_yaml.load(text)
+    config = parse_config(loaded.data, "<bench>", text, loaded.lines)
     return config, run_rules(config)
 
 
@@ -136,10 +138,11 @@ def main() -> int:
 
     best_validate, first_validate, (config, findings) = best_of(lambda: load_and_validate(text))
     # Where the time goes: YAML parsing, the typed model, the rules.
+    from fastscale.infra import safe_yaml
     from fastscale.infra.config import parse_config
     from fastscale.infra.rules import run_rules
 
-    best_yaml, _, data = best_of(lambda: yaml.safe_load(text))
+    best_yaml, _, data = best_of(lambda: safe_yaml.load(text).data)
     best_model, _, _ = best_of(lambda: parse_config(data))
     best_rules, _, _ = best_of(lambda: run_rules(config))
     errors = [f for f in findings if f.severity.value == "error"]
@@ -151,7 +154,7 @@ def main() -> int:
     rows = [
         ("config", f"{len(config.endpoints)} endpoints, {components} components, {len(text.splitlines())} YAML lines", ""),
         ("load + validate (best of 5)", f"{best_validate * 1000:.1f} ms", f"< {VALIDATE_BUDGET_S * 1000:.0f} ms"),
-        ("  of which yaml.safe_load", f"{best_yaml * 1000:.1f} ms", "info"),
+        ("  of which bounded YAML loading", f"{best_yaml * 1000:.1f} ms", "info"),
         ("  of which typed config", f"{best_model * 1000:.1f} ms", "info"),
         ("  of which all rules", f"{best_rules * 1000:.1f} ms", "info"),
         ("load + validate (first run)", f"{first_validate * 1000:.1f} ms", "info"),

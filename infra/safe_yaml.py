@@ -15,8 +15,9 @@ can cost anything:
 - **tabs**: YAML forbids tabs in indentation; the error says so, with the tab's line and column.
 - integers longer than Python's digit limit, and other constructor failures, become located problems.
 
-Parsing stays in libyaml (C) when PyYAML was built with it: one pass over the events checks depth and
-aliases, then the checked tree is composed once and serves both the data and the line index.
+Parsing stays in libyaml (C) when PyYAML was built with it, and nothing else reads the text: one pass over
+libyaml's events builds the data and the line index together, refusing an alias or an excess level at
+the event that introduces it, so nothing is ever built from a refused construct.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ MAX_DEPTH = 32
 #: Longest integer literal accepted: far beyond any count or size, short enough to convert instantly.
 MAX_INT_CHARS = 100
 #: Problems (duplicate keys, overlong integers) reported per file; more only repeat the same mistake.
-MAX_DUPLICATES_REPORTED = 20
+MAX_PROBLEMS_REPORTED = 20
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -73,24 +74,20 @@ def load(text: str) -> Loaded:
             f"the file is larger than {MAX_BYTES // 1024} KiB, far more than any fastscale config needs; "
             "split it into one file per project"
         )])
+    builder = _Builder()
+    loader = _Loader(text)
     try:
-        _check_events(text)
-        root = _compose(text)
+        while loader.check_event():
+            builder.feed(loader, loader.get_event())
     except yaml.YAMLError as exc:
         raise UnsafeYamlError([_yaml_problem(exc, text)]) from None
-    if root is None:
-        return Loaded(None, {})
-    problems = _check_tree(root)
-    if problems:
-        raise UnsafeYamlError(problems)
-    try:
-        data = _construct(root)
-    except yaml.YAMLError as exc:
-        raise UnsafeYamlError([_yaml_problem(exc, text)]) from None
-    except (ValueError, OverflowError, RecursionError) as exc:
-        # e.g. an integer longer than Python's 4300-digit conversion limit
+    except (ValueError, OverflowError) as exc:  # a scalar the constructor cannot convert
         raise UnsafeYamlError([YamlProblem(f"a value cannot be read: {_short(str(exc))}")]) from None
-    return Loaded(data, line_index(root))
+    finally:
+        loader.dispose()
+    if builder.problems:
+        raise UnsafeYamlError(sorted(builder.problems, key=lambda p: p.line or 0))
+    return Loaded(builder.data, builder.lines)
 
 
 def line_index_of(text: str) -> LineIndex:
@@ -101,100 +98,132 @@ def line_index_of(text: str) -> LineIndex:
         return {}
 
 
-# --------------------------------------------------------------------------------------------- passes
-
-
-def _check_events(text: str) -> None:
-    """Refuse aliases and deep nesting while streaming events, before any node or object exists."""
-    depth = 0
-    loader = _Loader(text)
-    try:
-        while loader.check_event():
-            event = loader.get_event()
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    raise _Refused(
-                        f"nesting is deeper than {MAX_DEPTH} levels (a fastscale config needs about 8)", event.start_mark
-                    )
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-            elif isinstance(event, yaml.AliasEvent):
-                raise _Refused(
-                    f"aliases (*{event.anchor}) are not supported: write the repeated value out in full "
-                    "(aliases let a few lines expand into an unbounded document)",
-                    event.start_mark,
-                )
-    finally:
-        loader.dispose()
-
-
-def _compose(text: str) -> yaml.Node | None:
-    loader = _Loader(text)
-    try:
-        return loader.get_single_node()
-    finally:
-        loader.dispose()
-
-
-def _construct(root: yaml.Node) -> Any:
-    constructor = yaml.constructor.SafeConstructor()
-    return constructor.construct_document(root)
-
+# --------------------------------------------------------------------------------------------- the pass
 
 _INT_TAG = "tag:yaml.org,2002:int"
+_STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+_NO_KEY = object()
 
 
-def _check_tree(root: yaml.Node) -> list[YamlProblem]:
-    """Duplicate keys (naming both lines) and integers too long to mean anything."""
-    problems: list[YamlProblem] = []
-    stack: list[tuple[yaml.Node, tuple[Any, ...]]] = [(root, ())]
-    while stack and len(problems) < MAX_DUPLICATES_REPORTED:
-        node, path = stack.pop()
-        if isinstance(node, yaml.ScalarNode):
-            if node.tag == _INT_TAG and len(node.value) > MAX_INT_CHARS:
-                problems.append(YamlProblem(
-                    f"{_dotted(path)}: an integer of {len(node.value)} characters; no setting takes a number that "
-                    "long (AWS APIs take 32-bit integers)",
-                    node.start_mark.line + 1,
-                ))
-        elif isinstance(node, yaml.MappingNode):
-            first: dict[Any, int] = {}
-            for key, value in node.value:
-                if isinstance(key, yaml.ScalarNode):
-                    line = key.start_mark.line + 1
-                    if key.value in first:
-                        where = f" in {_dotted(path)}" if path else ""
-                        problems.append(YamlProblem(
-                            f"duplicate key {key.value!r}{where}: first on line {first[key.value]}, again on "
-                            f"line {line} (YAML would silently keep only the last one; remove or rename one)",
-                            line,
-                        ))
-                    else:
-                        first[key.value] = line
-                    stack.append((value, path + (key.value,)))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((item, path + (i,)) for i, item in enumerate(node.value))
-    return sorted(problems, key=lambda p: p.line or 0)
+class _Frame:
+    __slots__ = ("data", "first", "key", "key_line", "path")
+
+    def __init__(self, data: Any, path: tuple[Any, ...]):
+        self.data = data
+        self.path = path
+        self.key: Any = _NO_KEY  # a mapping's key waiting for its value
+        self.key_line = 0
+        self.first: dict[Any, int] = {}  # key -> line of its first occurrence
 
 
-def line_index(root: yaml.Node) -> LineIndex:
-    """Map every key path of an alias-free tree to its 1-based line (iterative: depth is already bounded)."""
-    index: LineIndex = {}
-    stack: list[tuple[yaml.Node, tuple[Any, ...]]] = [(root, ())]
-    while stack:
-        node, path = stack.pop()
-        index.setdefault(path, node.start_mark.line + 1)
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                if not isinstance(key, yaml.ScalarNode):
-                    continue  # complex keys are refused when the data is constructed
-                child = path + (key.value,)
-                index[child] = key.start_mark.line + 1
-                stack.append((value, child))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((item, path + (i,)) for i, item in enumerate(node.value))
-    return index
+class _Builder:
+    """Builds the data and the line index straight from libyaml's events, in one pass: no node tree, no
+    second parse. Aliases and excess depth are refused at the event that introduces them, before anything
+    is built from them; duplicate keys and overlong integers are collected with their lines."""
+
+    def __init__(self) -> None:
+        self.stack: list[_Frame] = []
+        self.data: Any = None
+        self.lines: LineIndex = {}
+        self.problems: list[YamlProblem] = []
+        self.documents = 0
+
+    def feed(self, loader: Any, event: Any) -> None:
+        kind = type(event)
+        if kind is yaml.ScalarEvent:
+            self._value(self._scalar(loader, event), event)
+        elif kind is yaml.MappingStartEvent or kind is yaml.SequenceStartEvent:
+            if len(self.stack) >= MAX_DEPTH:
+                raise _Refused(f"nesting is deeper than {MAX_DEPTH} levels (a fastscale config needs about 8)",
+                               event.start_mark)
+            mapping = kind is yaml.MappingStartEvent
+            if event.tag not in (None, "!", _MAP_TAG if mapping else _SEQ_TAG):
+                raise _Refused(f"the tag {event.tag} is not supported: write plain YAML", event.start_mark)
+            path = self._child_path(event)
+            self.lines.setdefault(path, event.start_mark.line + 1)
+            self.stack.append(_Frame({} if mapping else [], path))
+        elif kind is yaml.MappingEndEvent or kind is yaml.SequenceEndEvent:
+            frame = self.stack.pop()
+            self._value(frame.data, event, container=True)
+        elif kind is yaml.AliasEvent:
+            raise _Refused(
+                f"aliases (*{event.anchor}) are not supported: write the repeated value out in full "
+                "(aliases let a few lines expand into an unbounded document)",
+                event.start_mark,
+            )
+        elif kind is yaml.DocumentStartEvent:
+            self.documents += 1
+            if self.documents > 1:
+                raise _Refused("the file holds more than one YAML document (---): a config is one document",
+                               event.start_mark)
+
+    def _child_path(self, event: Any) -> tuple[Any, ...]:
+        if not self.stack:
+            return ()
+        parent = self.stack[-1]
+        if isinstance(parent.data, list):
+            return parent.path + (len(parent.data),)
+        if parent.key is _NO_KEY:
+            raise _Refused("a mapping or list used as a key is not supported: keys are plain words",
+                           event.start_mark)
+        return parent.path + (parent.key,)
+
+    def _scalar(self, loader: Any, event: Any) -> Any:
+        tag = event.tag
+        if tag is None or tag == "!":
+            tag = loader.resolve(yaml.ScalarNode, event.value, event.implicit)
+        if tag == _STR_TAG:
+            return event.value
+        if tag == _MERGE_TAG:
+            raise _Refused("merge keys (<<) are not supported: write the keys out in full", event.start_mark)
+        if tag == _INT_TAG and len(event.value) > MAX_INT_CHARS:
+            top = self.stack[-1] if self.stack else None
+            path = self._child_path(event) if top and (isinstance(top.data, list) or top.key is not _NO_KEY) else ()
+            self.problems.append(YamlProblem(
+                f"{_dotted(path)}: an integer of {len(event.value)} characters; no setting takes a number that "
+                "long (AWS APIs take 32-bit integers)",
+                event.start_mark.line + 1,
+            ))
+            return None
+        construct = loader.yaml_constructors.get(tag)
+        if construct is None:
+            raise _Refused(f"the tag {tag} is not supported: write plain YAML", event.start_mark)
+        return construct(loader, yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, event.style))
+
+    def _value(self, value: Any, event: Any, container: bool = False) -> None:
+        if not self.stack:
+            self.data = value
+            return
+        frame = self.stack[-1]
+        if isinstance(frame.data, list):
+            if not container:
+                self.lines.setdefault(frame.path + (len(frame.data),), event.start_mark.line + 1)
+            frame.data.append(value)
+            return
+        if frame.key is _NO_KEY:  # this scalar is a key
+            line = event.start_mark.line + 1
+            try:
+                hash(value)
+            except TypeError:
+                raise _Refused("this key cannot be used as a mapping key", event.start_mark) from None
+            if value in frame.first:
+                if len(self.problems) < MAX_PROBLEMS_REPORTED:
+                    where = f" in {_dotted(frame.path)}" if frame.path else ""
+                    self.problems.append(YamlProblem(
+                        f"duplicate key {value!r}{where}: first on line {frame.first[value]}, again on line {line} "
+                        "(YAML would silently keep only the last one; remove or rename one)",
+                        line,
+                    ))
+            else:
+                frame.first[value] = line
+            frame.key, frame.key_line = value, line
+            self.lines[frame.path + (value,)] = line
+            return
+        frame.data[frame.key] = value
+        frame.key = _NO_KEY
 
 
 # --------------------------------------------------------------------------------------------- messages

@@ -34,9 +34,23 @@ def test_alias_bomb_is_refused_at_the_first_alias():
     assert problem.line == 2 and "aliases (*a) are not supported" in problem.message
 
 
-def test_merge_key_alias_is_refused_too():
+def test_merge_keys_are_refused():
     (problem,) = problems("base: &b {x: 1}\nother:\n  <<: *b\n")
-    assert problem.line == 3 and "alias" in problem.message
+    assert problem.line == 3 and "merge keys (<<) are not supported" in problem.message
+    (problem,) = problems("other:\n  <<: {x: 1}\n")
+    assert problem.line == 2 and "merge keys" in problem.message
+
+
+def test_only_plain_keys_and_tags():
+    assert "used as a key" in problems("? [a, b]\n: 1\n")[0].message
+    assert "tag !Ref is not supported" in problems("a: !Ref x\n")[0].message
+    assert "more than one YAML document" in problems("a: 1\n---\nb: 2\n")[0].message
+
+
+def test_typed_keys_and_scalars_follow_yaml():
+    loaded = safe_yaml.load("1: one\n'1': quoted\nyes_no: yes\nnull_value: ~\nf: 1.5\nlist: [1, two]\n")
+    assert loaded.data == {1: "one", "1": "quoted", "yes_no": True, "null_value": None, "f": 1.5, "list": [1, "two"]}
+    assert loaded.lines[("list", 1)] == 6
 
 
 @pytest.mark.parametrize("text", ["[" * 492 + "]" * 492, "a:\n" + "".join("  " * i + "- b:\n" for i in range(1, 60))])
