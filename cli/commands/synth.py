@@ -6,7 +6,16 @@ from typing import TYPE_CHECKING
 
 import click
 
-from fastscale.cli.common import EXIT_BAD_INPUT, config_argument, fail, json_option, load_checked, print_json, print_table, say
+from fastscale.cli.common import (
+    EXIT_BAD_INPUT,
+    config_argument,
+    fail,
+    json_option,
+    load_checked,
+    print_json,
+    print_table,
+    say,
+)
 
 if TYPE_CHECKING:
     from rich.table import Table

@@ -9,7 +9,10 @@ than a slow start. The unpacked image is larger still, so passing this check is 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.limits import MAX_VOLUME_GB
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fmt_num, workloads
@@ -41,7 +44,7 @@ def instance_storage_gb(instance_type: str) -> float | None:
     Severity.ERROR,
     "image_size_gb is larger than the storage of the instance that must pull the image.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     largest = max((instance_storage_gb(s.instance_type) or 0 for s in catalog.all_instances()), default=MAX_VOLUME_GB)
     for path, ep, workload in workloads(config):
         size = workload.image_size_gb

@@ -12,6 +12,9 @@ hides the problem it was meant to catch. Only checked when the endpoint's alarms
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.limits import MAX_MODEL_LATENCY_MS
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, fmt_num
@@ -35,7 +38,7 @@ endpoints:
     Severity.ERROR,
     "An alarm threshold is outside the range its metric can reach.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         a = ep.alarms
         if not a.enabled:

@@ -6,6 +6,9 @@ means the policy could never scale out. Values at or below 0 are FS023's.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.limits import MAX_TARGET_VALUE
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
@@ -29,7 +32,7 @@ endpoints:
     Severity.ERROR,
     "autoscaling.target_concurrency is above what Application Auto Scaling accepts.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in autoscaled_workloads(config):
         target = workload.autoscaling.target_concurrency
         if target <= MAX_TARGET_VALUE:

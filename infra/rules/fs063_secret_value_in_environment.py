@@ -11,6 +11,9 @@ their name are left to it. The message names the kind of secret, never the value
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import key_path, workloads
 from fastscale.infra.rules.fs018_secret_in_environment import flags as reported_by_name
@@ -35,7 +38,7 @@ endpoints:
     Severity.ERROR,
     "An environment value looks like a token, key or password, whatever the variable's name.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, workload in workloads(config):
         for key, value in workload.environment.items():
             if reported_by_name(key, value) or is_reference(value):

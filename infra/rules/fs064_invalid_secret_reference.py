@@ -14,6 +14,9 @@ With your own `execution_role_arn`, fastscale grants nothing: that role must all
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import key_path, workloads
 from fastscale.infra.secrets import SECRET_ARN_SUFFIX, Arn, parse_kms_key_arn, parse_secret_arn, partition_of
@@ -46,7 +49,7 @@ def _placement_problem(arn: Arn, region: str) -> str | None:
     Severity.ERROR,
     "A `secrets` entry is not a Secrets Manager secret ARN in the project's region, or clashes with `environment`.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     region = config.region
     example = f"arn:{partition_of(region)}:secretsmanager:{region}:<account>:secret:<name>"
     for path, _ep, workload in workloads(config):
