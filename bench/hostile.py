@@ -110,7 +110,7 @@ def main() -> int:
                       and code == 2 and "Traceback" not in out)
                 if mode:
                     try:
-                        ok = ok and bool(json.loads(out)["findings"])
+                        ok = ok and bool(json.loads(out)["files"][0]["findings"])
                     except (ValueError, KeyError):
                         ok = False
                 rows.append({"file": name, "load_validate_s": round(inner["load_validate_s"], 3),

@@ -133,7 +133,7 @@ def test_any_file_validates_to_exit_0_or_2_and_valid_configs_synthesize(text, tm
     report = json.loads(result.stdout)
     assert report["valid"] is (result.exit_code == 0)
     if result.exit_code == 2:
-        assert any(f["severity"] == "error" for f in report["findings"])
+        assert any(f["severity"] == "error" for f in report["files"][0]["findings"])
 
     try:
         config = load_config(path)

@@ -74,7 +74,8 @@ def test_hostile_file_exits_2_with_its_finding(name):
     assert as_json.exit_code == 2
     report = json.loads(as_json.stdout)
     assert report["valid"] is False
-    first = report["findings"][0]
+    (checked,) = report["files"]
+    first = checked["findings"][0]
     assert (first["code"], first["severity"]) == (code, "error")
     assert words in first["message"]
     assert not any(s in as_json.stdout + text.output for s in SECRETS)
@@ -85,4 +86,4 @@ def test_oversized_file_exits_2_without_being_parsed(tmp_path):
     path.write_text("project: demo\n" + "#" * (4 * safe_yaml.MAX_BYTES))
     result = validate("--json", str(path))
     assert result.exit_code == 2
-    assert "larger than" in json.loads(result.stdout)["findings"][0]["message"]
+    assert "larger than" in json.loads(result.stdout)["files"][0]["findings"][0]["message"]
