@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
-from fastscale.infra.rules import Finding, Severity, has_errors, run_rules
+from fastscale.infra.rules import Finding, Severity, has_errors, run_rules, with_lines
 
 if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
     from rich.console import Console
@@ -224,7 +224,8 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
         table.add_column("problem", overflow="fold")
         table.add_column("fix", overflow="fold")
         for f in group:
-            table.add_row(f.code, escape(f.path), escape(f.message), escape(f.hint))
+            where = f"line {f.line}, {f.path}" if f.line else f.path
+            table.add_row(f.code, escape(where), escape(f.message), escape(f.hint))
         print_table(table, lead=2)
     errors = sum(f.severity is Severity.ERROR for f in findings)
     warnings = len(findings) - errors
@@ -235,6 +236,18 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
             f"{escape(unchecked)}", indent="  ")
     else:
         say(f"[bold green]✓ {escape(source)}: valid[/]" + (f" ({warnings} warning(s))" if warnings else ""), indent="  ")
+
+
+def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
+    """Every rule's findings on ``config``, each with the line of its path in the file at ``path``."""
+    from pathlib import Path
+
+    findings = run_rules(config)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):  # it was read a moment ago; without it, findings keep their paths
+        return findings
+    return with_lines(findings, text)
 
 
 @dataclass
@@ -254,7 +267,7 @@ def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = Fal
     except ConfigError as err:
         print_config_error(err, as_json=as_json)
         sys.exit(EXIT_BAD_INPUT)
-    findings = run_rules(config)
+    findings = rule_findings(config, path)
     if has_errors(findings):
         if as_json:
             entry = {"file": path, "valid": False, "findings": [f.to_dict() for f in findings]}

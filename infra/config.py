@@ -353,6 +353,23 @@ def _line_index(text: str) -> dict[tuple[Any, ...], int]:
     return safe_yaml.line_index_of(text)
 
 
+def parse_path(path: str) -> tuple[Any, ...]:
+    """'endpoints[0].instances.min' -> ('endpoints', 0, 'instances', 'min'): the inverse of format_path."""
+    return tuple(int(index) if index else key for key, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path))
+
+
+class LineMap:
+    """Where each key path of a YAML text is: the line schema errors and rule findings name."""
+
+    def __init__(self, text: str):
+        self._index = _line_index(text)
+
+    def line_of(self, path: str) -> int | None:
+        """The line of ``path`` (dotted, as findings spell it), or of its nearest parent in the text."""
+        loc = parse_path(path)
+        return _nearest_line(self._index, loc) if loc else None
+
+
 def _nearest_line(index: dict[tuple[Any, ...], int], loc: tuple[Any, ...]) -> int | None:
     for cut in range(len(loc), -1, -1):
         if loc[:cut] in index:

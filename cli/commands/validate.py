@@ -16,10 +16,11 @@ from fastscale.cli.common import (
     print_config_error,
     print_findings,
     print_json,
+    rule_findings,
     validation_document,
 )
 from fastscale.infra.config import ConfigError, load_config
-from fastscale.infra.rules import has_errors, run_rules
+from fastscale.infra.rules import has_errors
 
 
 @click.command("validate")
@@ -60,7 +61,7 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
                 print_config_error(err)
             worst = EXIT_BAD_INPUT
             continue
-        findings = run_rules(config)
+        findings = rule_findings(config, path)
         entry: dict[str, Any] = {"file": path}
         aws_error = None
         if check_aws:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Iterable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from enum import Enum
 from functools import cache
 from typing import NamedTuple
 
-from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.config import FastscaleConfig, LineMap
 
 
 class Severity(str, Enum):
@@ -29,8 +29,9 @@ class Finding:
     path: str  # config path, e.g. endpoints[0].inference_components[1].resources.accelerators
     message: str  # what is wrong and why it matters
     hint: str  # how to fix it
+    line: int | None = None  # where ``path`` is in the YAML file, when the file's text is known
 
-    def to_dict(self) -> dict[str, str]:
+    def to_dict(self) -> dict[str, str | int | None]:
         d = asdict(self)
         d["severity"] = self.severity.value
         return d
@@ -89,6 +90,14 @@ _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
 def run_rules(config: FastscaleConfig) -> list[Finding]:
     findings = [f for r in all_rules() for f in r.run(config)]
     return sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity], f.path, f.code))
+
+
+def with_lines(findings: list[Finding], text: str) -> list[Finding]:
+    """The findings with the line of their path in ``text`` (the same line map schema errors use)."""
+    if not findings:
+        return findings
+    lines = LineMap(text)
+    return [replace(f, line=lines.line_of(f.path)) for f in findings]
 
 
 def has_errors(findings: Iterable[Finding]) -> bool:

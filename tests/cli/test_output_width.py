@@ -47,8 +47,8 @@ def test_validate_findings_stack_at_80_columns_and_keep_every_verdict(project, n
     assert_fits(result.stdout)
     assert "✗ bad.yaml: invalid" in result.stdout
     # Every finding keeps its code and its whole path on one line; nothing is cut to an ellipsis.
-    assert "FS001 endpoints[0].instance_type" in result.stdout
-    assert "FS009 endpoints[0].inference_components[2].copies.min" in result.stdout
+    assert re.search(r"^FS001 line \d+, endpoints\[0\]\.instance_type$", result.stdout, flags=re.M)
+    assert re.search(r"^FS009 line \d+, endpoints\[0\]\.inference_components\[2\]\.copies\.min$", result.stdout, flags=re.M)
     assert "…" not in result.stdout
 
 

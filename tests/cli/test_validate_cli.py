@@ -120,3 +120,22 @@ def test_check_aws_without_aws_still_exits_2_for_a_file_with_errors(write_yaml, 
     base_config["endpoints"][0]["instance_type"] = "ml.g6.2xlarg"
     result = run("validate", "--check-aws", str(write_yaml(base_config)))
     assert result.exit_code == 2 and "invalid" in result.stdout
+
+
+def test_rule_findings_carry_the_line_of_their_path(write_yaml):
+    text = (ROOT / "examples" / "multi-model.yaml").read_text()
+    lines = text.splitlines()
+    # The second component's copies, and the endpoint's instance type, made wrong in place.
+    copies = [i for i, line in enumerate(lines) if line.strip().startswith("copies:")][1]
+    lines[copies] = lines[copies].replace("min: 0", "min: 9")
+    itype = next(i for i, line in enumerate(lines) if line.strip().startswith("instance_type:"))
+    lines[itype] = lines[itype].replace("ml.g6.12xlarge", "ml.g6.13xlarge")
+    path = str(write_yaml("\n".join(lines) + "\n"))
+
+    doc = json.loads(run("validate", "--json", path).output)
+    where = {(f["code"], f["path"]): f["line"] for f in doc["files"][0]["findings"]}
+    assert where[("FS001", "endpoints[0].instance_type")] == itype + 1
+    assert where[("FS009", "endpoints[0].inference_components[1].copies.min")] == copies + 1
+
+    human = run("validate", path).output
+    assert f"line {itype + 1}, endpoints[0].instance_type" in human
