@@ -5,7 +5,8 @@ many datapoints target tracking needs before it acts, and so roughly how long tr
 before a scale-out even starts (instance start-up comes on top; see `infra.estimate`). For components that
 scale to zero it also gives the zero-to-one alarm delay, since target tracking cannot scale out from zero.
 
-The stacks take their predefined metric types from here too, so the table and the Terraform cannot disagree.
+The stacks take their predefined metric types from here too, so the table and the Terraform cannot disagree;
+the figures themselves are AWS's, in :mod:`fastscale.infra.aws_facts`.
 Pure Python: no cdktf, no AWS calls.
 """
 
@@ -14,20 +15,20 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Literal
 
+from fastscale.infra.aws_facts import (
+    COMPONENT_HIGH_RESOLUTION,
+    COMPONENT_INVOCATIONS,
+    HIGH_RESOLUTION_PERIOD_S,
+    METRIC_OF_PREDEFINED_TYPE,
+    SCALE_IN_DATAPOINTS,
+    SCALE_IN_PERIOD_S,
+    SCALE_OUT_DATAPOINTS,
+    STANDARD_PERIOD_S,
+    VARIANT_HIGH_RESOLUTION,
+    VARIANT_INVOCATIONS,
+)
 from fastscale.infra.config import Autoscaling, FastscaleConfig
 from fastscale.infra.naming import component_name, endpoint_name
-
-# Figures published by AWS ("Amazon SageMaker inference launches faster auto scaling for generative AI
-# models", AWS Machine Learning Blog, July 2024, and the Application Auto Scaling user guide on target
-# tracking): the ConcurrentRequestsPer* metrics are emitted every 10 seconds and the scale-out alarm that
-# target tracking manages fires after 3 breaching datapoints, so scale-out starts ~30 s after a load
-# change instead of ~3 minutes with the 1-minute Invocations* metrics. Scale-in is deliberately slow on
-# both: 15 low one-minute datapoints.
-HIGH_RESOLUTION_PERIOD_S = 10
-STANDARD_PERIOD_S = 60
-SCALE_OUT_DATAPOINTS = 3
-SCALE_IN_DATAPOINTS = 15
-SCALE_IN_PERIOD_S = 60
 
 WorkloadKind = Literal["model", "component"]
 
@@ -45,22 +46,16 @@ class ScalingMetric:
         return self.period_s < 60
 
 
+_SCALING_METRIC_TYPES: tuple[tuple[WorkloadKind, str, str, int], ...] = (
+    ("model", "high_resolution", VARIANT_HIGH_RESOLUTION, HIGH_RESOLUTION_PERIOD_S),
+    ("model", "invocations", VARIANT_INVOCATIONS, STANDARD_PERIOD_S),
+    ("component", "high_resolution", COMPONENT_HIGH_RESOLUTION, HIGH_RESOLUTION_PERIOD_S),
+    ("component", "invocations", COMPONENT_INVOCATIONS, STANDARD_PERIOD_S),
+)
 # (workload kind, config `autoscaling.metric`) -> the metric target tracking follows.
 SCALING_METRICS: dict[tuple[WorkloadKind, str], ScalingMetric] = {
-    ("model", "high_resolution"): ScalingMetric(
-        "SageMakerVariantConcurrentRequestsPerModelHighResolution", "ConcurrentRequestsPerModel", HIGH_RESOLUTION_PERIOD_S
-    ),
-    ("model", "invocations"): ScalingMetric(
-        "SageMakerVariantInvocationsPerInstance", "InvocationsPerInstance", STANDARD_PERIOD_S
-    ),
-    ("component", "high_resolution"): ScalingMetric(
-        "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution",
-        "ConcurrentRequestsPerCopy",
-        HIGH_RESOLUTION_PERIOD_S,
-    ),
-    ("component", "invocations"): ScalingMetric(
-        "SageMakerInferenceComponentInvocationsPerCopy", "InvocationsPerCopy", STANDARD_PERIOD_S
-    ),
+    (kind, setting): ScalingMetric(metric_type, METRIC_OF_PREDEFINED_TYPE[metric_type], period)
+    for kind, setting, metric_type, period in _SCALING_METRIC_TYPES
 }
 
 

@@ -21,17 +21,23 @@ from collections.abc import Mapping
 from typing import Any
 
 from fastscale.infra import catalog
-from fastscale.infra.config import EndpointSpec, FastscaleConfig
-from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name, tags
-from fastscale.infra.rules.fs030_too_many_components_for_alarms import (
-    MAX_METRICS_PER_MATH_ALARM,  # rule FS030 checks it first
-)
-from fastscale.stacks.engine import Construct
-from fastscale.stacks.resources.base import Resource
-from fastscale.stacks.resources.cloudwatch import (
+from fastscale.infra.aws_facts import (
+    ERRORS_5XX_METRIC,
+    GPU_MEMORY_METRIC,
+    GPU_MEMORY_NORMALIZED_METRIC,
+    MAX_METRICS_PER_MATH_ALARM,
+    MICROSECONDS_PER_MS,
+    MODEL_LATENCY_METRIC,
+    NO_CAPACITY_METRIC,
     NS_COMPONENT_COPIES,
     NS_ENDPOINT_INSTANCES,
     NS_INVOCATIONS,
+)
+from fastscale.infra.config import EndpointSpec, FastscaleConfig
+from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name, tags
+from fastscale.stacks.engine import Construct
+from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.resources.cloudwatch import (
     CloudwatchDashboard,
     CloudwatchDashboardProps,
     CloudwatchMetricAlarm,
@@ -39,10 +45,6 @@ from fastscale.stacks.resources.cloudwatch import (
     MetricQuery,
     MetricQueryMetric,
 )
-from fastscale.stacks.scaling import NO_CAPACITY_METRIC
-
-#: ModelLatency is published in microseconds; the config speaks milliseconds.
-MICROSECONDS_PER_MS = 1000
 
 #: The stuck-at-zero alarm counts failures per minute.
 STUCK_AT_ZERO_PERIOD_S = 60
@@ -114,9 +116,9 @@ class EndpointAlarms(Construct):
             threshold=threshold_us,
         )
         if spec.uses_inference_components:
-            self._alarm("model-latency", **common, **self._per_component("ModelLatency", "Average", "MAX"))
+            self._alarm("model-latency", **common, **self._per_component(MODEL_LATENCY_METRIC, "Average", "MAX"))
         else:
-            self._alarm("model-latency", **common, **self._variant_metric(NS_INVOCATIONS, "ModelLatency", "Average"))
+            self._alarm("model-latency", **common, **self._variant_metric(NS_INVOCATIONS, MODEL_LATENCY_METRIC, "Average"))
 
     def _errors(self) -> None:
         spec, names = self._names.spec, self._names
@@ -130,20 +132,20 @@ class EndpointAlarms(Construct):
             threshold=spec.alarms.errors_5xx,
         )
         if spec.uses_inference_components:
-            self._alarm("5xx-errors", **common, **self._per_component("Invocation5XXErrors", "Sum", "SUM"))
+            self._alarm("5xx-errors", **common, **self._per_component(ERRORS_5XX_METRIC, "Sum", "SUM"))
         else:
-            self._alarm("5xx-errors", **common, **self._variant_metric(NS_INVOCATIONS, "Invocation5XXErrors", "Sum"))
+            self._alarm("5xx-errors", **common, **self._variant_metric(NS_INVOCATIONS, ERRORS_5XX_METRIC, "Sum"))
 
     def _gpu_memory(self) -> None:
         spec, names = self._names.spec, self._names
         percent = spec.alarms.gpu_memory_percent
         if spec.uses_inference_components:
-            metric, threshold = "GPUMemoryUtilizationNormalized", percent
+            metric, threshold = GPU_MEMORY_NORMALIZED_METRIC, percent
             detail = "normalized over the instance's GPUs"
         else:
             # GPUMemoryUtilization adds up the GPUs of an instance (400% on four GPUs): scale the threshold.
             gpus = _gpu_count(spec)
-            metric, threshold = "GPUMemoryUtilization", percent * gpus
+            metric, threshold = GPU_MEMORY_METRIC, percent * gpus
             detail = f"{threshold:g}% summed over {gpus} GPU(s)"
         self._alarm(
             "gpu-memory",

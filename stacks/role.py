@@ -26,6 +26,7 @@ from collections import defaultdict
 from typing import Any
 
 from fastscale.infra.artifacts import parse_image, parse_s3_uri
+from fastscale.infra.aws_facts import NS_INVOCATIONS
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
 from fastscale.infra.secrets import policy_resource
@@ -39,7 +40,7 @@ ECR_PULL_ACTIONS = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"]
 KMS_ACTIONS = ["kms:CreateGrant", "kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKey"]
 #: Namespaces SageMaker publishes an endpoint's instance and container metrics to with this role.
-METRIC_NAMESPACES = ["/aws/sagemaker/*", "AWS/SageMaker"]
+METRIC_NAMESPACES = ["/aws/sagemaker/*", NS_INVOCATIONS]
 
 
 def partition(region: str) -> str:

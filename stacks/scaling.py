@@ -15,16 +15,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fastscale.infra.aws_facts import (
+    COMPONENT_COPIES,
+    NO_CAPACITY_METRIC,
+    NS_INVOCATIONS,
+    SCALE_FROM_ZERO_STEP,
+    SERVICE_NAMESPACE,
+    STEP_SCALING,
+    TARGET_TRACKING,
+    VARIANT_INSTANCES,
+)
 from fastscale.infra.config import Autoscaling, FastscaleConfig
 from fastscale.infra.detection import WorkloadKind, scaling_metric
 from fastscale.infra.naming import ComponentNames, EndpointNames, tags
 from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources.autoscaling import (
-    COMPONENT_COPIES,
-    SERVICE_NAMESPACE,
-    STEP_SCALING,
-    TARGET_TRACKING,
-    VARIANT_INSTANCES,
     AppautoscalingPolicy,
     AppautoscalingPolicyProps,
     AppautoscalingTarget,
@@ -35,10 +40,7 @@ from fastscale.stacks.resources.autoscaling import (
     TargetTrackingScalingPolicyConfiguration,
 )
 from fastscale.stacks.resources.base import Resource
-from fastscale.stacks.resources.cloudwatch import NS_INVOCATIONS, CloudwatchMetricAlarm, CloudwatchMetricAlarmProps
-
-#: The metric SageMaker AI emits when a request reaches a component that has no copy to serve it.
-NO_CAPACITY_METRIC = "NoCapacityInvocationFailures"
+from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps
 
 
 class EndpointScaling(Construct):
@@ -144,10 +146,15 @@ class EndpointScaling(Construct):
                 policy_type=STEP_SCALING,
                 step_scaling_policy_configuration=StepScalingPolicyConfiguration(
                     # Add exactly one copy whenever the alarm is in ALARM; target tracking takes over from one.
-                    adjustment_type="ChangeInCapacity",
-                    metric_aggregation_type="Maximum",
+                    adjustment_type=SCALE_FROM_ZERO_STEP.adjustment_type,
+                    metric_aggregation_type=SCALE_FROM_ZERO_STEP.metric_aggregation_type,
                     cooldown=zero.cooldown,
-                    step_adjustment=[StepAdjustment(metric_interval_lower_bound="0", scaling_adjustment=1)],
+                    step_adjustment=[
+                        StepAdjustment(
+                            metric_interval_lower_bound=str(SCALE_FROM_ZERO_STEP.lower_bound),
+                            scaling_adjustment=SCALE_FROM_ZERO_STEP.scaling_adjustment,
+                        )
+                    ],
                 ),
             ),
         )

@@ -27,7 +27,7 @@ from fastscale.infra.aws.clients import (
     resolve,
     translate_errors,
 )
-from fastscale.infra.aws.verify import SERVICE_NAMESPACE
+from fastscale.infra.aws_facts import SERVICE_NAMESPACE
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import TAG_STACK, EndpointNames, all_endpoint_names, dashboard_name, stack_name
 

@@ -40,7 +40,6 @@ from fastscale.infra.aws.clients import (
     resolve,
     translate_errors,
 )
-from fastscale.infra.aws.verify import SERVICE_NAMESPACE
 from fastscale.infra.aws.waiters import (
     DEFAULT_POLL_INTERVAL,
     SYSTEM_CLOCK,
@@ -51,6 +50,7 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
+from fastscale.infra.aws_facts import SERVICE_NAMESPACE
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import (
     TAG_MANAGED_BY,

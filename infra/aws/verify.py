@@ -36,6 +36,15 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
+from fastscale.infra.aws_facts import (
+    COMPONENT_COPIES,
+    NO_CAPACITY_METRIC,
+    NS_INVOCATIONS,
+    SCALE_FROM_ZERO_STEP,
+    SERVICE_NAMESPACE,
+    TARGET_TRACKING,
+    VARIANT_INSTANCES,
+)
 from fastscale.infra.config import Autoscaling, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.detection import WorkloadKind, scaling_metric
 from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
@@ -43,16 +52,11 @@ from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_n
 #: Default bound on a whole verification: creating a GPU endpoint and its components can take 20+ minutes.
 DEFAULT_VERIFY_TIMEOUT = 3600.0
 
-SERVICE_NAMESPACE = "sagemaker"
-VARIANT_DIMENSION = "sagemaker:variant:DesiredInstanceCount"
-COMPONENT_DIMENSION = "sagemaker:inference-component:DesiredCopyCount"
 
 # Statuses after which waiting longer changes nothing (InService is the only good one).
 _ENDPOINT_SETTLED = frozenset({"InService", "Failed", "OutOfService", "UpdateRollbackFailed", "Deleting"})
 _COMPONENT_SETTLED = frozenset({"InService", "Failed", "Deleting"})
 
-SCALE_FROM_ZERO_METRIC = "NoCapacityInvocationFailures"
-SAGEMAKER_NAMESPACE = "AWS/SageMaker"
 
 
 # --------------------------------------------------------------------------------------------- report
@@ -371,12 +375,12 @@ class _Verifier:
         wanted: list[tuple[str, str, int, int, str | None, WorkloadKind, Autoscaling, ComponentNames | None]] = []
         if ep.model is not None and ep.model.autoscaling.enabled:
             wanted.append(
-                (n.resource_id, VARIANT_DIMENSION, ep.instances.min, ep.instances.max, n.target_tracking_policy, "model", ep.model.autoscaling, None)
+                (n.resource_id, VARIANT_INSTANCES, ep.instances.min, ep.instances.max, n.target_tracking_policy, "model", ep.model.autoscaling, None)
             )
         for c in n.components:
             if c.spec.autoscaling.enabled:
                 cp = c.spec.copies
-                wanted.append((c.resource_id, COMPONENT_DIMENSION, cp.min, cp.max, c.target_tracking_policy, "component", c.spec.autoscaling, c))
+                wanted.append((c.resource_id, COMPONENT_COPIES, cp.min, cp.max, c.target_tracking_policy, "component", c.spec.autoscaling, c))
         if not wanted:
             return {}
         aas = self.aws.autoscaling
@@ -408,9 +412,9 @@ class _Verifier:
     def _target_tracking(self, name: str, policy: dict[str, Any] | None, expected_metric: str, autoscaling: Autoscaling) -> None:
         res = f"scaling-policy/{name}"
         if policy is None:
-            self.record(res, "exists", False, f"TargetTrackingScaling on {expected_metric}", "does not exist")
+            self.record(res, "exists", False, f"{TARGET_TRACKING} on {expected_metric}", "does not exist")
             return
-        if not self.compare(res, "policy type", "TargetTrackingScaling", policy.get("PolicyType")):
+        if not self.compare(res, "policy type", TARGET_TRACKING, policy.get("PolicyType")):
             return
         cfg = policy.get("TargetTrackingScalingPolicyConfiguration", {})
         predefined = cfg.get("PredefinedMetricSpecification", {}).get("PredefinedMetricType")
@@ -433,7 +437,7 @@ class _Verifier:
 
     def _step_policy(self, name: str, policy: dict[str, Any] | None, autoscaling: Autoscaling) -> str | None:
         res = f"scaling-policy/{name}"
-        expected = f"StepScaling ChangeInCapacity +1 at >= 0, Maximum, cooldown {autoscaling.scale_from_zero.cooldown} s"
+        expected = SCALE_FROM_ZERO_STEP.describe(autoscaling.scale_from_zero.cooldown)
         if policy is None:
             self.record(res, "exists", False, expected, "does not exist")
             return None
@@ -473,7 +477,7 @@ class _Verifier:
     def _scale_from_zero_alarm(self, res: str, alarm: dict[str, Any], comp: ComponentNames, policy_arn: str | None) -> None:
         zero = comp.spec.autoscaling.scale_from_zero
         self.compare(
-            res, "metric", f"{SAGEMAKER_NAMESPACE} {SCALE_FROM_ZERO_METRIC}", f"{alarm.get('Namespace')} {alarm.get('MetricName')}"
+            res, "metric", f"{NS_INVOCATIONS} {NO_CAPACITY_METRIC}", f"{alarm.get('Namespace')} {alarm.get('MetricName')}"
         )
         dims = ", ".join(f"{d['Name']}={d['Value']}" for d in alarm.get("Dimensions", [])) or "none"
         self.compare(res, "dimension", f"InferenceComponentName={comp.name}", dims)

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 
 if TYPE_CHECKING:
@@ -23,7 +24,7 @@ Workload = ModelSpec | InferenceComponentSpec
 SAGEMAKER_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 
 #: MetricsConfig.MetricPublishFrequencyInSeconds values the API accepts.
-VALID_FREQUENCIES = (10, 30, 60, 120, 180, 240, 300)
+VALID_FREQUENCIES = METRICS_PUBLISH_FREQUENCIES
 
 #: A GB as users and model hubs quote weights (10^9 bytes) expressed in GiB, the unit of accelerator memory.
 GIB_PER_GB = 1e9 / 2**30

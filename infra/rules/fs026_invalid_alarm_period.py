@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.aws_facts import valid_alarm_period
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, scale_from_zero_components
@@ -25,10 +26,6 @@ endpoints:
 """
 
 
-def valid_period(period: int) -> bool:
-    return period in (10, 20, 30) or (period > 0 and period % 60 == 0)
-
-
 def _hit(path: str, period: int) -> Hit:
     nearest = max(60, round(period / 60) * 60)
     return Hit(
@@ -42,9 +39,9 @@ def _hit(path: str, period: int) -> Hit:
 @rule("FS026", "invalid-alarm-period", Severity.ERROR, "An alarm period is not 10, 20, 30 or a multiple of 60 seconds.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
-        if ep.alarms.enabled and not valid_period(ep.alarms.period):
+        if ep.alarms.enabled and not valid_alarm_period(ep.alarms.period):
             yield _hit(f"{path}.alarms.period", ep.alarms.period)
     for path, _ep, names in scale_from_zero_components(config):
         period = names.spec.autoscaling.scale_from_zero.period
-        if not valid_period(period):
+        if not valid_alarm_period(period):
             yield _hit(f"{path}.autoscaling.scale_from_zero.period", period)

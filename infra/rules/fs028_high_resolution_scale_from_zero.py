@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.aws_facts import HIGH_RESOLUTION_ALARM_PERIODS
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import scale_from_zero_components
@@ -40,7 +41,7 @@ endpoints:
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, names in scale_from_zero_components(config):
         period = names.spec.autoscaling.scale_from_zero.period
-        if period not in (10, 20, 30):
+        if period not in HIGH_RESOLUTION_ALARM_PERIODS:
             continue
         yield Hit(
             f"{path}.autoscaling.scale_from_zero.period",

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.aws_facts import MAX_METRICS_PER_MATH_ALARM
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
-
-#: CloudWatch's limit on metrics in one metric math alarm (the stacks build their alarms within it).
-MAX_METRICS_PER_MATH_ALARM = 10
 
 EXAMPLE = """\
 project: demo

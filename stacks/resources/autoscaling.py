@@ -14,16 +14,6 @@ from typing import ClassVar
 
 from fastscale.stacks.resources.base import Resource
 
-SERVICE_NAMESPACE = "sagemaker"
-
-#: Scalable dimensions (Application Auto Scaling `ScalableDimension`).
-VARIANT_INSTANCES = "sagemaker:variant:DesiredInstanceCount"
-COMPONENT_COPIES = "sagemaker:inference-component:DesiredCopyCount"
-
-#: Policy types (`PolicyType`).
-TARGET_TRACKING = "TargetTrackingScaling"
-STEP_SCALING = "StepScaling"
-
 
 @dataclass(frozen=True, kw_only=True)
 class AppautoscalingTargetProps:

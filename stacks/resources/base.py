@@ -22,18 +22,13 @@ def to_terraform(value: Any) -> Any:
             v = getattr(value, f.name)
             if v is None:
                 continue
-            out[f.metadata.get("tf_name", f.name)] = to_terraform(v)
+            out[f.name] = to_terraform(v)
         return out
     if isinstance(value, (list, tuple)):
         return [to_terraform(v) for v in value]
     if isinstance(value, dict):
         return {k: to_terraform(v) for k, v in sorted(value.items())}
     return value
-
-
-def tf_field(name: str, **kwargs: Any) -> Any:
-    """A dataclass field whose Terraform name is not a valid / wanted Python name."""
-    return dataclasses.field(metadata={"tf_name": name}, **kwargs)
 
 
 P = TypeVar("P")
@@ -64,7 +59,8 @@ class Resource(TerraformResource, Generic[P]):
         )
         self.props = props
 
-    # cdktf 0.21 calls the protected name; the public one is ignored (see AWS-FACTS / DESIGN).
+    # The engine's synthesis asks this protected method for a resource's attributes; an override of the
+    # public `synthesize_attributes` would be ignored.
     def _synthesize_attributes(self) -> dict[str, Any]:
         return to_terraform(self.props)
 

@@ -11,19 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
+from fastscale.infra.aws_facts import valid_alarm_period
 from fastscale.stacks.resources.base import Resource
-
-#: Namespaces SageMaker AI publishes endpoint metrics to.
-NS_INVOCATIONS = "AWS/SageMaker"  # invocation metrics: latency, errors, concurrency, NoCapacityInvocationFailures
-NS_ENDPOINT_INSTANCES = "/aws/sagemaker/Endpoints"  # per-instance utilization (CPU, memory, GPU)
-NS_COMPONENT_COPIES = "/aws/sagemaker/InferenceComponents"  # per-copy utilization of inference components
-
-#: Alarm periods CloudWatch accepts: 10, 20, 30 (high resolution) or any multiple of 60.
-HIGH_RESOLUTION_ALARM_PERIODS = (10, 20, 30)
-
-
-def valid_alarm_period(seconds: int) -> bool:
-    return seconds in HIGH_RESOLUTION_ALARM_PERIODS or (seconds > 0 and seconds % 60 == 0)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,8 +1,8 @@
 """Configs, fake clock and AWS response builders shared by the infra.aws tests.
 
 The response builders produce what SageMaker / Application Auto Scaling answer (Stubber validates
-every one of them against the botocore service model), filled with the values from AWS-FACTS.md that a
-correct fastscale deployment must have. The ``deploy_*`` helpers create a correct deployment in moto.
+every one of them against the botocore service model), filled with the values a correct fastscale
+deployment must have (fastscale.infra.aws_facts). The ``deploy_*`` helpers create a correct deployment in moto.
 """
 
 from __future__ import annotations

@@ -1,0 +1,99 @@
+"""What AWS fixes and fastscale relies on, spelled once: the stacks build with these values, the rules check
+configs against them, and the live verification compares with them.
+
+Plain constants only (no boto3, no cdktf), so any layer may import this module at no cost.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# --------------------------------------------------------------------------------------------- auto scaling
+
+#: Application Auto Scaling `ServiceNamespace` of SageMaker AI endpoints and inference components.
+SERVICE_NAMESPACE = "sagemaker"
+#: Scalable dimensions (`ScalableDimension`): instances of a production variant, copies of a component.
+VARIANT_INSTANCES = "sagemaker:variant:DesiredInstanceCount"
+COMPONENT_COPIES = "sagemaker:inference-component:DesiredCopyCount"
+#: Policy types (`PolicyType`).
+TARGET_TRACKING = "TargetTrackingScaling"
+STEP_SCALING = "StepScaling"
+
+#: Predefined metric types (`PredefinedMetricType`) target tracking follows, and the CloudWatch metric
+#: behind each. The HighResolution ones are the 10-second concurrency metrics.
+VARIANT_HIGH_RESOLUTION = "SageMakerVariantConcurrentRequestsPerModelHighResolution"
+VARIANT_INVOCATIONS = "SageMakerVariantInvocationsPerInstance"
+COMPONENT_HIGH_RESOLUTION = "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution"
+COMPONENT_INVOCATIONS = "SageMakerInferenceComponentInvocationsPerCopy"
+METRIC_OF_PREDEFINED_TYPE = {
+    VARIANT_HIGH_RESOLUTION: "ConcurrentRequestsPerModel",
+    VARIANT_INVOCATIONS: "InvocationsPerInstance",
+    COMPONENT_HIGH_RESOLUTION: "ConcurrentRequestsPerCopy",
+    COMPONENT_INVOCATIONS: "InvocationsPerCopy",
+}
+
+# How fast target tracking reacts, as AWS publishes it ("Amazon SageMaker inference launches faster auto
+# scaling for generative AI models", AWS Machine Learning Blog, July 2024, and the Application Auto Scaling
+# user guide on target tracking): the ConcurrentRequestsPer* metrics are emitted every 10 seconds and the
+# scale-out alarm that target tracking manages fires after 3 breaching datapoints, so scale-out starts
+# ~30 s after a load change instead of ~3 minutes with the 1-minute Invocations* metrics. Scale-in is
+# deliberately slow on both: 15 low one-minute datapoints.
+HIGH_RESOLUTION_PERIOD_S = 10
+STANDARD_PERIOD_S = 60
+SCALE_OUT_DATAPOINTS = 3
+SCALE_IN_DATAPOINTS = 15
+SCALE_IN_PERIOD_S = 60
+
+
+@dataclass(frozen=True)
+class StepPolicyShape:
+    """The scale-from-zero step policy: add exactly one copy whenever its alarm is in ALARM (the metric
+    at or above 0 over the threshold); target tracking takes over from one copy."""
+
+    adjustment_type: str = "ChangeInCapacity"
+    metric_aggregation_type: str = "Maximum"
+    lower_bound: int = 0
+    scaling_adjustment: int = 1
+
+    def describe(self, cooldown: int) -> str:
+        """As the verification report prints a step policy."""
+        return (
+            f"{STEP_SCALING} {self.adjustment_type} {self.scaling_adjustment:+d} at >= {self.lower_bound}, "
+            f"{self.metric_aggregation_type}, cooldown {cooldown} s"
+        )
+
+
+SCALE_FROM_ZERO_STEP = StepPolicyShape()
+
+# --------------------------------------------------------------------------------------------- CloudWatch
+
+#: Namespaces SageMaker AI publishes endpoint metrics to.
+NS_INVOCATIONS = "AWS/SageMaker"  # invocation metrics: latency, errors, concurrency, NoCapacityInvocationFailures
+NS_ENDPOINT_INSTANCES = "/aws/sagemaker/Endpoints"  # per-instance utilization (CPU, memory, GPU)
+NS_COMPONENT_COPIES = "/aws/sagemaker/InferenceComponents"  # per-copy utilization of inference components
+
+#: Requests that found no copy to serve them: the signal to scale a component up from zero.
+NO_CAPACITY_METRIC = "NoCapacityInvocationFailures"
+#: Invocation metrics the operational alarms watch (per variant, or per component on component endpoints).
+MODEL_LATENCY_METRIC = "ModelLatency"  # published in microseconds
+ERRORS_5XX_METRIC = "Invocation5XXErrors"
+MICROSECONDS_PER_MS = 1000
+#: GPU memory per instance: summed over the instance's GPUs (up to 100 % each), or normalized to 0-100 %.
+GPU_MEMORY_METRIC = "GPUMemoryUtilization"
+GPU_MEMORY_NORMALIZED_METRIC = "GPUMemoryUtilizationNormalized"
+
+#: Alarm periods CloudWatch accepts: 10, 20, 30 (high resolution) or any multiple of 60.
+HIGH_RESOLUTION_ALARM_PERIODS = (10, 20, 30)
+
+
+def valid_alarm_period(seconds: int) -> bool:
+    return seconds in HIGH_RESOLUTION_ALARM_PERIODS or (seconds > 0 and seconds % 60 == 0)
+
+
+#: CloudWatch's limit on metrics in one metric math alarm.
+MAX_METRICS_PER_MATH_ALARM = 10
+
+# --------------------------------------------------------------------------------------------- SageMaker
+
+#: `MetricsConfig.MetricPublishFrequencyInSeconds` values the endpoint configuration accepts.
+METRICS_PUBLISH_FREQUENCIES = (10, 30, 60, 120, 180, 240, 300)
