@@ -159,7 +159,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
 
     from fastscale.infra.aws.clients import AwsError
     from fastscale.infra.aws.measure import MeasureError, count, measure_scaleout
-    from fastscale.infra.aws.verify import COMPONENT_DIMENSION, VARIANT_DIMENSION
+    from fastscale.infra.aws_facts import COMPONENT_COPIES, VARIANT_INSTANCES
     from fastscale.infra.estimate import estimate_config
     from fastscale.infra.naming import endpoint_names
 
@@ -212,7 +212,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
                                        else "[bold red]resuming failed[/]"), stderr=True, indent="  ")
     if not m.scaling_resumed:
         state = ",".join(f"{k}={str(v).lower()}" for k, v in (m.suspended_before or {}).items())
-        dimension = COMPONENT_DIMENSION if m.kind == "copy" else VARIANT_DIMENSION
+        dimension = COMPONENT_COPIES if m.kind == "copy" else VARIANT_INSTANCES
         say(f"[bold red]resume failed:[/] {escape(m.resume_error or '')}. Put it back yourself: `aws "
             f"application-autoscaling register-scalable-target --service-namespace sagemaker --resource-id "
             f"{escape(m.scalable_target or '')} --scalable-dimension {dimension} --suspended-state {state}`",

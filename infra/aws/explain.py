@@ -31,18 +31,19 @@ from botocore.exceptions import ClientError
 from fastscale.infra import catalog
 from fastscale.infra.aws.clients import AwsClients, ClientsArg, is_not_found, paginate, resolve, translate_errors
 from fastscale.infra.aws.measure import requested_count
-from fastscale.infra.aws.verify import (
-    COMPONENT_DIMENSION,
-    SAGEMAKER_NAMESPACE,
-    SCALE_FROM_ZERO_METRIC,
+from fastscale.infra.aws_facts import (
+    COMPONENT_COPIES,
+    NO_CAPACITY_METRIC,
+    NS_INVOCATIONS,
     SERVICE_NAMESPACE,
-    VARIANT_DIMENSION,
+    TARGET_TRACKING,
+    VARIANT_INSTANCES,
 )
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.detection import ScalingMetric, scaling_metric
 from fastscale.infra.naming import all_endpoint_names
 
-NO_CAPACITY_METRIC = SCALE_FROM_ZERO_METRIC
+NO_CAPACITY_METRIC = NO_CAPACITY_METRIC
 INVOCATIONS_METRIC = "Invocations"
 
 #: CloudWatch keeps sub-minute datapoints for 3 hours; older ranges must be read at a multiple of 60 s.
@@ -186,7 +187,7 @@ def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: 
             if component is None and ep.model.autoscaling.enabled:
                 out.append(TargetSpec(
                     kind="variant", label=ep.name, config_path=f"{ep_path}.model", resource_id=names.resource_id,
-                    dimension=VARIANT_DIMENSION, endpoint=names.endpoint, variant=names.variant, component=None,
+                    dimension=VARIANT_INSTANCES, endpoint=names.endpoint, variant=names.variant, component=None,
                     instance_type=ep.instance_type, capacity_min=ep.instances.min, capacity_max=ep.instances.max,
                     instances_max=ep.instances.max, endpoint_path=ep_path,
                     metric=scaling_metric("model", ep.model.autoscaling),
@@ -201,7 +202,7 @@ def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: 
                 continue
             out.append(TargetSpec(
                 kind="component", label=f"{ep.name}/{spec.name}", config_path=f"{ep_path}.inference_components[{j}]",
-                resource_id=c.resource_id, dimension=COMPONENT_DIMENSION, endpoint=names.endpoint,
+                resource_id=c.resource_id, dimension=COMPONENT_COPIES, endpoint=names.endpoint,
                 variant=names.variant, component=c.name, instance_type=ep.instance_type,
                 capacity_min=spec.copies.min, capacity_max=spec.copies.max, instances_max=ep.instances.max,
                 endpoint_path=ep_path, metric=scaling_metric("component", spec.autoscaling),
@@ -493,7 +494,7 @@ def find_quota_reached(ev: Evidence) -> list[Finding]:
 
 def find_metric_problems(ev: Evidence) -> list[Finding]:
     spec, out = ev.spec, []
-    tt = next((p for p in ev.policies if p.type == "TargetTrackingScaling"), None)
+    tt = next((p for p in ev.policies if p.type == TARGET_TRACKING), None)
     if tt is not None and tt.metric_type and tt.metric_type != spec.metric.predefined_metric_type:
         out.append(_finding(
             ev, "metric-resolution", "the live target-tracking policy follows a different metric than the config",
@@ -541,7 +542,7 @@ def _is_scale_out(a: Activity, scale_out_alarms: set[str]) -> bool:
 
 
 def find_cooldown_holding(ev: Evidence) -> list[Finding]:
-    cooldowns = {p.name: (p.scale_out_cooldown if p.type == "TargetTrackingScaling" else p.step_cooldown)
+    cooldowns = {p.name: (p.scale_out_cooldown if p.type == TARGET_TRACKING else p.step_cooldown)
                  for p in ev.policies}
     if not any(cooldowns.values()):
         return []
@@ -1073,7 +1074,7 @@ class _Collector:
 
 def _query(qid: str, metric: str, dims: list[dict[str, str]], stat: str, period: int) -> dict[str, Any]:
     return {"Id": qid, "ReturnData": True, "MetricStat": {
-        "Metric": {"Namespace": SAGEMAKER_NAMESPACE, "MetricName": metric, "Dimensions": dims},
+        "Metric": {"Namespace": NS_INVOCATIONS, "MetricName": metric, "Dimensions": dims},
         "Period": period, "Stat": stat}}
 
 

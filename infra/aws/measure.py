@@ -26,8 +26,8 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from fastscale.infra.aws.clients import describe_error, is_throttling, translate_errors
-from fastscale.infra.aws.verify import COMPONENT_DIMENSION, SERVICE_NAMESPACE, VARIANT_DIMENSION
 from fastscale.infra.aws.waiters import SYSTEM_CLOCK, Clock, Deadline, Poll, ProgressCallback, WaitTimeout, wait_until
+from fastscale.infra.aws_facts import COMPONENT_COPIES, SERVICE_NAMESPACE, VARIANT_INSTANCES
 from fastscale.infra.naming import VARIANT_NAME, component_resource_id, variant_resource_id
 
 #: Scaling activities that are still running: a measurement must not start on top of them.
@@ -200,9 +200,9 @@ def measure_scaleout(
     guard = None
     if autoscaling is not None:
         if component is not None:
-            guard = _ScalingGuard(autoscaling, component_resource_id(component), COMPONENT_DIMENSION)
+            guard = _ScalingGuard(autoscaling, component_resource_id(component), COMPONENT_COPIES)
         else:
-            guard = _ScalingGuard(autoscaling, variant_resource_id(endpoint, variant), VARIANT_DIMENSION)
+            guard = _ScalingGuard(autoscaling, variant_resource_id(endpoint, variant), VARIANT_INSTANCES)
         guard.suspend()  # raises MeasureError with nothing changed
     m: Measurement | None = None
     try:
