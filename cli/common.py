@@ -26,6 +26,44 @@ EXIT_BAD_INPUT = 2
 config_argument = click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=str))
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
 
+_ENDPOINT_URL_KEY = "fastscale.endpoint_url"
+
+
+def _remember_endpoint_url(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
+    if value:
+        from fastscale.infra.config import check_endpoint_url
+
+        try:
+            ctx.meta[_ENDPOINT_URL_KEY] = check_endpoint_url(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc)) from None
+
+
+#: Commands that call AWS (through Terraform or boto3) take --endpoint-url; `load_checked` applies it.
+endpoint_url_option = click.option(
+    "--endpoint-url",
+    metavar="URL",
+    envvar="FASTSCALE_ENDPOINT_URL",
+    expose_value=False,
+    callback=_remember_endpoint_url,
+    help="Send every AWS call (Terraform's aws provider and fastscale's own checks) to this AWS emulator "
+    "instead of AWS, e.g. http://localhost:4566. Overrides `endpoint_url` in the config; also "
+    "FASTSCALE_ENDPOINT_URL. Never use it with a real account.",
+)
+
+
+def apply_target(config: FastscaleConfig, *, announce: bool = True) -> FastscaleConfig:
+    """The config with the command line's --endpoint-url applied; announces an emulator target on stderr
+    (also with --json, whose stdout stays JSON), so nobody mistakes an emulator run for a real one."""
+    ctx = click.get_current_context(silent=True)
+    url = ctx.meta.get(_ENDPOINT_URL_KEY) if ctx is not None else None
+    if url:
+        config = config.model_copy(update={"endpoint_url": url})
+    if config.endpoint_url and announce:
+        console(stderr=True).print(
+            f"[bold yellow]EMULATOR TARGET:[/] every AWS call goes to {config.endpoint_url}, not to AWS")
+    return config
+
 
 def console(stderr: bool = False) -> Console:
     from rich.console import Console
@@ -267,6 +305,7 @@ def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = Fal
     except ConfigError as err:
         print_config_error(err, as_json=as_json)
         sys.exit(EXIT_BAD_INPUT)
+    config = apply_target(config)
     findings = rule_findings(config, path)
     if has_errors(findings):
         if as_json:

@@ -89,8 +89,11 @@ def synthesize(config: FastscaleConfig, outdir: str) -> Any:
 
 
 def aws_clients(config: FastscaleConfig) -> Any:
-    """The ``clients=`` argument of the AWS checks: None builds real boto3 clients for the config's region."""
-    return None
+    """The ``clients=`` argument of the AWS checks: clients for the config's region and, when it has one,
+    its emulator (``endpoint_url``)."""
+    from fastscale.infra.aws.clients import for_config
+
+    return for_config(config)
 
 
 def is_interactive() -> bool:
@@ -135,6 +138,8 @@ class StackCommand:
         self.runner: TerraformRunner | None = None
         self.changes: list[dict[str, str | None]] = []
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
+        if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
+            self.summary["endpoint_url"] = self.config.endpoint_url
 
     # -- output -------------------------------------------------------------------------------------
 
@@ -225,7 +230,10 @@ class StackCommand:
         self.summary["stack_dir"] = str(stack_dir)
 
         try:
-            self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event)
+            # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
+            # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
+            env = {"AWS_ENDPOINT_URL": self.config.endpoint_url} if self.config.endpoint_url else None
+            self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
         self.run("init", self.runner.init)

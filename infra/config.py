@@ -23,11 +23,13 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    field_validator,
     model_validator,
 )
 
 from fastscale.infra import safe_yaml
 from fastscale.infra.limits import ApiInt, Number
+from fastscale.infra.provider_versions import DEFAULT_AWS, DEFAULT_AWSCC, Constraint, ConstraintError
 
 _ENV_NAME_RE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 
@@ -243,6 +245,12 @@ class EndpointSpec(_Strict):
         return bool(self.inference_components)
 
     @property
+    def needs_awscc(self) -> bool:
+        """Whether this endpoint has hashicorp/awscc resources: inference components, or a metrics
+        configuration (only awscc's endpoint configuration has one)."""
+        return self.uses_inference_components or self.metrics_publish_frequency is not None
+
+    @property
     def scales_to_zero(self) -> bool:
         return any(c.copies.min == 0 for c in self.inference_components)
 
@@ -279,6 +287,13 @@ class S3State(_Strict):
     dynamodb_table: str | None = Field(None, description="Legacy DynamoDB lock table.")
     encrypt: bool = Field(True, description="Server-side encryption of the state object.")
     kms_key_id: str | None = Field(None, description="KMS key for the state object.")
+    endpoint_url: str | None = Field(
+        None,
+        description="S3 endpoint of an AWS emulator holding the state bucket. Required when the project's "
+        "`endpoint_url` is set, so state never goes to real S3 while resources go to an emulator.",
+    )
+
+    _url = field_validator("endpoint_url")(lambda v: check_endpoint_url(v))
 
 
 State = Annotated[LocalState | S3State, Field(discriminator="backend")]
@@ -288,6 +303,44 @@ class Dashboard(_Strict):
     """The stack's CloudWatch dashboard: concurrency, copies, instances, invocations, failures, latency."""
 
     enabled: bool = Field(True, description="Create the dashboard.")
+
+
+class Providers(_Strict):
+    """Terraform provider version constraints (Terraform syntax), e.g. to match an internal provider mirror."""
+
+    aws: str = Field(DEFAULT_AWS, description="Version constraint for hashicorp/aws. Checked against the oldest "
+                     "release that has every attribute the stack writes (rule FS071).")
+    awscc: str = Field(DEFAULT_AWSCC, description="Version constraint for hashicorp/awscc (inference components, "
+                       "metrics configuration). Checked like `aws`.")
+
+    @field_validator("aws", "awscc")
+    @classmethod
+    def _constraint(cls, value: str) -> str:
+        try:
+            constraint = Constraint.parse(value)
+        except ConstraintError as exc:
+            raise ValueError(f"{exc}; for example '~> 6.25' or '>= 6.21.0, < 7.0'") from None
+        if not constraint.admits_any():
+            raise ValueError(f"'{value}' admits no version at all")
+        return value
+
+
+def check_endpoint_url(value: str | None) -> str | None:
+    """An emulator URL: http(s)://host[:port][/path], nothing else (no credentials, query or fragment)."""
+    if value is None:
+        return None
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"'{value}' is not an http(s) URL such as http://localhost:4566")
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise ValueError(f"'{value}' must not carry credentials, a query or a fragment")
+    try:
+        parts.port  # noqa: B018 - raises on a port that is not a number in range
+    except ValueError:
+        raise ValueError(f"'{value}' has an invalid port") from None
+    return value.rstrip("/")
 
 
 # --------------------------------------------------------------------------------------------- root
@@ -304,6 +357,15 @@ class FastscaleConfig(_Strict):
     endpoints: list[EndpointSpec] = Field(..., min_length=1, description="The endpoints of this project (at least one).")
     state: State = Field(default_factory=LocalState, description="Terraform backend: `local` (default) or `s3` with locking.")
     dashboard: Dashboard = Field(default_factory=Dashboard, description="One CloudWatch dashboard for the whole stack.")
+    providers: Providers = Field(default_factory=Providers, description="Terraform provider version constraints.")
+    endpoint_url: str | None = Field(
+        None,
+        description="Send every AWS call — Terraform's providers and fastscale's own boto3 calls — to this URL "
+        "instead of AWS: an emulator such as LocalStack or moto (docs/emulator.md). The command-line option "
+        "--endpoint-url overrides it. Never set it for a real account.",
+    )
+
+    _url = field_validator("endpoint_url")(lambda v: check_endpoint_url(v))
 
 
 # --------------------------------------------------------------------------------------------- loading

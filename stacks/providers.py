@@ -1,8 +1,16 @@
-"""The two Terraform providers of a fastscale stack, pinned.
+"""The Terraform providers of a fastscale stack, with their version constraints.
 
-- hashicorp/aws `~> 6.25`: an endpoint configuration without `model_name` and with `execution_role_arn`
-  (inference-component endpoints) needs the 6.2x line.
-- hashicorp/awscc `>= 1.106.0`: the first release whose inference component has `data_cache_config`.
+- hashicorp/aws (default `~> 6.25`): every stack.
+- hashicorp/awscc (default `>= 1.106.0, < 2.0`): only stacks with awscc resources (inference components,
+  endpoint configurations with a metrics configuration); a stack without them does not require it, so it
+  initializes where only the aws provider can be installed (an internal mirror, an emulator test).
+
+The constraints come from the config (`providers`), checked by rule FS071 against the oldest release each
+synthesized attribute needs (infra/provider_versions.py).
+
+With `endpoint_url` (an AWS emulator), the aws provider's endpoints for every service the stack uses point
+there, and the checks that need real AWS (credential validation, account id lookup, instance metadata) are
+skipped.
 
 No `default_tags` on the aws provider: every resource carries its tags explicitly, so the synthesized JSON
 (and its snapshots) shows exactly what each resource gets, and awscc resources, which have no provider-level
@@ -19,9 +27,10 @@ from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformProvi
 from fastscale.stacks.resources.base import to_terraform
 
 AWS_SOURCE = "hashicorp/aws"
-AWS_VERSION = "~> 6.25"
 AWSCC_SOURCE = "hashicorp/awscc"
-AWSCC_VERSION = ">= 1.106.0"
+
+#: The aws provider's `endpoints` keys of every service a stack (and Terraform's own checks) call.
+EMULATED_SERVICES = ("applicationautoscaling", "cloudwatch", "iam", "s3", "sagemaker", "sts")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -29,21 +38,31 @@ class ProviderProps:
     region: str
 
 
+@dataclass(frozen=True, kw_only=True)
+class EmulatedAwsProviderProps(ProviderProps):
+    """The aws provider pointed at an emulator: every service's endpoint, and no real-AWS-only checks."""
+
+    endpoints: list[dict[str, str]]
+    skip_credentials_validation: bool = True
+    skip_requesting_account_id: bool = True
+    skip_metadata_api_check: str = "true"  # a string in the provider's schema (it also accepts "false")
+    s3_use_path_style: bool = True
+    # An emulator answers at once; an API it lacks should fail in seconds, not after the SDK's 25 retries.
+    max_retries: int = 2
+
+
 class Provider(TerraformProvider):
     """A provider block with typed props; the version constraint lands in `required_providers`."""
 
     NAME: ClassVar[str]
     SOURCE: ClassVar[str]
-    VERSION: ClassVar[str]
 
-    def __init__(self, scope: Construct, id_: str, props: ProviderProps) -> None:
+    def __init__(self, scope: Construct, id_: str, props: ProviderProps, version: str) -> None:
         super().__init__(
             scope,
             id_,
             terraform_resource_type=self.NAME,
-            terraform_generator_metadata=GeneratorMetadata(
-                provider_name=self.NAME, provider_version_constraint=self.VERSION
-            ),
+            terraform_generator_metadata=GeneratorMetadata(provider_name=self.NAME, provider_version_constraint=version),
             terraform_provider_source=self.SOURCE,
         )
         self.props = props
@@ -55,16 +74,21 @@ class Provider(TerraformProvider):
 class AwsProvider(Provider):
     NAME = "aws"
     SOURCE = AWS_SOURCE
-    VERSION = AWS_VERSION
 
 
 class AwsccProvider(Provider):
     NAME = "awscc"
     SOURCE = AWSCC_SOURCE
-    VERSION = AWSCC_VERSION
 
 
-def add_providers(scope: Construct, config: FastscaleConfig) -> tuple[AwsProvider, AwsccProvider]:
-    """Both providers, in the config's region."""
-    props = ProviderProps(region=config.region)
-    return AwsProvider(scope, "aws", props), AwsccProvider(scope, "awscc", props)
+def add_providers(scope: Construct, config: FastscaleConfig) -> tuple[AwsProvider, AwsccProvider | None]:
+    """The providers the stack needs, in the config's region, with the config's version constraints."""
+    props: ProviderProps = ProviderProps(region=config.region)
+    if config.endpoint_url:
+        props = EmulatedAwsProviderProps(region=config.region,
+                                         endpoints=[{s: config.endpoint_url for s in EMULATED_SERVICES}])
+    aws = AwsProvider(scope, "aws", props, config.providers.aws)
+    awscc = None
+    if any(ep.needs_awscc for ep in config.endpoints):
+        awscc = AwsccProvider(scope, "awscc", ProviderProps(region=config.region), config.providers.awscc)
+    return aws, awscc

@@ -54,6 +54,11 @@ class EndpointStack(TerraformStack):
             # S3-native locking (Terraform >= 1.10) postdates cdktf 0.21's S3Backend props.
             if state.use_lockfile:
                 self.add_override("terraform.backend.s3.use_lockfile", True)
+            if state.endpoint_url:  # an emulator's S3 (rule FS070 requires it with an emulator target)
+                for key, value in (("endpoints", {"s3": state.endpoint_url}), ("use_path_style", True),
+                                   ("skip_credentials_validation", True), ("skip_requesting_account_id", True),
+                                   ("skip_metadata_api_check", True)):
+                    self.add_override(f"terraform.backend.s3.{key}", value)
         else:
             if state_path is None:
                 raise ValueError("the local backend needs state_path (see infra.state.local_state_placement)")

@@ -54,8 +54,8 @@ def sm(monkeypatch, aas):
     client, stubber = stubbed_sagemaker()
     regions = []
 
-    def fake_client(region):
-        regions.append(region)
+    def fake_client(config):
+        regions.append(config.region)
         return client
 
     def fake_autoscaling(region):

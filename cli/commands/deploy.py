@@ -18,6 +18,7 @@ from fastscale.cli.common import (
     EXIT_OK,
     config_argument,
     console,
+    endpoint_url_option,
     json_option,
     load_checked,
     print_table,
@@ -87,6 +88,7 @@ def print_verification(report: Any, title: str) -> None:
 @terraform_bin_option
 @out_option
 @json_option
+@endpoint_url_option
 def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str | None, out: str, as_json: bool) -> None:
     """Validate FILE, synthesize the stack and show what `deploy` would change.
 
@@ -144,6 +146,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
 @terraform_bin_option
 @out_option
 @json_option
+@endpoint_url_option
 def deploy_command(
     config_file: str,
     auto_approve: bool,
@@ -194,6 +197,7 @@ def deploy_command(
 @click.command("status", epilog=AWS_ENV_HELP)
 @config_argument
 @json_option
+@endpoint_url_option
 def status_command(config_file: str, as_json: bool) -> None:
     """Compare what is live in AWS with FILE, without changing anything.
 

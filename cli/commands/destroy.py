@@ -22,6 +22,7 @@ from fastscale.cli.common import (
     EXIT_OK,
     config_argument,
     console,
+    endpoint_url_option,
     json_option,
     load_checked,
     print_table,
@@ -160,6 +161,7 @@ def print_sweep(report: Any) -> None:
 @terraform_bin_option
 @out_option
 @json_option
+@endpoint_url_option
 def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | None, out: str, as_json: bool) -> None:
     """Destroy the stack of FILE with Terraform, then prove with boto3 that nothing is left.
 
@@ -207,6 +209,7 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
 @click.command("verify-cleanup", epilog=AWS_ENV_HELP)
 @config_argument
 @json_option
+@endpoint_url_option
 def verify_cleanup_command(config_file: str, as_json: bool) -> None:
     """Prove that nothing of FILE's stack is left in AWS, without changing anything.
 
@@ -247,6 +250,7 @@ def verify_cleanup_command(config_file: str, as_json: bool) -> None:
     help="Seconds to wait for inference components and endpoints to finish deleting.",
 )
 @json_option
+@endpoint_url_option
 def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: float, as_json: bool) -> None:
     """Delete what is left of FILE's stack in the order AWS allows, without Terraform.
 

@@ -10,6 +10,7 @@ from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     console,
+    endpoint_url_option,
     fail,
     json_option,
     load_checked,
@@ -19,11 +20,11 @@ from fastscale.cli.common import (
 )
 
 
-def _sagemaker_client(region: str):
+def _sagemaker_client(config):
     """The SageMaker client the command uses (tests replace this with a Stubber-wrapped client)."""
-    from fastscale.infra.aws.clients import client
+    from fastscale.infra.aws.clients import for_config
 
-    return client("sagemaker", region)
+    return for_config(config).sagemaker
 
 
 def _autoscaling_client(region: str):
@@ -135,6 +136,7 @@ def _render(measurement, compared, out) -> None:
 @click.option("--poll-interval", type=click.FloatRange(min=1), default=10.0, show_default=True,
               help="Seconds between two describe calls.")
 @json_option
+@endpoint_url_option
 def measure_scaleout_command(config_file, endpoint_name, component_name, timeout, poll_interval, as_json) -> None:
     """Add one copy (or one instance) to a live endpoint, time it until it serves, then restore the capacity.
 
@@ -181,7 +183,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
 
     try:
         m = measure_scaleout(
-            _sagemaker_client(config.region),
+            _sagemaker_client(config),
             endpoint=names.endpoint,
             component=live_component,
             variant=names.variant,

@@ -9,6 +9,7 @@ import click
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     config_argument,
+    endpoint_url_option,
     fail,
     json_option,
     load_checked,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 @click.option("--out", "outdir", default="cdktf.out", show_default=True, type=click.Path(file_okay=False),
               help="Output directory (cdktf layout: manifest.json, stacks/<name>/cdk.tf.json).")
 @json_option
+@endpoint_url_option
 def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     """Validate FILE, then synthesize its Terraform JSON stack.
 

@@ -11,7 +11,9 @@ from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
+    apply_target,
     config_error_report,
+    endpoint_url_option,
     json_option,
     print_config_error,
     print_findings,
@@ -26,6 +28,7 @@ from fastscale.infra.rules import has_errors
 @click.command("validate")
 @click.argument("config_files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
 @json_option
+@endpoint_url_option
 @click.option(
     "--check-aws",
     is_flag=True,
@@ -61,17 +64,18 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
                 print_config_error(err)
             worst = EXIT_BAD_INPUT
             continue
+        config = apply_target(config, announce=check_aws)
         findings = rule_findings(config, path)
         entry: dict[str, Any] = {"file": path}
         aws_error = None
         if check_aws:
             from botocore.exceptions import BotoCoreError, ClientError
 
-            from fastscale.infra.aws.clients import AwsError, describe_error
+            from fastscale.infra.aws.clients import AwsError, describe_error, for_config
             from fastscale.infra.aws.preflight import check_artifacts
 
             try:
-                findings = findings + check_artifacts(config)
+                findings = findings + check_artifacts(config, clients=for_config(config))
             except AwsError as exc:
                 aws_error = str(exc)
             except ClientError as exc:  # e.g. throttling: the check was not made, the file is not at fault

@@ -79,7 +79,7 @@ def parse_arn(arn: str) -> tuple[str, str, str] | None:
 @translate_errors
 def verify_cleanup(config: FastscaleConfig, clients: ClientsArg = None) -> CleanupReport:
     """List everything of ``config`` still present in AWS; ``report.ok`` is True only when nothing is."""
-    aws = resolve(clients, config.region)
+    aws = resolve(clients, config)
     report = CleanupReport()
     names = all_endpoint_names(config)
     owners: list[str] = []  # endpoints and components still present: their caches may still exist

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import boto3
 from botocore.client import BaseClient
@@ -26,6 +26,9 @@ from botocore.exceptions import (
     PartialCredentialsError,
     TokenRetrievalError,
 )
+
+if TYPE_CHECKING:
+    from fastscale.infra.config import FastscaleConfig
 
 RETRY_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10})
 
@@ -41,16 +44,23 @@ SERVICE_ALIASES = {
 }
 
 
-def client(service: str, region: str | None, session: boto3.session.Session | None = None) -> BaseClient:
-    """A boto3 client with adaptive retries; ``service`` is a boto3 service name or one of SERVICE_ALIASES."""
+def client(
+    service: str,
+    region: str | None,
+    session: boto3.session.Session | None = None,
+    endpoint_url: str | None = None,
+) -> BaseClient:
+    """A boto3 client with adaptive retries; ``service`` is a boto3 service name or one of SERVICE_ALIASES.
+    ``endpoint_url`` sends its calls to an AWS emulator instead of AWS."""
     name = SERVICE_ALIASES.get(service, service)
     if session is None:
-        return boto3.client(name, region_name=region, config=RETRY_CONFIG)
-    return session.client(name, region_name=region, config=RETRY_CONFIG)
+        return boto3.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url)
+    return session.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url)
 
 
 class AwsClients:
-    """Lazily built clients for one region; ``overrides`` (service name -> client) take precedence."""
+    """Lazily built clients for one region; ``overrides`` (service name -> client) take precedence.
+    ``endpoint_url`` (an AWS emulator) applies to every client built here."""
 
     def __init__(
         self,
@@ -58,8 +68,10 @@ class AwsClients:
         *,
         session: boto3.session.Session | None = None,
         overrides: Mapping[str, BaseClient] | None = None,
+        endpoint_url: str | None = None,
     ):
         self.region = region
+        self.endpoint_url = endpoint_url
         self._session = session
         self._overrides = {SERVICE_ALIASES.get(k, k): v for k, v in (overrides or {}).items()}
         self._cache: dict[tuple[str, str], BaseClient] = {}
@@ -70,7 +82,7 @@ class AwsClients:
             return self._overrides[name]
         key = (name, region or self.region)
         if key not in self._cache:
-            self._cache[key] = client(name, key[1], self._session)
+            self._cache[key] = client(name, key[1], self._session, self.endpoint_url)
         return self._cache[key]
 
     @property
@@ -97,11 +109,19 @@ class AwsClients:
 ClientsArg = AwsClients | Mapping[str, BaseClient] | None
 
 
-def resolve(clients: ClientsArg, region: str) -> AwsClients:
-    """Turn the ``clients=`` argument of the public functions into an AwsClients."""
+def for_config(config: FastscaleConfig) -> AwsClients:
+    """Clients for a config: its region, and its emulator (``endpoint_url``) when it has one."""
+    return AwsClients(config.region, endpoint_url=config.endpoint_url)
+
+
+def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
+    """Turn the ``clients=`` argument of the public functions into an AwsClients; ``target`` is the config
+    (its region and emulator URL) or just a region."""
     if isinstance(clients, AwsClients):
         return clients
-    return AwsClients(region, overrides=clients)
+    if isinstance(target, str):
+        return AwsClients(target, overrides=clients)
+    return AwsClients(target.region, overrides=clients, endpoint_url=target.endpoint_url)
 
 
 # --------------------------------------------------------------------------------------------- errors

@@ -45,7 +45,7 @@ def check_artifacts(config: FastscaleConfig, clients: ClientsArg = None) -> list
 
     Raises :class:`AwsError` (with what to do about it) when AWS cannot be asked at all: no credentials,
     no connection, or a refusal of more than the per-artifact look-ups, which become warnings."""
-    aws = resolve(clients, config.region)
+    aws = resolve(clients, config)
     findings: list[Finding] = []
     images: dict[str, Finding | None] = {}  # the same image is often shared: ask once
     data: dict[str, Finding | None] = {}

@@ -147,7 +147,7 @@ def sweep(
     A resource that cannot be deleted is reported as failed and the sweep goes on with the others,
     except that the execution role is kept while an endpoint or component it serves is still there.
     """
-    aws = resolve(clients, config.region)
+    aws = resolve(clients, config)
     sweeper = _Sweeper(aws, dry_run, on_progress, Deadline(timeout, clock), interval)
     plan = _discover(aws, config)
     sweeper.run(plan)

@@ -146,7 +146,7 @@ def verify_live(
     waited for and what it last saw. Never raises for a wrong deployment, only for AWS being unusable
     (:class:`infra.aws.clients.AwsError`).
     """
-    verifier = _Verifier(resolve(clients, config.region), Deadline(timeout, clock), wait, interval, on_progress)
+    verifier = _Verifier(resolve(clients, config), Deadline(timeout, clock), wait, interval, on_progress)
     for names in all_endpoint_names(config):
         verifier.endpoint(names)
     if config.dashboard.enabled:

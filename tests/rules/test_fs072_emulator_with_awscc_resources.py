@@ -1,0 +1,24 @@
+URL = "http://localhost:4566"
+
+
+def test_single_model_endpoint_against_an_emulator_passes(run_rule, single_model):
+    single_model["endpoint_url"] = URL
+    assert run_rule("FS072", single_model) == []
+
+
+def test_components_without_an_emulator_are_not_checked(run_rule, components):
+    assert run_rule("FS072", components) == []
+
+
+def test_inference_components_against_an_emulator_are_refused(run_rule, components):
+    components["endpoint_url"] = URL
+    [finding] = run_rule("FS072", components)
+    assert finding.path == "endpoints[0].inference_components"
+    assert "hashicorp/awscc" in finding.message and "real AWS" in finding.message
+
+
+def test_a_metrics_configuration_against_an_emulator_is_refused(run_rule, single_model):
+    single_model.update(endpoint_url=URL)
+    single_model["endpoints"][0]["metrics_publish_frequency"] = 10
+    [finding] = run_rule("FS072", single_model)
+    assert finding.path == "endpoints[0].metrics_publish_frequency"
