@@ -58,8 +58,8 @@ def sm(monkeypatch, aas):
         regions.append(config.region)
         return client
 
-    def fake_autoscaling(region):
-        regions.append(region)
+    def fake_autoscaling(config):
+        regions.append(config.region)
         return aas.client
 
     monkeypatch.setattr(measure_cmd, "_sagemaker_client", fake_client)

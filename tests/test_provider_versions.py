@@ -115,6 +115,7 @@ def test_the_option_makes_an_s3_state_config_invalid_before_anything_runs(write_
     result = CliRunner().invoke(cli, ["synth", str(path), "--out", str(tmp_path / "out"), "--json"],
                                 env={"FASTSCALE_ENDPOINT_URL": "http://localhost:4566"})
     assert result.exit_code == 2
-    assert [f["code"] for f in json.loads(result.stdout)["findings"]] == ["FS070"]
+    [report] = json.loads(result.stdout)["files"]
+    assert [f["code"] for f in report["findings"]] == ["FS070"]
     assert not (tmp_path / "out").exists()
     assert yaml.safe_load(path.read_text())["state"]["backend"] == "s3"  # the file itself is untouched

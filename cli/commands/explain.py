@@ -13,6 +13,7 @@ from fastscale.cli.common import (
     EXIT_OK,
     config_argument,
     console,
+    endpoint_url_option,
     fail,
     json_option,
     load_checked,
@@ -89,6 +90,7 @@ def _render(explanation, file: str) -> None:
 @click.option("--since", "since", default="3h", show_default=True, callback=_since, metavar="DURATION",
               help="How far back to look: e.g. 30m, 3h, 1h30m, 2d (at most 15 days).")
 @json_option
+@endpoint_url_option
 def explain_command(config_file, endpoint_name, component_name, since, as_json) -> None:
     """Explain why a live endpoint did (or did not) scale, and what to change.
 

@@ -27,11 +27,11 @@ def _sagemaker_client(config):
     return for_config(config).sagemaker
 
 
-def _autoscaling_client(region: str):
+def _autoscaling_client(config):
     """The Application Auto Scaling client that suspends and resumes dynamic scaling (tests stub it)."""
-    from fastscale.infra.aws.clients import client
+    from fastscale.infra.aws.clients import for_config
 
-    return client("application-autoscaling", region)
+    return for_config(config).autoscaling
 
 
 def _clock():
@@ -187,7 +187,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
             endpoint=names.endpoint,
             component=live_component,
             variant=names.variant,
-            autoscaling=_autoscaling_client(config.region),
+            autoscaling=_autoscaling_client(config),
             timeout=timeout,
             poll_interval=poll_interval,
             clock=_clock(),

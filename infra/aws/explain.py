@@ -1094,5 +1094,5 @@ def collect(
     cannot be used at all.
     """
     specs = targets_of(config, endpoint, component)
-    collector = _Collector(resolve(clients, config.region), Window(now - since, now))
+    collector = _Collector(resolve(clients, config), Window(now - since, now))
     return [collector.evidence(s) for s in specs]

@@ -228,5 +228,6 @@ def test_an_emulator_config_with_s3_state_in_real_s3_is_refused_before_terraform
     path.write_text(yaml.safe_dump(config))
     refused = fastscale(project, "plan", "fastscale.yaml", "--json")
     assert refused.returncode == 2
-    assert [f["code"] for f in summary(refused)["findings"]] == ["FS070"]
+    [report] = summary(refused)["files"]
+    assert [f["code"] for f in report["findings"]] == ["FS070"]
     assert not (root / "cdktf.out").exists()
