@@ -187,7 +187,7 @@ def test_deploy_status_update_destroy_and_verify_cleanup_through_the_real_provid
     assert endpoint["EndpointStatus"] == "InService"
     first_config = endpoint["EndpointConfigName"]
     [first_model] = [m["ModelName"] for m in sm.list_models()["Models"]]
-    state = json.loads((root / "terraform.emu.tfstate").read_text())
+    state = json.loads((root / "terraform.emu.us-east-1.tfstate").read_text())
     assert {r["type"] for r in state["resources"]} >= {
         "aws_sagemaker_model", "aws_sagemaker_endpoint_configuration", "aws_sagemaker_endpoint", "aws_iam_role",
         "aws_cloudwatch_metric_alarm"}
