@@ -7,6 +7,7 @@ import ast
 import copy
 import dataclasses
 import itertools
+import sys
 from pathlib import Path
 
 import pytest
@@ -324,3 +325,14 @@ def test_parameters_change_the_estimate(tmp_path):
     assert slower["instance_image_cache"] == pytest.approx(base["instance_image_cache"] + 100)
     assert slower["copy_data_cache"] == base["copy_data_cache"]
     assert Path(ROOT / "infra" / "estimate_params.json").is_file()
+
+
+def test_packaged_parameters_load_from_any_working_directory(tmp_path):
+    # The parameters are package data of fastscale.infra: reading them must not depend on the repository
+    # being the current directory (an installed fastscale runs from anywhere).
+    import subprocess
+
+    code = "from fastscale.infra.estimate.params import _packaged; print(_packaged().cost.hours_per_month.value)"
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "730.0"
