@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "schema": ("schema", "Print the JSON Schema of the config file (for editors)."),
     "synth": ("synth", "Validate, then synthesize the Terraform JSON stack."),
     "estimate": ("estimate", "Estimate scale-out time per scenario and the hourly/monthly cost."),
+    "simulate": ("simulate", "Replay a traffic spike against the configured scaling, layer by layer."),
     "plan": ("deploy", "Validate, synthesize and show the Terraform plan."),
     "deploy": ("deploy", "Validate, synthesize, apply, then verify the live endpoints."),
     "status": ("deploy", "Verify what is live against the config, without changing anything."),

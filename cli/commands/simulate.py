@@ -1,0 +1,275 @@
+"""`fastscale simulate`: replay a traffic spike against the configured scaling, layer by layer."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from fastscale.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    console,
+    fail,
+    json_option,
+    load_checked,
+    print_json,
+    print_table,
+)
+
+
+def _clock(second: int) -> str:
+    return f"{second // 60}:{second % 60:02d}"
+
+
+def _duration(seconds: int | None) -> str:
+    if seconds is None:
+        return "not served"
+    if seconds < 120:
+        return f"{seconds} s"
+    return f"{seconds} s ({seconds / 60:.1f} min)"
+
+
+def _num(x: float) -> str:
+    return f"{x:,.0f}" if abs(x) >= 10 or x == 0 else f"{x:,.1f}"
+
+
+def _plural(word: str, n: int) -> str:
+    if n == 1:
+        return word
+    return word[:-1] + "ies" if word.endswith("y") else word + "s"
+
+
+def _usd(x: float | None) -> str:
+    return "-" if x is None else f"${x:,.2f}"
+
+
+def _rows(result, every: int | None) -> list[int]:
+    """Seconds to show: every ``every`` seconds, or each second where demand or capacity changed."""
+    n = len(result.demand)
+    if every:
+        return list(range(0, n, every))
+    keys = list(zip(result.demand, result.desired, result.copies, result.serving, result.instances, result.instances_serving))
+    return [t for t in range(n) if t == 0 or keys[t] != keys[t - 1]]
+
+
+def render_steps(sim, every: int | None, out) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    r = sim.configured.result
+    w = sim.workload
+    unit = "copies" if w.component else "instances"
+    events: dict[int, list[str]] = {}
+    for e in r.events:
+        if e.kind in ("alarm", "instance"):
+            events.setdefault(e.second, []).append(e.detail)
+    table = Table(title=f"demand vs serving capacity, as configured ({'every ' + str(every) + ' s' if every else 'each change'})",
+                  title_justify="left", title_style="bold")
+    for name, justify in (("time", "right"), ("demand", "right"), ("capacity", "right"), (f"desired {unit}", "right"),
+                          (f"serving {unit}", "right")):
+        table.add_column(name, justify=justify, no_wrap=True)
+    if w.component:
+        table.add_column("instances (serving)", justify="right", no_wrap=True)
+    table.add_column("queued", justify="right", no_wrap=True)
+    table.add_column("failing req/s", justify="right", no_wrap=True)
+    table.add_column("what happened", overflow="fold")
+    shown = _rows(r, every)
+    last = -1
+    for t in shown:
+        what = [d for s in range(last + 1, t + 1) for d in events.get(s, [])]
+        last = t
+        cells = [_clock(t), _num(r.demand[t]), _num(r.capacity[t]), str(r.desired[t]), str(r.serving[t])]
+        if w.component:
+            cells.append(f"{r.instances[t]} ({r.instances_serving[t]})")
+        cells += [_num(r.queued[t]), _num(r.rejected[t]), escape("; ".join(what))]
+        table.add_row(*cells)
+    print_table(table)
+
+
+def render_layers(sim, out) -> None:
+    from rich.table import Table
+
+    base = sim.configured.result.summary
+    unit = "copies" if sim.workload.component else "instances"
+    table = Table(title="the same traffic with each layer flipped", title_justify="left", title_style="bold",
+                  caption="served after: from the first second demand exceeded capacity until capacity caught up; "
+                  "detection: until the first scale-out alarm; queued: request-seconds waiting beyond "
+                  "target_concurrency per copy; rejected: requests failed with no copy in service.",
+                  caption_justify="left")
+    table.add_column("variant")
+    for name in ("served after", "detection", "queued req·s", "rejected", f"peak {unit}", "peak instances", "cost"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for v in sim.variants:
+        if v.result is None:
+            table.add_row(f"{v.name.replace('_', ' ')}: {v.label}", *("-" * 7), style="dim")
+            continue
+        s = v.result.summary
+        served = _duration(s.served_after_seconds) if s.short_at is not None else "at once"
+        if v.name != "configured" and s.served_after_seconds is not None and base.served_after_seconds is not None:
+            delta = s.served_after_seconds - base.served_after_seconds
+            if delta:
+                served += f" [{'red' if delta > 0 else 'green'}]({delta:+d} s)[/]"
+        table.add_row(
+            v.label,
+            served,
+            "-" if s.detection_seconds is None else f"{s.detection_seconds} s",
+            _num(s.queued_request_seconds),
+            _num(s.rejected_requests),
+            str(s.peak_copies),
+            str(s.peak_instances),
+            _usd(s.cost_usd),
+            style="bold" if v.name == "configured" else None,
+        )
+    print_table(table)
+
+
+def render(sim, every: int | None, console_out) -> None:
+    from rich.markup import escape
+
+    def say(text: str = "") -> None:
+        console_out.print(text, soft_wrap=True)  # prose stays on one line in logs, like the tables
+
+
+    w = sim.workload
+    layers = w.layers
+    unit = "copy" if w.component else "instance"
+    scaling = (
+        f"{'10-second' if layers.high_resolution else '60-second'} metrics, "
+        + ("data caching, " if layers.data_cache else "no data caching, " if layers.data_cache is False else "")
+        + ("container image caching" if layers.image_cache else "no container image caching")
+    )
+    bounds = f"{unit} count {w.units[0]}-{w.units[1]}"
+    if w.component:
+        bounds += f", instances {w.instances[0]}-{w.instances[1]} ({w.copies_per_instance} copies each)"
+    say(f"[bold]{escape(w.name)}[/]: {w.instance_type}, target {w.target:g} concurrent requests per {unit}, "
+              f"{bounds}, {scaling}")
+    t = sim.traffic
+    say(f"traffic: {escape(t.description)}; window {t.seconds} s; mean service time {t.service_time_seconds:g} s")
+    render_steps(sim, every, console_out)
+    s = sim.configured.result.summary
+    if s.short_at is None:
+        say("[green]capacity covered the demand throughout the window[/]")
+    else:
+        served = (f"served {_duration(s.served_after_seconds)} after demand first exceeded capacity at "
+                  f"{_clock(s.short_at)}" if s.served_after_seconds is not None
+                  else f"[red]never served within the window[/] (demand first exceeded capacity at {_clock(s.short_at)})")
+        detect = "" if s.detection_seconds is None else f"; first scale-out alarm after {s.detection_seconds} s"
+        say(f"summary: {served}{detect}")
+    say(f"  {_num(s.queued_request_seconds)} request-seconds queued, {_num(s.rejected_requests)} requests rejected "
+              f"with no capacity, peak {s.peak_copies} {_plural(unit, s.peak_copies)} on "
+              f"{s.peak_instances} {_plural('instance', s.peak_instances)}, {_usd(s.cost_usd)} for the window")
+    render_layers(sim, console_out)
+    for note in w.notes:
+        say(f"  [yellow]note:[/] {escape(note)}")
+    say()
+
+
+@click.command("simulate")
+@click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--endpoint", "endpoint", metavar="E", help="Only this endpoint (its config name).")
+@click.option("--component", "component", metavar="C", help="Only this inference component.")
+@click.option("--spike", metavar="BASE:PEAK@T[+HOLD]",
+              help="Concurrent requests: BASE until second T, then PEAK (for HOLD seconds, then BASE again). "
+              "Default: idle, then 75% of what the maximum serves at 60 s for 20 minutes.")
+@click.option("--ramp", metavar="BASE:PEAK@START-END", help="Concurrent requests rising linearly from START to END.")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="CSV",
+              help="Per-second traffic: a header `concurrency` or `rps` (requests per second, needs --service-time), "
+              "optionally `second`.")
+@click.option("--duration", type=click.IntRange(min=1), metavar="SECONDS",
+              help="Length of the simulated window (default: 3600, or the trace's length).")
+@click.option("--service-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Mean seconds one request takes at full speed: turns requests per second into concurrency and "
+              "counts rejected requests (default 10).")
+@click.option("--every", type=click.IntRange(min=1), metavar="SECONDS",
+              help="Print the demand/capacity table every SECONDS instead of at each change.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+              help="Also draw demand and capacity over time, one line per variant, to this PNG (needs matplotlib).")
+@json_option
+def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, duration, service_time, every,
+                     plot_path, as_json) -> None:
+    """Replay a traffic spike against the configured scaling, second by second, layer by layer.
+
+    For every endpoint / inference component of FILE (or the one chosen with --endpoint / --component), the
+    model publishes the scaling metric at the configured resolution, evaluates the target-tracking alarms and
+    the scale-from-zero alarm and step policy as AWS documents them, applies cooldowns and maximums, adds
+    instances as copies need them, and starts every new copy or instance on the phase timeline of
+    `fastscale estimate`. Each copy serves target_concurrency requests at full speed; more wait in a queue;
+    with no copy in service requests fail.
+
+    It prints demand against serving capacity, a summary (time until the spike is served, request-seconds
+    queued, requests rejected at zero, peak copies and instances, cost of the window) and the same traffic
+    replayed with each layer flipped: 60-second metrics, no data caching, no container image caching, no warm
+    minimum (or, where the config has a layer off, with it on). Parameters and sources:
+    infra/simulate_params.json and infra/estimate_params.json.
+
+    \b
+    Exit codes: 0 simulated, 1 the plot could not be written, 2 bad input (config, traffic or selection).
+    """
+    from rich.markup import escape
+
+    from fastscale.infra import simulate as sim_mod
+
+    profiles = [name for name, given in (("--spike", spike), ("--ramp", ramp), ("--trace", trace_path)) if given]
+    if len(profiles) > 1:
+        raise click.UsageError(f"give one traffic profile, not {' and '.join(profiles)}")
+    checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
+    params = sim_mod.load_params()
+    try:
+        selection = sim_mod.select_workloads(checked.config, endpoint, component)
+    except sim_mod.SimulateInputError as exc:
+        raise click.BadParameter(str(exc), param_hint=exc.option) from None
+    if not selection.workloads:
+        for reason in selection.skipped:
+            console(stderr=True).print(f"[bold red]error:[/] {escape(reason)}")
+        if not selection.skipped:
+            console(stderr=True).print("[bold red]error:[/] nothing to simulate in the selection")
+        sys.exit(EXIT_BAD_INPUT)
+
+    default_window = int(params.default_traffic.window_seconds.value)
+    default_service = params.default_service_time_seconds.value
+    service = service_time if service_time is not None else default_service
+    try:
+        if spike:
+            shared = sim_mod.spike(spike, duration=duration, default_window=default_window, service_time=service)
+        elif ramp:
+            shared = sim_mod.ramp(ramp, duration=duration, default_window=default_window, service_time=service)
+        elif trace_path:
+            shared = sim_mod.read_trace(trace_path, duration=duration, service_time=service_time,
+                                        default_service_time=default_service)
+        else:
+            shared = None
+    except sim_mod.TrafficError as exc:
+        fail(escape(str(exc)), EXIT_BAD_INPUT)
+
+    sims = []
+    for w in selection.workloads:
+        traffic = shared
+        if traffic is None:
+            try:
+                traffic = sim_mod.default_traffic(w, params, service, window=duration)
+            except sim_mod.TrafficError as exc:
+                fail(escape(f"the default spike does not fit: {exc}; give a longer --duration or your own --spike"),
+                     EXIT_BAD_INPUT)
+        sims.append(sim_mod.simulate_workload(w, traffic))
+
+    if plot_path:
+        from fastscale.infra.simulate.plot import PlotUnavailable, plot_simulations
+
+        try:
+            plot_simulations(sims, plot_path)
+        except PlotUnavailable as exc:
+            fail(escape(str(exc)), EXIT_FAILED)
+        except OSError as exc:
+            fail(escape(f"cannot write {plot_path}: {exc.strerror or exc}"), EXIT_FAILED)
+
+    if as_json:
+        print_json({"simulations": [s.to_dict() for s in sims], "skipped": list(selection.skipped)})
+        return
+    out = console()
+    for s in sims:
+        render(s, every, out)
+    for reason in selection.skipped:
+        out.print(f"[yellow]not simulated:[/] {escape(reason)}")
+    if plot_path:
+        out.print(f"plot written to {plot_path}")

@@ -1,0 +1,171 @@
+"""The discrete-time model on hand-checkable inputs: every expected number below is worked out in a comment."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from fastscale.infra.simulate import Alarm, ScaleFromZero, SimSpec, Timings, simulate
+
+HIGH_RES = Alarm(period=10, datapoints=3)
+STANDARD = Alarm(period=60, datapoints=3)
+SCALE_IN = Alarm(period=60, datapoints=15)
+
+
+def spec(**changes) -> SimSpec:
+    """One instance with room for 10 copies, in service; a new copy there serves 100 s after the decision."""
+    base = SimSpec(
+        target=1.0,
+        units_min=1,
+        units_max=10,
+        instances_min=1,
+        instances_max=1,
+        copies_per_instance=10,
+        timings=Timings(decision=5, copy_on_instance=100, provisioning=100, copy_on_new_instance=150),
+        scale_out=HIGH_RES,
+        scale_in=SCALE_IN,
+        scale_in_threshold=0.9,
+        scale_in_cooldown=300,
+        scale_out_cooldown=0,
+        lag=5,
+        reinvoke=60,
+        scale_from_zero=None,
+        service_time=10.0,
+        price_per_hour=3.6,  # one cent per instance-second... per 10 s: 0.001 $/s
+    )
+    return dataclasses.replace(base, **changes)
+
+
+def step(base: float, peak: float, at: int, n: int = 1200) -> list[float]:
+    return [peak if t >= at else base for t in range(n)]
+
+
+def test_step_spike_on_a_running_instance_high_resolution():
+    # 1 -> 5 concurrent at 60 s, target 1: datapoints [60,70) [70,80) [80,90) are 5 per copy, all > 1;
+    # the third reaches the alarm at 90 + 5 lag = 95; the decision lands at 100; four new copies on the
+    # instance serve 100 s later, at 200. Served 200 - 60 = 140 s after the spike; 4 requests wait each second.
+    r = simulate(spec(), step(1, 5, 60))
+    s = r.summary
+    assert s.short_at == 60
+    assert s.detection_seconds == 35
+    assert s.served_after_seconds == 140
+    assert s.queued_request_seconds == pytest.approx(4 * 140)
+    assert s.rejected_requests == 0
+    assert s.peak_copies == 5 and s.peak_instances == 1
+    assert r.desired[99] == 1 and r.desired[100] == 5
+    assert r.serving[199] == 1 and r.serving[200] == 5
+    assert r.capacity[200] == 5
+
+
+def test_step_spike_with_60_second_metrics():
+    # Three 60-second datapoints: [60,120) [120,180) [180,240), evaluated at 245; copies serve at 250 + 100.
+    s = simulate(spec(scale_out=STANDARD), step(1, 5, 60)).summary
+    assert s.detection_seconds == 185
+    assert s.served_after_seconds == 290
+
+
+def test_new_instances_follow_the_instance_timeline():
+    # One copy per instance: the four extra copies each need an instance, requested at 100 (decision), in
+    # service at 200 (provisioning 100 s), serving at 350 (150 s more). Served after 350 - 60 = 290 s.
+    r = simulate(spec(copies_per_instance=1, instances_max=10), step(1, 5, 60))
+    assert r.summary.served_after_seconds == 290
+    assert r.instances[99] == 1 and r.instances[100] == 5
+    assert r.instances_serving[199] == 1 and r.instances_serving[200] == 5
+    assert r.summary.peak_instances == 5
+
+
+def test_maximum_capacity_caps_the_spike():
+    # Demand 20 with at most 10 copies: never served, 10 requests wait every second once all copies serve.
+    r = simulate(spec(), step(1, 20, 60))
+    assert r.summary.served_after_seconds is None
+    assert r.summary.peak_copies == 10
+    assert r.queued[-1] == pytest.approx(10)
+
+
+def test_scale_from_zero_alarm_step_policy_then_cold_start():
+    # Idle at zero copies and instances. 2 concurrent requests of 10 s from 60 s: 0.2 requests/s fail.
+    # NoCapacityInvocationFailures Sum over [60,120) = 12 >= 1: alarm at 125, +1 copy at 130, which needs
+    # an instance: in service at 230, copy serving at 380. Rejected: 0.2/s for 320 s = 64.
+    zero = ScaleFromZero(Alarm(period=60, datapoints=1), cooldown=60)
+    r = simulate(
+        spec(units_min=0, instances_min=0, copies_per_instance=1, instances_max=4, scale_from_zero=zero, target=4),
+        step(0, 2, 60),
+    )
+    s = r.summary
+    assert s.short_at == 60
+    assert s.detection_seconds == 65
+    assert s.served_after_seconds == 320
+    assert s.rejected_requests == pytest.approx(0.2 * 320)
+    assert s.queued_request_seconds == 0
+    assert r.instances[:130] == (0,) * 130 and r.instances[130] == 1
+    # The alarm stays in ALARM while the copy starts; the step policy adds from the capacity in service
+    # (none), so it never asks for a second copy meanwhile.
+    assert max(r.desired[:380]) == 1
+    kinds = [e.kind for e in r.events if e.second <= 380]
+    assert "alarm" in kinds and "serving" in kinds
+
+
+def test_scale_in_waits_fifteen_low_minutes_then_honours_the_minimum():
+    # 5 copies serve from 200; the spike ends at 600 and demand returns to 1 (0.2 per copy < 0.9 x 1).
+    # Minute datapoints [600,660) ... [1440,1500) are 15 low ones, evaluated at 1505: desired back to
+    # ceil(0.2 x 5 / 1) = 1 at 1510 (decision 5 s), never below the minimum.
+    demand = [5.0 if 60 <= t < 600 else 1.0 for t in range(1800)]
+    r = simulate(spec(), demand)
+    assert r.desired[1509] == 5
+    assert r.desired[1510] == 1
+    assert r.serving[1510] == 1
+    assert min(r.desired) == 1
+
+
+def test_instances_follow_copies_in_and_out():
+    # Two copies per instance, up to 3 instances: 5 copies need 3 instances; back to 1 copy, 1 instance.
+    demand = [5.0 if 60 <= t < 600 else 1.0 for t in range(1800)]
+    r = simulate(spec(copies_per_instance=2, instances_max=3), demand)
+    assert r.summary.peak_instances == 3
+    assert r.instances[-1] == 1
+    # Cost: instance-seconds at $3.60/h = $0.001 per instance-second.
+    assert r.summary.cost_usd == pytest.approx(r.summary.instance_seconds * 0.001)
+
+
+def test_copies_without_room_wait_for_it():
+    # One instance with room for 2 copies and no more instances allowed: desired 5, only 2 serve.
+    r = simulate(spec(copies_per_instance=2, instances_max=1), step(1, 5, 60))
+    assert r.summary.peak_copies == 5
+    assert max(r.serving) == 2
+    assert r.summary.served_after_seconds is None
+
+
+def test_other_components_hold_their_slots():
+    # 10 slots, 8 held by other components: this one can place only 2 copies on the instance.
+    r = simulate(spec(reserved_slots=8), step(1, 5, 60))
+    assert max(r.serving) == 2
+
+
+def test_disabled_autoscaling_keeps_the_initial_count():
+    r = simulate(spec(scale_out=None, scale_in=None, initial_units=2), step(0, 5, 60))
+    assert set(r.serving) == {2}
+    assert r.summary.detection_seconds is None
+    assert r.summary.queued_request_seconds == pytest.approx(3 * (1200 - 60))
+
+
+def test_steady_state_start_covers_the_base_demand():
+    # Base demand 3 with target 1: the run starts with the 3 copies that demand keeps warm.
+    r = simulate(spec(), step(3, 3, 0))
+    assert r.serving[0] == 3
+    assert r.summary.short_at is None and r.summary.seconds_short == 0
+
+
+def test_rejects_impossible_specs():
+    with pytest.raises(ValueError):
+        spec(target=0)
+    with pytest.raises(ValueError):
+        spec(units_min=3, units_max=2)
+    with pytest.raises(ValueError):
+        spec(copies_per_instance=0)
+
+
+def test_same_input_same_result():
+    demand = [float((t * 7) % 13) for t in range(1800)]
+    a, b = simulate(spec(), demand), simulate(spec(), list(demand))
+    assert a == b
