@@ -215,6 +215,10 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed table differs")
@@ -223,12 +227,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
         if current != text:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python scripts/gen_simulate_table.py", file=sys.stderr)
+            print(f"{_shown(OUT)} is stale: run python scripts/gen_simulate_table.py", file=sys.stderr)
             return 1
         return 0
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
+    print(f"wrote {_shown(OUT)}")
     return 0
 
 

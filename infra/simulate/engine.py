@@ -178,7 +178,7 @@ class _AlarmState:
     acc: float = 0.0
     n: int = 0
     in_alarm: bool = False
-    last_invoke: int = -(10**9)
+    last_invoke: float = -math.inf
 
     def close(self, value: float | None) -> None:
         self.values.append(value)
@@ -204,8 +204,8 @@ class _Sim:
         # Desired count: what the scalable target holds now, and the changes waiting for their decision delay.
         self.desired = 0
         self.pending: list[tuple[int, int, str]] = []  # (second it applies, new desired, why)
-        self.last_scale_in = -(10**9)
-        self.last_step = -(10**9)
+        self.last_scale_in = -math.inf
+        self.last_step = -math.inf
         self.first_alarm: int | None = None
         self.alarm_seconds: list[int] = []
 
