@@ -66,9 +66,8 @@ def render_steps(sim, every: int | None, out) -> None:
             events.setdefault(e.second, []).append(e.detail)
     table = Table(title=f"demand vs serving capacity, as configured ({'every ' + str(every) + ' s' if every else 'each change'})",
                   title_justify="left", title_style="bold")
-    for name, justify in (("time", "right"), ("demand", "right"), ("capacity", "right"), (f"desired {unit}", "right"),
-                          (f"serving {unit}", "right")):
-        table.add_column(name, justify=justify, no_wrap=True)
+    for name in ("time", "demand", "capacity", f"desired {unit}", f"serving {unit}"):
+        table.add_column(name, justify="right", no_wrap=True)
     if w.component:
         table.add_column("instances (serving)", justify="right", no_wrap=True)
     table.add_column("queued", justify="right", no_wrap=True)

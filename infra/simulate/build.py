@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fastscale.infra.catalog import InstanceSpec
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
 from fastscale.infra.estimate.params import EstimateParams
 from fastscale.infra.estimate.params import load_params as load_estimate_params
@@ -142,14 +143,14 @@ class WorkloadSimulation:
 # --------------------------------------------------------------------------------------------- specs
 
 
-def _fits(instance: Any, c: InferenceComponentSpec) -> int:
+def _fits(instance: InstanceSpec, c: InferenceComponentSpec) -> int:
     """Copies of ``c`` one instance holds: the tightest of accelerators, memory and vCPUs."""
     limits = [math.floor(instance.memory_gib * 1024 / c.resources.memory_mb)]
     if c.resources.accelerators:
         limits.append(instance.accelerator_count // c.resources.accelerators)
     if c.resources.cpus:
         limits.append(math.floor(instance.vcpus / c.resources.cpus))
-    return max(0, min(limits))
+    return max(0, int(min(limits)))
 
 
 def _slots_of(other: InferenceComponentSpec, c: InferenceComponentSpec) -> float:

@@ -14,6 +14,7 @@ datapoint is closed and, ``lag`` seconds later, the alarms evaluate it. The rule
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -314,7 +315,7 @@ class _Sim:
             self.last_step = t
             self._request(t, new, "scale-out")
 
-    def _evaluate(self, st: _AlarmState, t: int, breaching) -> bool:
+    def _evaluate(self, st: _AlarmState, t: int, breaching: Callable[[float], bool]) -> bool:
         """True when the policy should be invoked now (change to ALARM, or still in ALARM after ``reinvoke``)."""
         was = st.in_alarm
         st.in_alarm = len(st.values) == st.alarm.datapoints and all(v is not None and breaching(v) for v in st.values)
@@ -435,12 +436,13 @@ class _Sim:
                     st.close(value)
                     when = min(at, n)
                     if st is out_state:
-                        if self._evaluate(st, when, lambda v: v > s.target + _EPS):
+                        if self._evaluate(st, when, lambda v: v > s.target + _EPS) and value is not None:
                             self._mark_alarm(when)
                             self._scale_out(when, value, serving)
                     elif st is in_state:
                         busy = out_state is not None and out_state.in_alarm
-                        if self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - _EPS) and not busy:
+                        low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - _EPS)
+                        if low and not busy and value is not None:
                             self._scale_in(when, value, serving)
                     elif st is zero_state:
                         assert s.scale_from_zero is not None
