@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from fastscale.infra.config import load_config, parse_config  # noqa: E402
 from fastscale.infra.estimate import SCENARIO_LABELS, Scenario, WorkloadEstimate, estimate_config  # noqa: E402
+from scripts.generated_file import write_or_check  # noqa: E402
 
 OUT = ROOT / "bench" / "estimate_table.md"
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
@@ -222,17 +223,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed table differs")
     args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python scripts/gen_estimate_table.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)}")
-    return 0
+    return write_or_check(OUT, render(), ROOT, "python scripts/gen_estimate_table.py", args.check)
 
 
 if __name__ == "__main__":

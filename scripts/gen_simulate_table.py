@@ -28,6 +28,7 @@ from fastscale.infra.simulate import (  # noqa: E402
     simulate_workload,
     spike,
 )
+from scripts.generated_file import write_or_check  # noqa: E402
 
 OUT = ROOT / "bench" / "simulate_anchors.md"
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
@@ -215,25 +216,11 @@ def render() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _shown(path: Path) -> str:
-    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="exit 1 if the committed table differs")
     args = parser.parse_args(argv)
-    text = render()
-    if args.check:
-        current = OUT.read_text(encoding="utf-8") if OUT.exists() else ""
-        if current != text:
-            print(f"{_shown(OUT)} is stale: run python scripts/gen_simulate_table.py", file=sys.stderr)
-            return 1
-        return 0
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(text, encoding="utf-8")
-    print(f"wrote {_shown(OUT)}")
-    return 0
+    return write_or_check(OUT, render(), ROOT, "python scripts/gen_simulate_table.py", args.check)
 
 
 if __name__ == "__main__":
