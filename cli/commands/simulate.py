@@ -9,12 +9,12 @@ import click
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
-    console,
     fail,
     json_option,
     load_checked,
     print_json,
     print_table,
+    say,
 )
 
 
@@ -22,10 +22,10 @@ def _clock(second: int) -> str:
     return f"{second // 60}:{second % 60:02d}"
 
 
-def _duration(seconds: int | None) -> str:
+def _duration(seconds: int | None, short: bool = False) -> str:
     if seconds is None:
         return "not served"
-    if seconds < 120:
+    if seconds < 120 or short:
         return f"{seconds} s"
     return f"{seconds} s ({seconds / 60:.1f} min)"
 
@@ -53,58 +53,55 @@ def _rows(result, every: int | None) -> list[int]:
     return [t for t in range(n) if t == 0 or keys[t] != keys[t - 1]]
 
 
-def render_steps(sim, every: int | None, out) -> None:
+def render_steps(sim, every: int | None) -> None:
     from rich.markup import escape
     from rich.table import Table
 
     r = sim.configured.result
     w = sim.workload
-    unit = "copies" if w.component else "instances"
     events: dict[int, list[str]] = {}
     for e in r.events:
         if e.kind in ("alarm", "instance"):
             events.setdefault(e.second, []).append(e.detail)
-    table = Table(title=f"demand vs serving capacity, as configured ({'every ' + str(every) + ' s' if every else 'each change'})",
-                  title_justify="left", title_style="bold")
-    for name in ("time", "demand", "capacity", f"desired {unit}", f"serving {unit}"):
+    caption = "copies and instances: serving/total; failing/s: requests failing each second with no copy in service"
+    table = Table(title=f"demand vs serving capacity, as configured ({f'every {every} s' if every else 'each change'})",
+                  title_justify="left", title_style="bold", caption=caption, caption_justify="left")
+    for name in ("time", "demand", "capacity", "copies" if w.component else "instances"):
         table.add_column(name, justify="right", no_wrap=True)
     if w.component:
-        table.add_column("instances (serving)", justify="right", no_wrap=True)
-    table.add_column("queued", justify="right", no_wrap=True)
-    table.add_column("failing req/s", justify="right", no_wrap=True)
-    table.add_column("what happened", overflow="fold")
-    shown = _rows(r, every)
+        table.add_column("instances", justify="right", no_wrap=True)
+    table.add_column("failing/s", justify="right", no_wrap=True)
+    table.add_column("events")
     last = -1
-    for t in shown:
+    for t in _rows(r, every):
         what = [d for s in range(last + 1, t + 1) for d in events.get(s, [])]
         last = t
-        cells = [_clock(t), _num(r.demand[t]), _num(r.capacity[t]), str(r.desired[t]), str(r.serving[t])]
+        cells = [_clock(t), _num(r.demand[t]), _num(r.capacity[t]), f"{r.serving[t]}/{r.desired[t]}"]
         if w.component:
-            cells.append(f"{r.instances[t]} ({r.instances_serving[t]})")
-        cells += [_num(r.queued[t]), _num(r.rejected[t]), escape("; ".join(what))]
+            cells.append(f"{r.instances_serving[t]}/{r.instances[t]}")
+        cells += [_num(r.rejected[t]), escape("; ".join(what))]
         table.add_row(*cells)
-    print_table(table)
+    print_table(table, lead=1)
 
 
-def render_layers(sim, out) -> None:
+def render_layers(sim) -> None:
     from rich.table import Table
 
     base = sim.configured.result.summary
-    unit = "copies" if sim.workload.component else "instances"
     table = Table(title="the same traffic with each layer flipped", title_justify="left", title_style="bold",
                   caption="served after: from the first second demand exceeded capacity until capacity caught up; "
                   "detection: until the first scale-out alarm; queued: request-seconds waiting beyond "
-                  "target_concurrency per copy; rejected: requests failed with no copy in service.",
-                  caption_justify="left")
+                  "target_concurrency per copy; rejected: requests failed with no copy in service; peak: copies / "
+                  "instances.", caption_justify="left")
     table.add_column("variant")
-    for name in ("served after", "detection", "queued req·s", "rejected", f"peak {unit}", "peak instances", "cost"):
-        table.add_column(name, justify="right", no_wrap=True)
+    for name in ("served after", "detection", "queued req·s", "rejected", "peak", "cost"):
+        table.add_column(name, justify="right")
     for v in sim.variants:
         if v.result is None:
-            table.add_row(f"{v.name.replace('_', ' ')}: {v.label}", *("-" * 7), style="dim")
+            table.add_row(f"{v.name.replace('_', ' ')}: {v.label}", *("-" * 6), style="dim")
             continue
         s = v.result.summary
-        served = _duration(s.served_after_seconds) if s.short_at is not None else "at once"
+        served = _duration(s.served_after_seconds, short=True) if s.short_at is not None else "at once"
         if v.name != "configured" and s.served_after_seconds is not None and base.served_after_seconds is not None:
             delta = s.served_after_seconds - base.served_after_seconds
             if delta:
@@ -115,19 +112,15 @@ def render_layers(sim, out) -> None:
             "-" if s.detection_seconds is None else f"{s.detection_seconds} s",
             _num(s.queued_request_seconds),
             _num(s.rejected_requests),
-            str(s.peak_copies),
-            str(s.peak_instances),
+            f"{s.peak_copies} / {s.peak_instances}" if sim.workload.component else str(s.peak_instances),
             _usd(s.cost_usd),
             style="bold" if v.name == "configured" else None,
         )
-    print_table(table)
+    print_table(table, lead=1)
 
 
-def render(sim, every: int | None, console_out) -> None:
+def render(sim, every: int | None) -> None:
     from rich.markup import escape
-
-    def say(text: str = "") -> None:
-        console_out.print(text, soft_wrap=True)  # prose stays on one line in logs, like the tables
 
 
     w = sim.workload
@@ -145,7 +138,7 @@ def render(sim, every: int | None, console_out) -> None:
               f"{bounds}, {scaling}")
     t = sim.traffic
     say(f"traffic: {escape(t.description)}; window {t.seconds} s; mean service time {t.service_time_seconds:g} s")
-    render_steps(sim, every, console_out)
+    render_steps(sim, every)
     s = sim.configured.result.summary
     if s.short_at is None:
         say("[green]capacity covered the demand throughout the window[/]")
@@ -154,14 +147,14 @@ def render(sim, every: int | None, console_out) -> None:
                   f"{_clock(s.short_at)}" if s.served_after_seconds is not None
                   else f"[red]never served within the window[/] (demand first exceeded capacity at {_clock(s.short_at)})")
         detect = "" if s.detection_seconds is None else f"; first scale-out alarm after {s.detection_seconds} s"
-        say(f"summary: {served}{detect}")
+        say(f"summary: {served}{detect}", indent="  ")
     say(f"  {_num(s.queued_request_seconds)} request-seconds queued, {_num(s.rejected_requests)} requests rejected "
               f"with no capacity, peak {s.peak_copies} {_plural(unit, s.peak_copies)} on "
-              f"{s.peak_instances} {_plural('instance', s.peak_instances)}, {_usd(s.cost_usd)} for the window")
-    render_layers(sim, console_out)
+              f"{s.peak_instances} {_plural('instance', s.peak_instances)}, {_usd(s.cost_usd)} for the window", indent="  ")
+    render_layers(sim)
     for note in w.notes:
-        say(f"  [yellow]note:[/] {escape(note)}")
-    say()
+        say(f"  [yellow]note:[/] {escape(note)}", indent="    ")
+    say("")
 
 
 @click.command("simulate")
@@ -203,7 +196,12 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     infra/simulate_params.json and infra/estimate_params.json.
 
     \b
-    Exit codes: 0 simulated, 1 the plot could not be written, 2 bad input (config, traffic or selection).
+    Exit codes:
+      0  simulated
+      1  the --plot file could not be written (or matplotlib is missing)
+      2  bad input: the config has errors, a malformed traffic profile or trace,
+         an --endpoint / --component not in the file, or nothing could be
+         simulated (every workload lacks what the model needs)
     """
     from rich.markup import escape
 
@@ -220,9 +218,9 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if not selection.workloads:
         for reason in selection.skipped:
-            console(stderr=True).print(f"[bold red]error:[/] {escape(reason)}")
+            say(f"[bold red]error:[/] {escape(reason)}", stderr=True, indent="  ")
         if not selection.skipped:
-            console(stderr=True).print("[bold red]error:[/] nothing to simulate in the selection")
+            say("[bold red]error:[/] nothing to simulate in the selection", stderr=True)
         sys.exit(EXIT_BAD_INPUT)
 
     default_window = int(params.default_traffic.window_seconds.value)
@@ -265,10 +263,9 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     if as_json:
         print_json({"simulations": [s.to_dict() for s in sims], "skipped": list(selection.skipped)})
         return
-    out = console()
     for s in sims:
-        render(s, every, out)
+        render(s, every)
     for reason in selection.skipped:
-        out.print(f"[yellow]not simulated:[/] {escape(reason)}")
+        say(f"[yellow]not simulated:[/] {escape(reason)}", indent="  ")
     if plot_path:
-        out.print(f"plot written to {plot_path}")
+        say(f"plot written to {escape(plot_path)}")

@@ -237,7 +237,7 @@ class _Sim:
             copy.ready = inst.ready + s.timings.copy_on_new_instance
         elif len(self.instances) < s.instances_max:
             inst = self._new_instance(t + s.timings.provisioning)
-            self.events.append(Event(t, "instance", f"instance {inst.number} requested (in service at {_clock(inst.ready)})"))
+            self.events.append(Event(t, "instance", f"instance {inst.number} requested (ready {_clock(inst.ready)})"))
             copy.ready = inst.ready + s.timings.copy_on_new_instance
         else:
             return False
@@ -293,14 +293,14 @@ class _Sim:
         s = self.spec
         new = min(s.units_max, max(s.units_min, _ceil(value * serving / s.target)))
         if new > self._wanted():
-            self.events.append(Event(t, "alarm", f"scale-out alarm: {value:.2f} concurrent per copy > {s.target:g}; desired -> {new}"))
+            self.events.append(Event(t, "alarm", f"scale-out alarm: {value:.1f} per {s.unit} > {s.target:g}, desired {new}"))
             self._request(t, new, "scale-out")
 
     def _scale_in(self, t: int, value: float, serving: int) -> None:
         s = self.spec
         new = max(s.units_min, _ceil(value * serving / s.target))
         if new < self._wanted() and t - self.last_scale_in >= s.scale_in_cooldown:
-            self.events.append(Event(t, "alarm", f"scale-in alarm: {value:.2f} concurrent per copy; desired -> {new}"))
+            self.events.append(Event(t, "alarm", f"scale-in alarm: {value:.1f} per {s.unit}, desired {new}"))
             self.last_scale_in = t
             self._request(t, new, "scale-in")
 
@@ -311,7 +311,7 @@ class _Sim:
             return  # the same +1 again during the cooldown adds nothing
         new = min(s.units_max, serving + 1)
         if new > self._wanted():
-            self.events.append(Event(t, "alarm", f"NoCapacityInvocationFailures alarm: step policy, desired -> {new}"))
+            self.events.append(Event(t, "alarm", f"no-capacity alarm: step policy, desired {new}"))
             self.last_step = t
             self._request(t, new, "scale-out")
 

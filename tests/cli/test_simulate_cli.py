@@ -29,7 +29,7 @@ def test_registered_with_its_short_help():
 def test_help_documents_exit_codes_and_options():
     result = run("--help")
     assert result.exit_code == 0
-    for needle in ("Exit codes: 0", "--spike", "--ramp", "--trace", "--service-time", "--json", "--plot", "--every"):
+    for needle in ("Exit codes:", "0  simulated", "2  bad input", "--spike", "--ramp", "--trace", "--service-time", "--json", "--plot", "--every"):
         assert needle in result.output
 
 
@@ -46,7 +46,7 @@ def test_every_example_runs_with_the_default_spike_and_prints_the_layer_table(pa
 def test_human_output_for_scale_to_zero_components():
     out = run(MULTI, "--component", "qwen3-8b").output
     assert "shared / qwen3-8b" in out and "llama3-8b" not in out.split("traffic:")[0]
-    assert "NoCapacityInvocationFailures alarm" in out
+    assert "no-capacity alarm: step policy, desired 1" in out
     assert "warm minimum of one copy (what-if)" in out
     assert "requests rejected with no capacity" in out
 
@@ -161,3 +161,21 @@ def test_simulate_imports_no_cdktf_or_boto3():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_output_fits_80_columns(path, monkeypatch):
+    from tests.cli.test_output_width import assert_fits
+
+    monkeypatch.setenv("COLUMNS", "80")
+    result = run(str(path))
+    assert result.exit_code == 0, result.output
+    assert_fits(result.output)
+    assert "summary: served" in result.output and "as configured" in result.output
+
+
+def test_piped_output_keeps_each_row_on_one_line(monkeypatch):
+    monkeypatch.delenv("COLUMNS", raising=False)
+    out = run(MULTI, "--component", "qwen3-8b").output
+    rows = [line for line in out.splitlines() if "no-capacity alarm" in line]
+    assert len(rows) == 1 and "instance 1 requested" in rows[0]
