@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
+from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
 from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
 from fastscale.infra.rules import Finding, Severity, has_errors, run_rules, with_lines
 
@@ -19,9 +20,7 @@ if TYPE_CHECKING:  # rich is imported where output is printed, not when a comman
     from rich.table import Table
     from rich.text import Text
 
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_BAD_INPUT = 2
+__all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK"]
 
 config_argument = click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=str))
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
@@ -207,8 +206,8 @@ def _print_stacked(out: Console, table: Table, width: int, lead: int) -> None:
 
 
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
-    say(f"[bold red]error:[/] {message}", stderr=True)
-    sys.exit(code)
+    """End the command: one `error:` line (one JSON object with --json) and ``code``; see cli.errors."""
+    raise CommandError(message, code)
 
 
 def print_json(data: Any) -> None:

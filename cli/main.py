@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import json
 import os
 import sys
 from typing import Any, NoReturn
 
 import click
 
+from fastscale.cli.errors import guard, one_line
 from fastscale.infra import __version__
 
 #: name -> (module under cli.commands, short help shown by `fastscale --help`)
@@ -64,12 +66,6 @@ class LazyGroup(click.Group):
         except BrokenPipeError:
             closed_pipe()
 
-    def invoke(self, ctx: click.Context) -> Any:
-        # Caught here, before click's own handler turns a closed pipe into exit code 1.
-        try:
-            return super().invoke(ctx)
-        except BrokenPipeError:
-            closed_pipe()
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -84,7 +80,30 @@ class LazyGroup(click.Group):
             if exc.name == f"fastscale.cli.commands.{module_name}":
                 return None
             raise
-        return getattr(module, name.replace("-", "_") + "_command", None)
+        command = getattr(module, name.replace("-", "_") + "_command", None)
+        if command is not None and command.callback is not None:
+            # One place turns every failure into one line and an exit code (and one JSON object with --json).
+            command.callback = guard(name, command.callback)
+        return command
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        ctx.meta["fastscale.argv"] = list(args)
+        return super().parse_args(ctx, args)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            # Caught here, before click's own handler turns a closed pipe into exit code 1.
+            closed_pipe()
+        except click.UsageError as exc:
+            # Bad arguments are reported by Click on stderr (exit 2); with --json, stdout still gets the
+            # one JSON object a pipeline expects.
+            if "--json" in ctx.meta.get("fastscale.argv", ()):
+                name = exc.ctx.command.name if exc.ctx is not None and exc.ctx.command is not ctx.command else None
+                click.echo(json.dumps({"command": name, "ok": False, "error": one_line(exc.format_message()),
+                                       "exit_code": exc.exit_code}, indent=2))
+            raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         rows = [(name, COMMANDS[name][1]) for name in self.list_commands(ctx) if self._available(name)]
@@ -120,9 +139,12 @@ def cli() -> None:
     Terraform, deploys it with terraform/tofu, and verifies the live result with boto3.
 
     \b
-    Exit codes: 0 success, 1 an operation failed, 2 bad input (config or
-    arguments), 130 interrupted, 141 the output pipe was closed early (as by
-    `| head`); each command's --help says what they mean for it.
+    Exit codes: 0 success, 1 an operation failed, 2 bad input (config, arguments
+    or output path), 130 interrupted, 141 the output pipe was closed early (as
+    by `| head`); each command's --help says what they mean for it. Every
+    failure is one `error:` line on stderr; with --json, one JSON object with an
+    `error` member on stdout. FASTSCALE_DEBUG=1 shows the traceback of an
+    unexpected error.
     """
 
 

@@ -27,6 +27,7 @@ from fastscale.cli.common import (
     print_json,
     say,
 )
+from fastscale.cli.errors import explain, one_line
 from fastscale.cli.progress import Reporter
 
 if TYPE_CHECKING:
@@ -153,6 +154,7 @@ class StackCommand:
         sys.exit(code)
 
     def fail(self, message: str, code: int = EXIT_FAILED) -> NoReturn:
+        message = one_line(message)
         self.reporter.close()
         self.summary["error"] = message
         if not self.as_json:
@@ -225,7 +227,8 @@ class StackCommand:
         except StateLayoutError as exc:
             self.fail(str(exc), EXIT_BAD_INPUT)
         except Exception as exc:
-            self.fail(f"synthesis failed: {type(exc).__name__}: {exc}")
+            message, code = explain(exc)
+            self.fail(f"synthesis failed: {message}", code)
         stack_dir = Path(synth.stack_dir)
         self.summary["stack_dir"] = str(stack_dir)
 

@@ -7,6 +7,7 @@ Rendering is pure (files in memory); the CLI validates the rendered config with 
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata, resources
@@ -16,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from fastscale.infra import __version__
+from fastscale.infra.outputs import check_output_dir, refuse_symlinks, write_text_nofollow
 
 if TYPE_CHECKING:
     from fastscale.infra.rules import Finding
@@ -209,14 +211,33 @@ def _checkov_config() -> str:
 
 
 def existing_files(target: Path, files: dict[str, str]) -> list[str]:
-    return sorted(rel for rel in files if (target / rel).exists())
+    """Files that are already there, dangling symbolic links included (they exist as links)."""
+    return sorted(rel for rel in files if os.path.lexists(target / rel))
+
+
+def _paths_written(target: Path, files: dict[str, str]) -> list[Path]:
+    """Every file and every directory under ``target`` that writing ``files`` creates or writes into."""
+    paths: list[Path] = []
+    for rel in files:
+        parts = Path(rel).parts
+        paths += [target.joinpath(*parts[: i + 1]) for i in range(len(parts))]
+    return list(dict.fromkeys(paths))
+
+
+def check_project_target(target: Path, files: dict[str, str]) -> None:
+    """Refuse, before writing anything, a target inside ``.git``, one that cannot be written, and any
+    file or directory of the project that is a symbolic link (even with --force: a link, dangling or
+    not, would make init write outside the project)."""
+    check_output_dir(target, "project directory")
+    refuse_symlinks(_paths_written(target, files), "project path")
 
 
 def write_project(target: Path, files: dict[str, str]) -> list[Path]:
+    check_project_target(target, files)
     written = []
     for rel, content in files.items():
         path = target / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(content, encoding="utf-8")
+        write_text_nofollow(path, content)
         written.append(path)
     return written

@@ -33,6 +33,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastscale.infra.process import run_bounded
+
 #: Environment variable naming the binary (path or name) when no ``--terraform-bin`` is given.
 ENV_VAR = "FASTSCALE_TERRAFORM"
 #: The CLI flag that points at a binary; named in error messages so users know how to fix them.
@@ -49,6 +51,12 @@ TERMINATE_GRACE = 10.0
 
 #: Terraform versions before this have no ``init -json``; OpenTofu is driven in plain mode for init.
 _INIT_JSON_SINCE = (1, 9, 0)
+#: Oldest Terraform that runs the synthesized stacks: CDK for Terraform's own prerequisite. Every OpenTofu
+#: release (1.6 and later) qualifies.
+MIN_TERRAFORM_VERSION = (1, 2, 0)
+#: Seconds ``terraform version`` may take. It answers in well under a second; a binary that does not is
+#: not a working terraform (a wrong file, a wrapper waiting for input or the network).
+VERSION_TIMEOUT = 20.0
 
 _VERSION_RE = re.compile(r"^(Terraform|OpenTofu) v(\d+)\.(\d+)\.(\d+)", re.MULTILINE)
 _DIAG_HEADER_RE = re.compile(r"^(Error|Warning): (.*)$")
@@ -61,6 +69,10 @@ class TerraformError(Exception):
 
 class TerraformNotFound(TerraformError):
     """No terraform or tofu binary could be found or started."""
+
+
+class TerraformUnsupported(TerraformError):
+    """The binary does not answer ``version`` as terraform/tofu does, in time, or is too old."""
 
 
 class TerraformFailed(TerraformError):
@@ -79,13 +91,18 @@ def _not_found_hint() -> str:
 
 
 def _resolve(candidate: str) -> str | None:
-    """An executable path for a name or path, or None."""
+    """An absolute executable path for a name or path, or None.
+
+    Absolute because Terraform runs in the stack directory: a relative ``./tf`` (or a relative PATH
+    entry) means the caller's working directory, and only resolving it here keeps that meaning.
+    """
     if os.sep in candidate or (os.altsep and os.altsep in candidate):
         path = Path(candidate).expanduser()
         if path.is_file() and os.access(path, os.X_OK):
-            return str(path)
+            return os.path.abspath(path)
         return None
-    return shutil.which(candidate)
+    found = shutil.which(candidate)
+    return os.path.abspath(found) if found else None
 
 
 def find_binary(explicit: str | None = None) -> str:
@@ -112,7 +129,7 @@ def find_binary(explicit: str | None = None) -> str:
             )
         return found
     for name in BINARY_NAMES:
-        found = shutil.which(name)
+        found = _resolve(name)
         if found:
             return found
     raise TerraformNotFound(f"Neither `terraform` nor `tofu` was found on PATH. {_not_found_hint()}")
@@ -364,17 +381,14 @@ class TerraformRunner:
     def version(self) -> VersionInfo:
         if self._version is None:
             try:
-                proc = subprocess.run(
-                    [self.binary, "version"],
-                    cwd=self.workdir,
-                    env=self._child_env(),
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    timeout=60,
-                )
+                proc = run_bounded([self.binary, "version"], VERSION_TIMEOUT, cwd=self.workdir, env=self._child_env())
             except OSError as exc:
                 raise self._cannot_run(exc) from exc
+            except subprocess.TimeoutExpired:
+                raise TerraformUnsupported(
+                    f"`{self.binary} version` did not answer within {VERSION_TIMEOUT:g} s and was stopped; "
+                    f"check that it is a working terraform or tofu binary. {_not_found_hint()}"
+                ) from None
             match = _VERSION_RE.search(proc.stdout)
             if match:
                 product = "terraform" if match.group(1) == "Terraform" else "tofu"
@@ -384,10 +398,25 @@ class TerraformRunner:
                 self._version = VersionInfo("unknown", (0, 0, 0))
         return self._version
 
+    def require_supported(self) -> VersionInfo:
+        """The version, or TerraformUnsupported when the binary is not terraform/tofu or is too old."""
+        info = self.version()
+        if info.product == "unknown":
+            raise TerraformUnsupported(
+                f"{self.binary!r} does not answer `version` as terraform or tofu does; {_not_found_hint()}"
+            )
+        if info.product == "terraform" and info.version < MIN_TERRAFORM_VERSION:
+            wanted = ".".join(map(str, MIN_TERRAFORM_VERSION))
+            raise TerraformUnsupported(
+                f"{self.binary} is {info}, older than the {wanted} fastscale's stacks need: install Terraform "
+                f"{wanted} or later (or OpenTofu), or point {CLI_FLAG} at it"
+            )
+        return info
+
     # -- operations ---------------------------------------------------------------------------------
 
     def init(self) -> TerraformResult:
-        info = self.version()
+        info = self.require_supported()
         json_ui = info.product == "terraform" and info.version >= _INIT_JSON_SINCE
         args = ["init", "-input=false", "-no-color"] + (["-json"] if json_ui else [])
         return self._run("init", args)

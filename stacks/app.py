@@ -16,6 +16,7 @@ from typing import Any
 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import stack_name
+from fastscale.infra.outputs import check_output_dir, refuse_symlinks
 from fastscale.infra.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
 from fastscale.stacks.engine import App
 from fastscale.stacks.stack import EndpointStack
@@ -62,17 +63,22 @@ def synthesize(
 
     The stack file is written owner-only (0600): it holds the containers' environment values. An existing
     local state file is made owner-only too. Raises `infra.state.StateLayoutError` (nothing written) when
-    the local state would lie inside `outdir` or an old-path state file would be orphaned."""
+    the local state would lie inside `outdir` or an old-path state file would be orphaned.
+
+    Also refused before anything is written (:class:`infra.outputs.OutputPathError`): an output directory
+    inside ``.git``, one that cannot be created or written, and any file or directory synthesis would
+    write that is a symbolic link (node would write through it, wherever it points)."""
     out = Path(outdir)
     root = Path(project_root) if project_root is not None else Path.cwd()
     placement = local_state_placement(config, out, root)  # checked before anything is written
-    out.mkdir(parents=True, exist_ok=True)
+    check_output_dir(out)
+    name = stack_name(config)
+    stack_dir = out / "stacks" / name
+    refuse_symlinks([out / "manifest.json", out / "stacks", stack_dir, stack_dir / STACK_FILE])
     # Absolute for node: the jsii runtime is a separate process that keeps the working directory it
     # started in, so a relative path would land elsewhere after the caller changed directory.
     app, _ = build_app(config, out.resolve(), root.resolve())
     app.synth()
-    name = stack_name(config)
-    stack_dir = out / "stacks" / name
     # Others could read the file between node writing it and this chmod only if they could enter the
     # directory; both are owner-only from here on (plans and .terraform/ land in the directory too).
     stack_dir.chmod(PRIVATE_DIR_MODE)

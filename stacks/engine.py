@@ -10,7 +10,7 @@ import importlib
 import os
 from typing import TYPE_CHECKING
 
-from fastscale.stacks.engine_choice import select_engine
+from fastscale.stacks.engine_choice import require_node, select_engine
 
 # jsii prints a banner on every start under an end-of-life Node; the variable lists the major versions to
 # silence. Set before jsii loads.
@@ -18,6 +18,7 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,20")
 os.environ.setdefault("JSII_DEPRECATED", "quiet")
 
 ENGINE = select_engine()
+require_node()  # before jsii starts node: a missing or broken node is one clear error, not jsii's traceback
 
 if TYPE_CHECKING:  # both engines have the same API; type-check against one of them
     from cdktf import (

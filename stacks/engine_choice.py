@@ -76,6 +76,50 @@ def select_engine(env: Mapping[str, str] | None = None) -> Engine:
                             "or add CDK Terrain with pip install 'fastscale[terrain]'")
 
 
+#: Environment variable jsii reads for the node binary (else `node` on PATH).
+NODE_ENV_VAR = "JSII_NODE"
+#: Seconds `node --version` may take before node is declared unusable.
+NODE_CHECK_TIMEOUT = 15.0
+
+
+def require_node(env: Mapping[str, str] | None = None) -> str:
+    """Path of a working node, which both engines run on (through jsii); EngineUnavailable otherwise.
+
+    Checked before the engine is imported: without it jsii fails at import with a long traceback of its
+    own that never says "install Node.js".
+    """
+    import shutil
+    import subprocess
+
+    from fastscale.infra.process import run_bounded
+
+    env = os.environ if env is None else env
+    wanted = env.get(NODE_ENV_VAR, "").strip() or "node"
+    where = f"{NODE_ENV_VAR}={wanted!r}" if env.get(NODE_ENV_VAR, "").strip() else "`node` on PATH"
+    found = shutil.which(wanted)
+    if found is None:
+        raise EngineUnavailable(
+            f"synthesis needs Node.js (the CDK engine runs on it through jsii) and {where} was not found: "
+            f"install Node.js 20 or later, or set {NODE_ENV_VAR} to its path"
+        )
+    try:
+        proc = run_bounded([found, "--version"], NODE_CHECK_TIMEOUT, env=env)
+    except subprocess.TimeoutExpired:
+        raise EngineUnavailable(
+            f"`{found} --version` did not answer within {NODE_CHECK_TIMEOUT:g} s: check the Node.js installation"
+        ) from None
+    except OSError as exc:
+        raise EngineUnavailable(f"cannot run Node.js at {found}: {exc.strerror or exc}") from None
+    answer = proc.stdout.strip()
+    if proc.returncode != 0 or not answer.startswith("v"):
+        said = " ".join((proc.stderr or proc.stdout).split())[:200] or "nothing"
+        raise EngineUnavailable(
+            f"{found} does not work as Node.js (`--version` exited {proc.returncode} and said: {said}): "
+            f"install Node.js 20 or later, or set {NODE_ENV_VAR} to a working node"
+        )
+    return found
+
+
 def engine_summary() -> str:
     """One line for `--version` and synth's summary; never raises."""
     try:

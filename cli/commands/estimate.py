@@ -199,16 +199,14 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
 
     nothing = not any(e.scenarios for e in estimates)
     if plot_path and not nothing:
-        from rich.markup import escape
-
         from fastscale.infra.estimate.plot import PlotUnavailable, plot_timelines
 
         try:
             plot_timelines(estimates, plot_path)
         except PlotUnavailable as exc:
-            fail(escape(str(exc)), EXIT_FAILED)  # escaped: rich would read "[plot]" as markup
+            fail(str(exc), EXIT_FAILED)
         except OSError as exc:
-            fail(escape(f"cannot write {plot_path}: {exc.strerror or exc}"), EXIT_FAILED)
+            fail(f"cannot write {plot_path}: {exc.strerror or exc}", EXIT_FAILED)
 
     if as_json:
         print_json({"estimates": [e.to_dict() for e in estimates], "cost": cost.to_dict()})

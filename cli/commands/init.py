@@ -13,6 +13,7 @@ from fastscale.infra.scaffold import (
     DISTRIBUTION,
     REQUIREMENTS_FILE,
     ProjectOptions,
+    check_project_target,
     existing_files,
     model_choices,
     render_project,
@@ -76,8 +77,10 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     \b
     Exit codes:
       0  the project was written
-      2  bad input: options that give an invalid project, or files that
-         already exist without --force (nothing was written)
+      1  writing failed part-way (the error line names the file)
+      2  bad input: options that give an invalid project, files that already
+         exist (without --force), or DIRECTORY inside .git, not writable, or
+         holding a symbolic link where a project file goes (nothing was written)
     """
     from fastscale.infra.config import ConfigError
     from fastscale.infra.scaffold import config_errors
@@ -98,6 +101,7 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
         sys.exit(EXIT_BAD_INPUT)
     files = render_project(opts)
 
+    check_project_target(directory, files)  # .git, unwritable, symbolic links: exit 2, nothing written
     clashes = existing_files(directory, files)
     if clashes and not force:
         say(

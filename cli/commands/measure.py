@@ -194,7 +194,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
             on_event=show,
         )
     except (MeasureError, AwsError) as exc:
-        fail(escape(f"{exc} (nothing was changed)"), EXIT_FAILED)
+        fail(f"{exc} (nothing was changed)", EXIT_FAILED)
 
     compared = comparison(estimate, m)
     if as_json:

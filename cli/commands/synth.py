@@ -33,36 +33,35 @@ if TYPE_CHECKING:
 def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     """Validate FILE, then synthesize its Terraform JSON stack.
 
-    Nothing is written when the config has errors (exit code 2). The stack directory can then be used
-    with `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`.
+    Nothing is written when the config has errors. The stack directory can then be used with
+    `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`. Synthesis runs the CDK
+    engine on Node.js (`node` on PATH, or $JSII_NODE).
 
     \b
     Exit codes:
       0  the stack was written
-      1  synthesis failed (e.g. the CDK engine is not installed)
-      2  bad input: the config has errors (nothing was written)
+      1  synthesis failed: Node.js or the CDK engine missing or failing (one line
+         says which), or a write failed
+      2  bad input: the config has errors, or --out is inside .git, cannot be
+         created or written, or would write through a symbolic link (nothing
+         was written)
+      130  interrupted with Ctrl-C
+    With --json a failure still prints one JSON object, with an `error` member.
     """
     checked = load_checked(config_file, as_json=as_json)
 
     from fastscale.infra.detection import detection_summary
-    from fastscale.stacks.engine_choice import EngineUnavailable
-
-    try:
-        # imports jsii and node: only once the config is known to be good
-        from fastscale.stacks.app import synthesize
-        from fastscale.stacks.engine import ENGINE
-    except EngineUnavailable as exc:
-        fail(str(exc))
-
     from fastscale.infra.state import StateLayoutError
+
+    # imports jsii and starts node: only once the config is known to be good
+    from fastscale.stacks.app import synthesize
+    from fastscale.stacks.engine import ENGINE
 
     try:
         result = synthesize(checked.config, outdir)
     except StateLayoutError as exc:
         # nothing was written: the state would be lost (inside --out) or orphaned (left at its old path)
-        if as_json:
-            print_json({"error": str(exc)})
-        fail(str(exc), EXIT_BAD_INPUT)
+        fail(str(exc), EXIT_BAD_INPUT)  # with --json: one JSON object with `error` (cli.errors)
     detection = detection_summary(checked.config)
     if as_json:
         engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}

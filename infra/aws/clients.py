@@ -1,8 +1,16 @@
 """boto3 clients and AWS error classification shared by verification, cleanup, sweep and preflight.
 
-Every client is built by :func:`client` with adaptive retries (10 attempts): a deploy, a verification and
-a sweep each make many describe calls in a burst, and SageMaker / Application Auto Scaling throttle such
-bursts. Adaptive mode both retries and slows the client down instead of failing the run.
+Every client is built by :func:`client` with adaptive retries: a deploy, a verification and a sweep each
+make many describe calls in a burst, and SageMaker / Application Auto Scaling throttle such bursts.
+Adaptive mode both retries and slows the client down instead of failing the run. The retries are bounded
+(:data:`MAX_ATTEMPTS` attempts, at most :data:`MAX_BACKOFF_SECONDS` s of back-off in all, connections
+given up after :data:`CONNECT_TIMEOUT` s) so that an account that keeps throttling, or an endpoint that
+cannot be reached, fails the command within about a minute instead of looking hung; the long waits that
+need patience (endpoints becoming InService) poll through throttling on their own.
+
+Every public function that talks to AWS is wrapped in :func:`translate_errors`: whatever botocore raises
+leaves it as one :class:`AwsError` whose message is one line naming the error code, the operation and the
+resource it was about (:func:`describe_failure`).
 
 Functions that talk to AWS take ``clients=``: ``None`` (build real clients for the config's region), an
 :class:`AwsClients`, or a mapping of service name to an already built client (tests pass moto-backed or
@@ -12,6 +20,7 @@ Stubber-wrapped clients that way).
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -19,18 +28,38 @@ import boto3
 from botocore.client import BaseClient
 from botocore.config import Config
 from botocore.exceptions import (
+    BotoCoreError,
     ClientError,
-    EndpointConnectionError,
+    ConnectionClosedError,
+    CredentialRetrievalError,
+    HTTPClientError,
     NoCredentialsError,
     NoRegionError,
     PartialCredentialsError,
+    ProfileNotFound,
     TokenRetrievalError,
+)
+from botocore.exceptions import (
+    ConnectionError as BotoConnectionError,
 )
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
 
-RETRY_CONFIG = Config(retries={"mode": "adaptive", "max_attempts": 10})
+#: Attempts per call, the first included. botocore's back-off before retry n is random(0, 2**(n-1)) s,
+#: so 5 attempts wait at most 1 + 2 + 4 + 8 = 15 s (7.5 s on average) before giving up, where 11
+#: attempts (``max_attempts`` 10) waited up to 131 s.
+MAX_ATTEMPTS = 5
+MAX_BACKOFF_SECONDS = sum(2**n for n in range(MAX_ATTEMPTS - 1))
+#: Seconds to open a connection (AWS answers in well under one) and to wait for an answer.
+CONNECT_TIMEOUT = 5
+READ_TIMEOUT = 60
+
+RETRY_CONFIG = Config(
+    retries={"mode": "adaptive", "total_max_attempts": MAX_ATTEMPTS},
+    connect_timeout=CONNECT_TIMEOUT,
+    read_timeout=READ_TIMEOUT,
+)
 
 #: Short names used in this package -> boto3 service names.
 SERVICE_ALIASES = {
@@ -54,8 +83,37 @@ def client(
     ``endpoint_url`` sends its calls to an AWS emulator instead of AWS."""
     name = SERVICE_ALIASES.get(service, service)
     if session is None:
-        return boto3.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url)
-    return session.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url)
+        return instrument(boto3.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url))
+    return instrument(session.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url))
+
+
+#: Key of the failed response under which :func:`instrument` records what the request was about.
+REQUEST_KEY = "FastscaleRequest"
+#: Request parameters that name what a call is about, in the order they are shown.
+_RESOURCE_PARAM = re.compile(r"(Name|Arn|ResourceId|Id|NameEquals|Bucket|Key|RepositoryName|ImageIds)$")
+
+
+def _remember_resource(params: Mapping[str, Any], context: dict[str, Any], **_: Any) -> None:
+    found = [
+        f"{key}={value}"
+        for key, value in params.items()
+        if isinstance(value, str) and _RESOURCE_PARAM.search(key) and key != "NextToken"
+    ]
+    if found:
+        context[REQUEST_KEY] = ", ".join(found[:3])
+
+
+def _attach_resource(parsed: dict[str, Any], context: Mapping[str, Any], **_: Any) -> None:
+    if isinstance(parsed, dict) and "Error" in parsed and REQUEST_KEY in context:
+        parsed[REQUEST_KEY] = context[REQUEST_KEY]
+
+
+def instrument(api: BaseClient) -> BaseClient:
+    """Make a failed call's error say which resource it was about (botocore's ClientError only names the
+    operation). Idempotent; applied to every client handed out, real, moto-backed or Stubber-wrapped."""
+    api.meta.events.register("before-parameter-build.*.*", _remember_resource, unique_id="fastscale-resource")
+    api.meta.events.register("after-call.*.*", _attach_resource, unique_id="fastscale-resource-attach")
+    return api
 
 
 class AwsClients:
@@ -79,7 +137,7 @@ class AwsClients:
     def get(self, service: str, region: str | None = None) -> BaseClient:
         name = SERVICE_ALIASES.get(service, service)
         if name in self._overrides:
-            return self._overrides[name]
+            return instrument(self._overrides[name])
         key = (name, region or self.region)
         if key not in self._cache:
             self._cache[key] = client(name, key[1], self._session, self.endpoint_url)
@@ -128,7 +186,15 @@ def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
 
 
 class AwsError(Exception):
-    """AWS could not be used at all (no credentials, access denied, no network): a user-facing message."""
+    """AWS could not do what was asked: a one-line message a user can act on (see :func:`describe_failure`).
+
+    ``code`` is AWS's error code (or the botocore exception's name), ``operation`` the API call, when known.
+    """
+
+    def __init__(self, message: str, code: str = "", operation: str = ""):
+        super().__init__(message)
+        self.code = code
+        self.operation = operation
 
 
 #: Codes meaning "slow down"; waits keep polling through them instead of aborting.
@@ -158,6 +224,19 @@ ACCESS_CODES = frozenset(
         "ExpiredTokenException",
         "SignatureDoesNotMatch",
         "InvalidSignatureException",
+    }
+)
+
+#: Codes meaning the endpoint does not offer this operation (an emulator, a partition or region without it).
+UNSUPPORTED_CODES = frozenset(
+    {
+        "UnknownOperationException",
+        "UnknownOperation",
+        "InvalidAction",
+        "NotImplemented",
+        "NotImplementedException",
+        "UnsupportedOperation",
+        "UnsupportedOperationException",
     }
 )
 
@@ -206,29 +285,64 @@ def describe_error(exc: ClientError) -> str:
     return f"{error_code(exc)}: {error_message(exc)}".strip(": ")
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
+def describe_failure(exc: BaseException) -> str:
+    """One line for a botocore failure: what happened, to which call and resource, and what to do."""
+    if isinstance(exc, ClientError):
+        op = exc.operation_name or "the call"
+        meta = exc.response.get("ResponseMetadata", {})
+        status = meta.get("HTTPStatusCode")
+        attempts = int(meta.get("RetryAttempts", 0) or 0) + 1
+        resource = exc.response.get(REQUEST_KEY)
+        about = f" ({resource})" if resource else ""
+        what = _one_line(describe_error(exc)) or f"HTTP {status}"
+        tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
+        if is_throttling(exc):
+            return (f"AWS throttled {op}{about} {tries} ({what}); fastscale retries {MAX_ATTEMPTS} times with "
+                    f"at most {MAX_BACKOFF_SECONDS} s of back-off: wait a minute and run again, or ask for a "
+                    "higher request-rate quota")
+        if error_code(exc) in UNSUPPORTED_CODES or status == 501:
+            return (f"the AWS endpoint does not support {op}{about} ({what}); check the region, and "
+                    "AWS_ENDPOINT_URL if it points at an emulator")
+        if is_access_error(exc):
+            return f"AWS refused {op}{about}: {what}; the identity in use needs permission for {op}"
+        if isinstance(status, int) and status >= 500:
+            return (f"AWS failed with a server error on {op}{about} {tries} (HTTP {status}, {what}); "
+                    "this is on AWS's side: run again later")
+        return f"AWS rejected {op}{about}: {what}"
+    if isinstance(exc, (NoCredentialsError, PartialCredentialsError, TokenRetrievalError,
+                        CredentialRetrievalError, ProfileNotFound)):
+        return (f"no usable AWS credentials ({_one_line(str(exc))}); configure a profile or set AWS_PROFILE / "
+                "AWS_ACCESS_KEY_ID")
+    if isinstance(exc, NoRegionError):
+        return "no AWS region: set `region` in the config"
+    if isinstance(exc, (BotoConnectionError, ConnectionClosedError, HTTPClientError)):
+        return (f"cannot reach AWS: {_one_line(str(exc))} (each call is tried {MAX_ATTEMPTS} times, "
+                f"{CONNECT_TIMEOUT} s to connect); check the network, proxy settings and AWS_ENDPOINT_URL")
+    return f"AWS client error: {_one_line(str(exc))}"
+
+
+def as_aws_error(exc: ClientError | BotoCoreError) -> AwsError:
+    code = error_code(exc) if isinstance(exc, ClientError) else type(exc).__name__
+    operation = exc.operation_name if isinstance(exc, ClientError) else ""
+    return AwsError(describe_failure(exc), code=code, operation=operation or "")
+
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
 def translate_errors(fn: F) -> F:
-    """Turn "cannot use AWS at all" failures into AwsError with a message a user can act on."""
+    """Whatever botocore raises leaves ``fn`` as one :class:`AwsError` with a one-line message."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (NoCredentialsError, PartialCredentialsError, TokenRetrievalError) as exc:
-            raise AwsError(
-                f"no usable AWS credentials ({exc}); configure a profile or set AWS_PROFILE / AWS_ACCESS_KEY_ID"
-            ) from None
-        except NoRegionError:
-            raise AwsError("no AWS region: set `region` in the config") from None
-        except EndpointConnectionError as exc:
-            raise AwsError(f"cannot reach AWS: {exc}") from None
-        except ClientError as exc:
-            if is_access_error(exc):
-                op = exc.operation_name
-                raise AwsError(f"AWS refused {op}: {describe_error(exc)}") from None
-            raise
+        except (ClientError, BotoCoreError) as exc:
+            raise as_aws_error(exc) from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -11,11 +11,12 @@ def _err(code: str, message: str = "") -> ClientError:
     return ClientError({"Error": {"Code": code, "Message": message}}, "Op")
 
 
-def test_clients_use_adaptive_retries_with_ten_attempts():
+def test_clients_use_bounded_adaptive_retries_and_timeouts():
     sm = c.client("sagemaker", "eu-west-1")
     assert sm.meta.region_name == "eu-west-1"
-    # botocore stores max_attempts (retries) as total_max_attempts (the first call plus the retries)
-    assert sm.meta.config.retries == {"mode": "adaptive", "total_max_attempts": 11}
+    assert sm.meta.config.retries == {"mode": "adaptive", "total_max_attempts": 5}
+    assert c.MAX_BACKOFF_SECONDS == 15
+    assert (sm.meta.config.connect_timeout, sm.meta.config.read_timeout) == (5, 60)
     assert c.client("autoscaling", "us-east-1").meta.service_model.service_name == "application-autoscaling"
 
 
@@ -45,7 +46,7 @@ def test_not_found_classification(code, message, expected):
     assert c.is_not_found(_err(code, message)) is expected
 
 
-def test_translate_errors_turns_missing_credentials_and_denials_into_aws_error():
+def test_translate_errors_turns_every_botocore_failure_into_aws_error():
     @c.translate_errors
     def no_creds():
         raise NoCredentialsError()
@@ -62,5 +63,6 @@ def test_translate_errors_turns_missing_credentials_and_denials_into_aws_error()
         no_creds()
     with pytest.raises(c.AwsError, match="DescribeEndpoint.*not allowed"):
         denied()
-    with pytest.raises(ClientError):
+    with pytest.raises(c.AwsError, match=r"^AWS rejected Op: ValidationException: bad$") as rejected:
         other()
+    assert (rejected.value.code, rejected.value.operation) == ("ValidationException", "Op")

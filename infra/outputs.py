@@ -1,0 +1,78 @@
+"""Where fastscale may write: checks run before `synth` and `init` write anything.
+
+An output directory is refused (exit code 2, nothing written) when it lies inside a ``.git`` directory
+(generated files there corrupt the repository or are silently never committed), when it cannot be created,
+or when it cannot be written. A file or directory fastscale writes is never a symbolic link: writing
+through one would change a file elsewhere — ``cdk.tf.json`` pointing at a shell profile, a dangling link
+in a project template pointing outside the project — and the link is left for the user to remove.
+
+Pure Python (no cdktf), shared by the synthesizer and the project scaffold.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+
+class OutputPathError(ValueError):
+    """An output path fastscale must not or cannot write; bad input (exit code 2), nothing was written."""
+
+    exit_code = 2
+
+
+def _inside_git(path: Path) -> bool:
+    return ".git" in path.parts
+
+
+def check_output_dir(directory: str | os.PathLike[str], what: str = "output directory") -> Path:
+    """Create ``directory`` if needed and prove it can be written; returns it as given (not resolved)."""
+    given = Path(directory)
+    absolute = Path(os.path.abspath(given))
+    if _inside_git(absolute) or _inside_git(absolute.resolve()):
+        raise OutputPathError(
+            f"{what} {str(given)!r} is inside a .git directory; generated files there would corrupt or "
+            "bypass the repository: choose a directory outside .git"
+        )
+    if os.path.lexists(absolute) and not absolute.is_dir():
+        raise OutputPathError(f"{what} {str(given)!r} exists and is not a directory: choose another path")
+    try:
+        absolute.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputPathError(f"cannot create {what} {str(given)!r}: {exc.strerror or exc}") from None
+    try:
+        handle, probe = tempfile.mkstemp(prefix=".fastscale-write-test-", dir=absolute)
+    except OSError as exc:
+        raise OutputPathError(
+            f"cannot write into {what} {str(given)!r} ({exc.strerror or exc}): check its permissions, or "
+            "choose another directory"
+        ) from None
+    os.close(handle)
+    os.unlink(probe)
+    return given
+
+
+def refuse_symlinks(paths: Iterable[str | os.PathLike[str]], what: str = "output file") -> None:
+    """Refuse to write any of ``paths`` (or create them inside a directory) that is a symbolic link."""
+    for raw in paths:
+        path = Path(raw)
+        if path.is_symlink():
+            raise OutputPathError(
+                f"{what} {str(path)!r} is a symbolic link (to {os.readlink(path)!r}); fastscale does not write "
+                "through links: remove the link, or choose another output directory"
+            )
+
+
+def write_text_nofollow(path: Path, text: str, mode: int = 0o644) -> None:
+    """Write ``path`` without ever following a symbolic link at its last component (O_NOFOLLOW)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, mode)
+    except OSError:
+        if path.is_symlink():
+            refuse_symlinks([path])
+        raise
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
