@@ -164,6 +164,7 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
       1  the --plot file could not be written (or matplotlib is missing)
       2  bad input: the config has errors, wrong options, or nothing could be
          estimated (every workload lacks what the model needs)
+    With --json a failure still prints one JSON object.
     """
     from fastscale.infra.estimate import EstimateInputError, cost_config, cost_what_if, estimate_config, what_if
 

@@ -153,9 +153,12 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     Exit codes:
       0  measured, the capacity restored and dynamic scaling resumed
       1  the measurement, the restore or the resume failed, AWS could not be
-         reached, or it could not start (a scaling activity in progress, the
-         resource busy: nothing was changed)
+         used (throttled, a server error, no credentials: one `error:` line
+         says which), or it could not start (a scaling activity in progress,
+         the resource busy: nothing was changed)
       2  bad input: the config has errors, or no such endpoint/component
+      130  interrupted with Ctrl-C
+    With --json a failure still prints one JSON object, with an `error` member.
     """
     from rich.markup import escape
 

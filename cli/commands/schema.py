@@ -16,13 +16,14 @@ def schema_command(out: str | None) -> None:
     \b
     Exit codes:
       0  the schema was printed (or written to --out)
+      1  writing --out failed (one `error:` line says why)
       2  bad arguments (e.g. --out names a file that cannot be written)
     """
     from fastscale.infra.config import dump_json_schema
 
     text = dump_json_schema()
     if out:
-        with open(out, "w", encoding="utf-8") as fh:
+        with open(out, "w", encoding="utf-8") as fh:  # an OSError ends as one line, exit 1 (cli.errors)
             fh.write(text)
         click.echo(f"wrote {out}", err=True)
     else:

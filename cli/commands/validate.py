@@ -71,17 +71,15 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
         if check_aws:
             from botocore.exceptions import BotoCoreError, ClientError
 
-            from fastscale.infra.aws.clients import AwsError, describe_error, for_config
+            from fastscale.infra.aws.clients import AwsError, describe_failure, for_config
             from fastscale.infra.aws.preflight import check_artifacts
 
             try:
                 findings = findings + check_artifacts(config, clients=for_config(config))
             except AwsError as exc:
                 aws_error = str(exc)
-            except ClientError as exc:  # e.g. throttling: the check was not made, the file is not at fault
-                aws_error = f"AWS answered {describe_error(exc)}"
-            except BotoCoreError as exc:
-                aws_error = str(exc)
+            except (ClientError, BotoCoreError) as exc:  # e.g. throttling: the check was not made, the file is not at fault
+                aws_error = describe_failure(exc)
             entry["aws_checked"] = aws_error is None
             if aws_error is not None:
                 entry["aws_error"] = aws_error
