@@ -99,8 +99,11 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     \b
     Exit codes:
       0  the plan succeeded (with or without changes)
-      1  Terraform failed (its message is shown), or no terraform/tofu binary
-      2  bad input: the config has errors (nothing was synthesized or planned)
+      1  Terraform failed (its message is shown), synthesis failed (no Node.js),
+         or no usable terraform/tofu binary (missing, older than 1.2, or not
+         answering `version` within 20 s)
+      2  bad input: the config has errors, or --out is inside .git, not
+         writable or holds a symbolic link (nothing was synthesized or planned)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     \b
     With --detailed-exitcode, as `terraform plan -detailed-exitcode`:
@@ -169,10 +172,11 @@ def deploy_command(
     Exit codes:
       0  applied and every check matches the config
       1  Terraform failed (its message is shown; nothing is verified), a check
-         differs, AWS could not be reached, no terraform/tofu binary, or the
-         confirmation was declined
-      2  bad input: the config has errors, or no --auto-approve without a terminal
-         (nothing was synthesized, applied or asked of AWS)
+         differs, AWS failed (throttled after 5 attempts, a server error, no
+         credentials, unreachable: one `error:` line names the call), no usable
+         terraform/tofu binary, or the confirmation was declined
+      2  bad input: the config has errors, no --auto-approve without a terminal,
+         or an unusable --out (nothing was synthesized, applied or asked of AWS)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
@@ -208,7 +212,9 @@ def status_command(config_file: str, as_json: bool) -> None:
     \b
     Exit codes:
       0  everything live matches the config
-      1  something is missing or differs, or AWS could not be reached
+      1  something is missing or differs, or AWS failed (throttled after 5
+         attempts, a server error, no credentials, unreachable: one `error:`
+         line names the call and the resource)
       2  bad input: the config has errors (AWS was not called)
       130  interrupted with Ctrl-C
     """

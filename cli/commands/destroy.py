@@ -178,10 +178,11 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
     \b
     Exit codes:
       0  destroyed, and nothing of the stack is left
-      1  Terraform failed, something is left (listed), AWS could not be
-         reached, no terraform/tofu binary, or the confirmation was declined
-      2  bad input: the config has errors, or no --auto-approve without a terminal
-         (nothing was synthesized, destroyed or asked of AWS)
+      1  Terraform failed, something is left (listed), AWS failed (one `error:`
+         line names the call), no usable terraform/tofu binary, or the
+         confirmation was declined
+      2  bad input: the config has errors, no --auto-approve without a terminal,
+         or an unusable --out (nothing was synthesized, destroyed or asked of AWS)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)

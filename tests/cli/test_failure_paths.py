@@ -19,7 +19,7 @@ import yaml
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-import fastscale.cli.commands.deploy as deploy_module
+import fastscale.cli.stack as stack_module
 import fastscale.infra.terraform as tf
 from fastscale.cli.main import cli
 from fastscale.infra.aws.clients import client
@@ -72,7 +72,7 @@ def _stubbed_sagemaker(monkeypatch, **error):
     endpoint = all_endpoint_names(single_model_config())[0].endpoint
     stubber.add_client_error("describe_endpoint", expected_params={"EndpointName": endpoint}, **error)
     stubber.activate()
-    monkeypatch.setattr(deploy_module, "aws_clients", lambda config: {"sagemaker": sm})
+    monkeypatch.setattr(stack_module, "aws_clients", lambda config: {"sagemaker": sm})
     return endpoint
 
 
@@ -329,7 +329,7 @@ def test_an_unexpected_error_is_one_line_pointing_at_the_debug_switch(project, m
     def broken(config):
         raise KeyError("endpoints")
 
-    monkeypatch.setattr(deploy_module, "aws_clients", broken)
+    monkeypatch.setattr(stack_module, "aws_clients", broken)
     result = invoke("status", "fastscale.yaml")
     assert_one_line_failure(result, 1, "unexpected KeyError: 'endpoints'", "FASTSCALE_DEBUG=1")
     monkeypatch.setenv("FASTSCALE_DEBUG", "1")
