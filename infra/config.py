@@ -201,7 +201,9 @@ class Alarms(_Strict):
     gpu_memory_percent: Number = Field(
         97,
         description="GPU memory utilization (percent per GPU) at or above which the alarm fires. vLLM-based "
-        "containers reserve about 90% of GPU memory up front, so a lower threshold would always fire.",
+        "containers reserve about 90% of GPU memory up front, so a lower threshold would always fire. "
+        "NVIDIA GPU instances only: Inferentia and Trainium instances publish no GPU metrics and get no "
+        "GPU-memory alarm.",
     )
     stuck_at_zero_minutes: ApiInt = Field(
         10, description="Fire when requests fail for lack of capacity for this many minutes in a row."

@@ -11,6 +11,7 @@ import hashlib
 import json
 from dataclasses import dataclass, field
 
+from fastscale.infra import catalog
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.secrets import container_environment
 
@@ -108,6 +109,14 @@ class EndpointNames:
 OPERATIONAL_ALARMS = ("model-latency", "5xx-errors", "gpu-memory")
 
 
+def operational_alarms(ep: EndpointSpec) -> tuple[str, ...]:
+    """The operational alarm kinds of an endpoint: no GPU-memory alarm on Neuron (Inferentia / Trainium)
+    instances, which publish no GPU metrics (it could never fire, and would still be billed)."""
+    if not ep.alarms.enabled:
+        return ()
+    return tuple(k for k in OPERATIONAL_ALARMS if k != "gpu-memory" or catalog.publishes_gpu_metrics(ep.instance_type))
+
+
 def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
     project = config.project
     ep_name = endpoint_name(project, ep.name)
@@ -136,7 +145,7 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
         execution_role=None if ep.execution_role_arn else f"{ep_name}-sagemaker",
         resource_id=variant_resource_id(ep_name),
         target_tracking_policy=f"{ep_name}-target-tracking" if ep.model is not None and ep.model.autoscaling.enabled else None,
-        alarms={kind: f"{ep_name}-{kind}" for kind in OPERATIONAL_ALARMS} if ep.alarms.enabled else {},
+        alarms={kind: f"{ep_name}-{kind}" for kind in operational_alarms(ep)},
         components=components,
     )
 

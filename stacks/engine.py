@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # both engines have the same API; type-check against one of t
         App,
         LocalBackend,
         S3Backend,
+        TerraformDataSource,
         TerraformOutput,
         TerraformProvider,
         TerraformResource,
@@ -37,6 +38,7 @@ else:
     App = _lib.App
     LocalBackend = _lib.LocalBackend
     S3Backend = _lib.S3Backend
+    TerraformDataSource = _lib.TerraformDataSource
     TerraformOutput = _lib.TerraformOutput
     TerraformProvider = _lib.TerraformProvider
     TerraformResource = _lib.TerraformResource
@@ -53,6 +55,7 @@ __all__ = [
     "GeneratorMetadata",
     "LocalBackend",
     "S3Backend",
+    "TerraformDataSource",
     "TerraformOutput",
     "TerraformProvider",
     "TerraformResource",

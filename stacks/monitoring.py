@@ -10,8 +10,11 @@ Which metrics and dimensions SageMaker AI publishes ("SageMaker AI metrics in Am
 * Instance utilization (namespace /aws/sagemaker/Endpoints, dims EndpointName, VariantName):
   `GPUMemoryUtilization` is summed over the GPUs of an instance (0-100 x GPUs), so the threshold is scaled
   by the GPU count; endpoints hosting inference components also get `GPUMemoryUtilizationNormalized`
-  (0-100), used as is. Neuron (Inferentia / Trainium) instances publish no GPU metrics: their GPU-memory
-  alarm stays OK for lack of data.
+  (0-100), used as is. Neuron (Inferentia / Trainium) instances publish no GPU metrics, so they get no
+  GPU-memory alarm (one would stay OK for lack of data forever, and still be billed).
+
+Every alarm description states the window the alarm really evaluates: how many datapoints of which period
+must breach, and the time that spans.
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from fastscale.stacks.resources.cloudwatch import (
     CloudwatchMetricAlarmProps,
     MetricQuery,
     MetricQueryMetric,
+    evaluation_window,
 )
 
 #: The stuck-at-zero alarm counts failures per minute.
@@ -95,7 +99,8 @@ class EndpointAlarms(Construct):
 
         self._latency()
         self._errors()
-        self._gpu_memory()
+        if "gpu-memory" in names.alarms:
+            self._gpu_memory()
         for c in names.components:
             if c.stuck_at_zero_alarm:
                 self._stuck_at_zero(c, components.get(c.name))
@@ -110,7 +115,8 @@ class EndpointAlarms(Construct):
             alarm_description=(
                 f"Average ModelLatency of {names.endpoint} above {spec.alarms.model_latency_ms:g} ms "
                 f"({threshold_us:.0f} microseconds, the metric's unit)"
-                + (", worst component" if spec.uses_inference_components else "")
+                + (", worst component," if spec.uses_inference_components else "")
+                + f" {self._window()}"
             ),
             comparison_operator="GreaterThanThreshold",
             threshold=threshold_us,
@@ -125,8 +131,7 @@ class EndpointAlarms(Construct):
         common: dict[str, Any] = dict(
             alarm_name=names.alarms["5xx-errors"],
             alarm_description=(
-                f"{names.endpoint} returned {spec.alarms.errors_5xx} or more 5xx errors in "
-                f"{spec.alarms.period} s"
+                f"{names.endpoint} returned {spec.alarms.errors_5xx} or more 5xx errors {self._window()}"
             ),
             comparison_operator="GreaterThanOrEqualToThreshold",
             threshold=spec.alarms.errors_5xx,
@@ -150,7 +155,9 @@ class EndpointAlarms(Construct):
         self._alarm(
             "gpu-memory",
             alarm_name=names.alarms["gpu-memory"],
-            alarm_description=f"GPU memory of an instance of {names.endpoint} at or above {percent:g}% ({detail})",
+            alarm_description=(
+                f"GPU memory of an instance of {names.endpoint} at or above {percent:g}% ({detail}) {self._window()}"
+            ),
             comparison_operator="GreaterThanOrEqualToThreshold",
             threshold=threshold,
             **self._variant_metric(NS_ENDPOINT_INSTANCES, metric, "Maximum"),
@@ -178,6 +185,11 @@ class EndpointAlarms(Construct):
         )
 
     # ----------------------------------------------------------------------------------------- helpers
+
+    def _window(self) -> str:
+        """The evaluation window in words, e.g. "in each of 5 consecutive 60 s periods (5 min)"."""
+        alarms = self._names.spec.alarms
+        return evaluation_window(alarms.period, alarms.evaluation_periods, alarms.evaluation_periods)
 
     def _variant_metric(self, namespace: str, metric: str, statistic: str) -> dict:
         return dict(

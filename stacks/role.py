@@ -10,8 +10,14 @@ The role can do exactly what serving needs and nothing else:
 - publish the endpoint's instance metrics to the SageMaker CloudWatch namespaces;
 - read exactly the Secrets Manager secrets listed in the workloads' `secrets` (and decrypt them through
   Secrets Manager with their KMS key, when one is given);
-- use the endpoint's KMS key, only when one is configured;
-- manage the network interfaces of a VPC endpoint, only when a VPC is configured.
+- use the endpoint's KMS key, only when one is configured, and create grants on it only for AWS
+  resources (`kms:GrantIsForAWSResource`);
+- manage the network interfaces of a VPC endpoint, only when a VPC is configured, and only interfaces in
+  the endpoint's subnets (`ec2:Subnet`).
+
+Only SageMaker, acting for a resource of this account in this region, may assume the role: the trust
+policy carries `aws:SourceAccount` and `aws:SourceArn` (AWS's cross-service confused-deputy guidance for
+SageMaker), with the account read at deploy time from `data.aws_caller_identity`.
 
 No AWS managed policy is attached (the usual `AmazonSageMakerFullAccess` would let the model container
 create and delete any SageMaker resource). The account id is not known at synthesis time; where an ARN
@@ -30,7 +36,7 @@ from fastscale.infra.aws_facts import NS_INVOCATIONS
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
 from fastscale.infra.secrets import policy_resource
-from fastscale.stacks.engine import Construct
+from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformDataSource, TerraformStack
 from fastscale.stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
 
 SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
@@ -38,7 +44,7 @@ POLICY_VERSION = "2012-10-17"
 
 ECR_PULL_ACTIONS = ["ecr:BatchCheckLayerAvailability", "ecr:BatchGetImage", "ecr:GetDownloadUrlForLayer"]
 LOG_ACTIONS = ["logs:CreateLogGroup", "logs:CreateLogStream", "logs:DescribeLogStreams", "logs:PutLogEvents"]
-KMS_ACTIONS = ["kms:CreateGrant", "kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKey"]
+KMS_ACTIONS = ["kms:Decrypt", "kms:DescribeKey", "kms:GenerateDataKey"]
 #: Namespaces SageMaker publishes an endpoint's instance and container metrics to with this role.
 METRIC_NAMESPACES = ["/aws/sagemaker/*", NS_INVOCATIONS]
 
@@ -51,13 +57,44 @@ def partition(region: str) -> str:
     return "aws"
 
 
-def trust_policy() -> dict[str, Any]:
+def trust_policy(region: str, account: str) -> dict[str, Any]:
+    """SageMaker may assume the role only on behalf of a SageMaker resource of ``account`` in ``region``."""
     return {
         "Version": POLICY_VERSION,
         "Statement": [
-            {"Effect": "Allow", "Principal": {"Service": SAGEMAKER_PRINCIPAL}, "Action": "sts:AssumeRole"}
+            {
+                "Effect": "Allow",
+                "Principal": {"Service": SAGEMAKER_PRINCIPAL},
+                "Action": "sts:AssumeRole",
+                "Condition": {
+                    "StringEquals": {"aws:SourceAccount": account},
+                    "ArnLike": {"aws:SourceArn": f"arn:{partition(region)}:sagemaker:{region}:{account}:*"},
+                },
+            }
         ],
     }
+
+
+#: Construct id of the stack's one `aws_caller_identity` data source.
+CALLER_IDENTITY_ID = "caller"
+
+
+class CallerIdentity(TerraformDataSource):
+    """`data.aws_caller_identity`: the account Terraform deploys into (unknown at synthesis)."""
+
+    def __init__(self, scope: Construct, id_: str) -> None:
+        super().__init__(scope, id_, terraform_resource_type="aws_caller_identity",
+                         terraform_generator_metadata=GeneratorMetadata(provider_name="aws"))
+
+    def _synthesize_attributes(self) -> dict[str, Any]:
+        return {}
+
+
+def deploying_account(scope: Construct) -> str:
+    """A reference to the account id, from the one caller-identity data source of the stack."""
+    stack = TerraformStack.of(scope)
+    source = stack.node.try_find_child(CALLER_IDENTITY_ID) or CallerIdentity(stack, CALLER_IDENTITY_ID)
+    return source.get_string_attribute("account_id")
 
 
 def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str, Any]:
@@ -133,18 +170,28 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
 
     if ep.kms_key_arn:
         statements.append({"Sid": "UseVolumeKey", "Effect": "Allow", "Action": KMS_ACTIONS, "Resource": ep.kms_key_arn})
+        # SageMaker attaches the key to the instances' volumes through a grant; no grant for anyone else.
+        statements.append({"Sid": "GrantVolumeKeyToAwsResources", "Effect": "Allow", "Action": "kms:CreateGrant",
+                           "Resource": ep.kms_key_arn,
+                           "Condition": {"Bool": {"kms:GrantIsForAWSResource": "true"}}})
 
     if ep.vpc is not None:
         eni = f"arn:{part}:ec2:{region}:*:network-interface/*"
         subnets = [f"arn:{part}:ec2:{region}:*:subnet/{s}" for s in sorted(ep.vpc.subnets)]
         groups = [f"arn:{part}:ec2:{region}:*:security-group/{g}" for g in sorted(ep.vpc.security_groups)]
+        # Interfaces only in the endpoint's own subnets: `ec2:Subnet` (the subnet's ARN) is a condition key
+        # of the network-interface resource for these actions. It is not one of the subnet or security-group
+        # resources, so those are allowed in their own statement, by ARN.
+        in_subnets = {"ArnLike": {"ec2:Subnet": subnets}}
         statements += [
             {"Sid": "CreateVpcInterfaces", "Effect": "Allow", "Action": "ec2:CreateNetworkInterface",
-             "Resource": [eni, *subnets, *groups]},
+             "Resource": eni, "Condition": in_subnets},
+            {"Sid": "CreateVpcInterfacesIn", "Effect": "Allow", "Action": "ec2:CreateNetworkInterface",
+             "Resource": [*subnets, *groups]},
             {"Sid": "ManageVpcInterfaces", "Effect": "Allow",
              "Action": ["ec2:CreateNetworkInterfacePermission", "ec2:DeleteNetworkInterface",
                         "ec2:DeleteNetworkInterfacePermission"],
-             "Resource": eni},
+             "Resource": eni, "Condition": in_subnets},
             # EC2 Describe* calls have no resource-level permissions; limit them to the endpoint's region.
             {"Sid": "DescribeVpc", "Effect": "Allow",
              "Action": ["ec2:DescribeDhcpOptions", "ec2:DescribeNetworkInterfaces", "ec2:DescribeSecurityGroups",
@@ -173,7 +220,7 @@ class ExecutionRole(Construct):
             "role",
             IamRoleProps(
                 name=names.execution_role,
-                assume_role_policy=policy_json(trust_policy()),
+                assume_role_policy=policy_json(trust_policy(config.region, deploying_account(self))),
                 description=f"SageMaker execution role of endpoint {names.endpoint} (fastscale)",
                 force_detach_policies=True,
                 tags=tags(config, names.spec),

@@ -40,7 +40,7 @@ from fastscale.stacks.resources.autoscaling import (
     TargetTrackingScalingPolicyConfiguration,
 )
 from fastscale.stacks.resources.base import Resource
-from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps
+from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps, evaluation_window
 
 
 class EndpointScaling(Construct):
@@ -164,7 +164,9 @@ class EndpointScaling(Construct):
             CloudwatchMetricAlarmProps(
                 alarm_name=alarm_name,
                 alarm_description=(
-                    f"Requests to {c.name} failed for lack of a copy: add one copy (scale from zero)."
+                    f"Requests to {c.name} failed for lack of a copy "
+                    f"{evaluation_window(zero.period, zero.evaluation_periods, zero.evaluation_periods)}: "
+                    "add one copy (scale from zero)."
                 ),
                 namespace=NS_INVOCATIONS,
                 metric_name=NO_CAPACITY_METRIC,

@@ -99,6 +99,14 @@ def is_accelerator(instance_type: str) -> bool:
     return instance_type in _specs()
 
 
+def publishes_gpu_metrics(instance_type: str) -> bool:
+    """Whether SageMaker publishes GPU utilization metrics (GPUUtilization, GPUMemoryUtilization, ...) for
+    the type: NVIDIA GPU instances do; Neuron (Inferentia / Trainium) devices are not GPUs and publish none.
+    An unknown type counts as a GPU type (validation reports it on its own)."""
+    instance = get(instance_type)
+    return instance is None or instance.accelerator_kind == "nvidia-gpu"
+
+
 def is_known_instance_type(instance_type: str) -> bool:
     """Whether SageMaker accepts this type for an endpoint variant (CPU types included)."""
     return instance_type in known_instance_types()

@@ -87,3 +87,14 @@ class CloudwatchDashboard(Resource[CloudwatchDashboardProps]):
 
     TYPE: ClassVar[str] = "aws_cloudwatch_dashboard"
     PROVIDER: ClassVar[str] = "aws"
+
+
+def evaluation_window(period: int, evaluation_periods: int, datapoints_to_alarm: int) -> str:
+    """How long a breach must last before the alarm fires, as CloudWatch evaluates it."""
+    total = period * evaluation_periods
+    span = f"{total // 60:g} min" if total % 60 == 0 else f"{total} s"
+    if datapoints_to_alarm == evaluation_periods:
+        if evaluation_periods == 1:
+            return f"in one {period} s period"
+        return f"in each of {evaluation_periods} consecutive {period} s periods ({span})"
+    return f"in {datapoints_to_alarm} of {evaluation_periods} consecutive {period} s periods ({span})"

@@ -272,3 +272,53 @@ def test_dashboard_switched_off():
         data["dashboard"] = {"enabled": False}
 
     assert not resources(synth_constructs(modified(MULTI_MODEL, off)), "aws_cloudwatch_dashboard")
+
+
+# --------------------------------------------------------------------------------------------- fixes from review
+
+
+def test_neuron_instances_get_no_gpu_memory_alarm_and_verification_expects_none():
+    inferentia = next(p for p in EXAMPLES if p.stem == "inferentia")
+    config = load_config(inferentia)
+    assert catalog.get(config.endpoints[0].instance_type).accelerator_kind == "inferentia"
+    (names,) = all_endpoint_names(config)
+    assert set(names.alarms) == {"model-latency", "5xx-errors"}  # what verify and cleanup look for, too
+    tf = synth_example(inferentia)
+    assert not any("GPU" in a.get("metric_name", "") for a in alarms(tf).values())
+    assert set(alarms(tf)) >= set(names.alarms.values())
+
+
+def test_trainium_is_neuron_too_and_gpu_types_keep_the_alarm():
+    def on(instance_type):
+        def change(data):
+            data["endpoints"][0]["instance_type"] = instance_type
+        return change
+
+    trainium = next(i.instance_type for i in catalog.all_instances() if i.accelerator_kind == "trainium")
+    (names,) = all_endpoint_names(modified(SINGLE_MODEL, on(trainium)))
+    assert "gpu-memory" not in names.alarms
+    (names,) = all_endpoint_names(modified(SINGLE_MODEL, on("ml.g6.12xlarge")))
+    assert "gpu-memory" in names.alarms
+
+
+def test_alarm_descriptions_state_the_real_evaluation_window(single):
+    config, tf = single
+    (names,) = all_endpoint_names(config)
+    alarm_config = config.endpoints[0].alarms
+    assert (alarm_config.period, alarm_config.evaluation_periods) == (60, 5)
+    window = "in each of 5 consecutive 60 s periods (5 min)"
+    for kind in ("model-latency", "5xx-errors", "gpu-memory"):
+        alarm = alarms(tf)[names.alarms[kind]]
+        assert alarm["alarm_description"].endswith(window), alarm["alarm_description"]
+        assert (alarm["period"], alarm["evaluation_periods"], alarm["datapoints_to_alarm"]) == (60, 5, 5)
+    assert alarms(tf)[names.alarms["5xx-errors"]]["alarm_description"] == (
+        f"{names.endpoint} returned 5 or more 5xx errors {window}"
+    )
+
+
+def test_evaluation_window_wording():
+    from fastscale.stacks.resources.cloudwatch import evaluation_window
+
+    assert evaluation_window(60, 1, 1) == "in one 60 s period"
+    assert evaluation_window(10, 3, 3) == "in each of 3 consecutive 10 s periods (30 s)"
+    assert evaluation_window(300, 4, 2) == "in 2 of 4 consecutive 300 s periods (20 min)"

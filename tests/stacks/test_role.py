@@ -92,6 +92,10 @@ def test_kms_only_when_a_key_is_set():
     data["endpoints"][0]["kms_key_arn"] = key
     (kms,) = statements(policy_of(data), "kms:Decrypt")
     assert resources(kms) == [key]
+    assert "kms:CreateGrant" not in kms["Action"]
+    (grant,) = statements(policy_of(data), "kms:CreateGrant")
+    assert resources(grant) == [key]
+    assert grant["Condition"] == {"Bool": {"kms:GrantIsForAWSResource": "true"}}
 
 
 def test_vpc_permissions_only_with_a_vpc():
@@ -99,9 +103,16 @@ def test_vpc_permissions_only_with_a_vpc():
     data = component_config()
     data["endpoints"][0]["vpc"] = {"subnets": ["subnet-1"], "security_groups": ["sg-1"]}
     policy = policy_of(data)
-    (create,) = statements(policy, "ec2:CreateNetworkInterface")
-    assert "arn:aws:ec2:us-east-1:*:subnet/subnet-1" in resources(create)
-    assert "arn:aws:ec2:us-east-1:*:security-group/sg-1" in resources(create)
+    eni = "arn:aws:ec2:us-east-1:*:network-interface/*"
+    in_subnet = {"ArnLike": {"ec2:Subnet": ["arn:aws:ec2:us-east-1:*:subnet/subnet-1"]}}
+    interface, placement = statements(policy, "ec2:CreateNetworkInterface")
+    # Interfaces only in the endpoint's subnets; the subnet and security group themselves by ARN.
+    assert (resources(interface), interface["Condition"]) == ([eni], in_subnet)
+    assert resources(placement) == ["arn:aws:ec2:us-east-1:*:subnet/subnet-1", "arn:aws:ec2:us-east-1:*:security-group/sg-1"]
+    assert "Condition" not in placement
+    for action in ("ec2:DeleteNetworkInterface", "ec2:CreateNetworkInterfacePermission"):
+        (manage,) = statements(policy, action)
+        assert (resources(manage), manage["Condition"]) == ([eni], in_subnet)
     (describe,) = statements(policy, "ec2:DescribeSubnets")
     assert describe["Condition"] == {"StringEquals": {"aws:RequestedRegion": "us-east-1"}}
 
@@ -116,12 +127,17 @@ def test_china_region_uses_its_partition():
 
 
 def test_role_trusts_sagemaker_only_and_has_no_managed_policy(examples):
-    assert trust_policy()["Statement"] == [
-        {"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole"}
+    account = "${data.aws_caller_identity.caller.account_id}"
+    assert trust_policy("eu-west-1", "111122223333")["Statement"] == [
+        {"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole",
+         "Condition": {"StringEquals": {"aws:SourceAccount": "111122223333"},
+                       "ArnLike": {"aws:SourceArn": "arn:aws:sagemaker:eu-west-1:111122223333:*"}}}
     ]
     for stack in examples.values():
         role = stack.one("aws_iam_role")
-        assert json.loads(role["assume_role_policy"]) == trust_policy()
+        # The account is the one Terraform deploys into, read by the stack's one caller-identity data source.
+        assert json.loads(role["assume_role_policy"]) == trust_policy(stack.config.region, account)
+        assert list(stack.doc["data"]) == ["aws_caller_identity"] and list(stack.doc["data"]["aws_caller_identity"]) == ["caller"]
         assert "managed_policy_arns" not in role
         assert not stack.of_type("aws_iam_role_policy_attachment")
         assert "FullAccess" not in json.dumps(stack.doc)
