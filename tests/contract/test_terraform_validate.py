@@ -1,0 +1,201 @@
+"""`terraform validate` of the aws part of every synthesized example, offline, against a provider mirror.
+
+The schema contract tests compare attribute names and shapes with the committed provider schemas; this
+runs the real Terraform on the real JSON: references, meta-arguments, interpolation, the data source.
+There is no registry access here, so it needs a filesystem mirror holding hashicorp/aws (one with
+aws 5.100.0 sits on the CI machines; see `find_mirror`). The awscc part cannot be installed offline and
+is cut out first: its resources, its provider, and every reference to it (a reference becomes a plain
+string, a dependency on it is dropped). The aws constraint (`~> 6.25`) is relaxed to the mirror's version.
+
+Skips, with the reason, where there is no terraform binary or no mirror with hashicorp/aws.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fastscale.infra.config import load_config, parse_config
+from tests.conftest import EXAMPLES
+from tests.stacks.conftest import synth, variant_configs
+
+AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
+#: Where Terraform itself looks for local providers on Linux, and where the CI image keeps its mirror.
+MIRROR_CANDIDATES = (
+    "/opt/tf-plugins",
+    "~/.terraform.d/plugins",
+    "~/.local/share/terraform/plugins",
+    "/usr/local/share/terraform/plugins",
+    "/usr/share/terraform/plugins",
+)
+#: Names an explicit mirror directory (one holding registry.terraform.io/hashicorp/aws/<version>/...).
+MIRROR_ENV = "FASTSCALE_TF_PROVIDER_MIRROR"
+#: The one difference between the pinned aws 6.x and a 5.x mirror that the stacks meet: an endpoint
+#: configuration for inference components has `execution_role_arn` and variants without `model_name`, which
+#: aws 5.x rejects ("No argument ... named execution_role_arn", "model_name is required"). For 5.x the
+#: attribute is removed and a placeholder model name set, so the rest of the resource is still validated.
+ENDPOINT_CONFIGURATION = "aws_sagemaker_endpoint_configuration"
+PLACEHOLDER_MODEL = "model-set-by-aws-6"
+
+_AWSCC_REF = re.compile(r"\$\{awscc_[^}]*\}")
+
+
+def find_mirror() -> tuple[Path, str] | None:
+    """(mirror directory, newest hashicorp/aws version in it), or None."""
+    explicit = os.environ.get(MIRROR_ENV)
+    for raw in [explicit] if explicit else MIRROR_CANDIDATES:
+        base = Path(raw).expanduser()
+        provider = base / AWS_PROVIDER
+        versions = sorted(
+            (p.name for p in provider.glob("*") if p.is_dir() and re.fullmatch(r"\d+\.\d+\.\d+", p.name)),
+            key=lambda v: tuple(map(int, v.split("."))),
+        )
+        if versions:
+            return base, versions[-1]
+    return None
+
+
+TERRAFORM = shutil.which("terraform")
+MIRROR = find_mirror()
+pytestmark = [
+    pytest.mark.skipif(TERRAFORM is None, reason="needs the terraform binary on PATH"),
+    pytest.mark.skipif(
+        MIRROR is None,
+        reason=f"no provider mirror with {AWS_PROVIDER} (looked in {MIRROR_ENV}, {', '.join(MIRROR_CANDIDATES)}) "
+        "and no registry access to download one",
+    ),
+]
+
+
+def aws_part(doc: dict[str, Any], aws_version: str) -> tuple[dict[str, Any], list[str]]:
+    """The document without anything awscc, the aws constraint pinned to ``aws_version``; and what was
+    cut from resources because the mirror's provider is older than the pin."""
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, str):
+            return _AWSCC_REF.sub("awscc-removed", value)
+        if isinstance(value, list):
+            return [scrub(v) for v in value if not (isinstance(v, str) and v.startswith("awscc_"))]
+        if isinstance(value, dict):
+            return {k: scrub(v) for k, v in value.items()}
+        return value
+
+    out = scrub({k: v for k, v in doc.items() if k != "//"})
+    out["resource"] = {t: items for t, items in out["resource"].items() if not t.startswith("awscc_")}
+    out["provider"] = {k: v for k, v in out["provider"].items() if k != "awscc"}
+    terraform = out["terraform"]
+    terraform.pop("backend", None)  # a child module has none; validate never touches state
+    terraform["required_providers"] = {"aws": {**terraform["required_providers"]["aws"], "version": aws_version}}
+    cut = []
+    if int(aws_version.split(".")[0]) < 6:
+        for name, body in out["resource"].get(ENDPOINT_CONFIGURATION, {}).items():
+            if body.pop("execution_role_arn", None) is not None:
+                cut.append(f"{ENDPOINT_CONFIGURATION}.{name}.execution_role_arn")
+            for variant in body.get("production_variants", []):
+                if "model_name" not in variant:
+                    variant["model_name"] = PLACEHOLDER_MODEL
+                    cut.append(f"{ENDPOINT_CONFIGURATION}.{name}.production_variants.model_name")
+    return out, cut
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
+    """Every example (and the variants that reach the optional blocks) as one child module each of a
+    single root module: one `init` and one `validate` for all of them."""
+    assert MIRROR is not None
+    mirror, version = MIRROR
+    root = tmp_path_factory.mktemp("tf-validate")
+    synthesized = {p.stem: synth(load_config(p), root / "synth" / p.stem).doc for p in EXAMPLES}
+    synthesized.update({n: synth(parse_config(d), root / "synth" / n).doc for n, d in variant_configs().items()})
+    module_root = root / "validate"
+    parts, cut = {}, []
+    for name, doc in synthesized.items():
+        parts[name], removed = aws_part(doc, version)
+        cut += removed
+        (module_root / name).mkdir(parents=True)
+        (module_root / name / "main.tf.json").write_text(json.dumps(parts[name], indent=1))
+    calls = {name.replace("-", "_"): {"source": f"./{name}"} for name in parts}
+    (module_root / "main.tf.json").write_text(json.dumps({"module": calls}, indent=1))
+    cli_config = root / "terraformrc"
+    cli_config.write_text(
+        "provider_installation {\n"
+        f'  filesystem_mirror {{\n    path    = "{mirror}"\n    include = ["{AWS_PROVIDER}"]\n  }}\n'
+        '  direct {\n    exclude = ["registry.terraform.io/*/*"]\n  }\n'
+        "}\n"
+    )
+    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(cli_config), "TF_DATA_DIR": str(root / "tf-data"),
+           "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
+    env.pop("TF_PLUGIN_CACHE_DIR", None)
+    init = subprocess.run([TERRAFORM, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert init.returncode == 0, init.stdout + init.stderr
+    run = subprocess.run([TERRAFORM, "validate", "-json", "-no-color"], cwd=module_root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    return json.loads(run.stdout), parts, cut
+
+
+def test_the_aws_part_of_every_example_passes_terraform_validate(validated):
+    report, parts, cut = validated
+    problems = [f"{d['severity']}: {d['summary']}: {d.get('detail', '')} ({d.get('range', {}).get('filename')})"
+                for d in report["diagnostics"]]
+    assert report["valid"] is True and report["error_count"] == 0, "\n".join(problems)
+    assert report["warning_count"] == 0, "\n".join(problems)
+    # Only the inference-component endpoint configurations needed the 5.x adjustment, and only it.
+    touched = {c.rsplit(".", 1)[-1] if "production_variants" not in c else "model_name" for c in cut}
+    assert touched <= {"execution_role_arn", "model_name"}, cut
+
+
+def test_inference_component_endpoint_configurations_are_the_only_aws6_difference(validated):
+    _, parts, cut = validated
+    component_configs = {
+        f"{ENDPOINT_CONFIGURATION}.{rid}"
+        for doc in parts.values()
+        for rid, body in doc["resource"].get(ENDPOINT_CONFIGURATION, {}).items()
+        if any(v.get("model_name") == PLACEHOLDER_MODEL for v in body.get("production_variants", []))
+    }
+    if MIRROR is not None and int(MIRROR[1].split(".")[0]) >= 6:
+        assert cut == []
+    else:
+        assert component_configs, "the variants include an inference-component endpoint configuration"
+        assert {c.split(".execution_role_arn")[0].split(".production_variants")[0] for c in cut} == component_configs
+
+
+def test_what_was_validated_is_the_stack_and_not_an_empty_shell(validated):
+    _, parts, _ = validated
+    assert {p.stem for p in EXAMPLES} <= set(parts)
+    for name, doc in parts.items():
+        types = set(doc["resource"])
+        assert {"aws_sagemaker_endpoint", "aws_sagemaker_model"} <= types, name
+        if "aws_iam_role" in types:  # the trust policy's account comes from the data source
+            assert "aws_caller_identity" in doc["data"], name
+    for example in EXAMPLES:
+        assert "aws_iam_role" in parts[example.stem]["resource"], example.stem
+        assert "awscc" not in json.dumps(doc["terraform"]) and not any(t.startswith("awscc_") for t in types)
+
+
+def test_aws_part_cuts_awscc_references_and_pins_the_mirror_version():
+    doc = {
+        "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": "~> 6.25"},
+                                             "awscc": {"source": "hashicorp/awscc"}},
+                      "backend": {"local": {"path": "x"}}},
+        "provider": {"aws": [{"region": "us-east-1"}], "awscc": [{"region": "us-east-1"}]},
+        "resource": {
+            "awscc_sagemaker_inference_component": {"ic": {"endpoint_name": "e"}},
+            "aws_appautoscaling_target": {"t": {
+                "resource_id": "inference-component/${awscc_sagemaker_inference_component.ic.inference_component_name}",
+                "depends_on": ["awscc_sagemaker_inference_component.ic", "aws_sagemaker_endpoint.e"]}},
+        },
+    }
+    part, cut = aws_part(doc, "5.100.0")
+    assert part["terraform"] == {"required_providers": {"aws": {"source": "hashicorp/aws", "version": "5.100.0"}}}
+    assert part["provider"] == {"aws": [{"region": "us-east-1"}]}
+    assert part["resource"] == {"aws_appautoscaling_target": {"t": {
+        "resource_id": "inference-component/awscc-removed", "depends_on": ["aws_sagemaker_endpoint.e"]}}}
+    assert cut == []
