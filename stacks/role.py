@@ -93,7 +93,8 @@ class CallerIdentity(TerraformDataSource):
 def deploying_account(scope: Construct) -> str:
     """A reference to the account id, from the one caller-identity data source of the stack."""
     stack = TerraformStack.of(scope)
-    source = stack.node.try_find_child(CALLER_IDENTITY_ID) or CallerIdentity(stack, CALLER_IDENTITY_ID)
+    found = stack.node.try_find_child(CALLER_IDENTITY_ID)
+    source = found if isinstance(found, TerraformDataSource) else CallerIdentity(stack, CALLER_IDENTITY_ID)
     return source.get_string_attribute("account_id")
 
 

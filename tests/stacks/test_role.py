@@ -170,3 +170,16 @@ def test_secrets_are_readable_exactly_and_decryptable_only_through_secrets_manag
 def test_no_secret_statements_without_secrets():
     policy = policy_of(component_config())
     assert statements(policy, "secretsmanager:GetSecretValue") == [] and statements(policy, "kms:Decrypt") == []
+
+
+def test_roles_of_several_endpoints_share_one_caller_identity(base_config, synth_dict):
+    second = json.loads(json.dumps(base_config["endpoints"][0]))
+    second["name"] = "chat2"
+    base_config["endpoints"].append(second)
+    stack = synth_dict(base_config)
+    assert list(stack.doc["data"]["aws_caller_identity"]) == ["caller"]
+    roles = stack.of_type("aws_iam_role").values()
+    assert len(roles) == 2
+    for role in roles:
+        condition = json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]
+        assert condition["StringEquals"] == {"aws:SourceAccount": "${data.aws_caller_identity.caller.account_id}"}
