@@ -104,20 +104,22 @@ def explain(exc: BaseException) -> tuple[str, int]:
     )
 
 
-def report(message: str, exit_code: int, *, as_json: bool, command: str | None = None) -> NoReturn:
+def report(
+    message: str, exit_code: int, *, as_json: bool, command: str | None = None, file: str | None = None
+) -> NoReturn:
     """End the command with one error line (or one JSON object with ``error``) and ``exit_code``."""
     line = one_line(message)
     if as_json:
-        doc: dict[str, Any] = {"ok": False, "error": line, "exit_code": exit_code}
-        if command:
-            doc = {"command": command, **doc}
+        doc: dict[str, Any] = {"command": command, "file": file, "ok": False, "error": line, "exit_code": exit_code}
+        doc = {k: v for k, v in doc.items() if v is not None}
         click.echo(json.dumps(doc, indent=2))
     else:
         from rich.markup import escape
 
-        from fastscale.cli.common import console
+        from fastscale.cli.common import say
 
-        console(stderr=True).print(f"[bold red]error:[/] {escape(line)}", highlight=False, soft_wrap=True)
+        # One line in a log; on a terminal (or with COLUMNS) wrapped to its width like every message.
+        say(f"[bold red]error:[/] {escape(line)}", stderr=True, indent="  ")
     sys.exit(exit_code)
 
 
@@ -129,18 +131,20 @@ def guard(command: str, callback: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(callback)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         as_json = bool(kwargs.get("as_json"))
+        file = kwargs.get("config_file")
+        file = file if isinstance(file, str) else None
         try:
             return callback(*args, **kwargs)
         except (click.exceptions.Exit, click.ClickException, click.Abort, BrokenPipeError):
             raise  # Click reports these itself (usage errors exit 2); the group handles a closed pipe
         except KeyboardInterrupt:
             report(f"interrupted: fastscale {command} was stopped", EXIT_INTERRUPTED, as_json=as_json,
-                   command=command)
+                   command=command, file=file)
         except Exception as exc:
             if os.environ.get(DEBUG_ENV):
                 raise
             message, code = explain(exc)
-            report(message, code, as_json=as_json, command=command)
+            report(message, code, as_json=as_json, command=command, file=file)
 
     guarded.__fastscale_guarded__ = True  # type: ignore[attr-defined]
     return guarded

@@ -36,8 +36,15 @@ from fastscale.infra.aws_facts import NS_INVOCATIONS
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
 from fastscale.infra.secrets import policy_resource
-from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformDataSource, TerraformStack
-from fastscale.stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
+from fastscale.stacks.engine import Construct, TerraformDataSource, TerraformStack
+from fastscale.stacks.resources.iam import (
+    CALLER_IDENTITY_ID,
+    CallerIdentity,
+    IamRole,
+    IamRolePolicy,
+    IamRolePolicyProps,
+    IamRoleProps,
+)
 
 SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
 POLICY_VERSION = "2012-10-17"
@@ -73,21 +80,6 @@ def trust_policy(region: str, account: str) -> dict[str, Any]:
             }
         ],
     }
-
-
-#: Construct id of the stack's one `aws_caller_identity` data source.
-CALLER_IDENTITY_ID = "caller"
-
-
-class CallerIdentity(TerraformDataSource):
-    """`data.aws_caller_identity`: the account Terraform deploys into (unknown at synthesis)."""
-
-    def __init__(self, scope: Construct, id_: str) -> None:
-        super().__init__(scope, id_, terraform_resource_type="aws_caller_identity",
-                         terraform_generator_metadata=GeneratorMetadata(provider_name="aws"))
-
-    def _synthesize_attributes(self) -> dict[str, Any]:
-        return {}
 
 
 def deploying_account(scope: Construct) -> str:

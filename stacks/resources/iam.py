@@ -1,4 +1,5 @@
-"""IAM resources (hashicorp/aws 6.25): the endpoint's execution role and its inline policy.
+"""IAM resources (hashicorp/aws 6.25): the endpoint's execution role and its inline policy, and the
+`aws_caller_identity` data source its trust policy reads the account from (a data source creates nothing).
 
 Policies are JSON strings, as the provider takes them; `stacks.role` builds the documents.
 """
@@ -7,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformDataSource
 from fastscale.stacks.resources.base import Resource
 
 
@@ -41,3 +43,18 @@ class IamRolePolicy(Resource[IamRolePolicyProps]):
 
     TYPE: ClassVar[str] = "aws_iam_role_policy"
     PROVIDER: ClassVar[str] = "aws"
+
+
+#: Construct id of the stack's one `aws_caller_identity` data source.
+CALLER_IDENTITY_ID = "caller"
+
+
+class CallerIdentity(TerraformDataSource):
+    """`data.aws_caller_identity`: the account Terraform deploys into (unknown at synthesis)."""
+
+    def __init__(self, scope: Construct, id_: str) -> None:
+        super().__init__(scope, id_, terraform_resource_type="aws_caller_identity",
+                         terraform_generator_metadata=GeneratorMetadata(provider_name="aws"))
+
+    def _synthesize_attributes(self) -> dict[str, Any]:
+        return {}

@@ -30,6 +30,12 @@ from tests.cli.support import REAL_BINARY, needs_binary
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "qwen3-8b.yaml"
 
 
+@pytest.fixture(autouse=True)
+def _log_width(monkeypatch):
+    """As in a CI log: no terminal and no COLUMNS, so an error is one physical line."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
 def invoke(*args: str):
     return CliRunner().invoke(cli, list(map(str, args)))
 
@@ -111,7 +117,7 @@ def test_aws_errors_with_json_print_one_object_with_the_error(project, monkeypat
     error, needles = AWS_FAILURES[kind]
     endpoint = _stubbed_sagemaker(monkeypatch, **error)
     doc = assert_json_failure(invoke("status", "fastscale.yaml", "--json"), 1, *needles, f"EndpointName={endpoint}")
-    assert doc["command"] == "status"
+    assert (doc["command"], doc["file"]) == ("status", "fastscale.yaml")
 
 
 def _closed_port() -> int:
@@ -210,7 +216,8 @@ def test_synth_refuses_output_it_cannot_or_must_not_write_with_exit_2(tmp_path, 
         pytest.skip("needs Linux /proc: a directory nobody, root included, can create files in")
     out, needle = _bad_outputs(tmp_path)[case]
     assert_one_line_failure(invoke("synth", EXAMPLE, "--out", out), 2, needle, str(out))
-    assert_json_failure(invoke("synth", EXAMPLE, "--out", out, "--json"), 2, needle)
+    doc = assert_json_failure(invoke("synth", EXAMPLE, "--out", out, "--json"), 2, needle)
+    assert (doc["command"], doc["file"]) == ("synth", str(EXAMPLE))
     assert not (tmp_path / "repo").exists()  # not even the directories were created
 
 
