@@ -97,6 +97,11 @@ def aws_clients(config: FastscaleConfig) -> Any:
     return for_config(config)
 
 
+def quota_clients(config: FastscaleConfig) -> Any:
+    """The ``clients=`` argument of the quota preflight: None builds a real Service Quotas client."""
+    return None
+
+
 def is_interactive() -> bool:
     """Whether someone can answer a confirmation prompt."""
     return sys.stdin.isatty()
@@ -209,8 +214,39 @@ class StackCommand:
             self.changes.append({"address": event.address, "action": event.action})
         self.reporter.terraform_event(event)
 
+    def quota_preflight(self) -> None:
+        """Service Quotas for endpoint usage against the config's maximum instances, before anything is
+        synthesized: over quota ends the command with exit 2, nothing planned or applied. When the quotas
+        cannot be read at all the command goes on with a warning (Terraform needs AWS anyway)."""
+        from botocore.exceptions import BotoCoreError, ClientError
+
+        from fastscale.infra.aws.clients import AwsError, translate_errors
+        from fastscale.infra.aws.preflight import check_quotas
+        from fastscale.infra.rules import has_errors
+
+        self.reporter.step("quotas", "Service Quotas for endpoint usage")
+        try:
+            findings = translate_errors(check_quotas)(self.config, clients=quota_clients(self.config))
+        except (AwsError, ClientError, BotoCoreError) as exc:
+            findings = []
+            self.summary["quota_check"] = f"not made: {exc}"
+            if not self.as_json:
+                self.reporter.close()
+                console(stderr=True).print(f"[yellow]warning:[/] quotas not checked: {_esc(str(exc))}", highlight=False, soft_wrap=True)
+        self.summary["quota_findings"] = [f.to_dict() for f in findings]
+        if not self.as_json and findings:
+            self.reporter.close()
+            err = console(stderr=True)
+            for f in findings:
+                style = "red" if f.severity.value == "error" else "yellow"
+                err.print(f"[{style}]{f.severity.value}:[/] {f.code} {_esc(f.path)}: {_esc(f.message)} (fix: {_esc(f.hint)})",
+                          highlight=False, soft_wrap=True)
+        if has_errors(findings):
+            self.fail("over the account's instance quota: nothing was synthesized, planned or applied.", EXIT_BAD_INPUT)
+
     def prepare(self, terraform_bin: str | None, out: str) -> TerraformRunner:
-        """Find the binary, synthesize, ``terraform init``. Exits 1 on any failure."""
+        """Find the binary, check quotas (plan, deploy), synthesize, ``terraform init``. Exits 1 on any
+        failure, 2 when over quota."""
         from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
 
         try:
@@ -218,6 +254,8 @@ class StackCommand:
         except TerraformError as exc:
             self.fail(str(exc))
         self.summary["terraform_binary"] = binary
+        if self.command in ("plan", "deploy"):
+            self.quota_preflight()
 
         self.reporter.step("synth", f"into {out}")
         from fastscale.infra.state import StateLayoutError

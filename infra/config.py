@@ -179,6 +179,93 @@ class InferenceComponentSpec(_Workload):
     )
 
 
+# --------------------------------------------------------------------------------------------- capacity
+
+
+class ModelOverride(_Strict):
+    """What the single model of an endpoint changes on one fallback instance type (unset keys are inherited)."""
+
+    image: str | None = Field(None, min_length=1, description="Container image for this instance type (e.g. built for its GPU).")
+    model_data: str | None = Field(None, description="S3 URI of the model for this instance type (e.g. a quantized build).")
+    model_size_gb: float | None = Field(None, ge=0, description="Weights in GB of that model; checked against this type's accelerator memory.")
+    image_size_gb: float | None = Field(None, gt=0, description="Compressed image size in GB; used by `fastscale estimate`.")
+    environment: dict[str, str] | None = Field(None, description="Container environment on this type; replaces the model's when set.")
+
+
+class ComponentOverride(ModelOverride):
+    """What one inference component changes on one fallback instance type (unset keys are inherited)."""
+
+    resources: Resources | None = Field(None, description="Compute reserved per copy on this instance type.")
+
+
+class FallbackPool(_Strict):
+    """One more instance type SageMaker may provision when the types before it have no capacity."""
+
+    instance_type: str = Field(..., description="SageMaker instance type of this pool, e.g. ml.g5.12xlarge.")
+    priority: int | None = Field(
+        None,
+        description="InstancePool Priority (1-5, lower first). Default: the position in `fallback` plus 2 "
+        "(the endpoint's own instance_type is priority 1).",
+    )
+    model: ModelOverride | None = Field(None, description="Single-model endpoints: the model to run on this type instead.")
+    components: dict[str, ComponentOverride] = Field(
+        default_factory=dict,
+        description="Inference-component endpoints: per component name, what differs on this type "
+        "(resources, image, model). Components not named here run unchanged.",
+    )
+
+
+class AzBalance(_Strict):
+    """Keep a component's copies spread over Availability Zones (EnforcementMode PERMISSIVE)."""
+
+    max_imbalance: int | None = Field(
+        None, description="Most copies one Availability Zone may have beyond another (0-100; unset: SageMaker's default)."
+    )
+
+
+class Placement(_Strict):
+    """How SageMaker places the copies of every inference component of the endpoint (SchedulingConfig)."""
+
+    strategy: Literal["SPREAD", "BINPACK"] = Field(
+        "SPREAD", description="SPREAD copies over instances, or BINPACK them onto as few instances as possible."
+    )
+    az_balance: AzBalance | None = Field(None, description="Balance copies over Availability Zones.")
+
+
+class CapacitySpec(_Strict):
+    """Where instances come from when the endpoint's instance type has no capacity."""
+
+    fallback: list[FallbackPool] = Field(
+        default_factory=list,
+        description="Ordered fallback instance types (InstancePools). Empty (the default): one instance type, no pools.",
+    )
+    provision_timeout: int | None = Field(
+        None,
+        description="VariantInstanceProvisionTimeoutInSeconds (300-3600): how long SageMaker keeps trying to "
+        "provision instances, over all pools, before the operation fails.",
+    )
+    reservation_arn: str | None = Field(
+        None,
+        description="ARN of an ML capacity reservation in the stack's region: instances come only from it "
+        "(CapacityReservationPreference capacity-reservations-only).",
+    )
+    placement: Placement | None = Field(None, description="Placement of component copies (inference-component endpoints).")
+
+
+class ScaleInPolicy(_Strict):
+    """How managed instance scaling releases instances (inference-component endpoints)."""
+
+    strategy: Literal["IDLE_RELEASE", "CONSOLIDATION"] = Field(
+        "IDLE_RELEASE",
+        description="IDLE_RELEASE releases instances that host no copy; CONSOLIDATION also moves copies together "
+        "to release more instances.",
+    )
+    cooldown_minutes: int | None = Field(
+        None, description="Minutes after the last endpoint operation before scale-in is considered (5-1440; AWS default 20)."
+    )
+    max_step: int | None = Field(None, description="Most instances released at a time (1-100; AWS default 1).")
+
+
 # --------------------------------------------------------------------------------------------- endpoint
 
 
@@ -212,7 +299,9 @@ class Alarms(_Strict):
 
 class EndpointSpec(_Strict):
     name: str = Field(..., description="Endpoint name (prefixed with the project).")
-    instance_type: str = Field(..., description="SageMaker instance type, e.g. ml.g6.2xlarge.")
+    instance_type: str = Field(
+        ..., description="SageMaker instance type, e.g. ml.g6.2xlarge; the first choice (priority 1) when capacity.fallback is set."
+    )
     instances: Capacity = Field(default_factory=Capacity, description="Instance counts of the endpoint's variant.")
     routing: Literal["least_outstanding_requests", "random"] = Field(
         "least_outstanding_requests", description="How requests are routed among instances / copies."
@@ -233,6 +322,13 @@ class EndpointSpec(_Strict):
         None, ge=1, le=512, description="ML storage volume per instance in GB, 1-512 (single-model endpoints)."
     )
     alarms: Alarms = Field(default_factory=Alarms, description="Operational alarms of this endpoint.")
+    capacity: CapacitySpec = Field(
+        default_factory=CapacitySpec,
+        description="Fallback instance types, provision timeout, capacity reservation and copy placement.",
+    )
+    scale_in: ScaleInPolicy | None = Field(
+        None, description="Managed instance scaling's scale-in policy (inference-component endpoints); unset: AWS's default."
+    )
 
     @model_validator(mode="after")
     def _one_kind_of_workload(self) -> EndpointSpec:

@@ -97,6 +97,8 @@ class EndpointNames:
     target_tracking_policy: str | None  # single-model endpoints scale instances
     alarms: dict[str, str] = field(default_factory=dict)  # kind -> alarm name (operational alarms)
     components: list[ComponentNames] = field(default_factory=list)
+    #: Models that fallback pools run instead of the endpoint's or a component's own (see `pool_model_names`).
+    pool_models: list[str] = field(default_factory=list)
 
     @property
     def all_alarm_names(self) -> list[str]:
@@ -147,7 +149,29 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
         target_tracking_policy=f"{ep_name}-target-tracking" if ep.model is not None and ep.model.autoscaling.enabled else None,
         alarms={kind: f"{ep_name}-{kind}" for kind in operational_alarms(ep)},
         components=components,
+        pool_models=pool_model_names(ep_name, ep, components),
     )
+
+
+def pool_model_names(ep_name: str, ep: EndpointSpec, components: list[ComponentNames]) -> list[str]:
+    """The extra SageMaker models of an endpoint's fallback pools: one per pool whose override changes what
+    makes a model (image, model data, environment), named as the model it replaces on that pool."""
+    from fastscale.infra import capacity
+
+    out: list[str] = []
+    for pool in capacity.pools(ep)[1:]:
+        if ep.model is not None:
+            own = model_name(ep_name, ep, ep.model)
+            names = [model_name(ep_name, ep, capacity.model_on(pool, ep.model))]
+        else:
+            own = None
+            names = [
+                n
+                for c in components
+                if (n := model_name(c.name, ep, capacity.component_on(pool, c.spec))) != c.model
+            ]
+        out += [n for n in names if n != own and n not in out]
+    return out
 
 
 def all_endpoint_names(config: FastscaleConfig) -> list[EndpointNames]:

@@ -19,8 +19,11 @@ inline container because an inline container takes its model data only as one `.
 VPC on an endpoint configuration, whereas a model carries its own `vpc_config`.
 
 `metrics_publish_frequency` becomes the configuration's `MetricsConfig`, which hashicorp/aws 6.25 does not
-have. When it is set, the configuration is an `awscc_sagemaker_endpoint_config` instead, with the same
-variant. awscc has no `name_prefix`: its name is the same prefix plus a digest of the configuration's
+have, and neither has it instance pools, the provision timeout, a capacity reservation or a scale-in
+policy (`stacks.capacity`). When any of them is set, the configuration is an
+`awscc_sagemaker_endpoint_config` instead, with the same variant. A fallback pool that runs another model
+gets its own SageMaker model (the pool's `model_name_override`); a component with fallback pools gets one
+specification per instance type (`specifications`), each with its own model where the pool overrides it. awscc has no `name_prefix`: its name is the same prefix plus a digest of the configuration's
 content, so it changes exactly when the configuration must be replaced, as `name_prefix` would.
 """
 
@@ -29,9 +32,11 @@ from __future__ import annotations
 import hashlib
 import json
 
+from fastscale.infra import capacity
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
-from fastscale.infra.naming import EndpointNames, tags
+from fastscale.infra.naming import EndpointNames, model_name, tags
 from fastscale.infra.secrets import container_environment
+from fastscale.stacks import capacity as capacity_attrs
 from fastscale.stacks.engine import Construct, TerraformResourceLifecycle
 from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Resource, to_terraform
@@ -95,9 +100,12 @@ class SageMakerEndpoint(Construct):
         self.models: dict[str, sagemaker.SagemakerModel] = {}
         self.components: dict[str, awscc.SagemakerInferenceComponent] = {}
         self.refs: dict[str, str] = {}  # "endpoint_name", "endpoint_config_name", "model:<name>"
+        #: priority -> model name, for fallback pools that run another model than the variant's
+        self.pool_models: dict[int, str] = {}
         if ep.model is not None:
             assert names.model is not None, "a single-model endpoint names its model"
             model = self._model("model", names.model, ep.model)
+            self.pool_models = self._pool_models(ep.model, names.model)
             variant = dict(
                 model_name=self.refs[f"model:{names.model}"],
                 model_data_download_timeout_in_seconds=download_timeout(ep, ep.model),
@@ -156,6 +164,18 @@ class SageMakerEndpoint(Construct):
         self.refs[f"model:{name}"] = model.attr("name")
         return model
 
+    def _pool_models(self, model: ModelSpec, default_name: str) -> dict[int, str]:
+        """One more SageMaker model per fallback pool whose model differs (image, data, environment)."""
+        out = {}
+        for i, pool in enumerate(capacity.pools(self.spec)[1:]):
+            on_pool = capacity.model_on(pool, model)
+            name = model_name(self.names.endpoint, self.spec, on_pool)
+            if name != default_name:
+                if name not in self.models:
+                    self._model(f"model-pool-{i}", name, on_pool)
+                out[pool.priority] = name
+        return out
+
     # ----------------------------------------------------------------------------------------- configuration
 
     def _variant_fields(self) -> dict:
@@ -176,7 +196,7 @@ class SageMakerEndpoint(Construct):
         # and scale their instances themselves (managed instance scaling) as components add copies.
         role_arn = self.role_arn if uses_components else None
 
-        if ep.metrics_publish_frequency is None:
+        if not capacity.needs_awscc_config(ep):
             scaling = (
                 sagemaker.ManagedInstanceScaling(
                     status=sagemaker.MANAGED_SCALING_ENABLED,
@@ -208,19 +228,24 @@ class SageMakerEndpoint(Construct):
 
         frequency = ep.metrics_publish_frequency
 
-        def props(name: str, model_name: str | None, role: str | None) -> awscc.SagemakerEndpointConfigProps:
+        def props(
+            name: str, model_name: str | None, role: str | None, pool_models: dict[int, str]
+        ) -> awscc.SagemakerEndpointConfigProps:
             scaling = (
                 awscc.ManagedInstanceScaling(
                     status=sagemaker.MANAGED_SCALING_ENABLED,
                     min_instance_count=ep.instances.min,
                     max_instance_count=ep.instances.max,
+                    scale_in_policy=capacity_attrs.scale_in_policy(ep),
                 )
                 if uses_components
                 else None
             )
             fields = dict(single, model_name=model_name) if single else {}
             variant = awscc.ProductionVariant(
-                **self._variant_fields(),
+                variant_name=self.names.variant,
+                initial_instance_count=ep.instances.initial,
+                **capacity_attrs.variant_fields(ep, pool_models),
                 **fields,
                 managed_instance_scaling=scaling,
                 routing_config=awscc.RoutingConfig(routing_strategy=routing),
@@ -230,7 +255,9 @@ class SageMakerEndpoint(Construct):
                 production_variants=[variant],
                 execution_role_arn=role,
                 kms_key_id=ep.kms_key_arn,
-                metrics_config=awscc.MetricsConfig(metric_publish_frequency_in_seconds=frequency),
+                metrics_config=awscc.MetricsConfig(metric_publish_frequency_in_seconds=frequency)
+                if frequency is not None
+                else None,
                 tags=awscc.tag_list(self.tags),
             )
 
@@ -239,13 +266,18 @@ class SageMakerEndpoint(Construct):
         # text depends on construction order and would rename (and so redeploy) the endpoint for nothing.
         # Tags are included: whether Cloud Control can update them in place is not documented.
         stand_in_role = (ep.execution_role_arn or f"role/{self.names.execution_role}") if uses_components else None
-        content = to_terraform(props("", literal_model, stand_in_role))
+        content = to_terraform(props("", literal_model, stand_in_role, self.pool_models))
         digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:CONFIG_DIGEST_LEN]
         name = f"{self.names.endpoint_config_prefix}{digest}"
         return awscc.SagemakerEndpointConfig(
             self,
             "endpoint-config",
-            props(name, single.get("model_name"), role_arn),
+            props(
+                name,
+                single.get("model_name"),
+                role_arn,
+                {priority: self.refs[f"model:{m}"] for priority, m in self.pool_models.items()},
+            ),
             depends_on=self._role_ready,
             lifecycle=cbd,
         )
@@ -256,10 +288,15 @@ class SageMakerEndpoint(Construct):
         self, spec: InferenceComponentSpec, name: str, model: sagemaker.SagemakerModel
     ) -> awscc.SagemakerInferenceComponent:
         ep = self.spec
-        timeouts = awscc.StartupParameters(
-            model_data_download_timeout_in_seconds=download_timeout(ep, spec),
-            container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, spec),
-        )
+        if capacity.has_pools(ep):
+            # One specification per instance type, tried in the pools' priority order.
+            single, several = None, [
+                self._specification(capacity.component_on(pool, spec), self._pool_component_model(spec, name, pool, i, model),
+                                    pool.instance_type)
+                for i, pool in sorted(enumerate(capacity.pools(ep)), key=lambda item: item[1].priority)
+            ]
+        else:
+            single, several = self._specification(spec, self.refs[f"model:{model.props.name}"]), None
         return awscc.SagemakerInferenceComponent(
             self,
             spec.name,
@@ -267,24 +304,48 @@ class SageMakerEndpoint(Construct):
                 inference_component_name=name,
                 endpoint_name=self.refs["endpoint_name"],
                 variant_name=self.names.variant,
-                specification=awscc.InferenceComponentSpecification(
-                    model_name=self.refs[f"model:{model.props.name}"],
-                    compute_resource_requirements=awscc.ComputeResourceRequirements(
-                        min_memory_required_in_mb=spec.resources.memory_mb,
-                        max_memory_required_in_mb=spec.resources.max_memory_mb,
-                        number_of_accelerator_devices_required=spec.resources.accelerators,
-                        number_of_cpu_cores_required=spec.resources.cpus,
-                    ),
-                    # Always explicit: the API's default when omitted is undocumented.
-                    data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache),
-                    startup_parameters=timeouts if (timeouts.model_data_download_timeout_in_seconds
-                                                    or timeouts.container_startup_health_check_timeout_in_seconds)
-                    else None,
-                ),
+                specification=single,
+                specifications=several,
                 # The count at creation; from then on auto scaling owns it (see ignore_changes).
                 runtime_config=awscc.InferenceComponentRuntimeConfig(copy_count=spec.copies.initial),
                 tags=awscc.tag_list(self.tags),
             ),
             depends_on=[self.endpoint],
             lifecycle=TerraformResourceLifecycle(ignore_changes=[awscc.SagemakerInferenceComponent.COPY_COUNT_PATH]),
+        )
+
+    def _pool_component_model(
+        self, spec: InferenceComponentSpec, base: str, pool: capacity.Pool, index: int, model: sagemaker.SagemakerModel
+    ) -> str:
+        """The model reference a component runs on ``pool``: its own, or one more model when the pool
+        overrides the image, model data or environment."""
+        on_pool = capacity.component_on(pool, spec)
+        name = model_name(base, self.spec, on_pool)  # as infra.naming names the component's own model
+        if name != model.props.name and name not in self.models:
+            self._model(f"{spec.name}-model-pool-{index - 1}", name, on_pool)
+        return self.refs[f"model:{name}"]
+
+    def _specification(
+        self, spec: InferenceComponentSpec, model_ref: str, instance_type: str | None = None
+    ) -> awscc.InferenceComponentSpecification:
+        ep = self.spec
+        timeouts = awscc.StartupParameters(
+            model_data_download_timeout_in_seconds=download_timeout(ep, spec),
+            container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, spec),
+        )
+        return awscc.InferenceComponentSpecification(
+            instance_type=instance_type,
+            model_name=model_ref,
+            compute_resource_requirements=awscc.ComputeResourceRequirements(
+                min_memory_required_in_mb=spec.resources.memory_mb,
+                max_memory_required_in_mb=spec.resources.max_memory_mb,
+                number_of_accelerator_devices_required=spec.resources.accelerators,
+                number_of_cpu_cores_required=spec.resources.cpus,
+            ),
+            # Always explicit: the API's default when omitted is undocumented.
+            data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache),
+            startup_parameters=timeouts
+            if (timeouts.model_data_download_timeout_in_seconds or timeouts.container_startup_health_check_timeout_in_seconds)
+            else None,
+            scheduling_config=capacity_attrs.scheduling(ep),
         )

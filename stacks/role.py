@@ -31,6 +31,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
+from fastscale.infra import capacity
 from fastscale.infra.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.aws_facts import NS_INVOCATIONS
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
@@ -94,7 +95,8 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
     """The inline policy document of one endpoint's execution role (a pure function of the config)."""
     ep: EndpointSpec = names.spec
     part, region = partition(config.region), config.region
-    workloads = [w for _, w in ep.workloads()]
+    # Every pool's workloads: a fallback type may run another image or model data.
+    workloads = capacity.every_workload(ep)
     statements: list[dict[str, Any]] = []
 
     # GetAuthorizationToken has no resource-level permissions: IAM only accepts "*" for it. The token alone

@@ -92,8 +92,9 @@ def print_verification(report: Any, title: str) -> None:
 def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str | None, out: str, as_json: bool) -> None:
     """Validate FILE, synthesize the stack and show what `deploy` would change.
 
-    Runs `terraform init` and `terraform plan` in the synthesized stack directory. Nothing in AWS is
-    changed. Progress goes to stderr; with --json, progress events are JSON lines on stderr and a
+    First reads the account's Service Quotas ("<instance type> for endpoint usage") and refuses a config
+    whose maximum instances of a type, summed over its endpoints, exceed the quota. Then runs `terraform
+    init` and `terraform plan` in the synthesized stack directory. Nothing in AWS is changed. Progress goes to stderr; with --json, progress events are JSON lines on stderr and a
     summary object (counts, planned changes, diagnostics) is printed on stdout.
 
     \b
@@ -103,7 +104,9 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
          or no usable terraform/tofu binary (missing, older than 1.2, or not
          answering `version` within 20 s)
       2  bad input: the config has errors, or --out is inside .git, not
-         writable or holds a symbolic link (nothing was synthesized or planned)
+         writable or holds a symbolic link, or more maximum instances of a type
+         than the account's Service Quotas allow (nothing was synthesized or
+         planned)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     \b
     With --detailed-exitcode, as `terraform plan -detailed-exitcode`:
@@ -159,7 +162,7 @@ def deploy_command(
     out: str,
     as_json: bool,
 ) -> None:
-    """Validate FILE, synthesize, apply with Terraform, then verify the live endpoints.
+    """Validate FILE, check instance quotas, synthesize, apply with Terraform, then verify the live endpoints.
 
     Without --auto-approve the plan is shown and you are asked to confirm; what is applied is exactly
     the plan you saw. Without a terminal (CI) --auto-approve is required. After the apply, every
@@ -176,7 +179,8 @@ def deploy_command(
          credentials, unreachable: one `error:` line names the call), no usable
          terraform/tofu binary, or the confirmation was declined
       2  bad input: the config has errors, no --auto-approve without a terminal,
-         or an unusable --out (nothing was synthesized, applied or asked of AWS)
+         an unusable --out, or more maximum instances of a type than the
+         account's Service Quotas allow (nothing was synthesized or applied)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)

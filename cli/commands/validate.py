@@ -21,8 +21,15 @@ from fastscale.cli.common import (
     rule_findings,
     validation_document,
 )
-from fastscale.infra.config import ConfigError, load_config
+from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
 from fastscale.infra.rules import has_errors
+
+
+def aws_clients(config: FastscaleConfig) -> Any:
+    """The ``clients=`` argument of the AWS checks (replaceable in tests): real clients for the config."""
+    from fastscale.infra.aws.clients import for_config
+
+    return for_config(config)
 
 
 @click.command("validate")
@@ -32,14 +39,17 @@ from fastscale.infra.rules import has_errors
 @click.option(
     "--check-aws",
     is_flag=True,
-    help="Also check with AWS (boto3, default credentials) that each ECR image and S3 model data exists.",
+    help="Also check with AWS (boto3, default credentials) that each ECR image and S3 model data exists, and "
+    "that the account's Service Quotas for endpoint usage cover every instance type's maximum instances.",
 )
 def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bool) -> None:
     """Check FILE(s) and report every problem at once.
 
     Errors (the deploy would fail or not behave as configured) are reported with the config path, its
     line, why and how to fix it; warnings (slower or costlier than it should be) are reported too but
-    do not fail. No AWS call is made unless --check-aws is given. With --json, one document on stdout
+    do not fail. No AWS call is made unless --check-aws is given; with it, the images and model data
+    must exist and the account's Service Quotas for endpoint usage must cover the maximum instances of
+    each instance type, summed over the file's endpoints. With --json, one document on stdout
     whatever the number of files: `valid`, `exit_code` and `files` (per file: `file`, `valid`,
     `findings`, and with --check-aws `aws_checked` and, when AWS could not be asked, `aws_error`).
 
@@ -49,8 +59,9 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
       1  --check-aws could not ask AWS (no credentials, unreachable, refused);
          the files have no errors, but their images and model data are
          unchecked, so no file is reported valid
-      2  bad input: a file has errors, cannot be read, or is not a config
-         (this wins over 1)
+      2  bad input: a file has errors (with --check-aws also a missing image or
+         model data, or instances over quota), cannot be read, or is not a
+         config (this wins over 1)
     """
     worst = EXIT_OK
     results: list[dict[str, Any]] = []
@@ -71,11 +82,12 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
         if check_aws:
             from botocore.exceptions import BotoCoreError, ClientError
 
-            from fastscale.infra.aws.clients import AwsError, describe_failure, for_config
-            from fastscale.infra.aws.preflight import check_artifacts
+            from fastscale.infra.aws.clients import AwsError, describe_failure
+            from fastscale.infra.aws.preflight import check_artifacts, check_quotas
 
             try:
-                findings = findings + check_artifacts(config, clients=for_config(config))
+                clients = aws_clients(config)
+                findings = findings + check_artifacts(config, clients) + check_quotas(config, clients)
             except AwsError as exc:
                 aws_error = str(exc)
             except (ClientError, BotoCoreError) as exc:  # e.g. throttling: the check was not made, the file is not at fault

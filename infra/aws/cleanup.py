@@ -161,8 +161,9 @@ def _endpoint_leftovers(aws: AwsClients, n: EndpointNames, report: CleanupReport
 
 
 def model_names(n: EndpointNames) -> list[str]:
-    """The SageMaker models of an endpoint: its own (single-model) or one per inference component."""
-    return [m for m in [n.model, *(c.model for c in n.components)] if m]
+    """The SageMaker models of an endpoint: its own (single-model) or one per inference component, and
+    those its fallback pools run instead."""
+    return [m for m in [n.model, *(c.model for c in n.components), *n.pool_models] if m]
 
 
 def _resource_ids(names: list[EndpointNames]) -> list[str]:

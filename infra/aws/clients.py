@@ -70,6 +70,7 @@ SERVICE_ALIASES = {
     "tagging": "resourcegroupstaggingapi",
     "ecr": "ecr",
     "s3": "s3",
+    "quotas": "service-quotas",
 }
 
 

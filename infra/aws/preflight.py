@@ -1,4 +1,6 @@
-"""``fastscale validate --check-aws``: do the container images and model data the config names exist?
+"""``fastscale validate --check-aws`` and ``fastscale plan``: will AWS be able to do what the config asks?
+
+Artifacts (``check_artifacts``, validate --check-aws): do the container images and model data exist?
 
 A missing image tag or an S3 typo is only discovered by SageMaker after the endpoint has spent minutes
 provisioning a GPU instance, and then surfaces as a generic "failed to pull" / health-check failure.
@@ -8,9 +10,18 @@ Findings: FS900 (image) and FS901 (model data), severity error when the artifact
 does not let the caller look (no ecr:DescribeImages on someone else's registry, no s3:ListBucket), the
 finding is a warning saying the check could not be made, since the endpoint's role may still have access.
 Images outside ECR and non-S3 model data are left to the static rules.
+
+Quotas (``check_quotas``, validate --check-aws, plan and deploy): an endpoint's variant never grows past
+the account's Service Quotas value "<instance type> for endpoint usage" (service code ``sagemaker``), and
+scale-out stops there without an error anyone sees. FS902 is an error when the maximum instances of every
+endpoint whose first-choice type it is, summed over the config, exceed that type's quota; a warning when
+a fallback pool's type has no quota at all (SageMaker could never fall back to it) or less than the
+endpoints falling back to it may ask for, and when the quotas could not be read.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 from botocore.exceptions import ClientError
 
@@ -21,6 +32,7 @@ from fastscale.infra.aws.clients import (
     describe_error,
     error_code,
     is_access_error,
+    paginate,
     resolve,
     translate_errors,
 )
@@ -29,6 +41,11 @@ from fastscale.infra.rules import Finding, Severity
 
 IMAGE_CODE = "FS900"
 MODEL_DATA_CODE = "FS901"
+QUOTA_CODE = "FS902"
+
+#: Service Quotas: SageMaker's service code and the name of its per-instance-type endpoint quotas.
+QUOTA_SERVICE_CODE = "sagemaker"
+ENDPOINT_QUOTA_SUFFIX = " for endpoint usage"
 
 # What ECR's BatchGetImage may answer; these are the media types SageMaker can pull.
 _MANIFEST_TYPES = [
@@ -157,3 +174,103 @@ def _check_model_data(aws: AwsClients, uri: str, path: str) -> Finding | None:
 
 def _missing_data(path: str, why: str, hint: str) -> Finding:
     return Finding(MODEL_DATA_CODE, Severity.ERROR, path, f"{why}; the model download would fail after the instance starts", hint)
+
+
+# --------------------------------------------------------------------------------------------- quotas
+
+
+def _by_type(quotas: Iterable[dict]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for quota in quotas:
+        name = quota.get("QuotaName", "")
+        if name.endswith(ENDPOINT_QUOTA_SUFFIX) and "Value" in quota:
+            out[name[: -len(ENDPOINT_QUOTA_SUFFIX)]] = quota["Value"]
+    return out
+
+
+def endpoint_quotas(aws: AwsClients, instance_types: Iterable[str]) -> dict[str, float]:
+    """Instance type -> the account's "<type> for endpoint usage" quota in the region, read from
+    ListServiceQuotas (every page). That call leaves out quotas whose applied value is not available, so
+    types it does not list are looked up among the AWS defaults (ListAWSDefaultServiceQuotas)."""
+    api = aws.get("quotas")
+    out = _by_type(paginate(api, "list_service_quotas", "Quotas", ServiceCode=QUOTA_SERVICE_CODE))
+    if set(instance_types) - set(out):
+        defaults = _by_type(paginate(api, "list_aws_default_service_quotas", "Quotas", ServiceCode=QUOTA_SERVICE_CODE))
+        out = {**defaults, **out}
+    return out
+
+
+def _count(n: float) -> str:
+    return f"{n:g}"
+
+
+@translate_errors
+def check_quotas(config: FastscaleConfig, clients: ClientsArg = None) -> list[Finding]:
+    """FS902 findings: maximum instances per first-choice instance type against the account's quotas, and
+    fallback types without quota. Raises ClientError / AwsError only when AWS cannot be used at all."""
+    from fastscale.infra import capacity
+
+    primary: dict[str, list[tuple[str, int]]] = {}  # type -> [(endpoint path, instances.max)]
+    fallback: dict[str, list[tuple[str, int]]] = {}  # type -> [(fallback pool path, instances.max)]
+    for i, ep in enumerate(config.endpoints):
+        primary.setdefault(ep.instance_type, []).append((f"endpoints[{i}]", ep.instances.max))
+        for pool in capacity.pools(ep)[1:]:
+            fallback.setdefault(pool.instance_type, []).append((f"endpoints[{i}].{pool.path}", ep.instances.max))
+
+    aws = resolve(clients, config.region)
+    try:
+        quotas = endpoint_quotas(aws, [*primary, *fallback])
+    except ClientError as exc:
+        if not is_access_error(exc):
+            raise
+        return [
+            Finding(
+                QUOTA_CODE,
+                Severity.WARNING,
+                "endpoints",
+                f"could not read the Service Quotas of SageMaker in {config.region}: {describe_error(exc)}",
+                "grant servicequotas:ListServiceQuotas to check instance quotas before deploying",
+            )
+        ]
+
+    findings: list[Finding] = []
+    for instance_type, users in primary.items():
+        quota = quotas.get(instance_type)
+        need = sum(m for _, m in users)
+        name = f'"{instance_type}{ENDPOINT_QUOTA_SUFFIX}"'
+        if quota is None:
+            findings.append(Finding(
+                QUOTA_CODE, Severity.WARNING, f"{users[0][0]}.instance_type",
+                f"no Service Quotas quota named {name} in {config.region}: the instance limit could not be checked",
+                "check the quota in the Service Quotas console before deploying",
+            ))
+        elif need > quota:
+            who = ", ".join(f"{path} max {m}" for path, m in users)
+            findings.append(Finding(
+                QUOTA_CODE, Severity.ERROR, f"{users[0][0]}.instances.max",
+                f"up to {need} {instance_type} instances ({who}) but the account's quota {name} in {config.region} is "
+                f"{_count(quota)}: scale-out would stop at {_count(quota)} instance(s) without an error",
+                f"request a quota increase to at least {need} in Service Quotas, or lower instances.max",
+            ))
+    for instance_type, users in fallback.items():
+        quota = quotas.get(instance_type, 0.0)
+        need = max(m for _, m in users)
+        name = f'"{instance_type}{ENDPOINT_QUOTA_SUFFIX}"'
+        for path, _ in users:
+            if quota <= 0:
+                message = (
+                    f"the fallback pool {instance_type} has no quota in {config.region} ({name} is "
+                    f"{_count(quota) if instance_type in quotas else 'not listed'}): SageMaker could never fall back to it"
+                )
+            elif quota < need:
+                message = (
+                    f"the quota {name} is {_count(quota)}, fewer than the up to {need} instances that may fall back "
+                    "to this pool"
+                )
+            else:
+                continue
+            findings.append(Finding(
+                QUOTA_CODE, Severity.WARNING, f"{path}.instance_type", message,
+                f"request a quota of at least {need} for {instance_type} in Service Quotas, or drop this fallback",
+            ))
+    return findings

@@ -16,6 +16,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from fastscale.infra import capacity
 from fastscale.infra.aws.clients import (
     AwsClients,
     ClientsArg,
@@ -45,7 +46,7 @@ from fastscale.infra.aws_facts import (
     TARGET_TRACKING,
     VARIANT_INSTANCES,
 )
-from fastscale.infra.config import Autoscaling, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.config import Autoscaling, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.detection import WorkloadKind, scaling_metric
 from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
 
@@ -124,6 +125,72 @@ def _same(expected: Any, actual: Any) -> bool:
         return float(expected) == float(actual)
     same: bool = expected == actual
     return same
+
+
+# --------------------------------------------------------------------------------------------- capacity texts
+
+
+def _capacity_configured(ep: EndpointSpec) -> bool:
+    cap = ep.capacity
+    return bool(cap.fallback or cap.provision_timeout is not None or cap.reservation_arn or ep.scale_in is not None)
+
+
+def _seconds(value: Any) -> str:
+    return "not set" if value is None else f"{_text(value)} s"
+
+
+def _pools_text(ep: EndpointSpec) -> str:
+    if not capacity.has_pools(ep):
+        return f"instance type {ep.instance_type}"
+    return ", ".join(f"{p.priority}: {p.instance_type}" for p in capacity.pools_by_priority(ep))
+
+
+def _live_pools_text(variant: dict[str, Any]) -> str:
+    pools = variant.get("InstancePools")
+    if not pools:
+        return f"instance type {variant.get('InstanceType')}"
+    return ", ".join(f"{_text(p.get('Priority'))}: {p.get('InstanceType')}" for p in sorted(pools, key=lambda p: p.get("Priority", 0)))
+
+
+def _scale_in_text(ep: EndpointSpec) -> str:
+    policy = ep.scale_in
+    if policy is None:
+        return "not set"
+    cooldown = policy.cooldown_minutes if policy.cooldown_minutes is not None else capacity.SCALE_IN_DEFAULT_COOLDOWN_MINUTES
+    step = policy.max_step if policy.max_step is not None else capacity.SCALE_IN_DEFAULT_STEP
+    return f"{policy.strategy}, cooldown {cooldown} min, step {step}"
+
+
+def _live_scale_in_text(policy: dict[str, Any] | None) -> str:
+    if not policy:
+        return "not set"
+    cooldown = policy.get("CooldownInMinutes", capacity.SCALE_IN_DEFAULT_COOLDOWN_MINUTES)
+    step = policy.get("MaximumStepSize", capacity.SCALE_IN_DEFAULT_STEP)
+    return f"{policy.get('Strategy')}, cooldown {_text(cooldown)} min, step {_text(step)}"
+
+
+def _expected_scheduling(ep: EndpointSpec) -> dict[str, Any] | None:
+    placement = ep.capacity.placement
+    if placement is None:
+        return None
+    out: dict[str, Any] = {"PlacementStrategy": placement.strategy}
+    if placement.az_balance is not None:
+        out["AvailabilityZoneBalance"] = {"EnforcementMode": capacity.AZ_BALANCE_PERMISSIVE}
+        if placement.az_balance.max_imbalance is not None:
+            out["AvailabilityZoneBalance"]["MaxImbalance"] = placement.az_balance.max_imbalance
+    return out
+
+
+def _placement_text(scheduling: dict[str, Any] | None) -> str:
+    if not scheduling:
+        return "not set"
+    text = str(scheduling.get("PlacementStrategy"))
+    balance = scheduling.get("AvailabilityZoneBalance")
+    if balance:
+        text += f", AZ balance {balance.get('EnforcementMode')}"
+        if balance.get("MaxImbalance") is not None:
+            text += f" max imbalance {_text(balance['MaxImbalance'])}"
+    return text
 
 
 # --------------------------------------------------------------------------------------------- verifier
@@ -264,6 +331,47 @@ class _Verifier:
                 f"{mis.get('Status')} min {mis.get('MinInstanceCount')} max {mis.get('MaxInstanceCount')}" if mis else "not set"
             )
             self.compare(res, "managed instance scaling", f"ENABLED min {lo} max {hi}", actual)
+        if _capacity_configured(ep):
+            self._capacity(n, config_name, variant)
+
+    def _capacity(self, n: EndpointNames, config_name: str, live_variant: dict[str, Any]) -> None:
+        """Pools, provision timeout, reservation and scale-in policy, as the endpoint's configuration has them
+        (DescribeEndpoint does not report priorities or the timeout)."""
+        ep = n.spec
+        res = f"endpoint/{n.endpoint}"
+        try:
+            desc = self.aws.sagemaker.describe_endpoint_config(EndpointConfigName=config_name)
+        except ClientError as exc:
+            if not is_not_found(exc):
+                raise
+            self.record(res, "endpoint configuration exists", False, config_name, "does not exist")
+            return
+        variant = next((v for v in desc.get("ProductionVariants", []) if v.get("VariantName") == n.variant), {})
+        running = ", ".join(
+            f"{p['InstanceType']}: {p.get('CurrentInstanceCount', 0)}" for p in live_variant.get("InstancePools") or []
+        )
+        self.compare(
+            res,
+            "instance pools",
+            _pools_text(ep),
+            _live_pools_text(variant),
+            f"instances now {running}" if running else "",
+        )
+        self.compare(
+            res, "provision timeout", _seconds(ep.capacity.provision_timeout), _seconds(variant.get("VariantInstanceProvisionTimeoutInSeconds"))
+        )
+        live_reservation = variant.get("CapacityReservationConfig") or {}
+        self.compare(
+            res,
+            "capacity reservation",
+            f"{capacity.RESERVATIONS_ONLY} {ep.capacity.reservation_arn}" if ep.capacity.reservation_arn else "not set",
+            f"{live_reservation.get('CapacityReservationPreference')} {live_reservation.get('MlReservationArn')}"
+            if live_reservation
+            else "not set",
+        )
+        if ep.uses_inference_components:
+            live_policy = (variant.get("ManagedInstanceScaling") or {}).get("ScaleInPolicy")
+            self.compare(res, "scale-in policy", _scale_in_text(ep), _live_scale_in_text(live_policy))
 
     def _model(self, name: str, workload: ModelSpec | InferenceComponentSpec) -> None:
         res = f"model/{name}"
@@ -330,6 +438,7 @@ class _Verifier:
                 self.compare(res, "model data", spec.model_data, container.get("ArtifactUrl"))
         else:
             self.compare(res, "model", c.model, specification.get("ModelName"))
+        self._component_capacity(n.spec, res, desc)
         runtime = desc.get("RuntimeConfig", {})
         desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
         copies = spec.copies
@@ -340,6 +449,18 @@ class _Verifier:
         self.record(res, "copy count", ok, expected, desired, f"current {current}, desired {desired}")
         if not container and c.model:
             self._model(c.model, spec)
+
+    def _component_capacity(self, ep: EndpointSpec, res: str, desc: dict[str, Any]) -> None:
+        """Per-instance-type specifications (with fallback pools) and copy placement, when configured."""
+        several = desc.get("Specifications") or []
+        if capacity.has_pools(ep):
+            expected = ", ".join(dict.fromkeys(p.instance_type for p in capacity.pools_by_priority(ep)))
+            actual = ", ".join(s.get("InstanceType") or "?" for s in several) or "one specification for every type"
+            self.compare(res, "specifications per instance type", expected, actual)
+        if ep.capacity.placement is not None or capacity.has_pools(ep):
+            specs = several or [desc.get("Specification", {})]
+            placements = sorted({_placement_text(s.get("SchedulingConfig")) for s in specs})
+            self.compare(res, "copy placement", _placement_text(_expected_scheduling(ep)), " / ".join(placements))
 
     def _unexpected_components(self, n: EndpointNames) -> None:
         configured = {c.name for c in n.components}

@@ -53,6 +53,16 @@ def components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Inf
             yield f"{ep_path}.inference_components[{j}]", ep, comp
 
 
+def fallback_pools(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+    """(path, endpoint, capacity.Pool) for every fallback pool; the path names the pool entry,
+    e.g. 'endpoints[0].capacity.fallback[1]'."""
+    from fastscale.infra import capacity
+
+    for ep_path, ep in endpoints(config):
+        for pool in capacity.pools(ep)[1:]:
+            yield f"{ep_path}.{pool.path}", ep, pool
+
+
 def key_path(parent: str, key: str) -> str:
     """Path of a user-chosen mapping key: dotted when it is a plain identifier, quoted otherwise."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
@@ -118,12 +128,15 @@ class MemoryFit:
         return f"the weights need at least {need}, more than any one instance offers: use a smaller / quantized model"
 
 
-def memory_fit(ep: EndpointSpec, workload: Workload) -> MemoryFit | None:
-    """None when there is nothing to compare: no model_size_gb, or an unknown / CPU instance type."""
+def memory_fit(ep: EndpointSpec, workload: Workload, instance_type: str | None = None) -> MemoryFit | None:
+    """None when there is nothing to compare: no model_size_gb, or an unknown / CPU instance type.
+
+    ``instance_type`` defaults to the endpoint's own; fallback pools pass theirs.
+    """
     from fastscale.infra import catalog
 
     size = getattr(workload, "model_size_gb", None)
-    spec = catalog.get(ep.instance_type)
+    spec = catalog.get(instance_type or ep.instance_type)
     if size is None or spec is None:
         return None
     if isinstance(workload, InferenceComponentSpec):

@@ -48,11 +48,25 @@ class DataCacheConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class AvailabilityZoneBalance:
+    enforcement_mode: str  # PERMISSIVE, the only value
+    max_imbalance: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SchedulingConfig:
+    placement_strategy: str  # SPREAD | BINPACK
+    availability_zone_balance: AvailabilityZoneBalance | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class InferenceComponentSpecification:
     model_name: str
     compute_resource_requirements: ComputeResourceRequirements
     data_cache_config: DataCacheConfig
     startup_parameters: StartupParameters | None = None
+    scheduling_config: SchedulingConfig | None = None
+    instance_type: str | None = None  # only in `specifications` (one per instance type of the endpoint's pools)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -65,8 +79,9 @@ class SagemakerInferenceComponentProps:
     inference_component_name: str
     endpoint_name: str
     variant_name: str
-    specification: InferenceComponentSpecification
     runtime_config: InferenceComponentRuntimeConfig
+    specification: InferenceComponentSpecification | None = None  # exactly one of the two
+    specifications: Sequence[InferenceComponentSpecification] | None = None
     tags: Sequence[Tag] | None = None
 
 
@@ -84,10 +99,18 @@ class SagemakerInferenceComponent(Resource[SagemakerInferenceComponentProps]):
 
 
 @dataclass(frozen=True, kw_only=True)
+class ScaleInPolicy:
+    strategy: str  # IDLE_RELEASE | CONSOLIDATION
+    cooldown_in_minutes: int | None = None
+    maximum_step_size: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class ManagedInstanceScaling:
     status: str
     min_instance_count: int
     max_instance_count: int
+    scale_in_policy: ScaleInPolicy | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,10 +119,26 @@ class RoutingConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class InstancePool:
+    instance_type: str
+    priority: int
+    model_name_override: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class CapacityReservationConfig:
+    capacity_reservation_preference: str
+    ml_reservation_arn: str
+
+
+@dataclass(frozen=True, kw_only=True)
 class ProductionVariant:
     variant_name: str
-    instance_type: str
     initial_instance_count: int
+    instance_type: str | None = None  # None when instance_pools replace it
+    instance_pools: Sequence[InstancePool] | None = None
+    variant_instance_provision_timeout_in_seconds: int | None = None
+    capacity_reservation_config: CapacityReservationConfig | None = None
     model_name: str | None = None
     managed_instance_scaling: ManagedInstanceScaling | None = None
     routing_config: RoutingConfig | None = None  # one object here, a list of blocks in hashicorp/aws

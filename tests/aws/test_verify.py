@@ -152,11 +152,15 @@ def _component_deployment(
     alarm_actions=None,
     qwen_statuses=("InService",),
     qwen_failure=None,
+    endpoint_config=None,
 ):
-    """Stub a deployment of component_config(); returns the clients mapping and the stubbers."""
+    """Stub a deployment of component_config(); returns the clients mapping and the stubbers.
+    ``endpoint_config``: the DescribeEndpointConfig answer, for configs whose capacity settings are read from it."""
     sm, sm_stub = stubbed("sagemaker")
     aas, aas_stub = stubbed("application-autoscaling")
     sm_stub.add_response("describe_endpoint", endpoint_desc("demo-shared"), {"EndpointName": "demo-shared"})
+    if endpoint_config is not None:
+        sm_stub.add_response("describe_endpoint_config", endpoint_config, {"EndpointConfigName": endpoint_config["EndpointConfigName"]})
     for status in qwen_statuses:
         sm_stub.add_response(
             "describe_inference_component",

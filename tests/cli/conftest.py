@@ -9,7 +9,11 @@ from moto import mock_aws
 
 import fastscale.cli.stack as stack_module
 from tests.aws.factories import REGION, single_model_config
+from tests.aws.quota_stubs import quota, quotas_client
 from tests.cli.support import FixtureSynth
+
+#: More ml.g6.2xlarge endpoint instances than any test config asks for.
+GENEROUS = quota("ml.g6.2xlarge", 20)
 
 SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi")
 
@@ -36,6 +40,24 @@ def aws(_moto, monkeypatch):
     monkeypatch.setattr(stack_module, "aws_clients", clients_for)
     clients["calls"] = calls  # type: ignore[assignment]  # how many commands asked for AWS
     return clients
+
+
+@pytest.fixture(autouse=True)
+def quotas(monkeypatch):
+    """Service Quotas (not in moto) for every command that checks them: a fresh stubbed answer per command,
+    ample for the test configs. A test replaces ``quotas.pages`` to answer otherwise."""
+
+    class Answer:
+        pages = [[GENEROUS]]
+        defaults = None
+        asked = 0
+
+    def clients_for(config):
+        Answer.asked += 1
+        return {"service-quotas": quotas_client(*Answer.pages, defaults=Answer.defaults)[0]}
+
+    monkeypatch.setattr(stack_module, "quota_clients", clients_for)
+    return Answer
 
 
 @pytest.fixture

@@ -171,8 +171,73 @@ def test_enums_come_from_the_model(stacks):
             for body in stack.of_type(rtype).values():
                 _, params = request(rtype, body)
                 for variant in params["ProductionVariants"]:
-                    assert variant["InstanceType"] in instance_types
+                    # One instance type, or instance pools in its place (the API takes one or the other).
+                    assert ("InstanceType" in variant) != ("InstancePools" in variant)
+                    types = [variant["InstanceType"]] if "InstanceType" in variant else [
+                        p["InstanceType"] for p in variant["InstancePools"]]
+                    assert set(types) <= set(instance_types)
                     assert variant["RoutingConfig"]["RoutingStrategy"] in strategies
+                    policy = variant.get("ManagedInstanceScaling", {}).get("ScaleInPolicy")
+                    if policy:
+                        assert policy["Strategy"] in sagemaker().shape_for("ManagedInstanceScalingScaleInStrategy").enum
+
+
+def test_fallback_example_requests_pools_timeout_scale_in_and_per_type_specifications(stacks):
+    (config,) = stacks["capacity-fallback"].of_type("awscc_sagemaker_endpoint_config").values()
+    _, params = request("awscc_sagemaker_endpoint_config", config)
+    (variant,) = params["ProductionVariants"]
+    assert "InstanceType" not in variant
+    assert [(p["Priority"], p["InstanceType"]) for p in variant["InstancePools"]] == [
+        (1, "ml.g6.12xlarge"), (2, "ml.g5.12xlarge"), (3, "ml.g6e.12xlarge")]
+    assert variant["VariantInstanceProvisionTimeoutInSeconds"] == 900
+    assert variant["ManagedInstanceScaling"]["ScaleInPolicy"] == {
+        "Strategy": "CONSOLIDATION", "CooldownInMinutes": 10, "MaximumStepSize": 1}
+
+    (component,) = stacks["capacity-fallback"].of_type("awscc_sagemaker_inference_component").values()
+    _, params = request("awscc_sagemaker_inference_component", component)
+    assert "Specification" not in params, "Specification and Specifications are mutually exclusive"
+    specs = params["Specifications"]
+    assert [s["InstanceType"] for s in specs] == ["ml.g6.12xlarge", "ml.g5.12xlarge", "ml.g6e.12xlarge"]
+    assert [s["ComputeResourceRequirements"]["NumberOfAcceleratorDevicesRequired"] for s in specs] == [2, 2, 1]
+    # The L40S pool runs its own model (other tensor-parallel setting); the other two share one.
+    refs = [s["model_name"] for s in component["specifications"]]
+    assert refs[0] == refs[1] != refs[2]
+    for spec in specs:
+        assert spec["SchedulingConfig"] == {"PlacementStrategy": "SPREAD",
+                                            "AvailabilityZoneBalance": {"EnforcementMode": "PERMISSIVE", "MaxImbalance": 1}}
+        assert spec["DataCacheConfig"] == {"EnableCaching": True}
+
+
+def test_short_tail_example_requests_scale_to_zero_with_its_scale_in_policy(stacks):
+    (config,) = stacks["scale-to-zero-short-tail"].of_type("awscc_sagemaker_endpoint_config").values()
+    _, params = request("awscc_sagemaker_endpoint_config", config)
+    (variant,) = params["ProductionVariants"]
+    assert variant["InstanceType"] == "ml.g6.2xlarge" and "InstancePools" not in variant
+    assert variant["ManagedInstanceScaling"] == {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 2,
+                                                 "ScaleInPolicy": {"Strategy": "IDLE_RELEASE", "CooldownInMinutes": 5}}
+    assert "MetricsConfig" not in params
+
+
+def test_single_model_pools_override_the_model_and_reservation_is_requested(stacks):
+    (config,) = stacks["single-instance-pools"].of_type("awscc_sagemaker_endpoint_config").values()
+    _, params = request("awscc_sagemaker_endpoint_config", config)
+    pools = params["ProductionVariants"][0]["InstancePools"]
+    assert [("ModelNameOverride" in p) for p in pools] == [False, True, False]
+    assert len(stacks["single-instance-pools"].of_type("aws_sagemaker_model")) == 2
+    (config,) = stacks["single-capacity-reservation"].of_type("awscc_sagemaker_endpoint_config").values()
+    _, params = request("awscc_sagemaker_endpoint_config", config)
+    assert params["ProductionVariants"][0]["CapacityReservationConfig"] == {
+        "CapacityReservationPreference": "capacity-reservations-only",
+        "MlReservationArn": "arn:aws:sagemaker:us-east-1:123456789012:training-plan/g6-for-inference"}
+
+
+def test_validation_catches_capacity_values_out_of_the_api_limits():
+    shape = sagemaker().operation_model("CreateEndpointConfig").input_shape
+    variant = {"VariantName": "AllTraffic", "VariantInstanceProvisionTimeoutInSeconds": 3700,
+               "InstancePools": [{"InstanceType": "ml.g6.2xlarge", "Priority": 6}],
+               "ManagedInstanceScaling": {"ScaleInPolicy": {"Strategy": "IDLE_RELEASE", "MaximumStepSize": 101}}}
+    problems = model_problems({"EndpointConfigName": "demo", "ProductionVariants": [variant]}, shape)
+    assert len(problems) == 3, problems
 
 
 def test_conversion_rejects_attributes_the_api_does_not_have():

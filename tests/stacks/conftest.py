@@ -116,7 +116,37 @@ def variant_configs() -> dict[str, dict[str, Any]]:
     own_role["endpoints"][0]["execution_role_arn"] = "arn:aws:iam::123456789012:role/my-sagemaker-role"
     own_role["state"] = {"backend": "s3", "bucket": "tf-state", "key": "demo.tfstate"}
 
+    pools_single = copy.deepcopy(BASE_CONFIG)
+    pools_single["endpoints"][0]["capacity"] = {
+        "fallback": [
+            {"instance_type": "ml.g5.2xlarge",
+             "model": {"model_data": "s3://demo-models/qwen3-8b-awq/", "model_size_gb": 6, "environment": {"OPTION_QUANTIZE": "awq"}}},
+            {"instance_type": "ml.g6e.2xlarge"},
+        ],
+        "provision_timeout": 600,
+    }
+
+    reserved = copy.deepcopy(BASE_CONFIG)
+    reserved["endpoints"][0]["capacity"] = {
+        "reservation_arn": "arn:aws:sagemaker:us-east-1:123456789012:training-plan/g6-for-inference", "provision_timeout": 3600
+    }
+
+    pools_component = component_config(copies={"initial": 1, "min": 0, "max": 4})
+    pools_component["endpoints"][0].update(
+        instances={"initial": 1, "min": 0, "max": 2},
+        scale_in={"strategy": "IDLE_RELEASE"},
+        capacity={
+            "fallback": [{"instance_type": "ml.g5.12xlarge", "priority": 3,
+                          "components": {"qwen": {"image": IMAGE.replace("0.33.0", "0.32.0"),
+                                                  "resources": {"accelerators": 2, "memory_mb": 16384}}}}],
+            "placement": {"strategy": "BINPACK"},
+        },
+    )
+
     return {
+        "single-instance-pools": pools_single,
+        "single-capacity-reservation": reserved,
+        "component-pools-scale-in": pools_component,
         "component-basic": component_config(),
         "component-full": full_component,
         "component-awscc-config": awscc_component,

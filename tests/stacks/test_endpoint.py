@@ -190,7 +190,7 @@ def test_model_data_source(synth_dict, model_data, data_type, compression):
 def test_models_are_created_before_the_old_ones_are_destroyed(examples):
     for stack in examples.values():
         names = all_endpoint_names(stack.config)[0]
-        expected = {names.model} if names.model else {c.model for c in names.components}
+        expected = ({names.model} if names.model else {c.model for c in names.components}) | set(names.pool_models)
         models = stack.of_type("aws_sagemaker_model")
         assert {m["name"] for m in models.values()} == expected
         for model in models.values():

@@ -1,0 +1,42 @@
+"""An endpoint can have at most five instance pools.
+
+`ProductionVariant.InstancePools` holds at most five entries: the endpoint's own `instance_type` is the
+first pool and every `capacity.fallback` entry is one more. A sixth makes CreateEndpointConfig fail.
+"""
+
+from __future__ import annotations
+
+from fastscale.infra import capacity
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.12xlarge
+    capacity:
+      fallback:
+        - {instance_type: ml.g5.12xlarge}
+        - {instance_type: ml.g6e.12xlarge}
+        - {instance_type: ml.g6.24xlarge}
+        - {instance_type: ml.g5.24xlarge}
+        - {instance_type: ml.g6e.24xlarge}
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+"""
+
+
+@rule("FS032", "too-many-instance-pools", Severity.ERROR, "More than five instance pools (instance_type plus capacity.fallback).")
+def check(config):
+    for path, ep in endpoints(config):
+        n = len(capacity.pools(ep))
+        if n <= capacity.MAX_POOLS:
+            continue
+        yield Hit(
+            f"{path}.capacity.fallback",
+            f"{n} instance pools (instance_type and {n - 1} fallbacks): SageMaker accepts at most "
+            f"{capacity.MAX_POOLS} InstancePools per variant, so creating the endpoint configuration would fail.",
+            f"keep at most {capacity.MAX_POOLS - 1} fallback instance types, the ones most likely to have capacity",
+        )

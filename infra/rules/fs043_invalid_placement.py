@@ -1,0 +1,56 @@
+"""Copy placement applies to inference components, with an AZ imbalance of 0 to 100.
+
+`capacity.placement` becomes each inference component's SchedulingConfig (PlacementStrategy and
+AvailabilityZoneBalance with EnforcementMode PERMISSIVE). `max_imbalance` is MaxImbalance, which the API
+accepts from 0 to 100. A single-model endpoint has no copies to place, so the setting would do nothing.
+"""
+
+from __future__ import annotations
+
+from fastscale.infra import capacity
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: shared
+    instance_type: ml.g6.12xlarge
+    capacity:
+      placement: {strategy: SPREAD, az_balance: {max_imbalance: 200}}
+    inference_components:
+      - name: llama
+        image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+        resources: {accelerators: 1, memory_mb: 16384}
+"""
+
+
+@rule(
+    "FS043",
+    "invalid-placement",
+    Severity.ERROR,
+    "capacity.placement is set on a single-model endpoint, or its max_imbalance is outside 0-100.",
+)
+def check(config):
+    lo, hi = capacity.MAX_IMBALANCE_MIN, capacity.MAX_IMBALANCE_MAX
+    for path, ep in endpoints(config):
+        placement = ep.capacity.placement
+        if placement is None:
+            continue
+        if ep.model is not None:
+            yield Hit(
+                f"{path}.capacity.placement",
+                "placement decides where copies of inference components go; a single-model endpoint has none, so "
+                "the setting would do nothing.",
+                "remove capacity.placement, or host the model as an inference component",
+            )
+            continue
+        balance = placement.az_balance
+        if balance is not None and balance.max_imbalance is not None and not lo <= balance.max_imbalance <= hi:
+            yield Hit(
+                f"{path}.capacity.placement.az_balance.max_imbalance",
+                f"max_imbalance is {balance.max_imbalance}: SageMaker accepts {lo} to {hi} for "
+                "AvailabilityZoneBalance.MaxImbalance, so creating the components would fail.",
+                f"set max_imbalance: {min(max(balance.max_imbalance, lo), hi)}",
+            )

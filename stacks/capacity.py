@@ -1,0 +1,73 @@
+"""The capacity settings of one endpoint as awscc attributes: instance pools, provision timeout, capacity
+reservation, the scale-in policy of managed instance scaling, and where component copies are placed.
+
+Pure functions of the config (plus the names of the models each pool runs), kept apart from
+`stacks.endpoint` so the endpoint construct only asks for them. Which pools exist and what runs on each
+is decided by `infra.capacity`, the same code the rules, verification and estimates use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from fastscale.infra import capacity
+from fastscale.infra.config import EndpointSpec
+from fastscale.stacks.resources import awscc
+
+
+def instance_pools(ep: EndpointSpec, model_overrides: Mapping[int, str]) -> list[awscc.InstancePool]:
+    """`InstancePools`, tried in priority order; ``model_overrides`` maps a priority to the model that pool
+    runs instead of the variant's (single-model endpoints only)."""
+    return [
+        awscc.InstancePool(
+            instance_type=pool.instance_type, priority=pool.priority, model_name_override=model_overrides.get(pool.priority)
+        )
+        for pool in capacity.pools_by_priority(ep)
+    ]
+
+
+def reservation(ep: EndpointSpec) -> awscc.CapacityReservationConfig | None:
+    arn = ep.capacity.reservation_arn
+    if not arn:
+        return None
+    return awscc.CapacityReservationConfig(capacity_reservation_preference=capacity.RESERVATIONS_ONLY, ml_reservation_arn=arn)
+
+
+def variant_fields(ep: EndpointSpec, model_overrides: Mapping[int, str]) -> dict[str, Any]:
+    """What decides where the variant's instances come from: one `instance_type`, or `instance_pools` in its
+    place (the API takes one or the other), plus the provision timeout and the reservation."""
+    fields: dict[str, Any] = {
+        "variant_instance_provision_timeout_in_seconds": ep.capacity.provision_timeout,
+        "capacity_reservation_config": reservation(ep),
+    }
+    if capacity.has_pools(ep):
+        fields["instance_pools"] = instance_pools(ep, model_overrides)
+    else:
+        fields["instance_type"] = ep.instance_type
+    return fields
+
+
+def scale_in_policy(ep: EndpointSpec) -> awscc.ScaleInPolicy | None:
+    policy = ep.scale_in
+    if policy is None:
+        return None
+    return awscc.ScaleInPolicy(
+        strategy=policy.strategy, cooldown_in_minutes=policy.cooldown_minutes, maximum_step_size=policy.max_step
+    )
+
+
+def scheduling(ep: EndpointSpec) -> awscc.SchedulingConfig | None:
+    """`SchedulingConfig` of every component of the endpoint, or None to leave placement to SageMaker."""
+    placement = ep.capacity.placement
+    if placement is None:
+        return None
+    balance = placement.az_balance
+    return awscc.SchedulingConfig(
+        placement_strategy=placement.strategy,
+        availability_zone_balance=awscc.AvailabilityZoneBalance(
+            enforcement_mode=capacity.AZ_BALANCE_PERMISSIVE, max_imbalance=balance.max_imbalance
+        )
+        if balance is not None
+        else None,
+    )
