@@ -7,6 +7,7 @@ rules, the stacks, live verification, the quota preflight and the estimate all a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 from fastscale.infra.config import (
     ComponentOverride,
@@ -76,7 +77,10 @@ def instance_types(ep: EndpointSpec) -> list[str]:
     return list(dict.fromkeys(p.instance_type for p in pools(ep)))
 
 
-def _merge(base, override: ModelOverride | None):
+W = TypeVar("W", ModelSpec, InferenceComponentSpec)
+
+
+def _merge(base: W, override: ModelOverride | None) -> W:
     if override is None:
         return base
     update = {k: getattr(override, k) for k in _OVERRIDE_KEYS if getattr(override, k) is not None}

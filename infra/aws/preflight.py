@@ -22,6 +22,7 @@ endpoints falling back to it may ask for, and when the quotas could not be read.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Any
 
 from botocore.exceptions import ClientError
 
@@ -179,7 +180,7 @@ def _missing_data(path: str, why: str, hint: str) -> Finding:
 # --------------------------------------------------------------------------------------------- quotas
 
 
-def _by_type(quotas: Iterable[dict]) -> dict[str, float]:
+def _by_type(quotas: Iterable[dict[str, Any]]) -> dict[str, float]:
     out: dict[str, float] = {}
     for quota in quotas:
         name = quota.get("QuotaName", "")

@@ -346,7 +346,9 @@ class _Verifier:
                 raise
             self.record(res, "endpoint configuration exists", False, config_name, "does not exist")
             return
-        variant = next((v for v in desc.get("ProductionVariants", []) if v.get("VariantName") == n.variant), {})
+        variant: dict[str, Any] = next(
+            (v for v in desc.get("ProductionVariants", []) if v.get("VariantName") == n.variant), {}
+        )
         running = ", ".join(
             f"{p['InstanceType']}: {p.get('CurrentInstanceCount', 0)}" for p in live_variant.get("InstancePools") or []
         )

@@ -11,7 +11,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from fastscale.infra import capacity
 from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
+from fastscale.infra.capacity import Pool
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 
 if TYPE_CHECKING:
@@ -53,11 +55,9 @@ def components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Inf
             yield f"{ep_path}.inference_components[{j}]", ep, comp
 
 
-def fallback_pools(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, object]]:
+def fallback_pools(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Pool]]:
     """(path, endpoint, capacity.Pool) for every fallback pool; the path names the pool entry,
     e.g. 'endpoints[0].capacity.fallback[1]'."""
-    from fastscale.infra import capacity
-
     for ep_path, ep in endpoints(config):
         for pool in capacity.pools(ep)[1:]:
             yield f"{ep_path}.{pool.path}", ep, pool

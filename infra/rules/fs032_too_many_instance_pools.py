@@ -6,7 +6,10 @@ first pool and every `capacity.fallback` entry is one more. A sixth makes Create
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import capacity
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -29,7 +32,7 @@ endpoints:
 
 
 @rule("FS032", "too-many-instance-pools", Severity.ERROR, "More than five instance pools (instance_type plus capacity.fallback).")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         n = len(capacity.pools(ep))
         if n <= capacity.MAX_POOLS:

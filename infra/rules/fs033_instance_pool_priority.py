@@ -8,7 +8,10 @@ can never add capacity the first one could not.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import capacity
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -33,7 +36,7 @@ endpoints:
     Severity.ERROR,
     "An instance pool priority is outside 1-5 or used twice, or an instance type appears in two pools.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     lo, hi = capacity.PRIORITY_MIN, capacity.PRIORITY_MAX
     for path, ep in endpoints(config):
         if not capacity.has_pools(ep):

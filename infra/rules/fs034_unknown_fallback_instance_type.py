@@ -6,7 +6,10 @@ CreateEndpointConfig fail during the deploy.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fallback_pools
 
@@ -25,7 +28,7 @@ endpoints:
 
 
 @rule("FS034", "unknown-fallback-instance-type", Severity.ERROR, "A fallback instance type is not a SageMaker inference instance type.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, pool in fallback_pools(config):
         if catalog.is_known_instance_type(pool.instance_type):
             continue

@@ -7,7 +7,10 @@ other pools, exactly when the primary type had none to give.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fallback_pools
 
@@ -31,7 +34,7 @@ endpoints:
     Severity.WARNING,
     "A fallback instance type has no accelerator, so container image caching does not apply on it.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, pool in fallback_pools(config):
         t = pool.instance_type
         if not catalog.is_known_instance_type(t) or catalog.is_accelerator(t):

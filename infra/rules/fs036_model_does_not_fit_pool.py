@@ -8,8 +8,10 @@ the fallback, so the fallback adds instances that never serve.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import capacity
-from fastscale.infra.config import InferenceComponentSpec
+from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fallback_pools, fmt_num, memory_fit
 
@@ -34,7 +36,7 @@ endpoints:
     Severity.ERROR,
     "model_size_gb exceeds the accelerator memory available on a fallback instance type.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep, pool in fallback_pools(config):
         for sub, workload in ep.workloads():
             effective = capacity.workload_on(pool, workload)
@@ -42,10 +44,10 @@ def check(config):
             if fit is None or fit.share <= 1.0 or fit.devices == 0:
                 continue  # devices 0: FS007 / FS037 report the missing reservation
             is_component = isinstance(workload, InferenceComponentSpec)
-            key = f"components.{workload.name}" if is_component else "model"
+            key = f"components.{workload.name}" if isinstance(workload, InferenceComponentSpec) else "model"
             yield Hit(
                 f"{path}.{key}",
-                f"{sub} needs {fit.weights_gib:.1f} GiB for {fmt_num(effective.model_size_gb)} GB of weights but gets "
+                f"{sub} needs {fit.weights_gib:.1f} GiB for {fmt_num(effective.model_size_gb or 0)} GB of weights but gets "
                 f"{fmt_num(fit.available_gib)} GiB on {pool.instance_type} ({fit.devices} x "
                 f"{fmt_num(fit.per_device_gib)} GiB {fit.accelerator_name}): instances of this pool could not load it.",
                 f"override it for this type: {key}: {{resources: {{accelerators: {fit.devices_needed()}}}}}"

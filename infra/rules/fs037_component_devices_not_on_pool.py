@@ -7,7 +7,10 @@ component a per-type override (`capacity.fallback[].components.<name>.resources`
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import capacity, catalog
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fallback_pools
 
@@ -33,7 +36,7 @@ endpoints:
     Severity.ERROR,
     "A component reserves more accelerators per copy than a fallback instance type has.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep, pool in fallback_pools(config):
         if not catalog.is_known_instance_type(pool.instance_type):
             continue  # FS034
@@ -43,9 +46,8 @@ def check(config):
             wanted = capacity.component_on(pool, comp).resources.accelerators
             if wanted is None or wanted <= devices:
                 continue
-            overridden = capacity.component_override(pool, comp) is not None and capacity.component_override(
-                pool, comp
-            ).resources is not None
+            override = capacity.component_override(pool, comp)
+            overridden = override is not None and override.resources is not None
             yield Hit(
                 f"{path}.components.{comp.name}.resources.accelerators" if overridden else f"{path}.components",
                 f"component '{comp.name}' reserves {wanted} accelerator device(s) per copy but {pool.instance_type} has "

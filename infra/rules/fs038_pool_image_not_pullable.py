@@ -8,7 +8,10 @@ full by every instance of the pool (no image caching), so it is reported too.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra.artifacts import parse_image
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fallback_pools
 
@@ -33,9 +36,11 @@ endpoints:
     Severity.ERROR,
     "A fallback pool's override image is not in Amazon ECR in the endpoint's region.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, _ep, pool in fallback_pools(config):
         fb = pool.fallback
+        if fb is None:
+            continue  # fallback_pools yields fallbacks only
         overrides = [("model", fb.model)] + [(f"components.{name}", o) for name, o in fb.components.items()]
         for key, override in overrides:
             if override is None or override.image is None:

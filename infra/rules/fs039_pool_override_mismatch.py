@@ -8,6 +8,9 @@ does not exist, would silently do nothing.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fallback_pools, key_path
 
@@ -34,9 +37,11 @@ endpoints:
     Severity.ERROR,
     "A fallback pool overrides a component that does not exist, or the wrong kind of workload.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep, pool in fallback_pools(config):
         fb = pool.fallback
+        if fb is None:
+            continue  # fallback_pools yields fallbacks only
         names = [c.name for c in ep.inference_components]
         if fb.model is not None and ep.model is None:
             yield Hit(

@@ -6,7 +6,10 @@ provision instances, across all pools, before the operation fails. The API accep
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import capacity
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -23,7 +26,7 @@ endpoints:
 
 
 @rule("FS040", "provision-timeout-out-of-range", Severity.ERROR, "capacity.provision_timeout is outside 300-3600 s.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     lo, hi = capacity.PROVISION_TIMEOUT_MIN, capacity.PROVISION_TIMEOUT_MAX
     for path, ep in endpoints(config):
         value = ep.capacity.provision_timeout

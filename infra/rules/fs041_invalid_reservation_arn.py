@@ -9,7 +9,9 @@ never serve this endpoint.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -37,7 +39,7 @@ ARN_MIN_LEN, ARN_MAX_LEN = 20, 258
     Severity.ERROR,
     "capacity.reservation_arn is not a well-formed SageMaker ARN in the stack's region.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         arn = ep.capacity.reservation_arn
         if arn is None:

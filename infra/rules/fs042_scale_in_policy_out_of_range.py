@@ -7,7 +7,10 @@ configuration fail to create.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import capacity
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -31,7 +34,7 @@ _LIMITS = {
 
 
 @rule("FS042", "scale-in-policy-out-of-range", Severity.ERROR, "A scale_in value is outside the API's limits.")
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if ep.scale_in is None:
             continue

@@ -7,7 +7,10 @@ accepts from 0 to 100. A single-model endpoint has no copies to place, so the se
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from fastscale.infra import capacity
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -32,7 +35,7 @@ endpoints:
     Severity.ERROR,
     "capacity.placement is set on a single-model endpoint, or its max_imbalance is outside 0-100.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     lo, hi = capacity.MAX_IMBALANCE_MIN, capacity.MAX_IMBALANCE_MAX
     for path, ep in endpoints(config):
         placement = ep.capacity.placement

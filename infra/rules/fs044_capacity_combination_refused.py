@@ -10,6 +10,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
+from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -31,7 +34,7 @@ endpoints:
     Severity.ERROR,
     "scale_in on a single-model endpoint, or a capacity reservation together with fallback pools.",
 )
-def check(config):
+def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
         if ep.scale_in is not None and ep.model is not None:
             yield Hit(
