@@ -41,6 +41,7 @@ _SHORT = {
     "instance_image_cache": "instance\nimage cache",
     "instance_no_image_cache": "instance\nimage pull",
     "from_zero": "from\nzero",
+    "capacity_fallback": "capacity\nfallback",
 }
 
 
@@ -66,7 +67,9 @@ def render_estimates(estimates, out) -> None:
         table = Table(title=title, title_justify="left", title_style="bold", caption_justify="left",
                       caption="copy: a new copy on a running instance (with / without data caching); instance: a new "
                       "instance with container image caching / pulling the image; from zero: alarm, instance, "
-                      "copy. Image pull and model download run in parallel: the total counts the longer one.")
+                      "copy; capacity fallback: the first instance pool has no capacity and a new instance of the "
+                      "next pool serves. Image pull and model download run in parallel: the total counts the "
+                      "longer one.")
         table.add_column("phase", min_width=12)
         for sc in est.scenarios:
             table.add_column(_SHORT[sc.name], justify="right", no_wrap=True)
@@ -123,7 +126,21 @@ def render_cost(report, out) -> None:
         else:
             saves.append("n/a")
     row("scale to zero saves / idle month", saves)
+    if any(e.idle_tail for e in lines):
+        row("idle tail per scale-down", [
+            f"{e.idle_tail.minutes:.0f} min (default {e.idle_tail.default_minutes:.0f})" if e.idle_tail else "-" for e in lines])
+        row("idle tail / month", [
+            f"{_usd(e.idle_tail.monthly_usd)} (default {_usd(e.idle_tail.default_monthly_usd)})" if e.idle_tail else "-"
+            for e in lines])
+    if any(e.pools for e in lines):
+        depth = max(len(e.pools) for e in lines)
+        for i in range(depth):
+            row(f"$ per month on pool {i + 1}", [
+                f"{_usd(e.pools[i].monthly_usd)} ({e.pools[i].instance_type})" if i < len(e.pools) else "-" for e in lines])
     print_table(table)
+    if any(e.idle_tail for e in lines):
+        out.print("  [dim]idle tail: instances above the minimum billing after each scale-down until released "
+                  "(scale-in detection, then the scale-in policy's cooldown); not in $ per month[/]")
     if any(not e.scale_to_zero_available for e in lines):
         say("  [dim]n/a: scale to zero needs inference components (single-model endpoints keep one instance)[/]", indent="    ")
     if any(e.scale_to_zero_available and not e.scales_to_zero for e in lines):

@@ -6,11 +6,42 @@ estimates). The month is AWS's 730-hour convention from the parameters file.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
-from fastscale.infra.config import Capacity, FastscaleConfig
+from fastscale.infra.config import Capacity, EndpointSpec, FastscaleConfig
 from fastscale.infra.estimate.params import EstimateParams, load_params
+
+MINUTE, HOUR = timedelta(minutes=1), timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class PoolCost:
+    """What the endpoint would cost if all its instances came from one instance pool."""
+
+    priority: int
+    instance_type: str
+    price_per_hour_usd: float | None
+    monthly_usd: float | None  # same daily profile as the endpoint's monthly figure
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclass(frozen=True)
+class IdleTail:
+    """Instances that stay after the daily peak until they are released, with the configured scale-in policy
+    and with AWS's default one (not included in the monthly figure)."""
+
+    minutes: float
+    default_minutes: float
+    monthly_usd: float
+    default_monthly_usd: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
 
 
 @dataclass(frozen=True)
@@ -27,6 +58,8 @@ class EndpointCost:
     scales_to_zero: bool  # configured with instances.min 0
     scale_to_zero_available: bool  # only endpoints of inference components can scale to zero
     note: str | None = None
+    pools: tuple[PoolCost, ...] = ()  # endpoints with fallback instance pools, in priority order
+    idle_tail: IdleTail | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -42,6 +75,8 @@ class EndpointCost:
             "scales_to_zero": self.scales_to_zero,
             "scale_to_zero_available": self.scale_to_zero_available,
             "note": self.note,
+            "pools": [p.to_dict() for p in self.pools],
+            "idle_tail": self.idle_tail.to_dict() if self.idle_tail else None,
         }
 
 
@@ -117,6 +152,47 @@ def endpoint_cost(
     )
 
 
+def _monthly(price: float, instances: Capacity, hours_at_max_per_day: float, params: EstimateParams) -> float:
+    month = params.cost.hours_per_month.value
+    peak_hours = hours_at_max_per_day / 24 * month
+    return price * (instances.max * peak_hours + instances.min * (month - peak_hours))
+
+
+def pool_costs(ep: EndpointSpec, hours_at_max_per_day: float, params: EstimateParams) -> tuple[PoolCost, ...]:
+    """The monthly figure of the endpoint on each of its instance pools (none without fallback pools)."""
+    from fastscale.infra import capacity, catalog
+
+    if not capacity.has_pools(ep):
+        return ()
+    out = []
+    for pool in capacity.pools_by_priority(ep):
+        spec = catalog.get(pool.instance_type)
+        price = spec.price_per_hour_usd if spec else None
+        monthly = _usd(_monthly(price, ep.instances, hours_at_max_per_day, params)) if price is not None else None
+        out.append(PoolCost(pool.priority, pool.instance_type, price, monthly))
+    return tuple(out)
+
+
+def idle_tail(ep: EndpointSpec, price: float, params: EstimateParams) -> IdleTail | None:
+    """The instances above the minimum stay until target tracking removes their copies and, on endpoints of
+    inference components, managed instance scaling releases them after the scale-in policy's cooldown."""
+    extra = ep.instances.max - ep.instances.min
+    if extra <= 0:
+        return None
+    s = params.scale_in
+    detection = timedelta(seconds=s.detection_seconds.value) / MINUTE
+    default_release = s.default_cooldown_minutes.value if ep.uses_inference_components else 0.0
+    release = default_release
+    if ep.uses_inference_components and ep.scale_in is not None and ep.scale_in.cooldown_minutes is not None:
+        release = ep.scale_in.cooldown_minutes
+    days = params.cost.hours_per_month.value / 24
+
+    def monthly(minutes: float) -> float:
+        return _usd(price * extra * (minutes * MINUTE / HOUR) * s.scale_downs_per_day.value * days)
+
+    return IdleTail(detection + release, detection + default_release, monthly(detection + release), monthly(detection + default_release))
+
+
 def _hours(hours_at_max_per_day: float | None, params: EstimateParams) -> float:
     if hours_at_max_per_day is None:
         return params.cost.default_hours_at_max_per_day.value
@@ -140,8 +216,9 @@ def cost_config(
 ) -> CostReport:
     params = params or load_params()
     hours = _hours(hours_at_max_per_day, params)
-    lines = [
-        endpoint_cost(
+    lines = []
+    for ep in config.endpoints:
+        line = endpoint_cost(
             ep.name,
             ep.instance_type,
             ep.instances,
@@ -149,8 +226,8 @@ def cost_config(
             hours_at_max_per_day=hours,
             params=params,
         )
-        for ep in config.endpoints
-    ]
+        tail = idle_tail(ep, line.price_per_hour_usd, params) if line.price_per_hour_usd is not None else None
+        lines.append(dataclasses.replace(line, pools=pool_costs(ep, hours, params), idle_tail=tail))
     return CostReport(hours, params.cost.hours_per_month.value, tuple(lines), _notes(lines))
 
 

@@ -65,6 +65,16 @@ class Startup(_Strict):
     health_check_seconds: Param
 
 
+class CapacityFallback(_Strict):
+    insufficient_capacity_seconds: Param
+
+
+class ScaleIn(_Strict):
+    detection_seconds: Param
+    default_cooldown_minutes: Param
+    scale_downs_per_day: Param
+
+
 class Cost(_Strict):
     hours_per_month: Param
     default_hours_at_max_per_day: Param
@@ -80,6 +90,8 @@ class EstimateParams(_Strict):
     network: Network
     image: Image
     startup: Startup
+    capacity_fallback: CapacityFallback
+    scale_in: ScaleIn
     cost: Cost
 
 

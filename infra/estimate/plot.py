@@ -15,7 +15,9 @@ from fastscale.infra.estimate.timeline import PHASE_LABELS, WorkloadEstimate
 _PARALLEL = {"image_pull": 0, "model_download": 1}
 
 #: One colour per phase (matplotlib's colour-blind-safe tab10 order), fixed so every plot reads the same.
-_COLOURS = dict(zip(PHASE_LABELS, ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2")))
+_COLOURS = dict(
+    zip(PHASE_LABELS, ("#1f77b4", "#ff7f0e", "#7f7f7f", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2"), strict=True)
+)
 
 
 class PlotUnavailable(RuntimeError):

@@ -19,6 +19,7 @@ from fastscale.infra.estimate.params import EstimateParams, load_params
 PHASE_LABELS: dict[str, str] = {
     "detection": "detection",
     "scaling_decision": "scaling decision",
+    "capacity_wait": "no capacity on the first pool",
     "instance_provisioning": "instance provisioning",
     "image_pull": "image pull",
     "model_download": "model download",
@@ -33,6 +34,7 @@ SCENARIO_LABELS: dict[str, str] = {
     "instance_image_cache": "new instance, container image caching",
     "instance_no_image_cache": "new instance, no container image caching",
     "from_zero": "from zero: alarm, instance, copy",
+    "capacity_fallback": "capacity fallback: the first pool has no capacity, the next pool serves",
 }
 
 
@@ -309,18 +311,26 @@ def workload_inputs(
 
 def estimate_config(config: FastscaleConfig, params: EstimateParams | None = None) -> list[WorkloadEstimate]:
     """One estimate per single-model endpoint and per inference component, in config order."""
+    from fastscale.infra.estimate.fallback import fallback_scenario
+
     params = params or load_params()
     out = []
     for ep in config.endpoints:
         for _, workload in ep.workloads():
             inputs, notes = workload_inputs(ep, workload, params)
+            found = scenarios(inputs, params) if inputs else ()
+            if inputs is not None:
+                # Endpoints with fallback pools: a new instance of the next pool, with its own timeline.
+                fallback, fallback_notes = fallback_scenario(ep, workload, inputs, params)
+                found += (fallback,) if fallback else ()
+                notes += fallback_notes
             out.append(
                 WorkloadEstimate(
                     endpoint=ep.name,
                     component=workload.name if isinstance(workload, InferenceComponentSpec) else None,
                     instance_type=ep.instance_type,
                     inputs=inputs,
-                    scenarios=scenarios(inputs, params) if inputs else (),
+                    scenarios=found,
                     notes=tuple(notes),
                 )
             )
