@@ -66,6 +66,6 @@ def test_validate_check_aws_reports_the_quota(tmp_path, monkeypatch):
     monkeypatch.setattr(validate_module, "aws_clients", clients_for)
     over = run("validate", str(path), "--check-aws", "--json")
     assert over.exit_code == 2
-    (finding,) = json.loads(over.stdout)["findings"]
+    (finding,) = json.loads(over.stdout)["files"][0]["findings"]
     assert (finding["code"], finding["path"]) == ("FS902", "endpoints[0].instances.max")
     assert run("validate", str(path), "--check-aws").exit_code == 0
