@@ -139,8 +139,8 @@ def render_cost(report, out) -> None:
                 f"{_usd(e.pools[i].monthly_usd)} ({e.pools[i].instance_type})" if i < len(e.pools) else "-" for e in lines])
     print_table(table)
     if any(e.idle_tail for e in lines):
-        out.print("  [dim]idle tail: instances above the minimum billing after each scale-down until released "
-                  "(scale-in detection, then the scale-in policy's cooldown); not in $ per month[/]")
+        say("  [dim]idle tail: instances above the minimum billing after each scale-down until released "
+            "(scale-in detection, then the scale-in policy's cooldown); not in $ per month[/]", indent="    ")
     if any(not e.scale_to_zero_available for e in lines):
         say("  [dim]n/a: scale to zero needs inference components (single-model endpoints keep one instance)[/]", indent="    ")
     if any(e.scale_to_zero_available and not e.scales_to_zero for e in lines):
