@@ -98,8 +98,10 @@ def aws_clients(config: FastscaleConfig) -> Any:
 
 
 def quota_clients(config: FastscaleConfig) -> Any:
-    """The ``clients=`` argument of the quota preflight: None builds a real Service Quotas client."""
-    return None
+    """The ``clients=`` argument of the quota preflight: clients for the config's region (and emulator)."""
+    from fastscale.infra.aws.clients import for_config
+
+    return for_config(config)
 
 
 def is_interactive() -> bool:

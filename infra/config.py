@@ -189,7 +189,9 @@ class ModelOverride(_Strict):
     model_data: str | None = Field(None, description="S3 URI of the model for this instance type (e.g. a quantized build).")
     model_size_gb: float | None = Field(None, ge=0, description="Weights in GB of that model; checked against this type's accelerator memory.")
     image_size_gb: float | None = Field(None, gt=0, description="Compressed image size in GB; used by `fastscale estimate`.")
-    environment: dict[str, str] | None = Field(None, description="Container environment on this type; replaces the model's when set.")
+    environment: dict[EnvName, EnvValue] | None = Field(
+        None, description="Container environment on this type; replaces the model's when set (never secrets)."
+    )
 
 
 class ComponentOverride(ModelOverride):
