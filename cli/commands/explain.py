@@ -116,7 +116,6 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
       130  interrupted
     """
     from botocore.exceptions import ClientError
-    from rich.markup import escape
 
     from fastscale.cli import stack
     from fastscale.infra.aws.clients import AwsError, describe_error
@@ -132,7 +131,7 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
             print_json({"command": "explain", "file": config_file, "ok": False, "error": str(exc),
                         "exit_code": EXIT_BAD_INPUT})
             sys.exit(EXIT_BAD_INPUT)
-        fail(escape(str(exc)), EXIT_BAD_INPUT)
+        fail(str(exc), EXIT_BAD_INPUT)
     try:
         evidence = collect(config, stack.aws_clients(config), since=since, now=_now(),
                            endpoint=endpoint_name, component=component_name)
@@ -146,7 +145,7 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
             print_json({"command": "explain", "file": config_file, "ok": False, "error": message,
                         "exit_code": EXIT_FAILED})
             sys.exit(EXIT_FAILED)
-        fail(escape(f"cannot read the scaling history: {message}"), EXIT_FAILED)
+        fail(f"cannot read the scaling history: {message}", EXIT_FAILED)
     result = explain(evidence)
     code = EXIT_OK if result.ok else EXIT_FINDINGS
     if as_json:

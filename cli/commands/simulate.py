@@ -237,7 +237,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
         else:
             shared = None
     except sim_mod.TrafficError as exc:
-        fail(escape(str(exc)), EXIT_BAD_INPUT)
+        fail(str(exc), EXIT_BAD_INPUT)
 
     sims = []
     for w in selection.workloads:
@@ -246,7 +246,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
             try:
                 traffic = sim_mod.default_traffic(w, params, service, window=duration)
             except sim_mod.TrafficError as exc:
-                fail(escape(f"the default spike does not fit: {exc}; give a longer --duration or your own --spike"),
+                fail(f"the default spike does not fit: {exc}; give a longer --duration or your own --spike",
                      EXIT_BAD_INPUT)
         sims.append(sim_mod.simulate_workload(w, traffic))
 
@@ -256,9 +256,9 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
         try:
             plot_simulations(sims, plot_path)
         except PlotUnavailable as exc:
-            fail(escape(str(exc)), EXIT_FAILED)
+            fail(str(exc), EXIT_FAILED)
         except OSError as exc:
-            fail(escape(f"cannot write {plot_path}: {exc.strerror or exc}"), EXIT_FAILED)
+            fail(f"cannot write {plot_path}: {exc.strerror or exc}", EXIT_FAILED)
 
     if as_json:
         print_json({"simulations": [s.to_dict() for s in sims], "skipped": list(selection.skipped)})
