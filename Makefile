@@ -7,10 +7,6 @@ STAMP  := $(VENV)/.installed
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-# A filesystem provider mirror with hashicorp/aws lets the end-to-end emulator test run offline
-# (docs/emulator.md); without one that test skips and says why.
-export FASTSCALE_TF_MIRROR ?= $(firstword $(wildcard /opt/tf-plugins))
-
 .PHONY: demo test test-terrain typecheck setup clean
 
 $(STAMP): pyproject.toml

@@ -3,7 +3,7 @@
 The schema contract tests compare attribute names and shapes with the committed provider schemas; this
 runs the real Terraform on the real JSON: references, meta-arguments, interpolation, the data source.
 There is no registry access here, so it needs a filesystem mirror holding hashicorp/aws (one with
-aws 5.100.0 sits on the CI machines; see `find_mirror`). The awscc part cannot be installed offline and
+aws 5.100.0 sits on the CI machines; see tests/tf_mirror.py). The awscc part cannot be installed offline and
 is cut out first: its resources, its provider, and every reference to it (a reference becomes a plain
 string, a dependency on it is dropped). The aws constraint (`~> 6.25`) is relaxed to the mirror's version.
 
@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,18 +24,9 @@ import pytest
 from fastscale.infra.config import load_config, parse_config
 from tests.conftest import EXAMPLES
 from tests.stacks.conftest import synth, variant_configs
+from tests.tf_mirror import AWS_PROVIDER, find_aws_mirror, where_looked
+from tests.tf_mirror import cli_config as mirror_cli_config
 
-AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
-#: Where Terraform itself looks for local providers on Linux, and where the CI image keeps its mirror.
-MIRROR_CANDIDATES = (
-    "/opt/tf-plugins",
-    "~/.terraform.d/plugins",
-    "~/.local/share/terraform/plugins",
-    "/usr/local/share/terraform/plugins",
-    "/usr/share/terraform/plugins",
-)
-#: Names an explicit mirror directory (one holding registry.terraform.io/hashicorp/aws/<version>/...).
-MIRROR_ENV = "FASTSCALE_TF_PROVIDER_MIRROR"
 #: The one difference between the pinned aws 6.x and a 5.x mirror that the stacks meet: an endpoint
 #: configuration for inference components has `execution_role_arn` and variants without `model_name`, which
 #: aws 5.x rejects ("No argument ... named execution_role_arn", "model_name is required"). For 5.x the
@@ -47,28 +37,13 @@ PLACEHOLDER_MODEL = "model-set-by-aws-6"
 _AWSCC_REF = re.compile(r"\$\{awscc_[^}]*\}")
 
 
-def find_mirror() -> tuple[Path, str] | None:
-    """(mirror directory, newest hashicorp/aws version in it), or None."""
-    explicit = os.environ.get(MIRROR_ENV)
-    for raw in [explicit] if explicit else MIRROR_CANDIDATES:
-        base = Path(raw).expanduser()
-        provider = base / AWS_PROVIDER
-        versions = sorted(
-            (p.name for p in provider.glob("*") if p.is_dir() and re.fullmatch(r"\d+\.\d+\.\d+", p.name)),
-            key=lambda v: tuple(map(int, v.split("."))),
-        )
-        if versions:
-            return base, versions[-1]
-    return None
-
-
 TERRAFORM = shutil.which("terraform")
-MIRROR = find_mirror()
+MIRROR = find_aws_mirror()
 pytestmark = [
     pytest.mark.skipif(TERRAFORM is None, reason="needs the terraform binary on PATH"),
     pytest.mark.skipif(
         MIRROR is None,
-        reason=f"no provider mirror with {AWS_PROVIDER} (looked in {MIRROR_ENV}, {', '.join(MIRROR_CANDIDATES)}) "
+        reason=f"no provider mirror with {AWS_PROVIDER} (looked in {where_looked()}) "
         "and no registry access to download one",
     ),
 ]
@@ -124,12 +99,7 @@ def validated(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any
     calls = {name.replace("-", "_"): {"source": f"./{name}"} for name in parts}
     (module_root / "main.tf.json").write_text(json.dumps({"module": calls}, indent=1))
     cli_config = root / "terraformrc"
-    cli_config.write_text(
-        "provider_installation {\n"
-        f'  filesystem_mirror {{\n    path    = "{mirror}"\n    include = ["{AWS_PROVIDER}"]\n  }}\n'
-        '  direct {\n    exclude = ["registry.terraform.io/*/*"]\n  }\n'
-        "}\n"
-    )
+    cli_config.write_text(mirror_cli_config(mirror))
     env = {**os.environ, "TF_CLI_CONFIG_FILE": str(cli_config), "TF_DATA_DIR": str(root / "tf-data"),
            "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
     env.pop("TF_PLUGIN_CACHE_DIR", None)

@@ -2,10 +2,9 @@
 AWS emulator (moto's threaded server): deploy → status → a new model version deployed → destroy →
 verify-cleanup, each through the `fastscale` command in its own process, as a user would run it.
 
-The provider comes from a filesystem mirror: the directory in FASTSCALE_TF_MIRROR, else the
-`filesystem_mirror` of the Terraform CLI configuration (TF_CLI_CONFIG_FILE or ~/.terraformrc), else
-Terraform's implicit local mirror directories. Without a mirror that holds hashicorp/aws the test skips and
-says why. The config pins the provider to a version the mirror has (`providers.aws`), which rule FS071
+The provider comes from a filesystem mirror found by tests/tf_mirror.py (FASTSCALE_TF_MIRROR, the
+Terraform CLI configuration, /opt/tf-plugins, Terraform's implicit mirror directories). Without a mirror
+that holds hashicorp/aws the test skips and says why. The config pins the provider to a version the mirror has (`providers.aws`), which rule FS071
 checks against what the stack writes.
 
 Gaps of the emulator (moto 5.2.5) worked around in the test config, each of which a real account does not have:
@@ -26,7 +25,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -37,42 +35,19 @@ import boto3
 import pytest
 import yaml
 
+from tests.tf_mirror import cli_config, find_aws_mirror, where_looked
+
 REGION = "us-east-1"
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:{tag}"
 BINARY = shutil.which("terraform") or shutil.which("tofu")
-IMPLICIT_MIRRORS = ("~/.terraform.d/plugins", "~/.local/share/terraform/plugins", "/usr/local/share/terraform/plugins",
-                    "/usr/share/terraform/plugins")
-AWS_IN_MIRROR = "registry.terraform.io/hashicorp/aws"
 STEP_TIMEOUT = 600  # seconds for one command: each provider start takes 3-20 s (the aws binary is large)
 
 
-def _mirror_dirs() -> list[Path]:
-    explicit = os.environ.get("FASTSCALE_TF_MIRROR")
-    if explicit:
-        return [Path(explicit)]
-    dirs = []
-    cli_config = Path(os.environ.get("TF_CLI_CONFIG_FILE") or Path.home() / ".terraformrc")
-    if cli_config.is_file():
-        dirs += [Path(p) for p in re.findall(r'filesystem_mirror\s*{[^}]*path\s*=\s*"([^"]+)"', cli_config.read_text())]
-    return dirs + [Path(p).expanduser() for p in IMPLICIT_MIRRORS]
-
-
-def find_aws_provider() -> tuple[Path, str] | None:
-    """(mirror directory, newest hashicorp/aws version in it), or None."""
-    for mirror in _mirror_dirs():
-        versions = sorted((p.name for p in (mirror / AWS_IN_MIRROR).glob("*") if re.fullmatch(r"\d+\.\d+\.\d+", p.name)),
-                          key=lambda v: tuple(int(x) for x in v.split(".")))
-        if versions:
-            return mirror, versions[-1]
-    return None
-
-
-FOUND = find_aws_provider()
+FOUND = find_aws_mirror()
 pytestmark = [
     pytest.mark.terraform,
     pytest.mark.skipif(BINARY is None, reason="needs terraform or tofu on PATH"),
-    pytest.mark.skipif(FOUND is None, reason="no filesystem provider mirror with hashicorp/aws (set FASTSCALE_TF_MIRROR "
-                       "or a filesystem_mirror in the Terraform CLI configuration)"),
+    pytest.mark.skipif(FOUND is None, reason=f"no filesystem provider mirror with hashicorp/aws (looked in {where_looked()})"),
 ]
 
 
@@ -113,12 +88,7 @@ def emulator():
 def project(tmp_path, emulator):
     mirror, version = FOUND
     rc = tmp_path / "terraformrc"
-    rc.write_text(
-        "provider_installation {\n"
-        f'  filesystem_mirror {{\n    path = "{mirror}"\n    include = ["{AWS_IN_MIRROR}"]\n  }}\n'
-        f'  direct {{\n    exclude = ["{AWS_IN_MIRROR}"]\n  }}\n'
-        "}\n"
-    )
+    rc.write_text(cli_config(mirror))
     env = {
         **{k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "TF_", "FASTSCALE_"))},
         "TF_CLI_CONFIG_FILE": str(rc),
