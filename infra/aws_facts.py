@@ -97,3 +97,12 @@ MAX_METRICS_PER_MATH_ALARM = 10
 
 #: `MetricsConfig.MetricPublishFrequencyInSeconds` values the endpoint configuration accepts.
 METRICS_PUBLISH_FREQUENCIES = (10, 30, 60, 120, 180, 240, 300)
+
+# --------------------------------------------------------------------------------------------- names AWS gives
+
+#: Application Auto Scaling names the alarms of a target-tracking policy `TargetTracking-<resource id>-...`;
+#: they go with their policy.
+TARGET_TRACKING_ALARM_PREFIX = "TargetTracking-"
+#: The CloudWatch Logs log groups SageMaker writes an endpoint's and an inference component's logs to.
+ENDPOINT_LOG_GROUP = "/aws/sagemaker/Endpoints/{}"
+COMPONENT_LOG_GROUP = "/aws/sagemaker/InferenceComponents/{}"

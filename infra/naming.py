@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 
 from fastscale.infra import catalog
@@ -22,6 +23,10 @@ VARIANT_NAME = "AllTraffic"
 TAG_STACK = "fastscale:stack"
 TAG_ENDPOINT = "fastscale:endpoint"
 TAG_MANAGED_BY = "managed-by"
+#: The stack's region: IAM roles and CloudWatch dashboards are global, so a project of the same name in
+#: another region would otherwise look like this stack's.
+TAG_REGION = "fastscale:region"
+MANAGED_BY_VALUE = "fastscale"
 
 #: Terraform's `name_prefix` appends a 26-character unique suffix; SageMaker names stop at 63 characters.
 NAME_PREFIX_SUFFIX_LEN = 26
@@ -182,11 +187,35 @@ def dashboard_name(config: FastscaleConfig) -> str:
     return f"{config.project}-fastscale"
 
 
+def dashboard_marker(config: FastscaleConfig) -> str:
+    """The line the stack writes into its dashboard: a dashboard carries no tags (the Terraform resource
+    has none), so this is what proves, at teardown, which stack and region a dashboard belongs to."""
+    return f"Managed by fastscale: {TAG_STACK}={stack_name(config)}, {TAG_REGION}={config.region}."
+
+
+_MARKER_RE = re.compile(re.escape(TAG_STACK) + r"=([A-Za-z0-9-]+), " + re.escape(TAG_REGION) + r"=([a-z0-9-]+)\.")
+
+
+def dashboard_owner(body: str) -> tuple[str, str] | None:
+    """(stack, region) named by the marker in a dashboard body, or None when it carries none."""
+    try:
+        widgets = json.loads(body).get("widgets", [])
+    except (ValueError, AttributeError):
+        return None
+    for widget in widgets if isinstance(widgets, list) else []:
+        markdown = (widget.get("properties") or {}).get("markdown") if isinstance(widget, dict) else None
+        match = _MARKER_RE.search(markdown) if isinstance(markdown, str) else None
+        if match:
+            return match.group(1), match.group(2)
+    return None
+
+
 def tags(config: FastscaleConfig, endpoint: EndpointSpec | None = None) -> dict[str, str]:
     """User tags plus fastscale's own; fastscale's keys win so cleanup can always find what it made."""
     out = dict(config.tags)
     out[TAG_STACK] = stack_name(config)
-    out[TAG_MANAGED_BY] = "fastscale"
+    out[TAG_REGION] = config.region
+    out[TAG_MANAGED_BY] = MANAGED_BY_VALUE
     if endpoint is not None:
         out[TAG_ENDPOINT] = endpoint_name(config.project, endpoint.name)
     return dict(sorted(out.items()))

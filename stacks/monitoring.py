@@ -37,7 +37,14 @@ from fastscale.infra.aws_facts import (
     NS_INVOCATIONS,
 )
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
-from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name, tags
+from fastscale.infra.naming import (
+    ComponentNames,
+    EndpointNames,
+    all_endpoint_names,
+    dashboard_marker,
+    dashboard_name,
+    tags,
+)
 from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources.base import Resource
 from fastscale.stacks.resources.cloudwatch import (
@@ -311,6 +318,7 @@ def dashboard_body(config: FastscaleConfig) -> str:
         "dashboard.json.j2",
         region=config.region,
         project=config.project,
+        marker=dashboard_marker(config),
         endpoints=endpoints,
         ns_invocations=NS_INVOCATIONS,
         ns_instances=NS_ENDPOINT_INSTANCES,

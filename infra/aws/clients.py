@@ -71,6 +71,7 @@ SERVICE_ALIASES = {
     "ecr": "ecr",
     "s3": "s3",
     "quotas": "service-quotas",
+    "logs": "logs",
 }
 
 
@@ -163,6 +164,10 @@ class AwsClients:
     @property
     def tagging(self) -> BaseClient:
         return self.get("resourcegroupstaggingapi")
+
+    @property
+    def logs(self) -> BaseClient:
+        return self.get("logs")
 
 
 ClientsArg = AwsClients | Mapping[str, BaseClient] | None

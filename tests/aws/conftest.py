@@ -6,7 +6,7 @@ from moto import mock_aws
 
 from tests.aws.factories import REGION, FakeClock
 
-SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi", "ecr", "s3")
+SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi", "ecr", "s3", "logs")
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,10 @@ import boto3
 from botocore.stub import Stubber
 
 from fastscale.infra.config import FastscaleConfig, parse_config
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.naming import all_endpoint_names, dashboard_marker, tags
+
+#: Sentinel: tag what a helper creates with the tags the stack of the config in question writes.
+STACK_TAGS = object()
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -357,16 +360,31 @@ def create_role(iam: Any, name: str, tags: dict[str, str] | None = None) -> str:
     return arn
 
 
+def stack_tags(config: FastscaleConfig | None = None) -> dict[str, str]:
+    """The tags the stack of ``config`` (default: single_model_config()) puts on what it creates."""
+    config = config or single_model_config()
+    return tags(config, config.endpoints[0])
+
+
+def dashboard_body(config: FastscaleConfig | None = None) -> str:
+    """A dashboard body carrying the stack's marker, as the stack writes it."""
+    config = config or single_model_config()
+    return json.dumps({"widgets": [{"type": "text", "x": 0, "y": 0, "width": 24, "height": 1, "properties": {"markdown": dashboard_marker(config)}}]})
+
+
 def deploy_single_model(
     aws: dict[str, Any],
     *,
     metric: str = HIGH_RES_VARIANT,
     min_capacity: int = 1,
     max_capacity: int = 4,
-    tags: dict[str, str] | None = None,
+    tags: Any = STACK_TAGS,
 ) -> None:
-    """A correct deployment of single_model_config() in moto (the knobs make it wrong on purpose)."""
+    """A correct deployment of single_model_config() in moto, tagged as its stack tags it (the knobs make
+    it wrong on purpose; ``tags=None`` leaves everything untagged)."""
     sm, aas, cw, iam = aws["sagemaker"], aws["application-autoscaling"], aws["cloudwatch"], aws["iam"]
+    if tags is STACK_TAGS:
+        tags = stack_tags()
     tag_list = [{"Key": k, "Value": v} for k, v in (tags or {}).items()]
     role = create_role(iam, "demo-chat-sagemaker", tags)
     model = all_endpoint_names(single_model_config())[0].model
@@ -405,4 +423,4 @@ def deploy_single_model(
     )
     for kind in ("model-latency", "5xx-errors", "gpu-memory"):
         put_alarm(cw, f"demo-chat-{kind}", tags)
-    cw.put_dashboard(DashboardName="demo-fastscale", DashboardBody=json.dumps({"widgets": []}))
+    cw.put_dashboard(DashboardName="demo-fastscale", DashboardBody=dashboard_body() if tags else json.dumps({"widgets": []}))

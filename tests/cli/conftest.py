@@ -15,7 +15,7 @@ from tests.cli.support import FixtureSynth
 #: More ml.g6.2xlarge endpoint instances than any test config asks for.
 GENEROUS = quota("ml.g6.2xlarge", 20)
 
-SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi")
+SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi", "logs")
 
 
 @pytest.fixture(scope="module")
