@@ -15,7 +15,7 @@ import boto3
 from botocore.stub import Stubber
 
 from fastscale.infra.config import FastscaleConfig, parse_config
-from fastscale.infra.naming import all_endpoint_names, dashboard_marker, tags
+from fastscale.infra.naming import all_endpoint_names, dashboard_marker, dashboard_name, tags
 
 #: Sentinel: tag what a helper creates with the tags the stack of the config in question writes.
 STACK_TAGS = object()
@@ -372,6 +372,14 @@ def dashboard_body(config: FastscaleConfig | None = None) -> str:
     return json.dumps({"widgets": [{"type": "text", "x": 0, "y": 0, "width": 24, "height": 1, "properties": {"markdown": dashboard_marker(config)}}]})
 
 
+def single_config(project: str, endpoint: str, **model_overrides: Any) -> FastscaleConfig:
+    """single_model_config() with another project and endpoint name."""
+    data = single_model_config(**model_overrides).model_dump(mode="json", exclude_defaults=True)
+    data["project"] = project
+    data["endpoints"][0]["name"] = endpoint
+    return parse_config(data)
+
+
 def deploy_single_model(
     aws: dict[str, Any],
     *,
@@ -379,39 +387,44 @@ def deploy_single_model(
     min_capacity: int = 1,
     max_capacity: int = 4,
     tags: Any = STACK_TAGS,
+    config: FastscaleConfig | None = None,
 ) -> None:
-    """A correct deployment of single_model_config() in moto, tagged as its stack tags it (the knobs make
-    it wrong on purpose; ``tags=None`` leaves everything untagged)."""
+    """A correct deployment of ``config`` (default single_model_config()) in moto, tagged as its stack tags
+    it (the knobs make it wrong on purpose; ``tags=None`` leaves everything untagged)."""
+    config = config or single_model_config()
+    names = all_endpoint_names(config)[0]
     sm, aas, cw, iam = aws["sagemaker"], aws["application-autoscaling"], aws["cloudwatch"], aws["iam"]
     if tags is STACK_TAGS:
-        tags = stack_tags()
-    tag_list = [{"Key": k, "Value": v} for k, v in (tags or {}).items()]
-    role = create_role(iam, "demo-chat-sagemaker", tags)
-    model = all_endpoint_names(single_model_config())[0].model
+        tags = stack_tags(config)
+    tagged = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]} if tags else {}
+    role = create_role(iam, names.execution_role, tags)
     sm.create_model(
-        ModelName=model,
+        ModelName=names.model,
         ExecutionRoleArn=role,
         PrimaryContainer={"Image": IMAGE, "ModelDataUrl": "s3://demo-models/qwen3/"},
-        **({"Tags": tag_list} if tag_list else {}),
+        **tagged,
     )
+    endpoint_config = names.endpoint_config_prefix + "20260101000000000000000001"
     sm.create_endpoint_config(
-        EndpointConfigName="demo-chat-20260101000000000000000001",
+        EndpointConfigName=endpoint_config,
         ProductionVariants=[
-            {"VariantName": "AllTraffic", "ModelName": model, "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}
+            {"VariantName": "AllTraffic", "ModelName": names.model, "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}
         ],
-        **({"Tags": tag_list} if tag_list else {}),
+        **tagged,
     )
-    sm.create_endpoint(
-        EndpointName="demo-chat", EndpointConfigName="demo-chat-20260101000000000000000001", **({"Tags": tag_list} if tag_list else {})
-    )
-    rid = "endpoint/demo-chat/variant/AllTraffic"
+    sm.create_endpoint(EndpointName=names.endpoint, EndpointConfigName=endpoint_config, **tagged)
     aas.register_scalable_target(
-        ServiceNamespace="sagemaker", ResourceId=rid, ScalableDimension=VARIANT_DIM, MinCapacity=min_capacity, MaxCapacity=max_capacity
+        ServiceNamespace="sagemaker",
+        ResourceId=names.resource_id,
+        ScalableDimension=VARIANT_DIM,
+        MinCapacity=min_capacity,
+        MaxCapacity=max_capacity,
+        **({"Tags": tags} if tags else {}),
     )
     aas.put_scaling_policy(
-        PolicyName="demo-chat-target-tracking",
+        PolicyName=names.target_tracking_policy,
         ServiceNamespace="sagemaker",
-        ResourceId=rid,
+        ResourceId=names.resource_id,
         ScalableDimension=VARIANT_DIM,
         PolicyType="TargetTrackingScaling",
         TargetTrackingScalingPolicyConfiguration={
@@ -421,6 +434,67 @@ def deploy_single_model(
             "ScaleOutCooldown": 0,
         },
     )
-    for kind in ("model-latency", "5xx-errors", "gpu-memory"):
-        put_alarm(cw, f"demo-chat-{kind}", tags)
-    cw.put_dashboard(DashboardName="demo-fastscale", DashboardBody=dashboard_body() if tags else json.dumps({"widgets": []}))
+    for alarm in names.alarms.values():
+        put_alarm(cw, alarm, tags)
+    body = dashboard_body(config) if tags else json.dumps({"widgets": []})
+    cw.put_dashboard(DashboardName=dashboard_name(config), DashboardBody=body)
+
+
+# --------------------------------------------------------------------------------------------- stubbed SageMaker account
+
+
+def _tag_list(tags: dict[str, str] | None) -> dict[str, Any]:
+    return {"Tags": [{"Key": k, "Value": v} for k, v in (tags or {}).items()]}
+
+
+def queue_sagemaker_discovery(
+    stub: Stubber,
+    *,
+    stack: FastscaleConfig,
+    endpoints: list[tuple[str, str, dict[str, str] | None]] = (),  # type: ignore[assignment]
+    components: list[tuple[str, str, str, dict[str, str] | None, str | None]] = (),  # type: ignore[assignment]
+    configs: list[tuple[str, dict[str, str] | None]] = (),  # type: ignore[assignment]
+    models: list[tuple[str, dict[str, str] | None]] = (),  # type: ignore[assignment]
+    list_components: bool = True,
+    indexed: tuple[str, ...] = (),
+) -> None:
+    """Queue on a SageMaker Stubber what the inventory asks while taking stock of ``stack``'s account: every
+    list call (one page each), the tags of every candidate, and the description of every component the
+    stack owns (for its base). Endpoints are (name, status, tags), components (name, endpoint, status,
+    tags, base), configurations and models (name, tags); all of them must be candidates of the stack.
+    ``indexed``: names whose tags the tagging index already gave (no ListTags call for them)."""
+    from fastscale.infra.aws.inventory import tag_ownership
+
+    def ours(tags: dict[str, str] | None) -> bool:
+        return tag_ownership(tags, stack.project, stack.region).ours
+
+    stub.add_response(
+        "list_endpoints",
+        {
+            "Endpoints": [
+                {"EndpointName": n, "EndpointArn": endpoint_arn(n), "CreationTime": NOW, "LastModifiedTime": NOW, "EndpointStatus": st}
+                for n, st, _ in endpoints
+            ]
+        },
+        {},
+    )
+    for n, _, t in endpoints:
+        if n not in indexed:
+            stub.add_response("list_tags", _tag_list(t), {"ResourceArn": endpoint_arn(n)})
+    if list_components:
+        stub.add_response("list_inference_components", ic_list(*(ic_summary(n, ep, st) for n, ep, st, _, _ in components)), {})
+        for n, ep, st, t, base in components:
+            if n not in indexed:
+                stub.add_response("list_tags", _tag_list(t), {"ResourceArn": ic_arn(n)})
+            if ours(t):
+                stub.add_response("describe_inference_component", ic_desc(n, ep, st, base=base), {"InferenceComponentName": n})
+    stub.add_response("list_endpoint_configs", config_list(*(n for n, _ in configs)), {})
+    for n, t in configs:
+        stub.add_response("list_tags", _tag_list(t), {"ResourceArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint-config/{n}"})
+    stub.add_response(
+        "list_models",
+        {"Models": [{"ModelName": n, "ModelArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{n}", "CreationTime": NOW} for n, _ in models]},
+        {},
+    )
+    for n, t in models:
+        stub.add_response("list_tags", _tag_list(t), {"ResourceArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{n}"})

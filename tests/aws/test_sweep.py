@@ -10,16 +10,15 @@ from tests.aws.factories import (
     HIGH_RES_COMPONENT,
     IMAGE,
     component_config,
-    config_list,
     create_role,
     deploy_single_model,
     endpoint_desc,
     ic_desc,
-    ic_list,
-    ic_summary,
     not_found,
     put_alarm,
+    queue_sagemaker_discovery,
     single_model_config,
+    stack_tags,
     step_policy,
     stubbed,
     target,
@@ -31,7 +30,8 @@ COMPONENTS = all_endpoint_names(component_config())[0]
 EP = COMPONENTS.endpoint
 QWEN, LLAMA = (c.name for c in COMPONENTS.components)
 CONFIG = COMPONENTS.endpoint_config_prefix + "20260101000000000000000001"
-FASTSCALE_TAGS = {"fastscale:stack": "demo", "managed-by": "fastscale"}
+FASTSCALE_TAGS = stack_tags()
+COMPONENT_TAGS = stack_tags(component_config())
 
 
 def steps(report) -> list[tuple[str, str, str]]:
@@ -61,11 +61,13 @@ def test_dry_run_lists_everything_and_deletes_nothing(aws, clock):
     report = sweep(single_model_config(), clients=aws, dry_run=True, clock=clock)
     after = verify_cleanup(single_model_config(), clients=aws)
     assert report.dry_run and report.ok
-    assert {a.status for a in report.actions} == {"would-delete", "skipped"}
+    assert {a.status for a in report.actions} == {"would-delete"}
     assert [x.name for x in after.leftovers] == [x.name for x in before.leftovers]
+    # What the sweep would delete is exactly what verify-cleanup reports.
+    assert sorted((a.kind, a.name) for a in report.actions) == sorted((x.kind, x.name) for x in before.leftovers)
     names = {a.name for a in report.actions}
     assert {SINGLE.endpoint, SINGLE.model, SINGLE.execution_role, "demo-chat-0ldd1gst", "demo-chat-retired-alarm"} <= names
-    assert not any(a.name.endswith(":demo-hand-made") and a.status != "skipped" for a in report.actions)
+    assert [(f.kind, f.name) for f in report.not_touched] == [("alarm", "demo-hand-made")]
     assert clock.sleeps == []
 
 
@@ -74,9 +76,8 @@ def test_sweep_deletes_everything_in_the_safe_order(aws, clock):
     seen = []
     report = sweep(single_model_config(), clients=aws, clock=clock, on_progress=seen.append)
     assert report.ok, steps(report)
-    skipped = report.by_status("skipped")
-    assert [a.name.rsplit(":", 1)[-1] for a in skipped] == ["demo-hand-made"] and "left to its owner" in skipped[0].detail
-    report.actions = [a for a in report.actions if a.status != "skipped"]
+    assert [(f.kind, f.name) for f in report.not_touched] == [("alarm", "demo-hand-made")]
+    assert "not managed-by=fastscale" in report.not_touched[0].reason
     assert {a.status for a in report.actions} == {"deleted"}
     order = [a.kind for a in report.actions]
     first = {kind: order.index(kind) for kind in order}
@@ -86,9 +87,10 @@ def test_sweep_deletes_everything_in_the_safe_order(aws, clock):
     assert ("model", "demo-chat-0ldd1gst", "deleted") in steps(report)
     assert "inline policy sagemaker-access" in report.actions[-1].detail
     assert any(str(s).startswith("deleted: endpoint") for s in seen)
-    # Proof by the independent check: only the hand-made alarm, which sweep left alone, is reported.
+    # verify-cleanup passes afterwards; the hand-made alarm, left alone, is shown as not touched.
     after = verify_cleanup(single_model_config(), clients=aws)
-    assert [(x.kind, x.name.rsplit(":", 1)[-1]) for x in after.leftovers] == [("tagged-resource", "demo-hand-made")]
+    assert after.ok and [(x.kind, x.name) for x in after.not_touched] == [("alarm", "demo-hand-made")]
+    assert aws["cloudwatch"].describe_alarms(AlarmNames=["demo-hand-made"])["MetricAlarms"]
     assert json.loads(json.dumps(report.to_dict()))["dry_run"] is False
 
 
@@ -96,7 +98,7 @@ def test_sweep_is_idempotent(aws, clock):
     _leftovers_of_single_model(aws)
     sweep(single_model_config(), clients=aws, clock=clock)
     again = sweep(single_model_config(), clients=aws, clock=clock)
-    assert again.ok and [a.status for a in again.actions] == ["skipped"]  # only the hand-made alarm
+    assert again.ok and again.actions == [] and len(again.not_touched) == 1  # only the hand-made alarm
 
 
 # --------------------------------------------------------------------------------------------- Stubber: components
@@ -104,22 +106,21 @@ def test_sweep_is_idempotent(aws, clock):
 
 def _discovery(sm_stub, aas_stub, *, llama_base=None):
     """What the sweep finds on component_config()'s endpoint: both components, one configuration."""
-    sm_stub.add_response("describe_endpoint", endpoint_desc(EP), {"EndpointName": EP})
-    sm_stub.add_response("list_inference_components", ic_list(ic_summary(QWEN, EP), ic_summary(LLAMA, EP)), {"EndpointNameEquals": EP})
-    sm_stub.add_response("list_endpoint_configs", config_list(CONFIG), {"NameContains": COMPONENTS.endpoint_config_prefix})
-    for c in COMPONENTS.components:
-        not_found(sm_stub, "describe_model", "model", c.model, ModelName=c.model)
-    sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP), {"InferenceComponentName": QWEN})
-    sm_stub.add_response("describe_inference_component", ic_desc(LLAMA, EP, base=llama_base), {"InferenceComponentName": LLAMA})
+    queue_sagemaker_discovery(
+        sm_stub,
+        stack=component_config(),
+        endpoints=[(EP, "InService", COMPONENT_TAGS)],
+        components=[(QWEN, EP, "InService", COMPONENT_TAGS, None), (LLAMA, EP, "InService", COMPONENT_TAGS, llama_base)],
+        configs=[(CONFIG, COMPONENT_TAGS)],
+    )
     if aas_stub is None:
         return
     rids = [COMPONENTS.resource_id, f"inference-component/{QWEN}", f"inference-component/{LLAMA}"]
     aas_stub.add_response(
         "describe_scalable_targets",
         {"ScalableTargets": [target(rids[1], COMPONENT_DIM, 0, 4), target(rids[2], COMPONENT_DIM, 1, 2)]},
-        {"ServiceNamespace": "sagemaker", "ResourceIds": rids},
+        {"ServiceNamespace": "sagemaker"},
     )
-    aas_stub.add_response("describe_scaling_policies", {"ScalingPolicies": []}, {"ServiceNamespace": "sagemaker", "ResourceId": rids[0]})
     aas_stub.add_response(
         "describe_scaling_policies",
         {
@@ -128,9 +129,8 @@ def _discovery(sm_stub, aas_stub, *, llama_base=None):
                 step_policy(f"{QWEN}-scale-from-zero", rids[1]),
             ]
         },
-        {"ServiceNamespace": "sagemaker", "ResourceId": rids[1]},
+        {"ServiceNamespace": "sagemaker"},
     )
-    aas_stub.add_response("describe_scaling_policies", {"ScalingPolicies": []}, {"ServiceNamespace": "sagemaker", "ResourceId": rids[2]})
     # Deletion: policies first, then the targets (with the component dimension moto does not know).
     for name in (f"{QWEN}-target-tracking", f"{QWEN}-scale-from-zero"):
         aas_stub.add_response(
@@ -145,8 +145,8 @@ def _discovery(sm_stub, aas_stub, *, llama_base=None):
 
 
 def _account_with_alarm_and_role(aws):
-    put_alarm(aws["cloudwatch"], f"{QWEN}-no-capacity")
-    create_role(aws["iam"], COMPONENTS.execution_role)
+    put_alarm(aws["cloudwatch"], f"{QWEN}-no-capacity", COMPONENT_TAGS)
+    create_role(aws["iam"], COMPONENTS.execution_role, COMPONENT_TAGS)
 
 
 def test_component_in_a_transient_state_is_retried_then_awaited(aws, clock):
@@ -293,11 +293,7 @@ def test_endpoint_found_only_by_its_tags_is_deleted(aws, clock):
         },
     )
     sm, sm_stub = stubbed("sagemaker")
-    not_found(sm_stub, "describe_endpoint", "endpoint", SINGLE.endpoint, EndpointName=SINGLE.endpoint)
-    sm_stub.add_response("describe_endpoint", endpoint_desc(old, managed=None), {"EndpointName": old})
-    sm_stub.add_response("list_inference_components", ic_list(), {"EndpointNameEquals": old})
-    sm_stub.add_response("list_endpoint_configs", config_list(), {"NameContains": SINGLE.endpoint_config_prefix})
-    not_found(sm_stub, "describe_model", "model", SINGLE.model, ModelName=SINGLE.model)
+    queue_sagemaker_discovery(sm_stub, stack=single_model_config(), endpoints=[(old, "InService", FASTSCALE_TAGS)], indexed=(old,))
     sm_stub.add_response("delete_endpoint", {}, {"EndpointName": old})
     not_found(sm_stub, "describe_endpoint", "endpoint", old, EndpointName=old)
     report = sweep(single_model_config(), clients={**aws, "sagemaker": sm, "resourcegroupstaggingapi": tagging}, clock=clock)
