@@ -364,10 +364,9 @@ def _discover_endpoints(scan: Scan) -> None:
 def _discover_components(scan: Scan) -> None:
     exact = scan.wanted("inference-component")
     endpoints = {r.name.lower() for r in scan.inventory.of("endpoint") if r.ownership.ours}
-    single = {n.endpoint.lower() for n in scan.names if not n.spec.uses_inference_components}
-    # A single-model endpoint cannot carry components: with none in the config, none tagged, and no
-    # endpoint of the stack that may hold some, there is nothing to list.
-    if not exact and not scan.tagged["inference-component"] and not (endpoints - single):
+    # The stack tags every component it creates: with none in the config and none tagged, nothing of the
+    # stack is to be found (one made by hand on its endpoint could not be its own anyway).
+    if not exact and not scan.tagged["inference-component"]:
         return
     scan.checked("inference components " + (", ".join(exact) or "-") + ", those on the stack's endpoints, and tagged ones")
     sm = scan.aws.sagemaker

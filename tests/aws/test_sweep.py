@@ -293,7 +293,9 @@ def test_endpoint_found_only_by_its_tags_is_deleted(aws, clock):
         },
     )
     sm, sm_stub = stubbed("sagemaker")
-    queue_sagemaker_discovery(sm_stub, stack=single_model_config(), endpoints=[(old, "InService", FASTSCALE_TAGS)], indexed=(old,))
+    queue_sagemaker_discovery(
+        sm_stub, stack=single_model_config(), endpoints=[(old, "InService", FASTSCALE_TAGS)], indexed=(old,), list_components=False
+    )
     sm_stub.add_response("delete_endpoint", {}, {"EndpointName": old})
     not_found(sm_stub, "describe_endpoint", "endpoint", old, EndpointName=old)
     report = sweep(single_model_config(), clients={**aws, "sagemaker": sm, "resourcegroupstaggingapi": tagging}, clock=clock)
