@@ -210,11 +210,19 @@ def dashboard_owner(body: str) -> tuple[str, str] | None:
     return None
 
 
-def tags(config: FastscaleConfig, endpoint: EndpointSpec | None = None) -> dict[str, str]:
-    """User tags plus fastscale's own; fastscale's keys win so cleanup can always find what it made."""
+def tags(config: FastscaleConfig, endpoint: EndpointSpec | None = None, *, global_resource: bool = False) -> dict[str, str]:
+    """User tags plus fastscale's own; fastscale's keys win so cleanup can always find what it made.
+
+    ``global_resource`` (IAM roles): also the region, since a stack of the same name in another region
+    would otherwise look like the owner. Regional resources are found only in their own region, and adding
+    the tag to them would rename (and so replace) content-named ones such as endpoint configurations.
+    """
     out = dict(config.tags)
     out[TAG_STACK] = stack_name(config)
-    out[TAG_REGION] = config.region
+    if global_resource:
+        out[TAG_REGION] = config.region
+    else:
+        out.pop(TAG_REGION, None)
     out[TAG_MANAGED_BY] = MANAGED_BY_VALUE
     if endpoint is not None:
         out[TAG_ENDPOINT] = endpoint_name(config.project, endpoint.name)

@@ -218,7 +218,7 @@ class ExecutionRole(Construct):
                 assume_role_policy=policy_json(trust_policy(config.region, deploying_account(self))),
                 description=f"SageMaker execution role of endpoint {names.endpoint} (fastscale)",
                 force_detach_policies=True,
-                tags=tags(config, names.spec),
+                tags=tags(config, names.spec, global_resource=True),
             ),
         )
         self.policy = IamRolePolicy(

@@ -361,9 +361,15 @@ def create_role(iam: Any, name: str, tags: dict[str, str] | None = None) -> str:
 
 
 def stack_tags(config: FastscaleConfig | None = None) -> dict[str, str]:
-    """The tags the stack of ``config`` (default: single_model_config()) puts on what it creates."""
+    """The tags the stack of ``config`` (default: single_model_config()) puts on its regional resources."""
     config = config or single_model_config()
     return tags(config, config.endpoints[0])
+
+
+def role_tags(config: FastscaleConfig | None = None) -> dict[str, str]:
+    """The tags the stack puts on its IAM role: global, so the region too."""
+    config = config or single_model_config()
+    return tags(config, config.endpoints[0], global_resource=True)
 
 
 def dashboard_body(config: FastscaleConfig | None = None) -> str:
@@ -397,7 +403,7 @@ def deploy_single_model(
     if tags is STACK_TAGS:
         tags = stack_tags(config)
     tagged = {"Tags": [{"Key": k, "Value": v} for k, v in tags.items()]} if tags else {}
-    role = create_role(iam, names.execution_role, tags)
+    role = create_role(iam, names.execution_role, role_tags(config) if tags == stack_tags(config) else tags)
     sm.create_model(
         ModelName=names.model,
         ExecutionRoleArn=role,

@@ -15,6 +15,7 @@ from tests.aws.factories import (
     create_role,
     dashboard_body,
     queue_sagemaker_discovery,
+    role_tags,
     single_config,
     single_model_config,
     stack_tags,
@@ -242,21 +243,22 @@ def test_dashboard_is_proven_by_its_marker(aws, body, expected):
 
 
 def test_role_needs_the_stack_and_region_tags(aws):
-    create_role(aws["iam"], SINGLE.execution_role, OURS)
+    create_role(aws["iam"], SINGLE.execution_role, role_tags())
     report = verify_cleanup(single_model_config(), clients=aws)
     assert [(x.kind, x.name) for x in report.leftovers] == [("iam-role", SINGLE.execution_role)]
 
 
 def test_role_without_the_region_tag_is_not_touched(aws):
     # IAM is global: a role tagged only with the stack may be the one of a same-named stack elsewhere.
-    create_role(aws["iam"], SINGLE.execution_role, {k: v for k, v in OURS.items() if k != "fastscale:region"})
+    create_role(aws["iam"], SINGLE.execution_role, OURS)  # what the stack wrote before it tagged roles with the region
+    assert "fastscale:region" not in OURS
     report = verify_cleanup(single_model_config(), clients=aws)
     assert report.ok
     assert "without fastscale:region" in untouched(report)[("iam-role", SINGLE.execution_role)]
 
 
 def test_no_role_check_when_the_user_brings_the_role(aws):
-    create_role(aws["iam"], SINGLE.execution_role, OURS)
+    create_role(aws["iam"], SINGLE.execution_role, role_tags())
     data = single_model_config().model_dump()
     data["endpoints"][0]["execution_role_arn"] = "arn:aws:iam::123456789012:role/mine"
     report = verify_cleanup(parse_config(data), clients=aws)

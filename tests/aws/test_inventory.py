@@ -23,6 +23,7 @@ from tests.aws.factories import (
     not_found,
     put_alarm,
     queue_sagemaker_discovery,
+    role_tags,
     single_config,
     single_model_config,
     stack_tags,
@@ -151,7 +152,7 @@ def test_a_name_differing_only_in_case_is_a_candidate_and_not_touched(aws, clock
 
 def test_an_endpoint_found_only_by_its_tags_is_the_stacks(aws, clock):
     # Renamed in the config since it was deployed: neither its name nor a prefix ties it to the stack.
-    deploy_single_model(aws, config=single_config("demo", "old-name"), tags=stack_tags(single_model_config()))
+    deploy_single_model(aws, config=single_config("demo", "old-name"))  # the same stack: project demo
     proof = verify_cleanup(single_model_config(), clients=aws)
     assert ("endpoint", "demo-old-name") in {(x.kind, x.name) for x in proof.leftovers}
     report = sweep(single_model_config(), clients=aws, clock=clock)
@@ -295,7 +296,7 @@ ROUND_TRIPS = {
     "scaling-policy": _moto(_policy),
     "alarm": _moto(lambda aws: put_alarm(aws["cloudwatch"], "demo-chat-model-latency", stack_tags())),
     "dashboard": _moto(lambda aws: aws["cloudwatch"].put_dashboard(DashboardName="demo-fastscale", DashboardBody=dashboard_body())),
-    "iam-role": _moto(lambda aws: create_role(aws["iam"], "demo-chat-sagemaker", stack_tags())),
+    "iam-role": _moto(lambda aws: create_role(aws["iam"], "demo-chat-sagemaker", role_tags())),
     "log-group": _moto(lambda aws: aws["logs"].create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat", tags=stack_tags())),
 }
 

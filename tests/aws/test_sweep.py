@@ -17,6 +17,7 @@ from tests.aws.factories import (
     not_found,
     put_alarm,
     queue_sagemaker_discovery,
+    role_tags,
     single_model_config,
     stack_tags,
     step_policy,
@@ -146,7 +147,7 @@ def _discovery(sm_stub, aas_stub, *, llama_base=None):
 
 def _account_with_alarm_and_role(aws):
     put_alarm(aws["cloudwatch"], f"{QWEN}-no-capacity", COMPONENT_TAGS)
-    create_role(aws["iam"], COMPONENTS.execution_role, COMPONENT_TAGS)
+    create_role(aws["iam"], COMPONENTS.execution_role, role_tags(component_config()))
 
 
 def test_component_in_a_transient_state_is_retried_then_awaited(aws, clock):
