@@ -115,6 +115,12 @@ def verify_live(config: FastscaleConfig, **kwargs: Any) -> Any:
     return verify(config, clients=aws_clients(config), **kwargs)
 
 
+def take_inventory(config: FastscaleConfig) -> Any:
+    from fastscale.infra.aws.inventory import take_inventory as take
+
+    return take(config, clients=aws_clients(config))
+
+
 # --------------------------------------------------------------------------------------------- plumbing
 
 
@@ -304,6 +310,39 @@ class StackCommand:
         self.reporter.close()
         if not click.confirm(question, default=False, err=True):
             self.fail("cancelled: nothing was changed.")
+
+    def check_names(self) -> None:
+        """Before Terraform runs: every name the stack creates must be free or already this stack's.
+
+        Two projects can produce the same names (`chat` + `prod-qwen3` and `chat-prod` + `qwen3`), and
+        SageMaker compares names without regard to case. Terraform would fail half-way on a taken name, or
+        take over a scalable target or alarm; so a clash stops the command with exit 2, nothing applied.
+        """
+        from fastscale.infra.aws.clients import AwsError
+
+        self.reporter.step("names", "checking that every name the stack creates is free or already its own")
+        try:
+            inventory = take_inventory(self.config)
+        except AwsError as exc:
+            self.fail(f"cannot check that the stack's names are free: {exc}")
+        self.reporter.close()
+        clashes = inventory.name_clashes()
+        if not clashes:
+            return
+        self.summary["name_clashes"] = [
+            {"kind": r.kind, "name": r.name, "config_path": r.data.get("config_path", ""), "owner": r.ownership.reason} for r in clashes
+        ]
+        lines = [
+            f"{r.kind} {r.name}" + (f" (from {r.data['config_path']})" if r.data.get("config_path") else "") + f": {r.ownership.reason}"
+            for r in clashes
+        ]
+        self.fail(
+            f"{len(clashes)} name(s) this stack would create already exist and are not its own:\n  "
+            + "\n  ".join(lines)
+            + "\nRename the project or the endpoints/components in the file (SageMaker names ignore case), "
+            "or delete what is in the way if it is really yours. Nothing was planned or applied.",
+            code=EXIT_BAD_INPUT,
+        )
 
     def verification(self, wait: bool, timeout: float | None) -> Any:
         from fastscale.infra.aws.clients import AwsError

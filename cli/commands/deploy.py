@@ -93,33 +93,37 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     """Validate FILE, synthesize the stack and show what `deploy` would change.
 
     First reads the account's Service Quotas ("<instance type> for endpoint usage") and refuses a config
-    whose maximum instances of a type, summed over its endpoints, exceed the quota. Then runs `terraform
-    init` and `terraform plan` in the synthesized stack directory. Nothing in AWS is changed. Progress goes to stderr; with --json, progress events are JSON lines on stderr and a
+    whose maximum instances of a type, summed over its endpoints, exceed the quota, and checks that every
+    name the stack creates is free or already this stack's (by its tags; SageMaker names ignore case).
+    Then runs `terraform init` and `terraform plan` in the synthesized stack directory. Nothing in AWS is
+    changed. Progress goes to stderr; with --json, progress events are JSON lines on stderr and a
     summary object (counts, planned changes, diagnostics) is printed on stdout.
 
     \b
     Exit codes:
       0  the plan succeeded (with or without changes)
       1  Terraform failed (its message is shown), synthesis failed (no Node.js),
-         or no usable terraform/tofu binary (missing, older than 1.2, or not
-         answering `version` within 20 s)
+         AWS failed, or no usable terraform/tofu binary (missing, older than
+         1.2, or not answering `version` within 20 s)
       2  bad input: the config has errors, or --out is inside .git, not
          writable or holds a symbolic link, or more maximum instances of a type
          than the account's Service Quotas allow (nothing was synthesized or
-         planned)
+         planned); or a name the stack creates belongs to another stack or was
+         made by hand (Terraform did not run, nothing was planned)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     \b
     With --detailed-exitcode, as `terraform plan -detailed-exitcode`:
       0  success, no changes
       1  error
       2  success, changes present
-    A config with errors also exits 2 then: a pipeline that acts on the codes
+    A config with errors or a name clash also exits 2 then: a pipeline that acts on the codes
     should run `fastscale validate` first, which exits 2 only for bad input.
     """
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("plan", checked, as_json, reporter)
         try:
+            cmd.check_names()
             runner = cmd.prepare(terraform_bin, out)
             result = cmd.run("plan", runner.plan, detailed_exitcode=True)
         except KeyboardInterrupt:
@@ -164,7 +168,9 @@ def deploy_command(
 ) -> None:
     """Validate FILE, check instance quotas, synthesize, apply with Terraform, then verify the live endpoints.
 
-    Without --auto-approve the plan is shown and you are asked to confirm; what is applied is exactly
+    Before Terraform runs, AWS is asked whether every name the stack creates is free or already this
+    stack's (by its tags; SageMaker names ignore case): a name another project or a person already
+    uses stops the deploy with exit 2, nothing applied. Without --auto-approve the plan is shown and you are asked to confirm; what is applied is exactly
     the plan you saw. Without a terminal (CI) --auto-approve is required. After the apply, every
     endpoint, model, inference component, scaling policy and alarm is read back with boto3 and compared
     with FILE (waiting for them to become InService unless --no-wait), and a table of the checks is
@@ -179,8 +185,14 @@ def deploy_command(
          credentials, unreachable: one `error:` line names the call), no usable
          terraform/tofu binary, or the confirmation was declined
       2  bad input: the config has errors, no --auto-approve without a terminal,
+<<<<<<< HEAD
          an unusable --out, or more maximum instances of a type than the
          account's Service Quotas allow (nothing was synthesized or applied)
+=======
+         or an unusable --out (nothing was synthesized, applied or asked of AWS);
+         or a name the stack creates is taken by another stack or by hand
+         (nothing was synthesized or applied)
+>>>>>>> f141998 (CLI: plan/deploy stop on a name clash before Terraform; destroy always ends with the proof and names the failed step; not-touched and kept listings; sweep --delete-logs; log groups claimed while their owner proves them)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
@@ -189,6 +201,7 @@ def deploy_command(
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("deploy", checked, as_json, reporter)
         try:
+            cmd.check_names()
             runner = cmd.prepare(terraform_bin, out)
             applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False)
             reporter.close()

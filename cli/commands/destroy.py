@@ -12,7 +12,7 @@ replace it in one place for every command.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -69,7 +69,7 @@ def cleanup_step(cmd: StackCommand) -> Any:
     """verify_cleanup with progress and the AWS error handling every command shares."""
     from fastscale.infra.aws.clients import AwsError
 
-    cmd.reporter.step("verify-cleanup", "asking AWS by name and by tag what is left")
+    cmd.reporter.step("verify-cleanup", "asking AWS by name, prefix and tag what of the stack is left")
     try:
         report = verify_cleanup(cmd.config)
     except AwsError as exc:
@@ -79,16 +79,46 @@ def cleanup_step(cmd: StackCommand) -> Any:
     return report
 
 
-def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float) -> Any:
+def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float, delete_logs: bool = False) -> Any:
     from fastscale.infra.aws.clients import AwsError
 
     cmd.reporter.step("sweep", "listing only (dry run)" if dry_run else "deleting in the safe order")
     try:
-        report = sweep(cmd.config, dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout)
+        report = sweep(
+            cmd.config, dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout, delete_logs=delete_logs
+        )
     except AwsError as exc:
         cmd.fail(f"cannot sweep: {exc}")
     cmd.reporter.close()
     return report
+
+
+def print_aside(title: str, rows: list[tuple[str, str, str]], style: str = "yellow") -> None:
+    """A table of what was found but is not acted on (another stack's, hand-made, or kept logs)."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    if not rows:
+        return
+    table = Table(title=title, title_justify="left", title_style=style, expand=False)
+    table.add_column("kind", no_wrap=True)
+    table.add_column("name", overflow="fold")
+    table.add_column("why", overflow="fold")
+    for kind, name, why in rows:
+        table.add_row(escape(kind), escape(name), escape(why))
+    print_table(table, lead=2)
+
+
+def print_not_touched(not_touched: list[Any], kept: list[Any]) -> None:
+    print_aside(
+        f"Not this stack's, not touched ({len(not_touched)}): found by name, prefix or tag; never deleted, never a leftover",
+        [(x.kind, x.name, getattr(x, "reason", None) or x.detail) for x in not_touched],
+    )
+    print_aside(
+        f"Logs of this stack, kept ({len(kept)}): logs are data; `fastscale sweep --delete-logs` deletes them",
+        [(x.kind, x.name, getattr(x, "reason", None) or x.detail) for x in kept],
+        style="cyan",
+    )
 
 
 def print_cleanup(report: Any, config: FastscaleConfig, source: str) -> None:
@@ -110,6 +140,7 @@ def print_cleanup(report: Any, config: FastscaleConfig, source: str) -> None:
         print_table(table, lead=2)
     else:
         say(f"[bold green]✓ Nothing of {escape(config.project)} is left in {escape(config.region)}.[/]")
+    print_not_touched(report.not_touched, report.kept)
     if report.caches:
         say(escape(report.caches))
     if report.leftovers:
@@ -128,6 +159,8 @@ def print_sweep(report: Any) -> None:
     from rich.table import Table
 
     out = console()
+    if report.dry_run:
+        print_not_touched(report.not_touched, report.kept)
     if not report.actions:
         out.print("[bold green]Nothing to sweep:[/] no leftovers found.")
         return
@@ -155,6 +188,61 @@ def print_sweep(report: Any) -> None:
 # --------------------------------------------------------------------------------------------- commands
 
 
+def _esc(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+class _TerraformStepFailed(Exception):
+    def __init__(self, step: str, message: str):
+        super().__init__(message)
+        self.step = step
+        self.message = message
+
+
+class DestroyCommand(StackCommand):
+    """A destroy run: while Terraform works, a failing step (no binary, synthesis, init, plan, destroy)
+    is recorded instead of ending the command, so that the proof always runs afterwards."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.terraform_phase = False
+        self.step = "find the terraform binary"
+
+    def run(self, step: str, call: Any, *args: Any, fatal: bool = True, **kwargs: Any) -> Any:
+        self.step = step
+        return super().run(step, call, *args, fatal=fatal, **kwargs)
+
+    def fail(self, message: str, code: int = EXIT_FAILED) -> NoReturn:
+        if self.terraform_phase and code == EXIT_FAILED:  # bad input (exit 2) still ends the command
+            self.reporter.close()
+            raise _TerraformStepFailed("synth" if message.startswith("synthesis failed") else self.step, message)
+        super().fail(message, code)
+
+    def confirm(self, question: str) -> None:
+        # A "no" ends the command as everywhere else: nothing was destroyed, so there is nothing to prove.
+        self.terraform_phase = False
+        try:
+            super().confirm(question)
+        finally:
+            self.terraform_phase = True
+
+    def terraform_destroy(self, terraform_bin: str | None, out: str, auto_approve: bool) -> tuple[str, str] | None:
+        """Run Terraform's destroy; None when it succeeded, else (the step that failed, the message)."""
+        self.terraform_phase = True
+        try:
+            runner = self.prepare(terraform_bin, out)
+            destroyed = plan_confirm_apply(self, runner, auto_approve=auto_approve, destroy=True)
+        except _TerraformStepFailed as exc:
+            return exc.step, exc.message
+        finally:
+            self.terraform_phase = False
+        if not destroyed.ok:
+            return "destroy", f"terraform destroy failed (exit code {destroyed.returncode})"
+        return None
+
+
 @click.command("destroy", epilog=ENV_HELP)
 @config_argument
 @auto_approve_option
@@ -166,21 +254,25 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
     """Destroy the stack of FILE with Terraform, then prove with boto3 that nothing is left.
 
     Runs `terraform destroy` on the synthesized stack (without --auto-approve the destroy plan is shown
-    and you are asked to confirm; without a terminal --auto-approve is required). Then, even when
-    Terraform failed half-way, AWS is asked by name and by the stack tag for every endpoint, inference
-    component, endpoint configuration, model, scaling target and policy, alarm, dashboard and role of
-    the stack. Every leftover is listed; `fastscale sweep` deletes them in a safe order.
+    and you are asked to confirm; without a terminal --auto-approve is required). Then, always — also
+    when there is no terraform binary, or synthesis, `terraform init`, `plan` or `destroy` failed (the
+    failed step is named) — AWS is asked by name, prefix and tag for every endpoint, inference
+    component, endpoint configuration, model, scaling target and policy, alarm, dashboard, role and log
+    group of the stack. What the stack's tags (or its owner's, or the dashboard's marker) prove its own
+    is a leftover; `fastscale sweep` deletes those in a safe order. What matches a name but belongs to
+    another stack, or was made by hand, is listed as not touched and does not affect the exit code.
+    Log groups are data: listed as kept, never a leftover.
 
     Container image caches (per endpoint) and inference-component data caches (per instance) have no
     API: AWS purges them when it deletes the endpoint that owns them. When no endpoint and no component
-    is left, the report states that their caches are gone.
+    of the stack is left, the report states that their caches are gone.
 
     \b
     Exit codes:
       0  destroyed, and nothing of the stack is left
-      1  Terraform failed, something is left (listed), AWS failed (one `error:`
-         line names the call), no usable terraform/tofu binary, or the
-         confirmation was declined
+      1  a Terraform step failed (named; the proof still ran), something of
+         the stack is left (listed), AWS failed (one `error:` line names the
+         call), or the confirmation was declined
       2  bad input: the config has errors, no --auto-approve without a terminal,
          or an unusable --out (nothing was synthesized, destroyed or asked of AWS)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
@@ -189,22 +281,23 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
     if not auto_approve:
         refuse_without_terminal("destroy", as_json)
     with Reporter(as_json=as_json) as reporter:
-        cmd = StackCommand("destroy", checked, as_json, reporter)
+        cmd = DestroyCommand("destroy", checked, as_json, reporter)
         try:
-            runner = cmd.prepare(terraform_bin, out)
-            destroyed = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=True)
-            if not destroyed.ok and not as_json:
-                say(
-                    f"[bold red]error:[/] terraform destroy failed (exit code {destroyed.returncode}); "
-                    "checking what is left anyway.",
-                    stderr=True,
-                )
+            failed = cmd.terraform_destroy(terraform_bin, out, auto_approve)
+            if failed is not None:
+                step, message = failed
+                cmd.summary["failed_step"] = step
+                cmd.summary["error"] = message
+                if not as_json:
+                    say(f"[bold red]error:[/] {_esc(message)} (step: {_esc(step)}); checking what is left anyway.", stderr=True)
             report = cleanup_step(cmd)
         except KeyboardInterrupt:
             cmd.interrupted()
         if not as_json:
             print_cleanup(report, checked.config, config_file)
-        cmd.finish(EXIT_OK if destroyed.ok and report.ok else EXIT_FAILED)
+            if failed is not None:
+                say(f"[bold red]destroy incomplete:[/] {_esc(failed[1])} (step: {_esc(failed[0])}).", stderr=True)
+        cmd.finish(EXIT_OK if failed is None and report.ok else EXIT_FAILED)
 
 
 @click.command("verify-cleanup", epilog=AWS_ENV_HELP)
@@ -214,15 +307,18 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
 def verify_cleanup_command(config_file: str, as_json: bool) -> None:
     """Prove that nothing of FILE's stack is left in AWS, without changing anything.
 
-    Asks AWS by name and by the stack tag for every resource the stack creates and lists what is left.
-    Terraform is not run, so this also works when the state file is lost. No endpoint and no
-    inference component left means their container image and data caches are gone too (AWS purges them
-    with their endpoint; they have no API of their own).
+    Asks AWS by name, prefix and tag for every resource the stack creates and lists what is left: only
+    what the stack's tags (or its owner's, or the dashboard's marker) prove its own. Resources that
+    match a name but belong to another stack, or were made by hand, are listed as not touched and never
+    make this fail; the stack's log groups are listed as kept (logs are data). Terraform is not run, so
+    this also works when the state file is lost. No endpoint and no inference component of the stack
+    left means their container image and data caches are gone too (AWS purges them with their endpoint;
+    they have no API of their own).
 
     \b
     Exit codes:
-      0  nothing is left
-      1  something is left (listed), or AWS could not be reached
+      0  nothing of the stack is left
+      1  something of the stack is left (listed), or AWS could not be reached
       2  bad input: the config has errors (AWS was not called)
       130  interrupted with Ctrl-C
     """
@@ -250,23 +346,31 @@ def verify_cleanup_command(config_file: str, as_json: bool) -> None:
     metavar="S",
     help="Seconds to wait for inference components and endpoints to finish deleting.",
 )
+@click.option(
+    "--delete-logs",
+    is_flag=True,
+    help="Also delete the stack's SageMaker log groups (kept by default: logs are data).",
+)
 @json_option
 @endpoint_url_option
-def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: float, as_json: bool) -> None:
+def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: float, delete_logs: bool, as_json: bool) -> None:
     """Delete what is left of FILE's stack in the order AWS allows, without Terraform.
 
-    For a destroy that failed half-way or a lost state file. Leftovers are found by name and by the
-    stack tag, then deleted: alarms, scaling policies and targets, inference components (adapters
-    before their base, waiting until each is gone), endpoints, endpoint configurations, models, and
-    the IAM execution role last. Every step is idempotent, so a sweep can be run again. Afterwards the
-    account is checked as by `fastscale verify-cleanup`.
+    For a destroy that failed half-way or a lost state file. Exactly what `fastscale verify-cleanup`
+    reports is deleted: resources found by name, prefix or tag whose tags (or whose owner's, or the
+    dashboard's marker) prove them this stack's. Order: alarms and the dashboard, scaling policies and
+    targets, inference components (adapters before their base, waiting until each is gone), endpoints,
+    endpoint configurations, models, log groups (only with --delete-logs), and the IAM execution role
+    last. Resources of another stack and resources made by hand are never touched, even when their
+    names match. Every step is idempotent, so a sweep can be run again. Afterwards the account is
+    checked as by `fastscale verify-cleanup`.
 
     Without --auto-approve the list is shown first and you are asked to confirm; without a terminal
     --auto-approve (or --dry-run) is required.
 
     \b
     Exit codes:
-      0  nothing is left (with --dry-run: the listing succeeded)
+      0  nothing of the stack is left (with --dry-run: the listing succeeded)
       1  something could not be deleted or is still there, AWS could not be
          reached, or the confirmation was declined
       2  bad input: the config has errors, or no --auto-approve without a terminal
@@ -279,9 +383,10 @@ def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: 
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("sweep", checked, as_json, reporter)
         cmd.summary["dry_run"] = dry_run
+        cmd.summary["delete_logs"] = delete_logs
         try:
             if not dry_run and not auto_approve:
-                preview = sweep_step(cmd, dry_run=True, timeout=timeout)
+                preview = sweep_step(cmd, dry_run=True, timeout=timeout, delete_logs=delete_logs)
                 if not preview.actions:
                     if not as_json:
                         print_sweep(preview)
@@ -293,7 +398,7 @@ def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: 
                 if not as_json:
                     print_sweep(preview)
                 cmd.confirm("Delete these resources?")
-            result = sweep_step(cmd, dry_run=dry_run, timeout=timeout)
+            result = sweep_step(cmd, dry_run=dry_run, timeout=timeout, delete_logs=delete_logs)
             cmd.summary["sweep"] = result.to_dict()
             if not as_json:
                 print_sweep(result)

@@ -60,6 +60,7 @@ from fastscale.infra.naming import (
     stack_name,
     variant_resource_id,
 )
+from fastscale.infra.naming import tags as stack_tags
 
 # --------------------------------------------------------------------------------------------- ownership
 
@@ -253,6 +254,8 @@ class Scan:
         return tag_ownership(tags, self.stack, self.region, global_resource=global_resource)
 
     def add(self, resource: Resource) -> Resource:
+        if resource.found_by == "name":
+            resource.data.setdefault("config_path", self.config_path(resource.kind, resource.name))
         if resource.key not in self._keys:
             self._keys.add(resource.key)
             self.inventory.resources.append(resource)
@@ -666,10 +669,12 @@ def _discover_log_groups(scan: Scan) -> None:
             arn = group.get("logGroupArn") or group.get("arn", "").removesuffix(":*")
             tags = logs.list_tags_for_resource(resourceArn=arn).get("tags", {}) if arn else {}
             owner = scan.found(kind, owner_name)
+            proven_by_owner = False
             if TAG_STACK in tags:
                 ownership = scan.ownership(tags)
             elif owner is not None:
                 ownership = through(owner, kind.replace("-", " "))
+                proven_by_owner = True
             else:
                 ownership = Ownership(
                     NOT_OURS, f"its {kind.replace('-', ' ')} no longer exists and it carries no {TAG_STACK} tag, so nothing proves whose logs these are; not touched"
@@ -683,6 +688,7 @@ def _discover_log_groups(scan: Scan) -> None:
                     f"logs of {kind.replace('-', ' ')} {owner_name}, {group.get('storedBytes', 0)} bytes",
                     "name",
                     ownership,
+                    {"untagged": proven_by_owner},
                 )
             )
 
@@ -849,6 +855,20 @@ def take_inventory(config: FastscaleConfig, clients: ClientsArg = None) -> Inven
         f"inference component {c.name}" for n in scan.names for c in n.components
     ]
     return inventory
+
+
+def claim_log_groups(inventory: Inventory, config: FastscaleConfig, clients: ClientsArg = None) -> list[str]:
+    """Tag the stack's log groups that only their endpoint or component proves its own, while that owner
+    still exists: once the endpoint is deleted, nothing else could prove them, and `sweep --delete-logs`
+    would have to leave them. Returns the names tagged."""
+    aws = resolve(clients, config.region)
+    claimed = []
+    for r in inventory.kept:
+        if r.data.get("untagged") and r.arn:
+            aws.logs.tag_resource(resourceArn=r.arn, tags=stack_tags(config))
+            r.data["untagged"] = False
+            claimed.append(r.name)
+    return claimed
 
 
 def ownership_of_endpoint(aws: AwsClients, config: FastscaleConfig, arn: str) -> Ownership:

@@ -38,7 +38,7 @@ from fastscale.infra.aws.clients import (
     resolve,
     translate_errors,
 )
-from fastscale.infra.aws.inventory import KINDS, Inventory, Kind, Resource, take_inventory
+from fastscale.infra.aws.inventory import KINDS, Inventory, Kind, Resource, claim_log_groups, take_inventory
 from fastscale.infra.aws.waiters import (
     DEFAULT_POLL_INTERVAL,
     SYSTEM_CLOCK,
@@ -136,6 +136,8 @@ def sweep(
     sweeper = _Sweeper(aws, inventory, dry_run, on_progress, Deadline(timeout, clock), interval)
     sweeper.report.not_touched = [Found(r.kind, r.name, r.ownership.reason) for r in inventory.not_touched]
     if not delete_logs:
+        if not dry_run:
+            claim_log_groups(inventory, config, aws)  # still provable once their endpoint is gone
         sweeper.report.kept = [Found(r.kind, r.name, f"{r.detail}: logs are data, kept (--delete-logs deletes them)") for r in inventory.kept]
     for kind in sorted(KINDS, key=lambda k: k.order):
         if kind.data and not delete_logs:

@@ -88,7 +88,7 @@ def test_deploy_applies_then_verifies_the_live_endpoint(project, synth, aws):
     assert "token-that-must-not-be-printed" not in result.output
     assert "all " in result.stdout and "checks match the config" in result.stdout
     assert "endpoint/demo-chat" in result.stdout and HIGH_RES_VARIANT in result.stdout
-    assert aws["calls"] == ["demo"]
+    assert aws["calls"] == ["demo", "demo"]  # the name check before Terraform, the verification after
 
 
 @needs_binary
@@ -119,7 +119,7 @@ def test_deploy_that_fails_mid_apply_shows_terraforms_error_and_verifies_nothing
     assert result.exit_code == 1
     assert "local-exec provisioner error" in result.stderr and "provisioner-boom" in result.stderr
     assert "terraform apply failed" in result.stderr
-    assert verified == [] and aws["calls"] == []
+    assert verified == [] and aws["calls"] == ["demo"]  # only the name check, before Terraform
     assert "Traceback" not in result.output
     # What Terraform did manage to create is in the state, so a re-run continues from there.
     assert state_resources(project) == {
@@ -159,7 +159,7 @@ def test_interactive_deploy_applies_only_the_confirmed_plan(project, synth, aws,
     assert declined.exit_code == 1
     assert "Plan: 3 to add" in declined.stdout and "Apply these changes?" in declined.output
     assert "cancelled: nothing was changed" in declined.stderr
-    assert state_addresses(project) == set() and aws["calls"] == []
+    assert state_addresses(project) == set() and aws["calls"] == ["demo"]  # only the name check
 
     accepted = run("deploy", "fastscale.yaml", input="y\n")
     assert accepted.exit_code == 0, accepted.output
@@ -215,7 +215,7 @@ def test_without_a_terminal_confirmation_is_refused_unless_auto_approved(project
     assert summary["ok"] is False and summary["exit_code"] == 2
 
 
-def test_missing_terraform_binary_exits_1_naming_both_binaries_before_synthesizing(project, synth, monkeypatch):
+def test_missing_terraform_binary_exits_1_naming_both_binaries_before_synthesizing(project, synth, monkeypatch, aws):
     empty = project / "empty-bin"
     empty.mkdir()
     monkeypatch.setenv("PATH", str(empty))
@@ -225,6 +225,8 @@ def test_missing_terraform_binary_exits_1_naming_both_binaries_before_synthesizi
         for needle in ("`terraform`", "`tofu`", "--terraform-bin", "FASTSCALE_TERRAFORM"):
             assert needle in result.stderr
         assert "Traceback" not in result.output
+        if command[0] == "destroy":  # destroy still proves what is left
+            assert "checking what is left anyway" in result.stderr and "Nothing of demo is left" in result.stdout
     assert synth.calls == []
 
     named = run("plan", "fastscale.yaml", "--terraform-bin", str(project / "nope" / "terraform"), "--json")
@@ -238,7 +240,7 @@ def test_missing_terraform_binary_exits_1_naming_both_binaries_before_synthesizi
 
 
 @needs_binary
-def test_terraform_bin_and_env_var_choose_the_binary(project, synth, monkeypatch):
+def test_terraform_bin_and_env_var_choose_the_binary(project, synth, monkeypatch, aws):
     link = project / "my-terraform"
     link.symlink_to(REAL_BINARY)
     monkeypatch.setenv("PATH", str(project / "nothing-here"))
@@ -252,7 +254,7 @@ def test_terraform_bin_and_env_var_choose_the_binary(project, synth, monkeypatch
 
 
 @needs_binary
-def test_ctrl_c_stops_terraform_cleanly_and_exits_130(project, monkeypatch):
+def test_ctrl_c_stops_terraform_cleanly_and_exits_130(project, monkeypatch, aws):
     monkeypatch.setattr(stack_module, "synthesize", FixtureSynth("slow"))
     timers: list[threading.Timer] = []
     original = Reporter.terraform_event

@@ -18,12 +18,10 @@ from fastscale.infra.config import parse_config
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     component_config,
-    config_list,
     deploy_single_model,
-    endpoint_desc,
-    ic_list,
-    ic_summary,
-    not_found,
+    queue_sagemaker_discovery,
+    single_config,
+    stack_tags,
     stubbed,
 )
 from tests.cli.support import FixtureSynth, fixture_addresses, json_lines, needs_binary, run, state_addresses
@@ -60,7 +58,7 @@ def test_destroy_then_a_clean_account_exits_0_and_states_the_caches_are_gone(pro
     assert "Nothing of demo is left in us-east-1" in result.stdout
     # The proof about the caches names the endpoint that owned them.
     assert "caches are gone" in result.stdout and "endpoint demo-chat" in result.stdout
-    assert aws["calls"] == ["demo", "demo"]  # the deploy's verification, then the cleanup check
+    assert aws["calls"] == ["demo", "demo", "demo"]  # the deploy's name check and verification, then the proof
 
     again = run("destroy", "fastscale.yaml", "--auto-approve", "--json")
     assert again.exit_code == 0
@@ -134,6 +132,77 @@ def test_interactive_destroy_asks_and_a_no_destroys_nothing(project, deployed, a
     assert "holds nothing to destroy" in nothing.stdout
 
 
+@needs_binary
+def test_a_failed_terraform_init_still_ends_with_the_proof_and_names_the_step(project, monkeypatch, aws):
+    deploy_single_model(aws)  # what a half-finished earlier destroy left behind
+    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth({"not-a-block": {"a": 1}, "resource": {}}))
+    result = run("destroy", "fastscale.yaml", "--auto-approve")
+    assert result.exit_code == 1
+    assert "terraform init failed" in result.stderr and "(step: init)" in result.stderr
+    assert "checking what is left anyway" in result.stderr
+    assert "leftover(s) of demo in us-east-1" in result.stdout and "demo-chat" in result.stdout
+
+    summary = json.loads(run("destroy", "fastscale.yaml", "--auto-approve", "--json").stdout)
+    assert summary["failed_step"] == "init" and summary["exit_code"] == 1
+    assert summary["cleanup"]["ok"] is False and any(x["kind"] == "endpoint" for x in summary["cleanup"]["leftovers"])
+
+
+def test_another_projects_resources_are_shown_as_not_touched_and_do_not_fail_the_proof(project, aws):
+    # Project `chat-prod` with endpoint `qwen3` has the names of project `chat` with endpoint `prod-qwen3`.
+    other = single_config("chat-prod", "qwen3")
+    deploy_single_model(aws, config=other)
+    data = yaml.safe_load((project / "fastscale.yaml").read_text())
+    data["project"], data["endpoints"][0]["name"] = "chat", "prod-qwen3"
+    (project / "chat.yaml").write_text(yaml.safe_dump(data))
+
+    result = run("verify-cleanup", "chat.yaml")
+    assert result.exit_code == 0, result.output
+    assert "Nothing of chat is left" in result.stdout
+    assert "not touched" in result.stdout and "belongs to stack chat-prod" in result.stdout
+    swept = run("sweep", "chat.yaml", "--auto-approve", "--json")
+    assert swept.exit_code == 0
+    summary = json.loads(swept.stdout)
+    assert summary["sweep"]["actions"] == [] and summary["sweep"]["not_touched"]
+    assert endpoint_exists(aws, "chat-prod-qwen3")
+
+
+def test_plan_and_deploy_stop_with_exit_2_when_a_name_is_taken(project, synth, aws):
+    other = single_config("demo", "chat")
+    deploy_single_model(aws, config=other, tags=stack_tags(single_config("someone-else", "chat")))
+    for command in (["plan"], ["deploy", "--auto-approve"]):
+        result = run(*command[:1], "fastscale.yaml", *command[1:])
+        assert result.exit_code == 2, result.output
+        assert "endpoint demo-chat (from endpoints[0].name): belongs to stack someone-else" in result.stderr
+        assert "Nothing was planned or applied" in result.stderr
+    assert synth.calls == []  # stopped before synthesis and Terraform
+    summary = json.loads(run("plan", "fastscale.yaml", "--json").stdout)
+    assert summary["exit_code"] == 2
+    assert {"kind": "endpoint", "name": "demo-chat", "config_path": "endpoints[0].name"}.items() <= summary["name_clashes"][0].items()
+
+
+def test_plan_accepts_names_the_stack_already_owns(project, synth, aws):
+    deploy_single_model(aws)  # this stack's own resources, tagged as it tags them
+    result = run("plan", "fastscale.yaml")
+    assert result.exit_code == 0, result.output
+    assert synth.calls
+
+
+def test_sweep_keeps_logs_unless_asked(project, aws):
+    deploy_single_model(aws)
+    aws["logs"].create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")
+    kept = run("sweep", "fastscale.yaml", "--auto-approve")
+    assert kept.exit_code == 0, kept.output
+    assert "Logs of this stack, kept" in kept.stdout or "kept" in kept.stdout
+    assert aws["logs"].describe_log_groups()["logGroups"]
+
+    deploy_single_model(aws)
+    deleted = run("sweep", "fastscale.yaml", "--auto-approve", "--delete-logs", "--json")
+    assert deleted.exit_code == 0, deleted.output
+    actions = json.loads(deleted.stdout)["sweep"]["actions"]
+    assert ("log-group", "/aws/sagemaker/Endpoints/demo-chat", "deleted") in {(a["kind"], a["name"], a["status"]) for a in actions}
+    assert aws["logs"].describe_log_groups()["logGroups"] == []
+
+
 # --------------------------------------------------------------------------------------------- verify-cleanup
 
 
@@ -165,16 +234,13 @@ def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(project, 
 
     # moto has no inference-component calls: SageMaker answers come from a Stubber, the rest from moto.
     sm, stubber = stubbed("sagemaker")
-    stubber.add_response("describe_endpoint", endpoint_desc(endpoint, "Deleting"), {"EndpointName": endpoint})
-    stubber.add_response(
-        "list_inference_components",
-        ic_list(*(ic_summary(c, endpoint, "Deleting") for c in components)),
-        {"EndpointNameEquals": endpoint},
+    tags = stack_tags(parse_config(data))
+    queue_sagemaker_discovery(
+        stubber,
+        stack=parse_config(data),
+        endpoints=[(endpoint, "Deleting", tags)],
+        components=[(c, endpoint, "Deleting", tags, None) for c in components],
     )
-    stubber.add_response("list_endpoint_configs", config_list(), {"NameContains": f"{endpoint}-"})
-    for c in names.components:
-        if c.model:
-            not_found(stubber, "describe_model", "model", c.model, ModelName=c.model)
     monkeypatch.setattr(stack_module, "aws_clients", lambda config: {**aws, "sagemaker": sm})
 
     result = run("verify-cleanup", "components.yaml", "--json")
