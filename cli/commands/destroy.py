@@ -228,8 +228,25 @@ class DestroyCommand(StackCommand):
         finally:
             self.terraform_phase = True
 
+    def claim_logs(self) -> None:
+        """Tag the stack's log groups while their endpoints still prove them its own: after the destroy,
+        nothing else could, and `sweep --delete-logs` would have to leave them. Best effort: when AWS
+        cannot be asked now, the proof after the destroy says so."""
+        from fastscale.infra.aws.clients import AwsError
+        from fastscale.infra.aws.inventory import claim_log_groups
+
+        self.reporter.step("logs", "tagging the stack's log groups so they stay provable after the destroy")
+        try:
+            claimed = claim_log_groups(stack.take_inventory(self.config), self.config, stack.aws_clients(self.config))
+        except AwsError:
+            claimed = []
+        self.reporter.close()
+        if claimed:
+            self.summary["claimed_log_groups"] = claimed
+
     def terraform_destroy(self, terraform_bin: str | None, out: str, auto_approve: bool) -> tuple[str, str] | None:
         """Run Terraform's destroy; None when it succeeded, else (the step that failed, the message)."""
+        self.claim_logs()
         self.terraform_phase = True
         try:
             runner = self.prepare(terraform_bin, out)

@@ -58,7 +58,8 @@ def test_destroy_then_a_clean_account_exits_0_and_states_the_caches_are_gone(pro
     assert "Nothing of demo is left in us-east-1" in result.stdout
     # The proof about the caches names the endpoint that owned them.
     assert "caches are gone" in result.stdout and "endpoint demo-chat" in result.stdout
-    assert aws["calls"] == ["demo", "demo", "demo"]  # the deploy's name check and verification, then the proof
+    # deploy: the name check and the verification; destroy: claiming the logs, then the proof.
+    assert aws["calls"] == ["demo"] * 5
 
     again = run("destroy", "fastscale.yaml", "--auto-approve", "--json")
     assert again.exit_code == 0
@@ -185,6 +186,25 @@ def test_plan_accepts_names_the_stack_already_owns(project, synth, aws):
     result = run("plan", "fastscale.yaml")
     assert result.exit_code == 0, result.output
     assert synth.calls
+
+
+@needs_binary
+def test_logs_kept_by_destroy_stay_provable_for_sweep_delete_logs(project, deployed, aws):
+    logs = aws["logs"]
+    logs.create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")  # SageMaker writes these, untagged
+    summary = json.loads(run("destroy", "fastscale.yaml", "--auto-approve", "--json").stdout)
+    # Claimed while the endpoint still proved them the stack's, before Terraform ran.
+    assert summary["claimed_log_groups"] == ["/aws/sagemaker/Endpoints/demo-chat"]
+    arn = logs.describe_log_groups()["logGroups"][0]["logGroupArn"]
+    assert logs.list_tags_for_resource(resourceArn=arn)["tags"]["fastscale:stack"] == "demo"
+
+    aws["sagemaker"].delete_endpoint(EndpointName="demo-chat")  # gone now: only the tag proves the logs
+    aws["application-autoscaling"].deregister_scalable_target(  # (moto cannot read a target's own tags)
+        ServiceNamespace="sagemaker", ResourceId="endpoint/demo-chat/variant/AllTraffic", ScalableDimension="sagemaker:variant:DesiredInstanceCount"
+    )
+    swept = json.loads(run("sweep", "fastscale.yaml", "--auto-approve", "--delete-logs", "--json").stdout)
+    assert ("log-group", "deleted") in {(a["kind"], a["status"]) for a in swept["sweep"]["actions"]}
+    assert logs.describe_log_groups()["logGroups"] == []
 
 
 def test_sweep_keeps_logs_unless_asked(project, aws):
