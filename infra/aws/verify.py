@@ -27,6 +27,7 @@ from fastscale.infra.aws.clients import (
     resolve,
     translate_errors,
 )
+from fastscale.infra.aws.inventory import ownership_of_endpoint
 from fastscale.infra.aws.waiters import (
     DEFAULT_POLL_INTERVAL,
     SYSTEM_CLOCK,
@@ -48,7 +49,7 @@ from fastscale.infra.aws_facts import (
 )
 from fastscale.infra.config import Autoscaling, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.detection import WorkloadKind, scaling_metric
-from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
+from fastscale.infra.naming import TAG_STACK, ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
 
 #: Default bound on a whole verification: creating a GPU endpoint and its components can take 20+ minutes.
 DEFAULT_VERIFY_TIMEOUT = 3600.0
@@ -214,6 +215,7 @@ def verify_live(
     (:class:`infra.aws.clients.AwsError`).
     """
     verifier = _Verifier(resolve(clients, config), Deadline(timeout, clock), wait, interval, on_progress)
+    verifier.config = config
     for names in all_endpoint_names(config):
         verifier.endpoint(names)
     if config.dashboard.enabled:
@@ -236,6 +238,7 @@ class _Verifier:
         self.interval = interval
         self.on_progress = on_progress
         self.checks: list[Check] = []
+        self.config: FastscaleConfig | None = None
 
     # ----------------------------------------------------------------- helpers
 
@@ -282,6 +285,7 @@ class _Verifier:
             reason = desc.get("FailureReason")
             detail = timed_out or (f"FailureReason: {reason}" if reason else "")
             self.compare(res, "status", "InService", status, detail)
+            self._owner(res, desc)
             self._endpoint_properties(n, desc)
         endpoint_live = desc is not None and desc["EndpointStatus"] == "InService"
 
@@ -296,6 +300,21 @@ class _Verifier:
             self._role(n.execution_role)
         policy_arns = self._scaling(n)
         self._alarms(n, policy_arns)
+
+    def _owner(self, res: str, desc: dict[str, Any]) -> None:
+        """Whether the endpoint of this name is this stack's (the inventory's ownership rules): another
+        project's endpoint of the same name, or one made by hand, must not pass for this one."""
+        if self.config is None or not desc.get("EndpointArn"):
+            return
+        owner = ownership_of_endpoint(self.aws, self.config, desc["EndpointArn"])
+        self.record(
+            res,
+            "owned by this stack",
+            owner.ours,
+            f"tagged {TAG_STACK}={self.config.project}",
+            owner.reason,
+            "" if owner.ours else "the endpoint of this name is not the one this stack deployed",
+        )
 
     def _endpoint_properties(self, n: EndpointNames, desc: dict[str, Any]) -> None:
         ep = n.spec

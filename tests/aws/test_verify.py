@@ -12,6 +12,7 @@ from tests.aws.factories import (
     component_config,
     create_role,
     deploy_single_model,
+    endpoint_arn,
     endpoint_desc,
     ic_desc,
     ic_list,
@@ -20,7 +21,9 @@ from tests.aws.factories import (
     policy_arn,
     put_alarm,
     put_no_capacity_alarm,
+    single_config,
     single_model_config,
+    stack_tags,
     step_policy,
     stubbed,
     target,
@@ -94,6 +97,14 @@ def test_missing_resources_are_reported(aws):
     assert ("dashboard/demo-fastscale", "exists") in failed
 
 
+def test_an_endpoint_of_the_same_name_owned_by_another_stack_fails_status(aws):
+    deploy_single_model(aws, tags=stack_tags(single_config("someone-else", "chat")))
+    report = verify_live(single_model_config(), clients=aws, wait=False)
+    owner = only(failing(report, "owned by this stack"))
+    assert owner.resource == "endpoint/demo-chat" and "belongs to stack someone-else" in (owner.actual or "")
+    assert not report.ok
+
+
 # --------------------------------------------------------------------------------------------- endpoint waits (Stubber)
 
 
@@ -102,6 +113,7 @@ def test_failed_endpoint_reports_failure_reason(aws, clock):
     reason = "The primary container for production variant AllTraffic did not pass the ping health check."
     stub.add_response("describe_endpoint", endpoint_desc("demo-chat", "Creating", managed=None))
     stub.add_response("describe_endpoint", endpoint_desc("demo-chat", "Failed", failure=reason, managed=None))
+    stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags().items()]}, {"ResourceArn": endpoint_arn("demo-chat")})
     stub.add_response("describe_model", model_desc(SINGLE_MODEL), {"ModelName": SINGLE_MODEL})
     report = verify_live(single_model_config(), clients={**aws, "sagemaker": sm}, clock=clock, timeout=600)
     stub.assert_no_pending_responses()
@@ -114,6 +126,7 @@ def test_wait_timeout_says_what_it_waited_for(aws, clock):
     sm, stub = stubbed("sagemaker")
     for _ in range(5):  # polls at 0, 15, 30, 45 and 60 s
         stub.add_response("describe_endpoint", endpoint_desc("demo-chat", "Creating", managed=None), {"EndpointName": "demo-chat"})
+    stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags().items()]}, {"ResourceArn": endpoint_arn("demo-chat")})
     stub.add_response("describe_model", model_desc(SINGLE_MODEL), {"ModelName": SINGLE_MODEL})
     seen = []
     report = verify_live(
@@ -131,6 +144,7 @@ def test_wait_timeout_says_what_it_waited_for(aws, clock):
 def test_status_mode_looks_once_and_reports_what_differs(aws, clock):
     sm, stub = stubbed("sagemaker")
     stub.add_response("describe_endpoint", endpoint_desc("demo-chat", "Updating", managed=None))
+    stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags().items()]}, {"ResourceArn": endpoint_arn("demo-chat")})
     stub.add_response("describe_model", model_desc(SINGLE_MODEL, image="other:1"), {"ModelName": SINGLE_MODEL})
     report = verify_live(single_model_config(), clients={**aws, "sagemaker": sm}, wait=False, clock=clock)
     stub.assert_no_pending_responses()
@@ -159,6 +173,11 @@ def _component_deployment(
     sm, sm_stub = stubbed("sagemaker")
     aas, aas_stub = stubbed("application-autoscaling")
     sm_stub.add_response("describe_endpoint", endpoint_desc("demo-shared"), {"EndpointName": "demo-shared"})
+    sm_stub.add_response(
+        "list_tags",
+        {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags(component_config()).items()]},
+        {"ResourceArn": endpoint_arn("demo-shared")},
+    )
     if endpoint_config is not None:
         sm_stub.add_response("describe_endpoint_config", endpoint_config, {"EndpointConfigName": endpoint_config["EndpointConfigName"]})
     for status in qwen_statuses:
