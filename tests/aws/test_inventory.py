@@ -217,18 +217,19 @@ def test_log_groups_are_deleted_only_when_asked_and_only_when_proven(aws, clock)
     logs.create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")  # proven through its endpoint
     kept = sweep(single_model_config(), clients=aws, clock=clock)
     assert [(f.kind, f.name) for f in kept.kept] == [("log-group", "/aws/sagemaker/Endpoints/demo-chat")]
-    assert logs.describe_log_groups()["logGroups"]
-    # The endpoint is gone now: nothing proves whose logs these are any more.
+    assert ("endpoint", "demo-chat", "deleted") in {(a.kind, a.name, a.status) for a in kept.actions}
+    # Kept, and tagged while the endpoint still proved it: a later --delete-logs can still prove it.
     later = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
-    assert later.actions == [] and "nothing proves whose logs" in later.not_touched[0].reason
-    assert logs.describe_log_groups()["logGroups"]
-
-    logs.delete_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")
-    _endpoint(aws, stack_tags())
-    logs.create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")
-    both = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
-    assert [(a.kind, a.status) for a in both.actions] == [("endpoint", "deleted"), ("log-group", "deleted")]
+    assert [(a.kind, a.status) for a in later.actions] == [("log-group", "deleted")]
     assert logs.describe_log_groups()["logGroups"] == []
+
+
+def test_logs_whose_endpoint_is_gone_and_that_carry_no_tag_are_not_touched(aws, clock):
+    logs = aws["logs"]
+    logs.create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")
+    unproven = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
+    assert unproven.actions == [] and "nothing proves whose logs" in unproven.not_touched[0].reason
+    assert logs.describe_log_groups()["logGroups"]
 
 
 # --------------------------------------------------------------------------------------------- round trip per kind
