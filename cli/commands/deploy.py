@@ -116,8 +116,8 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
       0  success, no changes
       1  error
       2  success, changes present
-    A config with errors or a name clash also exits 2 then: a pipeline that acts on the codes
-    should run `fastscale validate` first, which exits 2 only for bad input.
+    A config with errors or a name clash also exits 2 then: a pipeline that
+    acts on the codes should run `fastscale validate` first.
     """
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
