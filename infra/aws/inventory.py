@@ -71,6 +71,9 @@ NOT_OURS = "not-ours"
 #: may be the stack of the same name in another region. Never deleted; not a name clash for plan/deploy
 #: (the next deploy of the owning stack adds the tag).
 NO_REGION = "no-region"
+#: A dashboard laid out as fastscale lays out this stack's, but written before the stack wrote its marker.
+#: Never deleted (nothing proves stack and region); not a name clash (the next deploy adds the marker).
+NO_MARKER = "no-marker"
 
 
 @dataclass(frozen=True)
@@ -610,7 +613,14 @@ def _discover_dashboard(scan: Scan) -> None:
                 continue
             raise
         marker = dashboard_owner(body)
-        if marker is None:
+        headers = [f"## {n.endpoint} (" for n in scan.names]
+        if marker is None and any(h in body for h in headers):
+            ownership = Ownership(
+                NO_MARKER,
+                "laid out for this stack's endpoints but without the fastscale marker (written before it existed): "
+                "not touched; the next deploy adds the marker",
+            )
+        elif marker is None:
             ownership = Ownership(NOT_OURS, "carries no fastscale marker: not created by this stack, not touched")
         else:
             ownership = scan.ownership({TAG_STACK: marker[0], TAG_REGION: marker[1], TAG_MANAGED_BY: MANAGED_BY_VALUE})

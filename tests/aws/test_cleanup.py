@@ -5,6 +5,7 @@ import json
 import pytest
 
 from fastscale.infra.aws.cleanup import verify_cleanup
+from fastscale.infra.aws.inventory import take_inventory
 from fastscale.infra.config import parse_config
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
@@ -225,21 +226,28 @@ def test_a_target_tracking_alarm_without_any_owner_is_not_touched(aws):
 
 
 @pytest.mark.parametrize(
-    ("body", "expected"),
+    ("body", "expected", "clash"),
     [
-        (dashboard_body(), None),
-        (json.dumps({"widgets": []}), "carries no fastscale marker"),
-        (dashboard_body(single_config("demo", "chat").model_copy(update={"region": "eu-west-1"})), "belongs to stack demo (eu-west-1)"),
+        (dashboard_body(), None, False),
+        (json.dumps({"widgets": []}), "carries no fastscale marker", True),
+        (
+            json.dumps({"widgets": [{"type": "text", "properties": {"markdown": "## demo-chat (ml.g6.2xlarge)"}}]}),
+            "without the fastscale marker (written before it existed)",
+            False,  # no reason to stop the deploy that adds the marker
+        ),
+        (dashboard_body(single_config("demo", "chat").model_copy(update={"region": "eu-west-1"})), "belongs to stack demo (eu-west-1)", True),
     ],
-    ids=["marker", "no-marker", "other-region"],
+    ids=["marker", "no-marker", "earlier-fastscale", "other-region"],
 )
-def test_dashboard_is_proven_by_its_marker(aws, body, expected):
+def test_dashboard_is_proven_by_its_marker(aws, body, expected, clash):
     aws["cloudwatch"].put_dashboard(DashboardName="demo-fastscale", DashboardBody=body)
     report = verify_cleanup(single_model_config(), clients=aws)
     if expected is None:
         assert [(x.kind, x.name) for x in report.leftovers] == [("dashboard", "demo-fastscale")]
     else:
         assert report.ok and expected in untouched(report)[("dashboard", "demo-fastscale")]
+    clashes = [(r.kind, r.name) for r in take_inventory(single_model_config(), aws).name_clashes()]
+    assert clashes == ([("dashboard", "demo-fastscale")] if clash else [])
 
 
 def test_role_needs_the_stack_and_region_tags(aws):
