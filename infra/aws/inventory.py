@@ -875,7 +875,10 @@ def claim_log_groups(inventory: Inventory, config: FastscaleConfig, clients: Cli
     claimed = []
     for r in inventory.kept:
         if r.data.get("untagged") and r.arn:
-            aws.logs.tag_resource(resourceArn=r.arn, tags=stack_tags(config))
+            try:
+                aws.logs.tag_resource(resourceArn=r.arn, tags=stack_tags(config))
+            except ClientError:
+                continue  # best effort (e.g. no logs:TagResource): the logs stay, reported as kept
             r.data["untagged"] = False
             claimed.append(r.name)
     return claimed
