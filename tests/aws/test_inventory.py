@@ -324,3 +324,19 @@ def test_sweep_deletes_what_verify_reports_and_verify_then_passes(aws, clock, ki
     if stub is not None:
         stub.assert_no_pending_responses()
     assert json.loads(json.dumps(after.to_dict()))["ok"] is True
+
+
+def test_a_refused_claim_of_the_logs_does_not_stop_the_sweep(aws, clock):
+    _endpoint(aws, stack_tags())
+    logs, stub = stubbed("logs")
+    name = "/aws/sagemaker/Endpoints/demo-chat"
+    arn = f"arn:aws:logs:us-east-1:123456789012:log-group:{name}"
+    stub.add_response(
+        "describe_log_groups", {"logGroups": [{"logGroupName": name, "logGroupArn": arn, "arn": arn + ":*"}]}, {"logGroupNamePrefix": name}
+    )
+    stub.add_response("list_tags_for_resource", {"tags": {}}, {"resourceArn": arn})
+    stub.add_client_error("tag_resource", "AccessDeniedException", "not allowed to tag", 400)
+    report = sweep(single_model_config(), clients={**aws, "logs": logs}, clock=clock)
+    stub.assert_no_pending_responses()
+    assert report.ok and ("endpoint", "demo-chat", "deleted") in {(a.kind, a.name, a.status) for a in report.actions}
+    assert [(f.kind, f.name) for f in report.kept] == [("log-group", name)]
