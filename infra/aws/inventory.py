@@ -871,7 +871,7 @@ def claim_log_groups(inventory: Inventory, config: FastscaleConfig, clients: Cli
     """Tag the stack's log groups that only their endpoint or component proves its own, while that owner
     still exists: once the endpoint is deleted, nothing else could prove them, and `sweep --delete-logs`
     would have to leave them. Returns the names tagged."""
-    aws = resolve(clients, config.region)
+    aws = resolve(clients, config)
     claimed = []
     for r in inventory.kept:
         if r.data.get("untagged") and r.arn:
