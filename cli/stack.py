@@ -285,6 +285,8 @@ class StackCommand:
             self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
+        if self.command in ("plan", "deploy"):
+            self.check_names()  # after the local checks (binary, --out, synthesis), before Terraform runs
         self.run("init", self.runner.init)
         return self.runner
 

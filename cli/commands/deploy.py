@@ -123,7 +123,6 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("plan", checked, as_json, reporter)
         try:
-            cmd.check_names()
             runner = cmd.prepare(terraform_bin, out)
             result = cmd.run("plan", runner.plan, detailed_exitcode=True)
         except KeyboardInterrupt:
@@ -201,7 +200,6 @@ def deploy_command(
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("deploy", checked, as_json, reporter)
         try:
-            cmd.check_names()
             runner = cmd.prepare(terraform_bin, out)
             applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False)
             reporter.close()

@@ -175,7 +175,7 @@ def test_plan_and_deploy_stop_with_exit_2_when_a_name_is_taken(project, synth, a
         assert result.exit_code == 2, result.output
         assert "endpoint demo-chat (from endpoints[0].name): belongs to stack someone-else" in result.stderr
         assert "Nothing was planned or applied" in result.stderr
-    assert synth.calls == []  # stopped before synthesis and Terraform
+    assert not list(project.glob("**/.terraform"))  # stopped before Terraform ran (not even init)
     summary = json.loads(run("plan", "fastscale.yaml", "--json").stdout)
     assert summary["exit_code"] == 2
     assert {"kind": "endpoint", "name": "demo-chat", "config_path": "endpoints[0].name"}.items() <= summary["name_clashes"][0].items()

@@ -279,7 +279,7 @@ def _fake_terraform(directory: Path, body: str) -> Path:
     return path
 
 
-def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, synth, monkeypatch):
+def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, synth, monkeypatch, aws):
     # Not `exec sleep`: the sleep is a grandchild holding the pipes, which a plain timeout would wait for.
     fake = _fake_terraform(project, "sleep 30\necho done\n")
     monkeypatch.setattr(tf, "VERSION_TIMEOUT", 1.0)
@@ -298,7 +298,7 @@ def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, 
     ],
     ids=["too old", "not terraform"],
 )
-def test_a_terraform_that_is_too_old_or_not_terraform_is_refused(project, synth, answer, needle):
+def test_a_terraform_that_is_too_old_or_not_terraform_is_refused(project, synth, answer, needle, aws):
     fake = _fake_terraform(project, answer + "\n")
     assert_one_line_failure(invoke("plan", "fastscale.yaml", "--terraform-bin", fake), 1, needle)
     assert_json_failure(invoke("deploy", "fastscale.yaml", "--auto-approve", "--terraform-bin", fake, "--json"), 1,
@@ -312,7 +312,7 @@ def test_a_missing_terraform_bin_is_one_line(project, synth):
 
 
 @needs_binary
-def test_a_relative_terraform_bin_means_the_callers_directory(project, synth):
+def test_a_relative_terraform_bin_means_the_callers_directory(project, synth, aws):
     # Terraform runs in the stack directory; ./tf must still be the one beside the caller.
     wrapper = project / "tf"
     wrapper.write_text(f'#!/bin/sh\nexec {REAL_BINARY} "$@"\n')
