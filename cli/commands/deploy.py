@@ -184,14 +184,10 @@ def deploy_command(
          credentials, unreachable: one `error:` line names the call), no usable
          terraform/tofu binary, or the confirmation was declined
       2  bad input: the config has errors, no --auto-approve without a terminal,
-<<<<<<< HEAD
          an unusable --out, or more maximum instances of a type than the
-         account's Service Quotas allow (nothing was synthesized or applied)
-=======
-         or an unusable --out (nothing was synthesized, applied or asked of AWS);
+         account's Service Quotas allow (nothing was synthesized or applied);
          or a name the stack creates is taken by another stack or by hand
-         (nothing was synthesized or applied)
->>>>>>> f141998 (CLI: plan/deploy stop on a name clash before Terraform; destroy always ends with the proof and names the failed step; not-touched and kept listings; sweep --delete-logs; log groups claimed while their owner proves them)
+         (Terraform did not run, nothing was applied)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
