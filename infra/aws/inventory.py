@@ -330,7 +330,7 @@ class Scan:
                 if n.model:
                     out[n.model.lower()] = f"{path}.model"
                 out |= {c.model.lower(): f"{path}.inference_components[{j}]" for j, c in enumerate(n.components) if c.model}
-                out |= {m.lower(): f"{path}.instance_pools" for m in n.pool_models}
+                out |= {m.lower(): f"{path}.capacity.fallback" for m in n.pool_models}
             elif kind == "iam-role" and n.execution_role:
                 out[n.execution_role.lower()] = f"{path}.name"
             elif kind == "alarm":
