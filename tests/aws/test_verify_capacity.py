@@ -10,9 +10,11 @@ from tests.aws.factories import (
     REGION,
     component_config,
     deploy_single_model,
+    endpoint_arn,
     endpoint_desc,
     model_desc,
     single_model_config,
+    stack_tags,
     stubbed,
 )
 from tests.aws.test_verify import SINGLE_MODEL, _component_deployment
@@ -50,6 +52,8 @@ def _verify(aws, config, variant_extra):
     live["ProductionVariants"][0]["InstancePools"] = [
         {"InstanceType": "ml.g6.2xlarge", "CurrentInstanceCount": 0}, {"InstanceType": "ml.g5.2xlarge", "CurrentInstanceCount": 1}]
     stub.add_response("describe_endpoint", live, {"EndpointName": "demo-chat"})
+    # status first proves the endpoint is this stack's (its tags)
+    stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags(config).items()]}, {"ResourceArn": endpoint_arn("demo-chat")})
     stub.add_response("describe_endpoint_config", endpoint_config_desc(variant_extra), {"EndpointConfigName": CONFIG_NAME})
     stub.add_response("describe_model", model_desc(SINGLE_MODEL, model_data="s3://demo-models/qwen3/"), {"ModelName": SINGLE_MODEL})
     report = verify_live(config, clients={**aws, "sagemaker": sm}, wait=False)
