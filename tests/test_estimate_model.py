@@ -21,6 +21,7 @@ from fastscale.infra.estimate.timeline import (
     shared_transfers,
 )
 from tests.conftest import ROOT
+from tests.params_support import parameter_leaves
 
 PARAMS = load_params()
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
@@ -250,16 +251,7 @@ def test_what_if_rejects_impossible_inputs():
 def test_every_parameter_has_a_unit_and_a_known_source():
     raw = PARAMS.model_dump()
     known = set(raw["sources"])
-    leaves = []
-
-    def walk(node, path):
-        if isinstance(node, dict) and {"value", "unit", "source"} <= set(node):
-            leaves.append((path, node))
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, f"{path}.{k}")
-
-    walk(raw, "")
+    leaves = parameter_leaves(raw)
     assert len(leaves) >= 15
     for path, leaf in leaves:
         src = leaf["source"]

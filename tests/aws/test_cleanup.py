@@ -15,6 +15,7 @@ from tests.aws.factories import (
     component_config,
     create_role,
     dashboard_body,
+    put_alarm,
     queue_sagemaker_discovery,
     role_tags,
     single_config,
@@ -62,23 +63,9 @@ def _endpoint_config(sm, name: str, model: str, tags: dict[str, str] | None = No
     )
 
 
-def _alarm(cw, name: str, tags: dict[str, str] | None = None) -> None:
-    cw.put_metric_alarm(
-        AlarmName=name,
-        Namespace="AWS/SageMaker",
-        MetricName="ModelLatency",
-        Statistic="Average",
-        Period=60,
-        EvaluationPeriods=5,
-        Threshold=1e7,
-        ComparisonOperator="GreaterThanThreshold",
-        Tags=[{"Key": k, "Value": v} for k, v in (tags or {}).items()],
-    )
-
-
 def test_clean_account_passes_single_model(aws):
     # Unrelated resources in the same account are not leftovers, nor even candidates.
-    _alarm(aws["cloudwatch"], "someone-else-latency", {"fastscale:stack": "another-project"})
+    put_alarm(aws["cloudwatch"], "someone-else-latency", {"fastscale:stack": "another-project"})
     create_role(aws["iam"], "someone-else-role")
     report = verify_cleanup(single_model_config(), clients=aws)
     assert report.ok and report.leftovers == [] and report.not_touched == []
@@ -204,10 +191,10 @@ def test_a_target_whose_endpoint_is_gone_is_proven_by_its_own_tags(aws, tags, ve
 
 def test_alarms_by_name_and_prefix_are_leftovers_only_when_tagged_for_the_stack(aws):
     cw = aws["cloudwatch"]
-    _alarm(cw, SINGLE.alarms["model-latency"], OURS)
-    _alarm(cw, f"{SINGLE.endpoint}-renamed-kind", OURS)  # an older alarm of the same endpoint, found by prefix
-    _alarm(cw, f"{SINGLE.endpoint}-hand-made")  # the prefix, no tags
-    _alarm(cw, "unrelated-alarm", OURS)  # found by tag only
+    put_alarm(cw, SINGLE.alarms["model-latency"], OURS)
+    put_alarm(cw, f"{SINGLE.endpoint}-renamed-kind", OURS)  # an older alarm of the same endpoint, found by prefix
+    put_alarm(cw, f"{SINGLE.endpoint}-hand-made")  # the prefix, no tags
+    put_alarm(cw, "unrelated-alarm", OURS)  # found by tag only
     report = verify_cleanup(single_model_config(), clients=aws)
     assert sorted((x.kind, x.name) for x in report.leftovers) == [
         ("alarm", SINGLE.alarms["model-latency"]),
@@ -219,7 +206,7 @@ def test_alarms_by_name_and_prefix_are_leftovers_only_when_tagged_for_the_stack(
 
 def test_a_target_tracking_alarm_without_any_owner_is_not_touched(aws):
     # AWS deletes these with their policy; one left with no policy, target or endpoint proves nothing.
-    _alarm(aws["cloudwatch"], f"TargetTracking-{SINGLE.resource_id}-AlarmHigh-1234")
+    put_alarm(aws["cloudwatch"], f"TargetTracking-{SINGLE.resource_id}-AlarmHigh-1234")
     report = verify_cleanup(single_model_config(), clients=aws)
     assert report.ok
     assert "nothing proves whose it was" in untouched(report)[("alarm", f"TargetTracking-{SINGLE.resource_id}-AlarmHigh-1234")]

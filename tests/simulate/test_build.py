@@ -19,6 +19,7 @@ from fastscale.infra.simulate import (
 )
 from fastscale.infra.simulate.params import parse_params
 from tests.conftest import EXAMPLES, ROOT
+from tests.params_support import parameter_leaves
 
 MULTI = ROOT / "examples" / "multi-model.yaml"
 
@@ -122,16 +123,7 @@ def test_every_simulation_parameter_has_a_unit_and_a_known_source():
     params = load_params()
     raw = params.model_dump()
     known = set(raw["sources"])
-    leaves = []
-
-    def walk(node, path):
-        if isinstance(node, dict) and {"value", "unit", "source"} <= set(node):
-            leaves.append((path, node))
-        elif isinstance(node, dict):
-            for k, v in node.items():
-                walk(v, f"{path}.{k}")
-
-    walk(raw, "")
+    leaves = parameter_leaves(raw)
     assert len(leaves) >= 8
     for path, leaf in leaves:
         cited = {c.strip() for c in leaf["source"].split(":")[0].split(",")}
