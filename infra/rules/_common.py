@@ -63,6 +63,21 @@ def fallback_pools(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec,
             yield f"{ep_path}.{pool.path}", ep, pool
 
 
+def environments(config: FastscaleConfig) -> Iterator[tuple[str, dict[str, str]]]:
+    """(path, environment) for every container environment the stack writes: each workload's own, and
+    each fallback pool's override for it, e.g. 'endpoints[0].capacity.fallback[1].model.environment'."""
+    for path, _ep, workload in workloads(config):
+        yield f"{path}.environment", dict(workload.environment)
+    for ep_path, ep in endpoints(config):
+        for i, pool in enumerate(ep.capacity.fallback):
+            pool_path = f"{ep_path}.capacity.fallback[{i}]"
+            if pool.model is not None and pool.model.environment is not None:
+                yield f"{pool_path}.model.environment", dict(pool.model.environment)
+            for name, override in pool.components.items():
+                if override.environment is not None:
+                    yield f"{key_path(f'{pool_path}.components', name)}.environment", dict(override.environment)
+
+
 def key_path(parent: str, key: str) -> str:
     """Path of a user-chosen mapping key: dotted when it is a plain identifier, quoted otherwise."""
     if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):

@@ -10,6 +10,8 @@ PASSWORD, PASSWD, PASS, PWD, PASSPHRASE, APIKEY, CREDENTIAL(S), CREDS or AUTH, e
 with a word describing the secret rather than holding it is not a secret: `HF_TOKEN_PATH`, `PASSWORD_FILE`,
 `AUTH_TYPE`, `MAX_TOKEN_LEN`, `DB_SECRET_ARN`; nor are plural counts such as `MAX_NEW_TOKENS`.
 Words are split at `_`, `-`, `.` and camelCase.
+Every environment the stack writes is checked: each model's and component's, and each override of them
+for a fallback instance type (`capacity.fallback[].model` / `.components`).
 
 The value is accepted when it is empty, a plain number or switch (`4096`, `true`), or clearly a reference
 rather than the secret itself: a Secrets Manager or SSM Parameter Store ARN or a dynamic reference
@@ -23,7 +25,7 @@ from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import key_path, workloads
+from fastscale.infra.rules._common import environments, key_path
 from fastscale.infra.secrets import is_plain_setting, is_reference, is_secret_name
 
 EXAMPLE = """\
@@ -46,12 +48,12 @@ def flags(key: str, value: str) -> bool:
 
 @rule("FS018", "secret-in-environment", Severity.ERROR, "A secret-looking environment variable holds a literal value.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in workloads(config):
-        for key, value in workload.environment.items():
+    for path, environment in environments(config):
+        for key, value in environment.items():
             if not flags(key, value):
                 continue
             yield Hit(
-                key_path(f"{path}.environment", key),
+                key_path(path, key),
                 f"{key} looks like a secret and holds a literal value: it would be stored in plain text in the "
                 "Terraform state, the synthesized stack and the SageMaker resource description.",
                 f"store it in AWS Secrets Manager and move it to `secrets: {{{key}: "

@@ -7,6 +7,8 @@ Tokens; and any run of 24 or more letters and digits that mixes upper case, lowe
 the entropy of random data (about 4.3 bits per character or more), such as an AWS secret access key.
 Words, paths, model ids, versions, UUIDs and hex digests do not count. Entries that FS018 reports by
 their name are left to it. The message names the kind of secret, never the value.
+Every environment the stack writes is checked: each model's and component's, and each override of them
+for a fallback instance type (`capacity.fallback[].model` / `.components`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import key_path, workloads
+from fastscale.infra.rules._common import environments, key_path
 from fastscale.infra.rules.fs018_secret_in_environment import flags as reported_by_name
 from fastscale.infra.secrets import is_reference, secret_kind
 
@@ -39,15 +41,15 @@ endpoints:
     "An environment value looks like a token, key or password, whatever the variable's name.",
 )
 def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in workloads(config):
-        for key, value in workload.environment.items():
+    for path, environment in environments(config):
+        for key, value in environment.items():
             if reported_by_name(key, value) or is_reference(value):
                 continue
             kind = secret_kind(value)
             if kind is None:
                 continue
             yield Hit(
-                key_path(f"{path}.environment", key),
+                key_path(path, key),
                 f"the value of {key} looks like {kind}: it would be stored in plain text in the Terraform state, "
                 "the synthesized stack and the SageMaker resource description.",
                 f"revoke it if it was ever committed; store it in AWS Secrets Manager and move {key} to `secrets` "

@@ -59,3 +59,19 @@ def test_components_are_checked(run_rule, hits, components):
     assert hits(run_rule("FS018", components)) == [
         ("FS018", "error", "endpoints[0].inference_components[1].environment.HF_TOKEN")
     ]
+
+
+def test_fallback_overrides_are_checked(run_rule, hits, single_model, components):
+    single_model["endpoints"][0]["capacity"] = {
+        "fallback": [{"instance_type": "ml.g5.2xlarge", "model": {"environment": {"HF_TOKEN": "hf_abc"}}}]
+    }
+    assert hits(run_rule("FS018", single_model)) == [
+        ("FS018", "error", "endpoints[0].capacity.fallback[0].model.environment.HF_TOKEN")
+    ]
+    name = components["endpoints"][0]["inference_components"][0]["name"]
+    components["endpoints"][0]["capacity"] = {
+        "fallback": [{"instance_type": "ml.g5.12xlarge", "components": {name: {"environment": {"DB_PASS": "x1y2"}}}}]
+    }
+    assert hits(run_rule("FS018", components)) == [
+        ("FS018", "error", f"endpoints[0].capacity.fallback[0].components.{name}.environment.DB_PASS")
+    ]

@@ -40,3 +40,12 @@ def test_token_shaped_values_are_errors_whatever_the_name(run_rule, hits, single
 
 def test_a_secret_name_is_left_to_fs018(run_rule, single_model):
     assert run_rule("FS063", _env(single_model, HF_TOKEN=TOKENS["hugging face"])) == []
+
+
+def test_fallback_override_values_are_checked(run_rule, hits, single_model):
+    single_model["endpoints"][0]["capacity"] = {
+        "fallback": [{"instance_type": "ml.g5.2xlarge", "model": {"environment": {"HUB": TOKENS["github"]}}}]
+    }
+    assert hits(run_rule("FS063", single_model)) == [
+        ("FS063", "error", "endpoints[0].capacity.fallback[0].model.environment.HUB")
+    ]
