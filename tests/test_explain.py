@@ -120,8 +120,9 @@ def test_insufficient_capacity_names_the_type_and_a_fallback(config):
     assert "ml.g6.12xlarge" in f.title
     assert ICE_REASON in f.evidence[0]
     # Same accelerator count and at least the same GPU memory, another family: g5.12xlarge (4 x A10G 24 GB).
-    assert "fallback instance pool" in f.fix and "ml.g5.12xlarge" in f.fix
+    assert "`endpoints[0].capacity.fallback`" in f.fix and "`- instance_type: ml.g5.12xlarge`" in f.fix
     assert "ml.g6.12xlarge" not in f.fix.split("e.g.")[1]
+    assert "`endpoints[0].capacity.reservation_arn`" in f.fix
 
 
 def test_quota_reached_on_a_variant(config):

@@ -461,11 +461,15 @@ def find_insufficient_capacity(ev: Evidence) -> list[Finding]:
     spec = ev.spec
     pools = ev.resource.instance_pools if ev.resource else ()
     fallback = [t for t in _fallback_types(spec.instance_type) if t not in pools]
-    fix = (f"AWS had no {spec.instance_type} capacity. Give the variant a fallback instance pool "
-           "(ProductionVariant InstancePools: SageMaker moves to the next pool after insufficient capacity)")
+    fix = (f"AWS had no {spec.instance_type} capacity. Add a fallback instance type under "
+           f"`{spec.endpoint_path}.capacity.fallback` (each one an InstancePool: SageMaker moves to the next after "
+           "insufficient capacity)")
     if fallback:
-        fix += f" with a type that holds the same model, e.g. {' or '.join(fallback)}"
-    fix += f", or set `{spec.endpoint_path}.instance_type` to one; a capacity reservation also guarantees instances"
+        fix += f" that holds the same model, e.g. `- instance_type: {fallback[0]}`"
+        if len(fallback) > 1:
+            fix += f" (or {' or '.join(fallback[1:])})"
+    fix += (f", or set `{spec.endpoint_path}.instance_type` to one; `{spec.endpoint_path}.capacity.reservation_arn` "
+            "(an ML capacity reservation) guarantees instances")
     if pools:
         fix += f" (pools already tried: {', '.join(pools)})"
     return [_finding(ev, "insufficient-capacity", f"no {spec.instance_type} capacity in the region",
