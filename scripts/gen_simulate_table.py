@@ -20,6 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 from fastscale.infra.config import load_config, parse_config  # noqa: E402
 from fastscale.infra.simulate import (  # noqa: E402
+    FALLBACK_VARIANT,
     LAYER_VARIANTS,
     Result,
     default_traffic,
@@ -196,10 +197,11 @@ def render() -> str:
         "",
         "Idle, then a spike to 75% of what the maximum capacity serves at 60 s for 20 minutes, in a one-hour window.",
         "Seconds from the spike until capacity caught up with it; each layer flipped from its configured state",
-        "(*what-if* turns on a layer the config leaves off; - : does not apply).",
+        "(*what-if* turns on a layer the config leaves off; - : does not apply). capacity_fallback: as configured,",
+        "with the first instance type out of capacity and new instances from the next pool (`capacity.fallback`).",
         "",
-        "| file | endpoint / component | peak | as configured | " + " | ".join(LAYER_VARIANTS) + " |",
-        "|---|---|---:|---:|" + "---:|" * len(LAYER_VARIANTS),
+        "| file | endpoint / component | peak | as configured | " + " | ".join([*LAYER_VARIANTS, FALLBACK_VARIANT]) + " |",
+        "|---|---|---:|---:|" + "---:|" * (len(LAYER_VARIANTS) + 1),
     ]
     for path in sorted((ROOT / "examples").glob("*.yaml")):
         for w in select_workloads(load_config(path)).workloads:

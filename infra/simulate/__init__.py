@@ -7,6 +7,7 @@ numbers. Parameters and their sources: ``infra/simulate_params.json`` and ``infr
 """
 
 from fastscale.infra.simulate.build import (
+    FALLBACK_VARIANT,
     LAYER_VARIANTS,
     Layers,
     Selection,
@@ -22,6 +23,7 @@ from fastscale.infra.simulate.params import SimulateParams, load_params
 from fastscale.infra.simulate.traffic import Traffic, TrafficError, default_spike, parse_trace, ramp, read_trace, spike
 
 __all__ = [
+    "FALLBACK_VARIANT",
     "LAYER_VARIANTS",
     "Alarm",
     "Event",

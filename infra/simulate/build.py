@@ -57,6 +57,10 @@ LAYER_VARIANTS: dict[str, tuple[str, str, str]] = {
 }
 
 
+#: The variant that replays the configured run with the first instance type out of capacity.
+FALLBACK_VARIANT = "capacity_fallback"
+
+
 @dataclass(frozen=True)
 class Workload:
     """One single model or inference component of a config, ready to simulate."""
@@ -74,6 +78,10 @@ class Workload:
     autoscaling: bool
     notes: tuple[str, ...]
     _spec: Callable[[Layers], SimSpec]
+    #: The configured spec when the first instance type has no capacity and the next pool serves
+    #: (None: the endpoint has no capacity.fallback, or the pool cannot be estimated).
+    _fallback_spec: Callable[[], SimSpec] | None = None
+    fallback_instance_type: str | None = None
 
     @property
     def name(self) -> str:
@@ -94,6 +102,7 @@ class Workload:
             "copies_per_instance": self.copies_per_instance,
             "max_concurrency": self.max_concurrency,
             "autoscaling": self.autoscaling,
+            "fallback_instance_type": self.fallback_instance_type,
             "layers": self.layers.to_dict(),
             "notes": list(self.notes),
         }
@@ -101,7 +110,7 @@ class Workload:
 
 @dataclass(frozen=True)
 class Variant:
-    name: str  # configured | metrics | data_cache | image_cache | warm_minimum
+    name: str  # configured | metrics | data_cache | image_cache | warm_minimum | capacity_fallback
     label: str
     layers: Layers
     turns_off: bool | None  # True: a configured layer turned off; False: a what-if turning one on; None: as configured
@@ -275,6 +284,8 @@ def _workload(
             unit="copy" if component else "instance",
         )
 
+    fallback_spec, fallback_type = _fallback(ep, w, inputs, est, lambda: spec(configured), per_instance, notes)
+
     return Workload(
         endpoint=ep.name,
         component=w.name if component else None,
@@ -289,7 +300,65 @@ def _workload(
         autoscaling=scaling.enabled,
         notes=tuple(notes),
         _spec=spec,
+        _fallback_spec=fallback_spec,
+        fallback_instance_type=fallback_type,
     )
+
+
+def _fallback(
+    ep: EndpointSpec,
+    w: Any,
+    inputs: WorkloadInputs,
+    est: EstimateParams,
+    configured_spec: Callable[[], SimSpec],
+    per_instance: int,
+    notes: list[str],
+) -> tuple[Callable[[], SimSpec] | None, str | None]:
+    """The configured spec with every new instance coming from the next instance pool by priority.
+
+    Its timings are the estimate model's capacity-fallback scenario (SageMaker waits for an insufficient
+    capacity error on the first pool, then provisions the next one); copies already placed on running
+    instances start as configured. One copies-per-instance count holds for every instance in the model,
+    so where the pool fits a different number, the smaller is used and a note says so.
+    """
+    from fastscale.infra import capacity, catalog
+    from fastscale.infra.estimate.fallback import fallback_scenario
+
+    scenario, scenario_notes = fallback_scenario(ep, w, inputs, est)
+    notes.extend(scenario_notes)
+    if scenario is None:
+        return None, None
+    pool = capacity.pools_by_priority(ep)[1]
+    pool_instance = catalog.get(pool.instance_type)
+    assert pool_instance is not None  # fallback_scenario found it
+    on_pool = capacity.workload_on(pool, w)
+    pool_per_instance = _fits(pool_instance, on_pool) if isinstance(on_pool, InferenceComponentSpec) else 1
+    if pool_per_instance < 1:
+        notes.append(f"capacity fallback not simulated: one copy does not fit {pool.instance_type}")
+        return None, None
+    if pool_per_instance != per_instance:
+        notes.append(
+            f"capacity fallback: {pool.instance_type} holds {pool_per_instance} copies per instance, "
+            f"{ep.instance_type} {per_instance}; the fallback run uses {min(per_instance, pool_per_instance)} for every instance"
+        )
+    wait = scenario.phase("capacity_wait")
+    provisioning = scenario.phase("instance_provisioning")
+    assert wait is not None and provisioning is not None
+
+    def fallback_spec() -> SimSpec:
+        configured = configured_spec()
+        return dataclasses.replace(
+            configured,
+            copies_per_instance=min(per_instance, pool_per_instance),
+            timings=dataclasses.replace(
+                configured.timings,
+                provisioning=wait.seconds + provisioning.seconds,
+                copy_on_new_instance=scenario.total_seconds - provisioning.end,
+            ),
+            price_per_hour=pool_instance.price_per_hour_usd,
+        )
+
+    return fallback_spec, pool.instance_type
 
 
 @dataclass(frozen=True)
@@ -379,4 +448,14 @@ def simulate_workload(workload: Workload, traffic: Traffic) -> WorkloadSimulatio
             variants.append(Variant(name, "does not apply: auto scaling is disabled", workload.layers, None, None))
             continue
         variants.append(Variant(name, off_label if turns_off else on_label, flipped, turns_off, run(flipped)))
+    variants.append(_fallback_variant(workload, traffic))
     return WorkloadSimulation(workload, traffic, tuple(variants))
+
+
+def _fallback_variant(workload: Workload, traffic: Traffic) -> Variant:
+    """As configured, but the first instance type has no capacity: new instances come from the next pool."""
+    if workload._fallback_spec is None or workload.fallback_instance_type is None:
+        return Variant(FALLBACK_VARIANT, "does not apply: the endpoint has no capacity.fallback", workload.layers, None, None)
+    spec = dataclasses.replace(workload._fallback_spec(), service_time=traffic.service_time_seconds)
+    label = f"no {workload.instance_type} capacity: {workload.fallback_instance_type} serves"
+    return Variant(FALLBACK_VARIANT, label, workload.layers, None, simulate(spec, traffic.demand))

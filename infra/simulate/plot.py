@@ -19,6 +19,7 @@ _COLOURS = {
     "data_cache": "#2ca02c",
     "image_cache": "#d62728",
     "warm_minimum": "#9467bd",
+    "capacity_fallback": "#8c564b",
 }
 
 

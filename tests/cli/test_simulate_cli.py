@@ -60,7 +60,7 @@ def test_json_shape_and_determinism():
     assert set(payload) == {"simulations", "skipped"}
     [sim] = payload["simulations"]
     assert sim["component"] == "llama3-8b" and sim["unit"] == "copy"
-    assert [v["name"] for v in sim["variants"]] == ["configured", "metrics", "data_cache", "image_cache", "warm_minimum"]
+    assert [v["name"] for v in sim["variants"]] == ["configured", "metrics", "data_cache", "image_cache", "warm_minimum", "capacity_fallback"]
     configured = sim["variants"][0]
     assert len(configured["steps"]["demand"]) == sim["traffic"]["window_seconds"] == 3600
     assert set(configured["steps"]) >= {"demand", "capacity", "serving_copies", "instances", "queued", "rejected"}

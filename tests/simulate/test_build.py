@@ -6,6 +6,7 @@ import copy
 import json
 
 import pytest
+import yaml
 
 from fastscale.infra.config import load_config, parse_config
 from fastscale.infra.estimate import estimate_config
@@ -56,7 +57,7 @@ def test_layer_variants_flip_one_layer_each():
     [w, *_] = select_workloads(load_config(MULTI)).workloads
     sim = simulate_workload(w, default_traffic(w))
     names = [v.name for v in sim.variants]
-    assert names == ["configured", "metrics", "data_cache", "image_cache", "warm_minimum"]
+    assert names == ["configured", "metrics", "data_cache", "image_cache", "warm_minimum", "capacity_fallback"]
     by = {v.name: v for v in sim.variants}
     assert by["metrics"].layers.high_resolution is False and by["metrics"].turns_off is True
     assert by["warm_minimum"].turns_off is False  # the config scales to zero: the variant keeps one copy warm
@@ -156,3 +157,46 @@ def test_simulation_code_holds_no_timing_numbers():
             if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
         }
         assert numbers <= allowed, (name, numbers - allowed)
+
+
+FALLBACK = ROOT / "examples" / "capacity-fallback.yaml"
+
+
+def test_capacity_fallback_variant_uses_the_estimates_fallback_timeline():
+    config = load_config(FALLBACK)
+    [e] = estimate_config(config)
+    [w] = select_workloads(config).workloads
+    fallback = e.scenario("capacity_fallback")
+    sim = simulate_workload(w, default_traffic(w))
+    by = {v.name: v for v in sim.variants}
+    assert w.fallback_instance_type == "ml.g5.12xlarge"
+    t = w._fallback_spec().timings
+    own = w.spec().timings
+    assert t.provisioning == fallback.phase("capacity_wait").seconds + fallback.phase("instance_provisioning").seconds
+    assert t.provisioning + t.copy_on_new_instance == pytest.approx(fallback.after_decision_seconds())
+    assert t.copy_on_instance == own.copy_on_instance  # copies on running instances are not affected
+    v = by["capacity_fallback"]
+    assert v.result is not None and "ml.g5.12xlarge serves" in v.label and "no ml.g6.12xlarge capacity" in v.label
+    # The same spike is served later by exactly the capacity wait plus the provisioning difference.
+    delay = t.provisioning + t.copy_on_new_instance - own.provisioning - own.copy_on_new_instance
+    assert delay > 0
+    assert v.result.summary.served_after_seconds == pytest.approx(
+        by["configured"].result.summary.served_after_seconds + delay, abs=1
+    )
+
+
+def test_capacity_fallback_does_not_apply_without_pools():
+    w = select_workloads(load_config(ROOT / "examples" / "qwen3-8b.yaml")).workloads[0]
+    v = {v.name: v for v in simulate_workload(w, default_traffic(w)).variants}["capacity_fallback"]
+    assert v.result is None and "no capacity.fallback" in v.label
+    assert w.fallback_instance_type is None
+
+
+def test_capacity_fallback_uses_the_smaller_copies_per_instance_and_says_so():
+    data = yaml.safe_load(FALLBACK.read_text())
+    pools = data["endpoints"][0]["capacity"]["fallback"]
+    pools[0]["components"] = {"qwen3-14b": {"resources": {"accelerators": 4, "memory_mb": 131072, "cpus": 32}}}
+    [w] = select_workloads(parse_config(data)).workloads
+    assert w.spec().copies_per_instance == 2
+    assert w._fallback_spec().copies_per_instance == 1
+    assert any("ml.g5.12xlarge holds 1 copies per instance" in n for n in w.notes)
