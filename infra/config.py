@@ -611,12 +611,21 @@ def load_config(path: str | Path) -> FastscaleConfig:
         # Read at most one byte past the limit: a huge file (or /dev/zero) is refused without reading it all.
         with p.open("rb") as handle:
             raw = handle.read(safe_yaml.MAX_BYTES + 1)
-        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise ConfigError(str(p), [ConfigProblem("", "file not found")]) from None
-    except (IsADirectoryError, PermissionError, UnicodeDecodeError, OSError) as exc:
-        raise ConfigError(str(p), [ConfigProblem("", f"cannot read the file ({exc.__class__.__name__})")]) from None
+    except OSError as exc:
+        reason = exc.strerror or exc.__class__.__name__
+        raise ConfigError(str(p), [ConfigProblem("", f"cannot read the file: {reason}")]) from None
     try:
+        if len(raw) > safe_yaml.MAX_BYTES:
+            raise safe_yaml.too_large()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            line = raw.count(b"\n", 0, exc.start) + 1
+            raise ConfigError(str(p), [ConfigProblem(
+                "", f"the file is not UTF-8 text (byte {exc.start} cannot be decoded): a config is YAML text, "
+                "save it as UTF-8", line)]) from None
         loaded = safe_yaml.load(text)
     except safe_yaml.UnsafeYamlError as exc:
         raise ConfigError(str(p), [ConfigProblem("", prob.message, prob.line) for prob in exc.problems]) from None

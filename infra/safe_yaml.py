@@ -67,13 +67,18 @@ class Loaded:
     lines: LineIndex = field(default_factory=dict)
 
 
+def too_large() -> UnsafeYamlError:
+    """The error for a file over :data:`MAX_BYTES` (also raised before decoding, on the raw bytes)."""
+    return UnsafeYamlError([YamlProblem(
+        f"the file is larger than {MAX_BYTES // 1024} KiB, far more than any fastscale config needs; "
+        "split it into one file per project"
+    )])
+
+
 def load(text: str) -> Loaded:
     """Parse `text` as one YAML document within the bounds above; raises UnsafeYamlError."""
     if len(text) > MAX_BYTES or len(text.encode("utf-8", "surrogatepass")) > MAX_BYTES:
-        raise UnsafeYamlError([YamlProblem(
-            f"the file is larger than {MAX_BYTES // 1024} KiB, far more than any fastscale config needs; "
-            "split it into one file per project"
-        )])
+        raise too_large()
     builder = _Builder()
     loader = _Loader(text)
     try:

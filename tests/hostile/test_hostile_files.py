@@ -45,7 +45,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "two_documents.yaml": ("FS000", "more than one YAML document"),
     "not_a_mapping.yaml": ("FS000", "must be a YAML mapping"),
     "control_character.yaml": ("FS000", "control characters are not allowed"),
-    "invalid_utf8.yaml": ("FS000", "cannot read the file"),
+    "invalid_utf8.yaml": ("FS000", "not UTF-8 text"),
 }
 
 #: Values of the literal-secret files that must never be echoed.
@@ -87,3 +87,22 @@ def test_oversized_file_exits_2_without_being_parsed(tmp_path):
     result = validate("--json", str(path))
     assert result.exit_code == 2
     assert "larger than" in json.loads(result.stdout)["files"][0]["findings"][0]["message"]
+
+
+def test_oversized_multibyte_file_is_too_large_not_undecodable(tmp_path):
+    # The bounded read may cut a multi-byte character in half: size is judged before decoding.
+    path = tmp_path / "huge.yaml"
+    path.write_text("project: demo\n# " + "é" * safe_yaml.MAX_BYTES, encoding="utf-8")
+    result = validate("--json", str(path))
+    assert result.exit_code == 2
+    assert "larger than" in json.loads(result.stdout)["files"][0]["findings"][0]["message"]
+
+
+def test_undecodable_byte_names_its_line(tmp_path):
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"project: demo\nregion: us-east-1\n# caf\xe9\n")
+    result = validate("--json", str(path))
+    assert result.exit_code == 2
+    finding = json.loads(result.stdout)["files"][0]["findings"][0]
+    assert "not UTF-8 text" in finding["message"] and "save it as UTF-8" in finding["message"]
+    assert finding["line"] == 3
