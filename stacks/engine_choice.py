@@ -34,6 +34,10 @@ class EngineUnavailable(RuntimeError):
     """No usable engine: the message says which one was asked for and how to install it."""
 
 
+class UnknownEngine(EngineUnavailable):
+    """The environment names an engine that does not exist: a mistake in the input, not a failure."""
+
+
 @dataclass(frozen=True)
 class Engine:
     module: str  # "cdktf" or "cdktn"
@@ -62,7 +66,7 @@ def select_engine(env: Mapping[str, str] | None = None) -> Engine:
     wanted = env.get(ENV_VAR, "").strip().lower()
     if wanted:
         if wanted not in ENGINES:
-            raise EngineUnavailable(
+            raise UnknownEngine(
                 f"{ENV_VAR}={wanted!r} is not an engine fastscale knows: use 'cdktf' (CDK for Terraform) "
                 "or 'cdktn' (CDK Terrain), or unset it")
         if not is_installed(wanted):

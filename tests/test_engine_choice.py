@@ -40,6 +40,15 @@ def test_an_unknown_engine_name_is_refused_with_the_choices():
         select_engine({ENV_VAR: "terraform-cdk"})
 
 
+def test_an_unknown_engine_name_is_bad_input_and_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.setenv(ENV_VAR, "terraform-cdk")
+    out = tmp_path / "out"
+    result = CliRunner().invoke(cli, ["synth", str(EXAMPLES[0]), "--out", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "'terraform-cdk' is not an engine" in result.output
+    assert not out.exists() or not any(out.iterdir())
+
+
 def test_asking_for_an_engine_that_is_not_installed_says_how_to_install_it(monkeypatch):
     monkeypatch.setattr(engine_choice, "is_installed", lambda module: module != "cdktn")
     with pytest.raises(EngineUnavailable, match=r"CDK Terrain, which is not installed.*fastscale\[terrain\]"):
