@@ -39,7 +39,7 @@ from fastscale.infra.secrets import container_environment
 from fastscale.stacks import capacity as capacity_attrs
 from fastscale.stacks.engine import Construct, TerraformResourceLifecycle
 from fastscale.stacks.resources import awscc, sagemaker
-from fastscale.stacks.resources.base import Resource, to_terraform
+from fastscale.stacks.resources.base import Group, Resource, to_terraform
 from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
 ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS", "random": "RANDOM"}
@@ -72,7 +72,7 @@ def health_check_timeout(ep: EndpointSpec, workload: ModelSpec | InferenceCompon
     return workload.startup_health_check_timeout or ep.startup_health_check_timeout
 
 
-class SageMakerEndpoint(Construct):
+class SageMakerEndpoint(Group):
     """Everything one `endpoints[]` entry deploys, except auto scaling and alarms (`stacks.scaling`,
     `stacks.monitoring`), which build on `endpoint` and `components`.
 

@@ -46,7 +46,7 @@ from fastscale.infra.naming import (
     tags,
 )
 from fastscale.stacks.engine import Construct
-from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Group, Resource
 from fastscale.stacks.resources.cloudwatch import (
     CloudwatchDashboard,
     CloudwatchDashboardProps,
@@ -66,7 +66,7 @@ HIGH_RESOLUTION_WIDGET_PERIOD_S = 10
 STANDARD_WIDGET_PERIOD_S = 60
 
 
-class EndpointAlarms(Construct):
+class EndpointAlarms(Group):
     """Model latency, 5xx errors and GPU memory alarms of one endpoint, plus a stuck-at-zero alarm per
     component that can scale to zero. Nothing is created when `alarms.enabled` is false.
 
@@ -259,7 +259,7 @@ def _gpu_count(spec: EndpointSpec) -> int:
 # --------------------------------------------------------------------------------------------- dashboard
 
 
-class StackDashboard(Construct):
+class StackDashboard(Group):
     """One CloudWatch dashboard for every endpoint of the stack (when `dashboard.enabled`).
 
     Per endpoint: 10-second concurrency (per copy or per model) against the scaling target, copy and

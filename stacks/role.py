@@ -38,6 +38,7 @@ from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
 from fastscale.infra.secrets import policy_resource
 from fastscale.stacks.engine import Construct, TerraformDataSource, TerraformStack
+from fastscale.stacks.resources.base import Group
 from fastscale.stacks.resources.iam import (
     CALLER_IDENTITY_ID,
     CallerIdentity,
@@ -202,7 +203,7 @@ def policy_json(document: dict[str, Any]) -> str:
     return json.dumps(document, separators=(",", ":"), sort_keys=True)
 
 
-class ExecutionRole(Construct):
+class ExecutionRole(Group):
     """The role and its inline policy. `arn` is what models and endpoint configurations reference; depend
     on `policy` so SageMaker never uses the role before it may pull images and read model data."""
 

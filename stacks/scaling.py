@@ -39,11 +39,11 @@ from fastscale.stacks.resources.autoscaling import (
     StepScalingPolicyConfiguration,
     TargetTrackingScalingPolicyConfiguration,
 )
-from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Group, Resource
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps, evaluation_window
 
 
-class EndpointScaling(Construct):
+class EndpointScaling(Group):
     """Scalable targets, target-tracking policies and scale-from-zero wiring of one endpoint.
 
     `components` maps each component's resource name (`ComponentNames.name`) to its inference component

@@ -10,13 +10,14 @@ from __future__ import annotations
 from fastscale.infra.config import FastscaleConfig, S3State
 from fastscale.infra.naming import all_endpoint_names, stack_name
 from fastscale.stacks.endpoint import SageMakerEndpoint
-from fastscale.stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput, TerraformStack
+from fastscale.stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput
 from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
 from fastscale.stacks.providers import add_providers
+from fastscale.stacks.resources.base import ResourceStack
 from fastscale.stacks.scaling import EndpointScaling
 
 
-class EndpointStack(TerraformStack):
+class EndpointStack(ResourceStack):
     """Every endpoint of `config`. `endpoints` maps each config endpoint name to its construct."""
 
     def __init__(self, scope: Construct, config: FastscaleConfig, *, state_path: str | None = None) -> None:

@@ -3,15 +3,33 @@
 Field names are the provider's own attribute names, so the synthesized JSON can be checked directly
 against the provider schemas (tests/contract). Nested blocks are dataclasses too; lists of blocks are lists.
 `None` means "not set" and is left out of the JSON.
+
+Every call between Python and the engine's node process costs about a millisecond, so the layer keeps them
+to one per resource (creating it in the construct tree):
+
+- reference tokens (`${aws_iam_role.<logical id>.arn}`) are written in Python from the logical id, which
+  `logical_id` computes the way the engine does (`tests/stacks/test_resource_layer.py` checks it against
+  the engine for every resource of every example);
+- attributes are not answered per resource through callbacks (node asks each resource twice): the
+  `ResourceStack` adds every resource's attributes to the stack's JSON once, when the engine renders it,
+  from the props as they are at that moment.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
-from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformResource, TerraformResourceLifecycle
+from fastscale.stacks.engine import (
+    Construct,
+    GeneratorMetadata,
+    TerraformResource,
+    TerraformResourceLifecycle,
+    TerraformStack,
+)
 
 
 def to_terraform(value: Any) -> Any:
@@ -31,6 +49,64 @@ def to_terraform(value: Any) -> Any:
     return value
 
 
+# ------------------------------------------------------------------------------------------------ logical ids
+
+_HIDDEN = "Default"  # left out of the id entirely
+_HIDDEN_FROM_HUMAN = "Resource"  # left out of the readable part, kept in the hash
+_DISALLOWED = re.compile(r"[^A-Za-z0-9_-]")
+_MAX_ID_LEN = 255
+_MAX_HUMAN_LEN = 240
+
+
+def logical_id(components: Sequence[str]) -> str:
+    """The engine's logical id of an element from its construct ids below the stack: a single id as it is,
+    else the ids joined by `_` (consecutive repeats and `Resource` left out) and an 8-character hash of the
+    whole path."""
+    parts = [c for c in components if c != _HIDDEN]
+    if not parts:
+        raise ValueError("a logical id needs at least one construct id below the stack")
+    if len(parts) == 1:
+        single = _DISALLOWED.sub("", parts[0])
+        if len(single) <= _MAX_ID_LEN:
+            return single
+    digest = hashlib.md5("/".join(parts).encode(), usedforsecurity=False).hexdigest()[:8].upper()
+    human: list[str] = []
+    for part in parts:
+        if not human or not human[-1].endswith(part):
+            human.append(part)
+    readable = "_".join(_DISALLOWED.sub("", p) for p in human if p != _HIDDEN_FROM_HUMAN)[:_MAX_HUMAN_LEN]
+    return f"{readable}_{digest}"
+
+
+def _construct_id(id_: str) -> str:
+    return id_.replace("/", "--")  # what constructs does with a path separator inside an id
+
+
+def _placement(scope: Construct) -> tuple[ResourceStack, tuple[str, ...]]:
+    """The stack `scope` belongs to and the construct ids from the stack down to `scope`."""
+    if isinstance(scope, ResourceStack):
+        return scope, ()
+    placed = getattr(scope, "_placement", None)
+    if placed is None:
+        raise TypeError(
+            f"{type(scope).__name__} cannot hold fastscale resources: create them in a ResourceStack, or in a "
+            "Group inside one (fastscale.stacks.resources.base)")
+    return placed
+
+
+class Group(Construct):
+    """A construct that groups resources (an endpoint, its role, its scaling ...) inside a ResourceStack.
+
+    It remembers where it sits, so the resources inside it know their logical ids without asking node."""
+
+    def __init__(self, scope: Construct, id_: str) -> None:
+        super().__init__(scope, id_)
+        stack, path = _placement(scope)
+        self._placement = (stack, (*path, _construct_id(id_)))
+
+
+# ------------------------------------------------------------------------------------------------ resources
+
 P = TypeVar("P")
 
 
@@ -49,6 +125,7 @@ class Resource(TerraformResource, Generic[P]):
         depends_on: Sequence[TerraformResource] | None = None,
         lifecycle: TerraformResourceLifecycle | None = None,
     ) -> None:
+        stack, path = _placement(scope)
         super().__init__(
             scope,
             id_,
@@ -58,16 +135,37 @@ class Resource(TerraformResource, Generic[P]):
             lifecycle=lifecycle,
         )
         self.props = props
+        self.logical_id = logical_id((*path, _construct_id(id_)))
+        stack._resources.append(self)
 
-    # The engine's synthesis asks this protected method for a resource's attributes; an override of the
-    # public `synthesize_attributes` would be ignored.
-    def _synthesize_attributes(self) -> dict[str, Any]:
+    def attributes(self) -> dict[str, Any]:
+        """The Terraform attributes of the props as they are now."""
         return to_terraform(self.props)
 
     def attr(self, name: str) -> str:
-        """A Terraform reference token to one of this resource's attributes (e.g. `arn`)."""
-        return self.get_string_attribute(name)
+        """A Terraform reference to one of this resource's attributes (e.g. `arn`)."""
+        return f"${{{self.TYPE}.{self.logical_id}.{name}}}"
 
     @property
     def arn(self) -> str:
         return self.attr("arn")
+
+
+class ResourceStack(TerraformStack):
+    """A stack that adds its resources' attributes to its JSON in one step when the engine renders it."""
+
+    def __init__(self, scope: Construct, id_: str) -> None:
+        super().__init__(scope, id_)
+        self._resources: list[Resource[Any]] = []
+
+    def to_terraform(self) -> Any:
+        document = super().to_terraform()
+        rendered = document.get("resource", {})
+        for res in self._resources:
+            body = rendered[res.TYPE][res.logical_id]
+            attributes = res.attributes()
+            clash = sorted(body.keys() & attributes.keys())
+            if clash:
+                raise ValueError(f"{res.TYPE}.{res.logical_id}: attributes {clash} are also set by the engine")
+            body.update(attributes)
+        return document

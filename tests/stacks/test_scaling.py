@@ -33,9 +33,9 @@ def synth_constructs(config: FastscaleConfig) -> dict[str, Any]:
     Endpoints are stand-in `aws_sagemaker_endpoint` resources and components stand-in
     `awscc_sagemaker_inference_component` resources, with logical ids `ep-<name>` / `ic-<name>`.
     """
-    from fastscale.stacks.engine import App, TerraformStack
+    from fastscale.stacks.engine import App
     from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
-    from fastscale.stacks.resources.base import Resource
+    from fastscale.stacks.resources.base import Resource, ResourceStack
     from fastscale.stacks.scaling import EndpointScaling
 
     @dataclass(frozen=True, kw_only=True)
@@ -50,7 +50,7 @@ def synth_constructs(config: FastscaleConfig) -> dict[str, Any]:
         TYPE: ClassVar[str] = "awscc_sagemaker_inference_component"
         PROVIDER: ClassVar[str] = "awscc"
 
-    stack = TerraformStack(App(), config.project)
+    stack = ResourceStack(App(), config.project)
     for names in all_endpoint_names(config):
         endpoint = StandInEndpoint(stack, f"ep-{names.spec.name}", Named(name=names.endpoint))
         components = {c.name: StandInComponent(stack, f"ic-{c.spec.name}", Named(name=c.name)) for c in names.components}
@@ -257,13 +257,14 @@ def test_disabled_autoscaling_creates_nothing():
 
 
 def test_missing_component_resource_is_a_clear_error():
-    from fastscale.stacks.engine import App, TerraformStack
+    from fastscale.stacks.engine import App
     from fastscale.stacks.resources.autoscaling import AppautoscalingTarget, AppautoscalingTargetProps
+    from fastscale.stacks.resources.base import ResourceStack
     from fastscale.stacks.scaling import EndpointScaling
 
     config = load_config(MULTI_MODEL)
     (names,) = all_endpoint_names(config)
-    stack = TerraformStack(App(), "s")
+    stack = ResourceStack(App(), "s")
     endpoint = AppautoscalingTarget(stack, "x", AppautoscalingTargetProps(
         service_namespace="sagemaker", scalable_dimension="d", resource_id="r", min_capacity=0, max_capacity=1))
     with pytest.raises(ValueError, match="no inference component resource for assist-llama3-8b, assist-mistral-7b"):

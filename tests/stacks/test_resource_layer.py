@@ -1,0 +1,99 @@
+"""The resource layer's shortcuts give exactly what the engine would: logical ids and reference tokens
+computed in Python, attributes handed to the stack's JSON when it is rendered (never a stale copy)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from fastscale.infra.config import load_config
+from tests.conftest import EXAMPLES
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_logical_ids_and_tokens_are_the_engines(path):
+    from fastscale.stacks.app import build_app
+    from fastscale.stacks.engine import TerraformOutput
+
+    _, stack = build_app(load_config(path), "unused-outdir", Path(path).parent)
+    resources = stack._resources
+    assert len(resources) > 10
+    for res in resources:
+        assert res.logical_id == res.friendly_unique_id
+    # A reference written in Python resolves to the same text as the engine's own token.
+    for i, res in enumerate(resources[:3]):
+        TerraformOutput(stack, f"engine_token_{i}", value=res.get_string_attribute("arn"), static_id=True)
+    outputs = stack.to_terraform()["output"]
+    for i, res in enumerate(resources[:3]):
+        assert outputs[f"engine_token_{i}"]["value"] == res.arn == f"${{{res.TYPE}.{res.logical_id}.arn}}"
+
+
+@pytest.mark.parametrize("ids", [
+    ["top"],
+    ["a", "b"],
+    ["ep", "Default", "x"],
+    ["chat", "Resource", "role"],
+    ["prod-chat", "chat", "policy"],
+    ["with space.and:punct", "y"],
+    ["l" * 300],
+    ["l" * 150, "m" * 150, "n"],
+])
+def test_logical_id_matches_the_engine_for_unusual_paths(ids):
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.resources.base import Group, ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    stack = ResourceStack(App(), "s")
+    scope = stack
+    for part in ids[:-1]:
+        scope = Group(scope, part)
+    role = IamRole(scope, ids[-1], IamRoleProps(name="r", assume_role_policy="{}"))
+    assert role.logical_id == role.friendly_unique_id
+
+
+def _one_role_stack():
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.resources.base import ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    stack = ResourceStack(App(), "s")
+    role = IamRole(stack, "role", IamRoleProps(name="before", assume_role_policy="{}", tags={"team": "a"}))
+    return stack, role
+
+
+def test_attributes_are_read_when_the_stack_is_rendered_never_cached():
+    stack, role = _one_role_stack()
+    first = stack.to_terraform()["resource"]["aws_iam_role"]["role"]
+    assert first["name"] == "before" and first["tags"] == {"team": "a"}
+    role.props = dataclasses.replace(role.props, name="after")
+    role.props.tags["team"] = "b"  # even a change inside the props shows
+    second = stack.to_terraform()["resource"]["aws_iam_role"]["role"]
+    assert second["name"] == "after" and second["tags"] == {"team": "b"}
+    assert second["//"] == first["//"]  # the engine's metadata is kept
+
+
+def test_synthesis_after_a_change_writes_the_change(tmp_path):
+    import json
+
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.resources.base import ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    app = App(outdir=str(tmp_path), skip_validation=True)
+    stack = ResourceStack(app, "s")
+    role = IamRole(stack, "role", IamRoleProps(name="before", assume_role_policy="{}"))
+    app.synth()
+    role.props = dataclasses.replace(role.props, name="after")
+    app.synth()
+    doc = json.loads((tmp_path / "stacks" / "s" / "cdk.tf.json").read_text())
+    assert doc["resource"]["aws_iam_role"]["role"]["name"] == "after"
+
+
+def test_resources_outside_a_resource_stack_are_refused():
+    from fastscale.stacks.engine import App, TerraformStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    with pytest.raises(TypeError, match="ResourceStack"):
+        IamRole(TerraformStack(App(), "plain"), "role", IamRoleProps(name="r", assume_role_policy="{}"))
