@@ -3,7 +3,10 @@
 Each measurement runs one synthesis in a fresh Python process, from interpreter start to written files,
 and samples the resident memory of that process *and all its descendants* (the jsii node runtime does
 most of the work) every 20 ms from /proc. The peak of the summed RSS is reported, plus
-`ru_maxrss` of the largest single process (from getrusage) as a cross-check.
+`ru_maxrss` of the largest single process (from getrusage) as a cross-check. CPU time (user + system of
+the process and of node, which it waits for) is reported beside the wall time: on a shared, loaded machine
+it moves much less than the wall time. Cases: the examples and generated stacks of 20 and 100 endpoints;
+a least-squares line through them gives each side's fixed cost and cost per resource.
 
     .venv/bin/python bench/synth.py                  # fastscale's thin resource layer
     .venv/bin/python bench/synth.py --with-prebuilt  # side by side with cdktf-cdktf-provider-aws
@@ -35,16 +38,18 @@ PREBUILT = "cdktf-cdktf-provider-aws==21.22.1"
 ENGINE_PINS = ("cdktf==0.21.0", "constructs==10.8.1", "jsii==1.142.0")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 ENV = {**os.environ, "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "18,20"}
+#: The generated stacks beside the examples: endpoints per stack.
+MANY = (20, 100)
 
 
 # --------------------------------------------------------------------------------------------- configs
 
 
-def twenty_endpoints() -> dict:
-    """20 endpoints: 10 single-model, 10 with two inference components each."""
+def many_endpoints(count: int) -> dict:
+    """`count` endpoints (even): half single-model, half with two inference components each."""
     image = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
     endpoints = []
-    for i in range(10):
+    for i in range(count // 2):
         endpoints.append({
             "name": f"single-{i}",
             "instance_type": "ml.g6.2xlarge",
@@ -68,9 +73,10 @@ def cases(workdir: Path) -> dict[str, Path]:
     import yaml
 
     out = {p.stem: p for p in sorted((ROOT / "examples").glob("*.yaml"))}
-    twenty = workdir / "twenty-endpoints.yaml"
-    twenty.write_text(yaml.safe_dump(twenty_endpoints(), sort_keys=False))
-    out["20 endpoints"] = twenty
+    for count in MANY:
+        path = workdir / f"{count}-endpoints.yaml"
+        path.write_text(yaml.safe_dump(many_endpoints(count), sort_keys=False))
+        out[f"{count} endpoints"] = path
     return out
 
 
@@ -180,12 +186,14 @@ def _tree_rss(root: int) -> int:
 @dataclass
 class Sample:
     seconds: float
+    cpu_seconds: float  # user + system time of the process and the children it waited for (node)
     peak_tree_mb: float
     max_process_mb: float
 
 
 def measure(argv: list[str]) -> Sample:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    before, cpu_before = usage.ru_maxrss, usage.ru_utime + usage.ru_stime
     start = time.perf_counter()
     proc = subprocess.Popen(argv, cwd=ROOT, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
@@ -196,10 +204,11 @@ def measure(argv: list[str]) -> Sample:
     stderr = proc.stderr.read().decode()
     if proc.returncode != 0:
         raise SystemExit(f"benchmark child failed ({' '.join(argv)}):\n{stderr}")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    after, cpu = usage.ru_maxrss, usage.ru_utime + usage.ru_stime - cpu_before
     # ru_maxrss of children is the largest single descendant so far (KiB); it only tells something new
     # when it grows, so keep the larger of it and the sampled tree's biggest moment as a floor.
-    return Sample(seconds, peak / 2**20, max(after, before) / 1024)
+    return Sample(seconds, cpu, peak / 2**20, max(after, before) / 1024)
 
 
 def ensure_bench_venv() -> Path:
@@ -237,7 +246,10 @@ def main() -> None:
             for i in range(args.repeat):
                 out = work / f"{name}-{i}".replace(" ", "-")
                 runs.append(measure([sys.executable, __file__, "--child", "fastscale", str(config), str(out)]))
-            row = {"case": name, "fastscale": _median(runs)}
+            first = next((work / f"{name}-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json"))
+            doc = json.loads(first.read_text())
+            row = {"case": name, "resources": sum(len(v) for v in doc.get("resource", {}).values()),
+                   "fastscale": _median(runs)}
             if prebuilt_python:
                 stack_file = next((work / f"{name}-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json"))
                 reference = work / f"{name}-reference.json".replace(" ", "-")
@@ -247,17 +259,33 @@ def main() -> None:
                 row["prebuilt"] = _median(pre)
                 _check_same_resources(stack_file, next((work / f"{name}-pre-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json")))
             results.append(row)
+    load = os.getloadavg()
+    fits = {f"{side} {measure}": _fit(results, side, measure) for side in ("fastscale", "prebuilt")
+            if side in results[0] for measure in ("seconds", "cpu_seconds")}
     if args.json:
-        print(json.dumps(results, indent=2))
+        print(json.dumps({"load_average": load, "cpus": os.cpu_count(), "fits": fits, "cases": results}, indent=2))
     else:
         print(_table(results))
+        print()
+        for side, (fixed, per) in fits.items():
+            print(f"{side}: {fixed:.2f} s fixed + {per * 1000:.2f} ms per resource (least squares over the cases)")
+        print(f"load average at the end: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} on {os.cpu_count()} CPUs")
 
 
 def _median(runs: list[Sample]) -> dict[str, float]:
     return {
         "seconds": round(statistics.median(r.seconds for r in runs), 2),
+        "cpu_seconds": round(statistics.median(r.cpu_seconds for r in runs), 2),
         "peak_tree_mb": round(statistics.median(r.peak_tree_mb for r in runs)),
     }
+
+
+def _fit(results: list[dict], side: str, measure: str = "seconds") -> tuple[float, float]:
+    """Fixed cost (s) and cost per resource (s) of `side`: a least-squares line through the cases."""
+    xs = [r["resources"] for r in results]
+    ys = [r[side][measure] for r in results]
+    slope, intercept = statistics.linear_regression(xs, ys)
+    return round(intercept, 3), round(slope, 6)
 
 
 def _check_same_resources(ours: Path, theirs: Path) -> None:
@@ -272,18 +300,19 @@ def _check_same_resources(ours: Path, theirs: Path) -> None:
 
 def _table(results: list[dict]) -> str:
     prebuilt = "prebuilt" in results[0]
-    head = "| case | fastscale time | fastscale peak RSS |"
-    rule = "|---|---:|---:|"
+    head = "| case | resources | fastscale time | fastscale CPU | fastscale peak RSS |"
+    rule = "|---|---:|---:|---:|---:|"
     if prebuilt:
-        head += " prebuilt time | prebuilt peak RSS | faster | less memory |"
-        rule += "---:|---:|---:|---:|"
+        head += " prebuilt time | prebuilt CPU | prebuilt peak RSS | faster | less CPU | less memory |"
+        rule += "---:|---:|---:|---:|---:|---:|"
     lines = [head, rule]
     for r in results:
         f = r["fastscale"]
-        line = f"| {r['case']} | {f['seconds']:.2f} s | {f['peak_tree_mb']} MB |"
+        line = f"| {r['case']} | {r['resources']} | {f['seconds']:.2f} s | {f['cpu_seconds']:.2f} s | {f['peak_tree_mb']} MB |"
         if prebuilt:
             p = r["prebuilt"]
-            line += (f" {p['seconds']:.2f} s | {p['peak_tree_mb']} MB | {p['seconds'] / f['seconds']:.1f}x |"
+            line += (f" {p['seconds']:.2f} s | {p['cpu_seconds']:.2f} s | {p['peak_tree_mb']} MB |"
+                     f" {p['seconds'] / f['seconds']:.1f}x | {p['cpu_seconds'] / f['cpu_seconds']:.1f}x |"
                      f" {p['peak_tree_mb'] / f['peak_tree_mb']:.1f}x |")
         lines.append(line)
     return "\n".join(lines)
