@@ -37,8 +37,8 @@ from fastscale.infra.aws_facts import NS_INVOCATIONS
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
 from fastscale.infra.secrets import policy_resource
-from fastscale.stacks.engine import Construct, TerraformDataSource, TerraformStack
-from fastscale.stacks.resources.base import Group
+from fastscale.stacks.engine import Construct
+from fastscale.stacks.resources.base import Group, resource_stack
 from fastscale.stacks.resources.iam import (
     CALLER_IDENTITY_ID,
     CallerIdentity,
@@ -86,10 +86,7 @@ def trust_policy(region: str, account: str) -> dict[str, Any]:
 
 def deploying_account(scope: Construct) -> str:
     """A reference to the account id, from the one caller-identity data source of the stack."""
-    stack = TerraformStack.of(scope)
-    found = stack.node.try_find_child(CALLER_IDENTITY_ID)
-    source = found if isinstance(found, TerraformDataSource) else CallerIdentity(stack, CALLER_IDENTITY_ID)
-    return source.get_string_attribute("account_id")
+    return resource_stack(scope).shared(CALLER_IDENTITY_ID, CallerIdentity.of_stack).attr("account_id")
 
 
 def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str, Any]:

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from fastscale.stacks.engine import (
     Construct,
     GeneratorMetadata,
+    TerraformDataSource,
     TerraformResource,
     TerraformResourceLifecycle,
     TerraformStack,
@@ -82,6 +84,11 @@ def _construct_id(id_: str) -> str:
     return id_.replace("/", "--")  # what constructs does with a path separator inside an id
 
 
+def resource_stack(scope: Construct) -> ResourceStack:
+    """The ResourceStack `scope` belongs to (known in Python, no engine call)."""
+    return _placement(scope)[0]
+
+
 def _placement(scope: Construct) -> tuple[ResourceStack, tuple[str, ...]]:
     """The stack `scope` belongs to and the construct ids from the stack down to `scope`."""
     if isinstance(scope, ResourceStack):
@@ -108,6 +115,14 @@ class Group(Construct):
 # ------------------------------------------------------------------------------------------------ resources
 
 P = TypeVar("P")
+D = TypeVar("D", bound="DataSource[Any]")
+
+
+def _register(element: Resource[Any] | DataSource[Any], placed: tuple[ResourceStack, tuple[str, ...]], id_: str) -> str:
+    """Record `element` with its stack, for rendering; returns its logical id."""
+    stack, path = placed
+    stack._elements.append(element)
+    return logical_id((*path, _construct_id(id_)))
 
 
 class Resource(TerraformResource, Generic[P]):
@@ -115,6 +130,8 @@ class Resource(TerraformResource, Generic[P]):
 
     TYPE: ClassVar[str]
     PROVIDER: ClassVar[str]  # "aws" | "awscc"
+    #: Where the stack's JSON holds it, and the prefix of a reference to it.
+    SECTION: ClassVar[str] = "resource"
 
     def __init__(
         self,
@@ -125,7 +142,7 @@ class Resource(TerraformResource, Generic[P]):
         depends_on: Sequence[TerraformResource] | None = None,
         lifecycle: TerraformResourceLifecycle | None = None,
     ) -> None:
-        stack, path = _placement(scope)
+        placed = _placement(scope)  # refused before the engine is asked anything
         super().__init__(
             scope,
             id_,
@@ -135,8 +152,7 @@ class Resource(TerraformResource, Generic[P]):
             lifecycle=lifecycle,
         )
         self.props = props
-        self.logical_id = logical_id((*path, _construct_id(id_)))
-        stack._resources.append(self)
+        self.logical_id = _register(self, placed, id_)
 
     def attributes(self) -> dict[str, Any]:
         """The Terraform attributes of the props as they are now."""
@@ -151,21 +167,79 @@ class Resource(TerraformResource, Generic[P]):
         return self.attr("arn")
 
 
+class DataSource(TerraformDataSource, Generic[P]):
+    """Base of every typed data source (`data.<TYPE>`): like `Resource`, its props are its arguments."""
+
+    TYPE: ClassVar[str]
+    PROVIDER: ClassVar[str]
+    SECTION: ClassVar[str] = "data"
+
+    def __init__(self, scope: Construct, id_: str, props: P) -> None:
+        placed = _placement(scope)
+        super().__init__(
+            scope,
+            id_,
+            terraform_resource_type=self.TYPE,
+            terraform_generator_metadata=GeneratorMetadata(provider_name=self.PROVIDER),
+        )
+        self.props = props
+        self.logical_id = _register(self, placed, id_)
+
+    def attributes(self) -> dict[str, Any]:
+        return to_terraform(self.props)
+
+    def attr(self, name: str) -> str:
+        """A Terraform reference to one of the data source's attributes (e.g. `account_id`)."""
+        return f"${{data.{self.TYPE}.{self.logical_id}.{name}}}"
+
+
+#: What an engine token looks like inside a string (`${TfToken[TOKEN.12]}`): the engine resolves it only in
+#: what it renders itself, so one left in the props would reach the JSON as it is.
+ENGINE_TOKEN = "TfToken["
+
+
+class UnresolvedTokenError(ValueError):
+    """Props held an engine token (from `get_string_attribute` and the like) instead of a reference
+    written with `attr`."""
+
+
 class ResourceStack(TerraformStack):
-    """A stack that adds its resources' attributes to its JSON in one step when the engine renders it."""
+    """A stack that adds its resources' and data sources' attributes to its JSON in one step when the
+    engine renders it."""
 
     def __init__(self, scope: Construct, id_: str) -> None:
         super().__init__(scope, id_)
-        self._resources: list[Resource[Any]] = []
+        self._elements: list[Resource[Any] | DataSource[Any]] = []
+        self._shared: dict[str, DataSource[Any]] = {}
+
+    def shared(self, id_: str, make: Callable[[ResourceStack, str], D]) -> D:
+        """The stack's one data source with construct id `id_` (directly under the stack), made on first use."""
+        found = self._shared.get(id_)
+        if found is None:
+            found = self._shared[id_] = make(self, id_)
+        return found  # type: ignore[return-value]
+
+    @property
+    def _resources(self) -> list[Resource[Any]]:
+        return [e for e in self._elements if isinstance(e, Resource)]
 
     def to_terraform(self) -> Any:
         document = super().to_terraform()
-        rendered = document.get("resource", {})
-        for res in self._resources:
-            body = rendered[res.TYPE][res.logical_id]
-            attributes = res.attributes()
+        for element in self._elements:
+            body = document[element.SECTION][element.TYPE][element.logical_id]
+            attributes = element.attributes()
             clash = sorted(body.keys() & attributes.keys())
             if clash:
-                raise ValueError(f"{res.TYPE}.{res.logical_id}: attributes {clash} are also set by the engine")
+                raise ValueError(f"{_address(element)}: attributes {clash} are also set by the engine")
             body.update(attributes)
+        if ENGINE_TOKEN in json.dumps(document):
+            holders = [_address(e) for e in self._elements if ENGINE_TOKEN in json.dumps(e.attributes())]
+            raise UnresolvedTokenError(
+                f"unresolved engine token ({ENGINE_TOKEN}...]}}) in the stack's JSON, in {', '.join(holders) or 'it'}: "
+                "build references with the resource layer's `attr`, not the engine's `get_*_attribute`")
         return document
+
+
+def _address(element: Resource[Any] | DataSource[Any]) -> str:
+    prefix = "data." if element.SECTION == "data" else ""
+    return f"{prefix}{element.TYPE}.{element.logical_id}"

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformDataSource
-from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.engine import Construct
+from fastscale.stacks.resources.base import DataSource, Resource
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,12 +49,17 @@ class IamRolePolicy(Resource[IamRolePolicyProps]):
 CALLER_IDENTITY_ID = "caller"
 
 
-class CallerIdentity(TerraformDataSource):
+@dataclass(frozen=True, kw_only=True)
+class CallerIdentityProps:
+    """`aws_caller_identity` takes no arguments."""
+
+
+class CallerIdentity(DataSource[CallerIdentityProps]):
     """`data.aws_caller_identity`: the account Terraform deploys into (unknown at synthesis)."""
 
-    def __init__(self, scope: Construct, id_: str) -> None:
-        super().__init__(scope, id_, terraform_resource_type="aws_caller_identity",
-                         terraform_generator_metadata=GeneratorMetadata(provider_name="aws"))
+    TYPE: ClassVar[str] = "aws_caller_identity"
+    PROVIDER: ClassVar[str] = "aws"
 
-    def _synthesize_attributes(self) -> dict[str, Any]:
-        return {}
+    @classmethod
+    def of_stack(cls, stack: Construct, id_: str) -> CallerIdentity:
+        return cls(stack, id_, CallerIdentityProps())

@@ -18,16 +18,21 @@ def test_logical_ids_and_tokens_are_the_engines(path):
     from fastscale.stacks.engine import TerraformOutput
 
     _, stack = build_app(load_config(path), "unused-outdir", Path(path).parent)
-    resources = stack._resources
-    assert len(resources) > 10
-    for res in resources:
-        assert res.logical_id == res.friendly_unique_id
+    elements = stack._elements
+    assert len(stack._resources) >= 10
+    for element in elements:
+        assert element.logical_id == element.friendly_unique_id
     # A reference written in Python resolves to the same text as the engine's own token.
-    for i, res in enumerate(resources[:3]):
-        TerraformOutput(stack, f"engine_token_{i}", value=res.get_string_attribute("arn"), static_id=True)
+    resources = stack._resources
+    (caller,) = [e for e in elements if e.SECTION == "data"]
+    sample = [(res, "arn") for res in resources[:3]] + [(caller, "account_id")]
+    for i, (element, name) in enumerate(sample):
+        TerraformOutput(stack, f"engine_token_{i}", value=element.get_string_attribute(name), static_id=True)
     outputs = stack.to_terraform()["output"]
-    for i, res in enumerate(resources[:3]):
-        assert outputs[f"engine_token_{i}"]["value"] == res.arn == f"${{{res.TYPE}.{res.logical_id}.arn}}"
+    for i, (element, name) in enumerate(sample):
+        assert outputs[f"engine_token_{i}"]["value"] == element.attr(name)
+    assert caller.attr("account_id") == "${data.aws_caller_identity.caller.account_id}"
+    assert resources[0].arn == f"${{{resources[0].TYPE}.{resources[0].logical_id}.arn}}"
 
 
 @pytest.mark.parametrize("ids", [
@@ -97,3 +102,33 @@ def test_resources_outside_a_resource_stack_are_refused():
 
     with pytest.raises(TypeError, match="ResourceStack"):
         IamRole(TerraformStack(App(), "plain"), "role", IamRoleProps(name="r", assume_role_policy="{}"))
+
+
+def test_an_engine_token_in_the_props_fails_the_rendering_loudly(tmp_path):
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.resources.base import ResourceStack, UnresolvedTokenError
+    from fastscale.stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
+
+    app = App(outdir=str(tmp_path), skip_validation=True)
+    stack = ResourceStack(app, "s")
+    role = IamRole(stack, "role", IamRoleProps(name="r", assume_role_policy="{}"))
+    token = role.get_string_attribute("name")  # the engine's token, not a reference written in Python
+    assert "TfToken[" in token
+    IamRolePolicy(stack, "policy", IamRolePolicyProps(name="p", role=f"role-{token}", policy="{}"))
+    with pytest.raises(UnresolvedTokenError, match=r"aws_iam_role_policy\.policy.*attr"):
+        stack.to_terraform()
+    with pytest.raises(Exception, match="unresolved engine token"):
+        app.synth()
+    assert not list(tmp_path.glob("stacks/*/cdk.tf.json"))
+
+
+def test_a_shared_data_source_is_made_once_per_stack():
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.resources.base import Group, ResourceStack
+    from fastscale.stacks.role import deploying_account
+
+    stack = ResourceStack(App(), "s")
+    first = deploying_account(Group(stack, "a"))
+    second = deploying_account(Group(Group(stack, "b"), "c"))
+    assert first == second == "${data.aws_caller_identity.caller.account_id}"
+    assert list(stack.to_terraform()["data"]["aws_caller_identity"]) == ["caller"]
