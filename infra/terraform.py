@@ -57,6 +57,8 @@ MIN_TERRAFORM_VERSION = (1, 2, 0)
 #: Seconds ``terraform version`` may take. It answers in well under a second; a binary that does not is
 #: not a working terraform (a wrong file, a wrapper waiting for input or the network).
 VERSION_TIMEOUT = 20.0
+#: Seconds ``terraform show -json`` of a saved plan may take: it reads local files and provider schemas.
+SHOW_TIMEOUT = 300.0
 
 _VERSION_RE = re.compile(r"^(Terraform|OpenTofu) v(\d+)\.(\d+)\.(\d+)", re.MULTILINE)
 _DIAG_HEADER_RE = re.compile(r"^(Error|Warning): (.*)$")
@@ -448,6 +450,31 @@ class TerraformRunner:
             # With -input=false nobody can answer the approval prompt; say so rather than hang or fail late.
             raise ValueError("apply without auto_approve needs a saved plan file (plan(out=...))")
         return self._run("apply", args)
+
+    def show_plan(self, plan_file: str | os.PathLike[str], timeout: float = SHOW_TIMEOUT) -> dict[str, Any]:
+        """A saved plan as Terraform's JSON representation (``terraform show -json PLANFILE``): every
+        resource change with its ``actions``, ``before`` / ``after`` values and ``replace_paths``.
+
+        Raises :class:`TerraformError` when the binary fails, does not finish within ``timeout`` or
+        prints something that is not a JSON plan.
+        """
+        args = [self.binary, "show", "-json", "-no-color", os.fspath(plan_file)]
+        try:
+            proc = run_bounded(args, timeout, cwd=self.workdir, env=self._child_env())
+        except OSError as exc:
+            raise self._cannot_run(exc) from exc
+        except subprocess.TimeoutExpired:
+            raise TerraformError(f"`terraform show -json` did not finish within {timeout:g} s and was stopped") from None
+        if proc.returncode != 0:
+            detail = "\n".join(str(d) for d in parse_plain_diagnostics(proc.stderr.splitlines())) or proc.stderr.strip()
+            raise TerraformError(f"`terraform show -json` failed (exit code {proc.returncode}): {detail}")
+        try:
+            doc = json.loads(proc.stdout)
+        except ValueError as exc:
+            raise TerraformError(f"`terraform show -json` printed no JSON plan: {exc}") from None
+        if not isinstance(doc, dict):
+            raise TerraformError("`terraform show -json` printed no JSON plan object")
+        return doc
 
     def destroy(self, auto_approve: bool = True) -> TerraformResult:
         if not auto_approve:

@@ -1,0 +1,186 @@
+"""The plan classifier and the rollout duration, on hand-written plan entries (the real plans are in
+tests/test_rollout_terraform.py)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from fastscale.infra.config import load_config
+from fastscale.infra.estimate import estimate_config
+from fastscale.infra.rollout import (
+    Capacity,
+    ChangeKind,
+    PlanFormatError,
+    RolloutInputs,
+    Strategy,
+    classify_plan,
+    read_strategy,
+    rollout_duration,
+    rollout_inputs,
+)
+from tests.conftest import ROOT
+from tests.rollout_support import canary, rolling
+
+
+def plan(*changes: dict) -> dict:
+    return {"format_version": "1.2", "resource_changes": list(changes)}
+
+
+def change(type_: str, actions: list[str], before: dict | None, after: dict | None, unknown: dict | None = None,
+           replace_paths: list | None = None, reason: str | None = None, mode: str = "managed") -> dict:
+    body = {"actions": actions, "before": before, "after": after, "after_unknown": unknown or {}}
+    if replace_paths:
+        body["replace_paths"] = replace_paths
+    entry = {"address": f"{type_}.x", "mode": mode, "type": type_, "name": "x", "change": body}
+    if reason:
+        entry["action_reason"] = reason
+    return entry
+
+
+def one(entry: dict, inputs: dict | None = None):
+    [found] = classify_plan(plan(entry), inputs).changes
+    return found
+
+
+ENDPOINT = {"name": "demo-chat", "endpoint_config_name": "demo-chat-1", "tags": {"a": "1"}}
+COMPONENT = {"inference_component_name": "demo-ic", "endpoint_name": "demo-chat",
+             "specification": {"model_name": "demo-ic-1"}, "runtime_config": {"copy_count": 2}}
+
+
+# --------------------------------------------------------------------------------------------- classify
+
+
+def test_an_endpoint_that_switches_configuration_rolls_out_blue_green_by_default():
+    after = {**ENDPOINT, "endpoint_config_name": None}
+    found = one(change("aws_sagemaker_endpoint", ["update"], ENDPOINT, after, {"endpoint_config_name": True}),
+                {"demo-chat": RolloutInputs(2, "instance", 400.0)})
+    assert found.kind is ChangeKind.BLUE_GREEN and not found.strategy.configured
+    assert found.name == "demo-chat" and "SageMaker's default" in found.reason
+    assert found.duration.seconds == 400  # one start-up of the new fleet, no bake without a configuration
+
+
+def test_an_endpoint_with_a_rolling_policy_rolls_in_batches():
+    policy = [{"rolling_update_policy": [{"maximum_batch_size": [{"type": "CAPACITY_PERCENT", "value": 25}],
+                                          "wait_interval_in_seconds": 60}], "blue_green_update_policy": [],
+               "auto_rollback_configuration": [{"alarms": [{"alarm_name": "a1"}]}]}]
+    before = {**ENDPOINT, "deployment_config": policy}
+    after = {**before, "endpoint_config_name": "demo-chat-2"}
+    found = one(change("aws_sagemaker_endpoint", ["update"], before, after), {"demo-chat": RolloutInputs(8, "instance", 240.0)})
+    assert found.kind is ChangeKind.ROLLING and found.strategy.alarms == ("a1",)
+    assert found.duration.steps == 4 and found.duration.seconds == 4 * (240 + 60)  # 25% of 8 = 2 per batch
+
+
+def test_tags_or_a_new_deployment_configuration_alone_are_in_place():
+    after = {**ENDPOINT, "tags": {"a": "2"}, "deployment_config": canary(10, 300, ("a1",))}
+    found = one(change("aws_sagemaker_endpoint", ["update"], ENDPOINT, after))
+    assert found.kind is ChangeKind.IN_PLACE and found.changed == ("deployment_config", "tags")
+    assert found.strategy is None and found.duration is None
+
+
+def test_a_component_whose_copy_count_alone_changes_is_in_place():
+    after = {**COMPONENT, "runtime_config": {"copy_count": 5}}
+    assert one(change("awscc_sagemaker_inference_component", ["update"], COMPONENT, after)).kind is ChangeKind.IN_PLACE
+
+
+def test_a_component_with_a_new_model_rolls_with_its_policy():
+    after = {**COMPONENT, "specification": {"model_name": None}, "deployment_config": rolling(1, 300, ("lat",))}
+    found = one(change("awscc_sagemaker_inference_component", ["update"], COMPONENT, after,
+                       {"specification": {"model_name": True}}), {"demo-ic": RolloutInputs(3, "copy", 120.0)})
+    assert found.kind is ChangeKind.ROLLING and found.changed == ("deployment_config", "specification")
+    assert found.duration.seconds == 3 * (120 + 300) and "3 batch(es)" in found.duration.formula
+
+
+def test_a_rollout_without_estimate_says_why():
+    after = {**COMPONENT, "specification": {"model_name": "demo-ic-2"}}
+    found = one(change("awscc_sagemaker_inference_component", ["update"], COMPONENT, after),
+                {"demo-ic": RolloutInputs(1, "copy", None, "not estimated: set model_size_gb")})
+    assert found.duration is None and found.duration_note == "not estimated: set model_size_gb"
+    found = one(change("awscc_sagemaker_inference_component", ["update"], COMPONENT, after))
+    assert found.duration is None and "not in the config" in found.duration_note
+
+
+@pytest.mark.parametrize("actions", [["delete", "create"], ["create", "delete"]])
+def test_replacing_a_live_component_or_endpoint_is_downtime(actions):
+    after = {**COMPONENT, "endpoint_name": "demo-other"}
+    found = one(change("awscc_sagemaker_inference_component", actions, COMPONENT, after, replace_paths=[["endpoint_name"]],
+                       reason="replace_because_cannot_update"))
+    assert found.kind is ChangeKind.DOWNTIME and found.replace_paths == ("endpoint_name",)
+    assert "endpoint_name cannot change in place" in found.reason and "another endpoint" in found.avoid
+    found = one(change("aws_sagemaker_endpoint", actions, ENDPOINT, {**ENDPOINT, "name": "b"}, replace_paths=[["name"]]))
+    assert found.kind is ChangeKind.DOWNTIME and "keep the old name" in found.avoid
+
+
+def test_a_tainted_endpoint_is_downtime_with_the_reason_and_the_way_out():
+    found = one(change("aws_sagemaker_endpoint", ["delete", "create"], ENDPOINT, ENDPOINT, reason="replace_because_tainted"))
+    assert found.kind is ChangeKind.DOWNTIME and found.replace_paths == ()
+    assert "tainted" in found.reason and "terraform untaint" in found.avoid
+
+
+def test_nested_replace_paths_are_dotted():
+    found = one(change("aws_sagemaker_model", ["create", "delete"], {"a": 1}, {"a": 2},
+                       replace_paths=[["primary_container", 0, "image"]]))
+    assert found.kind is ChangeKind.REPLACE and found.replace_paths == ("primary_container[0].image",)
+
+
+def test_creating_an_endpoint_is_not_downtime_and_no_ops_and_reads_are_left_out():
+    p = plan(
+        change("aws_sagemaker_endpoint", ["create"], None, ENDPOINT),
+        change("aws_sagemaker_endpoint", ["no-op"], ENDPOINT, ENDPOINT),
+        change("aws_caller_identity", ["read"], None, {}, mode="data"),
+        change("aws_iam_role", ["delete"], {"name": "r"}, None),
+    )
+    result = classify_plan(p)
+    assert [c.kind for c in result.changes] == [ChangeKind.CREATE, ChangeKind.DELETE]
+    assert result.downtime == [] and result.summary()["counts"]["create"] == 1
+
+
+def test_something_that_is_not_a_plan_is_refused():
+    with pytest.raises(PlanFormatError, match="terraform show -json"):
+        classify_plan({"resources": []})
+
+
+# --------------------------------------------------------------------------------------------- strategy
+
+
+def test_strategies_read_from_both_providers_shapes():
+    endpoint = read_strategy("aws_sagemaker_endpoint", {"deployment_config": canary(10, 900, ("x", "y"))})
+    assert (endpoint.kind, endpoint.traffic, endpoint.step, endpoint.alarms) == (
+        ChangeKind.BLUE_GREEN, "CANARY", Capacity("CAPACITY_PERCENT", 10), ("x", "y"))
+    component = read_strategy("awscc_sagemaker_inference_component", {"deployment_config": rolling(2, 30, ("z",))})
+    assert (component.kind, component.step, component.wait_seconds, component.max_execution_seconds) == (
+        ChangeKind.ROLLING, Capacity("COPY_COUNT", 2), 30, 3600)
+    default = read_strategy("awscc_sagemaker_inference_component", {"deployment_config": None})
+    assert (default.kind, default.configured, default.alarms) == (ChangeKind.BLUE_GREEN, False, ())
+
+
+# --------------------------------------------------------------------------------------------- duration
+
+
+def test_linear_blue_green_bakes_after_every_step_then_waits_to_terminate():
+    strategy = Strategy(ChangeKind.BLUE_GREEN, True, traffic="LINEAR", step=Capacity("CAPACITY_PERCENT", 30),
+                        wait_seconds=120, termination_wait_seconds=60)
+    d = rollout_duration(strategy, units=5, startup_seconds=300)
+    assert d.steps == math.ceil(100 / 30) == 4 and d.seconds == 300 + 4 * 120 + 60
+    by_count = Strategy(ChangeKind.BLUE_GREEN, True, traffic="LINEAR", step=Capacity("INSTANCE_COUNT", 2), wait_seconds=10)
+    assert rollout_duration(by_count, units=5, startup_seconds=100).steps == 3
+
+
+def test_rolling_batch_is_at_least_one_and_never_more_than_all():
+    tiny = Strategy(ChangeKind.ROLLING, True, step=Capacity("CAPACITY_PERCENT", 5), wait_seconds=0)
+    assert rollout_duration(tiny, units=3, startup_seconds=100).steps == 3  # 5% of 3 rounds up to 1 copy
+    whole = Strategy(ChangeKind.ROLLING, True, step=None, wait_seconds=10)
+    assert rollout_duration(whole, units=6, startup_seconds=100).seconds == 110
+
+
+def test_rollout_inputs_come_from_the_estimate_model_by_sagemaker_name():
+    config = load_config(ROOT / "examples" / "multi-model.yaml")
+    inputs = rollout_inputs(config)
+    estimates = {e.component: e for e in estimate_config(config)}
+    component = config.endpoints[0].inference_components[0]
+    found = inputs[f"{config.project}-{component.name}"]
+    expected = estimates[component.name].scenario("copy_no_data_cache").seconds_from("image_pull")
+    assert (found.unit, found.units, found.startup_seconds) == ("copy", component.copies.initial or 1, expected)
+    endpoint = inputs[f"{config.project}-{config.endpoints[0].name}"]
+    assert endpoint.unit == "instance" and endpoint.startup_seconds > found.startup_seconds  # an instance costs more

@@ -1,0 +1,127 @@
+"""Plan classification against plans the real Terraform binary made: a live ``terraform_data`` stack,
+changed, planned, and read back with ``terraform show -json`` (see :mod:`tests.rollout_support` for what is
+real and the one step that gives the resources their SageMaker types)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from fastscale.infra.rollout import ChangeKind, RolloutInputs, classify_plan
+from fastscale.infra.terraform import TerraformError, TerraformRunner
+from tests.rollout_support import as_sagemaker, live_stack, replaced_endpoint_stack, tags_only_stack
+from tests.test_terraform_runner import REAL_BINARY, needs_binary
+
+pytestmark = [needs_binary, pytest.mark.terraform]
+
+
+def plan_change(tmp_path: Path, stack) -> dict:
+    """Apply version 1 of ``stack``, then plan version 2 into a saved plan and return its JSON."""
+    rc = tmp_path / "terraformrc"
+    rc.write_text("")
+    workdir = tmp_path / "stack"
+    workdir.mkdir()
+    main = workdir / "main.tf.json"
+    main.write_text(json.dumps(stack(1)))
+    runner = TerraformRunner(REAL_BINARY, workdir, env={"TF_CLI_CONFIG_FILE": str(rc), "TF_DATA_DIR": str(tmp_path / "data")})
+    runner.init().raise_for_status()
+    runner.apply(auto_approve=True).raise_for_status()
+    main.write_text(json.dumps(stack(2)))
+    plan = runner.plan(out=workdir / "change.tfplan")
+    assert plan.ok and plan.has_changes
+    return runner.show_plan(workdir / "change.tfplan")
+
+
+def test_every_kind_of_change_in_one_real_plan(tmp_path):
+    raw = plan_change(tmp_path, live_stack)
+    inputs = {
+        "demo-chat": RolloutInputs(units=4, unit="instance", startup_seconds=300.0),
+        "demo-chat-ic": RolloutInputs(units=3, unit="copy", startup_seconds=90.0),
+        "demo-embed": RolloutInputs(units=2, unit="copy", startup_seconds=100.0),
+    }
+    found = {c.address: c for c in classify_plan(as_sagemaker(raw), inputs).changes}
+
+    kinds = {address: c.kind for address, c in found.items()}
+    assert kinds == {
+        "aws_sagemaker_endpoint_configuration.endpoint_config": ChangeKind.REPLACE,
+        "aws_sagemaker_endpoint.endpoint": ChangeKind.BLUE_GREEN,
+        "awscc_sagemaker_inference_component.chat": ChangeKind.ROLLING,
+        "awscc_sagemaker_inference_component.embed": ChangeKind.BLUE_GREEN,
+        "awscc_sagemaker_inference_component.summarize": ChangeKind.DOWNTIME,
+        "aws_cloudwatch_metric_alarm.latency_alarm": ChangeKind.IN_PLACE,
+        "aws_sagemaker_endpoint.renamed": ChangeKind.DOWNTIME,
+        "aws_sagemaker_endpoint.added": ChangeKind.CREATE,
+        "aws_cloudwatch_metric_alarm.retired_alarm": ChangeKind.DELETE,
+    }
+
+    config = found["aws_sagemaker_endpoint_configuration.endpoint_config"]
+    assert config.actions == ("create", "delete")  # create_before_destroy, as Terraform planned it
+    assert config.replace_paths == ("production_variants",)
+
+    endpoint = found["aws_sagemaker_endpoint.endpoint"]
+    assert endpoint.actions == ("update",) and "endpoint_config_name" in endpoint.changed  # unknown until apply
+    assert endpoint.strategy.traffic == "CANARY" and endpoint.strategy.wait_seconds == 600
+    assert endpoint.strategy.alarms == ("demo-chat-5xx-errors", "demo-chat-model-latency")
+    # 300 s for the new fleet, then a bake after the canary step and after the rest: 300 + 2 × 600.
+    assert endpoint.duration.seconds == 1500 and endpoint.duration.steps == 2
+
+    chat = found["awscc_sagemaker_inference_component.chat"]
+    assert chat.changed == ("specification",) and chat.strategy.alarms == ("demo-chat-model-latency",)
+    assert chat.strategy.step.value == 1 and chat.strategy.wait_seconds == 120
+    assert chat.duration.seconds == 3 * (90 + 120)  # batches of one copy, looked up by the component's name
+
+    embed = found["awscc_sagemaker_inference_component.embed"]
+    assert not embed.strategy.configured and embed.strategy.traffic == "ALL_AT_ONCE"
+    assert embed.duration.seconds == 100 and "default" in embed.reason
+
+    moved = found["awscc_sagemaker_inference_component.summarize"]
+    assert moved.actions == ("delete", "create") and moved.replace_paths == ("endpoint_name",)
+    assert "endpoint_name cannot change in place" in moved.reason and "deleted, then created" in moved.reason
+    assert "new name" in moved.avoid
+
+    renamed = found["aws_sagemaker_endpoint.renamed"]
+    assert renamed.replace_paths == ("name",) and renamed.name == "demo-batch-v2"
+    assert "keep the old name" in renamed.avoid
+
+    assert found["aws_cloudwatch_metric_alarm.latency_alarm"].changed == ("threshold",)
+    summary = classify_plan(as_sagemaker(raw), inputs).summary()
+    assert sorted(summary["downtime"]) == ["aws_sagemaker_endpoint.renamed", "awscc_sagemaker_inference_component.summarize"]
+    assert summary["longest_rollout_seconds"] == 1500  # the endpoint's canary
+    assert summary["counts"]["replace_with_downtime"] == 2 and summary["counts"]["create"] == 1
+
+
+def test_a_tag_change_on_a_live_endpoint_is_in_place(tmp_path):
+    raw = plan_change(tmp_path, tags_only_stack)
+    [change] = classify_plan(as_sagemaker(raw)).changes
+    assert (change.kind, change.changed, change.actions) == (ChangeKind.IN_PLACE, ("tags",), ("update",))
+
+
+def test_renaming_a_live_endpoint_is_downtime_with_the_path_terraform_gave(tmp_path):
+    raw = plan_change(tmp_path, replaced_endpoint_stack)
+    # Unchanged by the rewrite: Terraform itself decided to delete and then create.
+    [resource] = raw["resource_changes"]
+    assert resource["change"]["actions"] == ["delete", "create"]
+    assert resource["change"]["replace_paths"] == [["triggers_replace"]]
+    assert resource["action_reason"] == "replace_because_cannot_update"
+
+    [change] = classify_plan(as_sagemaker(raw)).changes
+    assert change.kind is ChangeKind.DOWNTIME and change.replace_paths == ("name",)
+
+
+def test_without_the_sagemaker_types_nothing_is_downtime(tmp_path):
+    """The classification is by resource type: a plain terraform_data replacement serves no traffic."""
+    raw = plan_change(tmp_path, replaced_endpoint_stack)
+    [change] = classify_plan(raw).changes
+    assert change.kind is ChangeKind.REPLACE and change.replace_paths == ("triggers_replace",)
+
+
+def test_show_plan_of_a_file_that_is_not_a_plan_fails_clearly(tmp_path):
+    workdir = tmp_path / "stack"
+    workdir.mkdir()
+    (workdir / "main.tf.json").write_text(json.dumps(tags_only_stack(1)))
+    (workdir / "bogus.tfplan").write_text("not a plan")
+    runner = TerraformRunner(REAL_BINARY, workdir, env={"TF_CLI_CONFIG_FILE": str(tmp_path / "none")})
+    with pytest.raises(TerraformError, match="terraform show -json` failed"):
+        runner.show_plan(workdir / "bogus.tfplan")
