@@ -6,12 +6,14 @@ planned, applied or asked of AWS.
 
 Replaceable in tests (looked up on this module at call time): :func:`synthesize` (a fixture stack of
 ``terraform_data`` resources instead of the real CDKTF app), :func:`aws_clients` (Stubber-wrapped clients
-instead of real ones), :func:`is_interactive`, :func:`verify_live`.
+instead of real ones), :func:`is_interactive`, :func:`verify_live`, :func:`plan_document` (the saved plan as
+Terraform's JSON) and :func:`rollout_clients` (the clients that follow a rollout).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -32,6 +34,7 @@ from fastscale.cli.progress import Reporter
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
+    from fastscale.infra.rollout import ClassifiedChange, PlanClassification
     from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
@@ -115,6 +118,16 @@ def verify_live(config: FastscaleConfig, **kwargs: Any) -> Any:
     return verify(config, clients=aws_clients(config), **kwargs)
 
 
+def plan_document(runner: TerraformRunner, plan_file: Path) -> dict[str, Any]:
+    """The saved plan as Terraform's JSON representation (``terraform show -json``)."""
+    return runner.show_plan(plan_file)
+
+
+def rollout_clients(config: FastscaleConfig) -> Any:
+    """The ``clients=`` argument of the rollout follower (SageMaker and CloudWatch)."""
+    return aws_clients(config)
+
+
 def take_inventory(config: FastscaleConfig) -> Any:
     from fastscale.infra.aws.inventory import take_inventory as take
 
@@ -151,6 +164,11 @@ class StackCommand:
         self.reporter = reporter
         self.runner: TerraformRunner | None = None
         self.changes: list[dict[str, str | None]] = []
+        #: The last saved plan's changes, classified by their effect on traffic (plan and deploy).
+        self.classification: PlanClassification | None = None
+        #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
+        self.event_hooks: list[Callable[[TerraformEvent], None]] = []
+        self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
         if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
             self.summary["endpoint_url"] = self.config.endpoint_url
@@ -221,6 +239,43 @@ class StackCommand:
         if event.kind == "planned_change" and event.address:
             self.changes.append({"address": event.address, "action": event.action})
         self.reporter.terraform_event(event)
+        for hook in self.event_hooks:
+            hook(event)
+
+    def classify(self, runner: TerraformRunner, plan_file: Path) -> PlanClassification:
+        """Read the saved plan back from Terraform and classify every change by its effect on traffic
+        (in place, rolling, blue/green, replacement with downtime), with expected rollout durations."""
+        from fastscale.infra.rollout import PlanFormatError, classify_plan, rollout_inputs
+        from fastscale.infra.terraform import TerraformError
+
+        try:
+            classification = classify_plan(plan_document(runner, plan_file), rollout_inputs(self.config))
+        except (TerraformError, PlanFormatError) as exc:
+            self.fail(f"cannot read the saved plan back: {exc}")
+        self.classification = classification
+        self.summary["classification"] = classification.to_dict()
+        return classification
+
+    def refuse_downtime(self, classification: PlanClassification, allow_downtime: bool) -> None:
+        """A plan that replaces a live endpoint or inference component ends the command with exit 2,
+        nothing applied, unless the downtime is accepted with --allow-downtime."""
+        found = classification.downtime
+        if not found:
+            return
+        self.summary["downtime_allowed"] = allow_downtime
+        if allow_downtime:
+            if not self.as_json:
+                self.reporter.close()
+                say(f"[yellow]warning:[/] --allow-downtime: {len(found)} live endpoint(s) or component(s) will be "
+                    "replaced; requests to them fail until the new ones are in service.", stderr=True, indent="  ")
+            return
+        named = "; ".join(f"{c.address} ({', '.join(c.replace_paths) or c.reason})" for c in found)
+        self.fail(
+            f"this plan replaces {len(found)} live endpoint(s) or inference component(s), and requests fail until "
+            f"the new ones are in service: {named}. Nothing was applied. "
+            "To avoid the downtime follow the advice the plan gives for each (`avoid` in --json); to accept it, pass --allow-downtime.",
+            EXIT_BAD_INPUT,
+        )
 
     def quota_preflight(self) -> None:
         """Service Quotas for endpoint usage against the config's maximum instances, before anything is
@@ -346,6 +401,42 @@ class StackCommand:
             code=EXIT_BAD_INPUT,
         )
 
+    def follow_rollouts(self, classification: PlanClassification) -> None:
+        """Before the apply: follow every endpoint and component the plan rolls out, while Terraform applies
+        (a look whenever Terraform reports one still in progress) and after (:meth:`rollout_outcomes`)."""
+        from datetime import UTC, datetime
+
+        from fastscale.infra.aws.rollout import RolloutFollower, rollout_targets
+
+        targets = rollout_targets(classification)
+        if not targets:
+            return
+        self.follower = RolloutFollower(targets, datetime.now(UTC), rollout_clients(self.config), self.config.region,
+                                        on_progress=self.reporter.wait_progress)
+        self.event_hooks.append(self.follower.on_event)
+
+    def rollout_outcomes(self, timeout: float, outputs: dict[str, Any]) -> list[Any]:
+        """After the apply: wait (at most ``timeout`` s) for the rollouts to settle and judge each one:
+        the new version in service, rolled back (and by which alarm), failed, or still going."""
+        from fastscale.infra.aws.clients import AwsError
+        from fastscale.infra.aws.rollout import component_models, expected_versions
+
+        if self.follower is None:
+            return []
+        self.reporter.step("rollout", "waiting for SageMaker to finish the rollouts")
+        try:
+            outcomes: list[Any] = self.follower.finish(timeout, expected_versions(outputs, component_models(self.config)))
+        except AwsError as exc:
+            self.fail(f"cannot follow the rollout: {exc}")
+        self.reporter.close()
+        self.summary["rollout"] = [o.to_dict() for o in outcomes]
+        if not self.as_json:
+            for note in self.follower.notes:
+                say(f"[yellow]warning:[/] {_esc(note)}", stderr=True, indent="  ")
+            for o in outcomes:
+                say(("[green]✓[/] " if o.ok else "[bold red]✗[/] ") + _esc(o.message()), indent="  ")
+        return outcomes
+
     def verification(self, wait: bool, timeout: float | None) -> Any:
         from fastscale.infra.aws.clients import AwsError
 
@@ -377,19 +468,32 @@ def refuse_without_terminal(command: str, as_json: bool) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def plan_confirm_apply(cmd: StackCommand, runner: TerraformRunner, *, auto_approve: bool, destroy: bool) -> TerraformResult:
+def plan_confirm_apply(
+    cmd: StackCommand,
+    runner: TerraformRunner,
+    *,
+    auto_approve: bool,
+    destroy: bool,
+    allow_downtime: bool = False,
+    before_apply: Callable[[PlanClassification], None] | None = None,
+) -> TerraformResult:
     """Apply (or destroy) the stack the one way both commands do it.
 
-    With ``auto_approve``: a plain ``terraform apply`` / ``destroy``. Otherwise a saved plan is shown,
-    confirmed, and exactly that plan is applied; a plan without changes is not asked about. A failed
-    apply ends the command (exit 1); a failed destroy is returned, so the caller can still list what it
+    A deploy always plans into a saved file first, reads it back (``terraform show -json``) and classifies
+    every change: a replacement of a live endpoint or component stops it here (exit 2, nothing applied)
+    unless ``allow_downtime``. Without ``auto_approve`` the plan is shown and confirmed; either way exactly
+    the saved plan is applied, and a plan without changes applies nothing. ``before_apply`` gets the
+    classification just before Terraform applies (deploy follows the rollouts from there). A destroy with
+    ``auto_approve`` is a plain ``terraform destroy``.
+
+    A failed apply ends the command (exit 1), unless ``before_apply`` is given: the caller then decides
+    (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
     left behind.
     """
     step = "destroy" if destroy else "apply"
-    fatal = not destroy
-    if auto_approve:
-        call = runner.destroy if destroy else runner.apply
-        return cmd.run(step, call, auto_approve=True, fatal=fatal)
+    fatal = not destroy and before_apply is None
+    if auto_approve and destroy:
+        return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
     plan_file = Path(runner.workdir).resolve() / PLAN_FILE
     try:
         plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
@@ -401,9 +505,15 @@ def plan_confirm_apply(cmd: StackCommand, runner: TerraformRunner, *, auto_appro
                 else:
                     print_change_summary(plan, cmd.changes)
             return plan
+        classification = None if destroy else cmd.classify(runner, plan_file)
         if not cmd.as_json:
-            print_change_summary(plan, cmd.changes)
-        cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
+            print_change_summary(plan, cmd.changes, classification)
+        if classification is not None:
+            cmd.refuse_downtime(classification, allow_downtime)
+        if not auto_approve:
+            cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
+        if classification is not None and before_apply is not None:
+            before_apply(classification)
         return cmd.run(step, runner.apply, plan_file=plan_file, fatal=fatal)
     finally:
         # A saved plan can hold sensitive values; it is only needed for this one apply.
@@ -415,25 +525,71 @@ _ACTION_MARKS = {"create": "+", "update": "~", "delete": "-", "replace": "-/+", 
 _ACTION_STYLES = {"create": "green", "update": "yellow", "delete": "red", "replace": "magenta"}
 
 
-def print_change_summary(result: TerraformResult, changes: list[dict[str, str | None]]) -> None:
+def print_change_summary(
+    result: TerraformResult, changes: list[dict[str, str | None]], classification: PlanClassification | None = None
+) -> None:
     """The plan as a result on stdout: one line per resource that would change, then the counts. (The
-    progress stream on stderr leaves planned changes out, so a `plan > plan.txt` holds the whole plan.)"""
+    progress stream on stderr leaves planned changes out, so a `plan > plan.txt` holds the whole plan.)
+
+    With a classification, a change that is not a plain create or delete says what it does to traffic
+    (in place, rolling, blue/green, replace, downtime), and the rollouts and replacements with downtime
+    follow the counts, with the expected duration and what to do about the downtime."""
     out = console()
     if not result.has_changes:
         out.print("[bold green]No changes:[/] the deployed stack matches the config.", highlight=False)
         return
+    found = {c.address: c for c in classification.changes} if classification is not None else {}
     for change in changes:
         action = change.get("action") or "?"
+        address = change["address"] or ""
         style = _ACTION_STYLES.get(action, "")
         mark = f"{_ACTION_MARKS.get(action, '?'):>3} {action}"
-        out.print(f"[{style}]{mark}[/] {_esc(change['address'] or '')}" if style else f"{mark} {_esc(change['address'] or '')}",
-                  highlight=False, soft_wrap=True)
+        line = f"[{style}]{mark}[/] {_esc(address)}" if style else f"{mark} {_esc(address)}"
+        kind = found[address].kind if address in found else None
+        if kind is not None and kind.value not in ("create", "delete"):
+            line += f"  [{_KIND_STYLES.get(kind.value, 'dim')}]({_esc(kind.label)})[/]"
+        say(line, indent="      ")
     out.print(
         f"[bold]Plan:[/] {result.added} to add, {result.changed} to change, {result.destroyed} to destroy.",
         highlight=False,
     )
+    if classification is None:
+        return
+    if classification.rollouts:
+        say("[bold]Rollouts[/] (SageMaker keeps serving while it replaces the old version):")
+        for c in classification.rollouts:
+            what = f"{_type_label(c)} {c.name}" if c.name else c.address
+            timing = f"about {_duration(c.duration.seconds)} ({c.duration.formula})" if c.duration else c.duration_note
+            say(f"  {_esc(what)}: {_esc(c.strategy.describe() if c.strategy else c.kind.label)}; {_esc(timing)}", indent="    ")
+        longest = classification.longest_rollout_seconds()
+        if longest is not None and len(classification.rollouts) > 1:
+            say(f"  Terraform applies them side by side: about {_duration(longest)} for the longest.", indent="    ")
+    if classification.downtime:
+        print_downtime(classification.downtime)
 
 
+def print_downtime(found: list[ClassifiedChange]) -> None:
+    """Each replacement with downtime: what is replaced, why (Terraform's replace path), how to avoid it."""
+    say("[bold red]Downtime[/] (replaced: requests fail until the new one is in service):")
+    for c in found:
+        what = f"{_type_label(c)} {c.name}" if c.name else c.address
+        say(f"  {_esc(what)} ({_esc(c.address)}): {_esc(c.reason)}", indent="    ")
+        if c.avoid:
+            say(f"    to avoid it: {_esc(c.avoid)}", indent="      ")
+    say("  `fastscale deploy` applies this only with --allow-downtime.", indent="    ")
+
+
+_KIND_STYLES = {"replace_with_downtime": "bold red", "rolling": "cyan", "blue_green": "cyan", "in_place": "dim"}
+
+
+def _type_label(change: ClassifiedChange) -> str:
+    from fastscale.infra.rollout import TYPE_LABELS
+
+    return TYPE_LABELS.get(change.type, change.type)
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
 
 
 def print_outputs(outputs: dict[str, Any]) -> None:

@@ -463,13 +463,14 @@ class PlanClassification:
 def avoid_hint(resource_type: str, paths: Sequence[str], action_reason: str | None) -> str:
     """How to reach the same result without taking the resource down."""
     what = TYPE_LABELS.get(resource_type, "resource")
+    article = "an" if what[0] in "aeiou" else "a"
     if action_reason == "replace_because_tainted":
         return (f"if the {what} is not serving (its creation failed), replacing it costs nothing: pass "
                 "--allow-downtime; otherwise `terraform untaint` it in the stack directory")
     if action_reason == "replace_by_request":
         return "drop the -replace request, or pass --allow-downtime"
     if "name" in paths or "inference_component_name" in paths:
-        return (f"a {what}'s name cannot change in place: keep the old name, or add the renamed {what} as a new "
+        return (f"{article} {what}'s name cannot change in place: keep the old name, or add the renamed {what} as a new "
                 "entry, move clients to it, and remove the old one in a later deploy")
     if "endpoint_name" in paths or "variant_name" in paths:
         return ("a component cannot move to another endpoint or variant in place: add it under a new name where "
@@ -511,7 +512,7 @@ def classify_change(change: ResourceChange, inputs: Mapping[str, RolloutInputs] 
         if serving:
             order = "deleted, then created" if actions[0] == "delete" else "created beside the old one, then the old one deleted"
             return _classified(change, ChangeKind.DOWNTIME,
-                               f"{reason}: {order}; requests fail until the new one is in service",
+                               f"{reason}: {order}",
                                name=name, replace_paths=paths, changed=changed_attributes(change),
                                avoid=avoid_hint(change.type, paths, change.action_reason))
         return _classified(change, ChangeKind.REPLACE, f"{reason}; serves no traffic itself",

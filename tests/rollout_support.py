@@ -8,7 +8,8 @@ would have (``endpoint_config_name``, ``specification``, ``deployment_config`` a
 write them); its ``triggers_replace`` holds the attributes that force a new resource in the real provider, by
 the same names.
 
-What :func:`as_sagemaker` rewrites, and nothing else: the resource type (by the resource's name), the values
+What :func:`as_sagemaker` rewrites, and nothing else: the resource type (by the resource's name; the address
+stays ``terraform_data.<name>``, as in Terraform's own progress events), the values
 (``input`` becomes the resource's attributes), and ``replace_paths``: Terraform reports
 ``["triggers_replace"]``, which becomes the names of the trigger attributes whose value changed.
 """
@@ -50,8 +51,7 @@ def as_sagemaker(plan: dict[str, Any], types: dict[str, str] | None = None) -> d
     for rc in out.get("resource_changes", []):
         if rc["type"] != "terraform_data" or rc["name"] not in types:
             continue
-        rc["type"] = types[rc["name"]]
-        rc["address"] = f"{rc['type']}.{rc['name']}"
+        rc["type"] = types[rc["name"]]  # the address stays Terraform's, as its progress events name it
         change = rc["change"]
         before_triggers = (change.get("before") or {}).get("triggers_replace") or {}
         after_triggers = (change.get("after") or {}).get("triggers_replace") or {}
@@ -152,4 +152,17 @@ def replaced_endpoint_stack(version: int = 1) -> dict[str, Any]:
     return {"resource": {"terraform_data": {
         "endpoint": _data({"name": "demo-chat-v2" if version >= 2 else "demo-chat", "endpoint_config_name": "demo-chat-1"},
                           ("name",)),
+    }}}
+
+
+#: The rollback alarms of :func:`rolling_endpoint_stack`'s endpoint.
+ENDPOINT_ALARMS = ("demo-chat-5xx-errors", "demo-chat-model-latency")
+
+
+def rolling_endpoint_stack(version: int = 1) -> dict[str, Any]:
+    """Version 2 switches the endpoint demo-chat to a new configuration, with a canary deployment
+    configuration and two rollback alarms: SageMaker rolls it out while it keeps serving."""
+    return {"resource": {"terraform_data": {
+        "endpoint": _data({"name": "demo-chat", "endpoint_config_name": f"demo-chat-{version}",
+                           "deployment_config": canary(25, 600, ENDPOINT_ALARMS)}, ("name",)),
     }}}

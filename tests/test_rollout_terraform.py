@@ -45,49 +45,49 @@ def test_every_kind_of_change_in_one_real_plan(tmp_path):
 
     kinds = {address: c.kind for address, c in found.items()}
     assert kinds == {
-        "aws_sagemaker_endpoint_configuration.endpoint_config": ChangeKind.REPLACE,
-        "aws_sagemaker_endpoint.endpoint": ChangeKind.BLUE_GREEN,
-        "awscc_sagemaker_inference_component.chat": ChangeKind.ROLLING,
-        "awscc_sagemaker_inference_component.embed": ChangeKind.BLUE_GREEN,
-        "awscc_sagemaker_inference_component.summarize": ChangeKind.DOWNTIME,
-        "aws_cloudwatch_metric_alarm.latency_alarm": ChangeKind.IN_PLACE,
-        "aws_sagemaker_endpoint.renamed": ChangeKind.DOWNTIME,
-        "aws_sagemaker_endpoint.added": ChangeKind.CREATE,
-        "aws_cloudwatch_metric_alarm.retired_alarm": ChangeKind.DELETE,
+        "terraform_data.endpoint_config": ChangeKind.REPLACE,
+        "terraform_data.endpoint": ChangeKind.BLUE_GREEN,
+        "terraform_data.chat": ChangeKind.ROLLING,
+        "terraform_data.embed": ChangeKind.BLUE_GREEN,
+        "terraform_data.summarize": ChangeKind.DOWNTIME,
+        "terraform_data.latency_alarm": ChangeKind.IN_PLACE,
+        "terraform_data.renamed": ChangeKind.DOWNTIME,
+        "terraform_data.added": ChangeKind.CREATE,
+        "terraform_data.retired_alarm": ChangeKind.DELETE,
     }
 
-    config = found["aws_sagemaker_endpoint_configuration.endpoint_config"]
+    config = found["terraform_data.endpoint_config"]
     assert config.actions == ("create", "delete")  # create_before_destroy, as Terraform planned it
     assert config.replace_paths == ("production_variants",)
 
-    endpoint = found["aws_sagemaker_endpoint.endpoint"]
+    endpoint = found["terraform_data.endpoint"]
     assert endpoint.actions == ("update",) and "endpoint_config_name" in endpoint.changed  # unknown until apply
     assert endpoint.strategy.traffic == "CANARY" and endpoint.strategy.wait_seconds == 600
     assert endpoint.strategy.alarms == ("demo-chat-5xx-errors", "demo-chat-model-latency")
     # 300 s for the new fleet, then a bake after the canary step and after the rest: 300 + 2 × 600.
     assert endpoint.duration.seconds == 1500 and endpoint.duration.steps == 2
 
-    chat = found["awscc_sagemaker_inference_component.chat"]
+    chat = found["terraform_data.chat"]
     assert chat.changed == ("specification",) and chat.strategy.alarms == ("demo-chat-model-latency",)
     assert chat.strategy.step.value == 1 and chat.strategy.wait_seconds == 120
     assert chat.duration.seconds == 3 * (90 + 120)  # batches of one copy, looked up by the component's name
 
-    embed = found["awscc_sagemaker_inference_component.embed"]
+    embed = found["terraform_data.embed"]
     assert not embed.strategy.configured and embed.strategy.traffic == "ALL_AT_ONCE"
     assert embed.duration.seconds == 100 and "default" in embed.reason
 
-    moved = found["awscc_sagemaker_inference_component.summarize"]
+    moved = found["terraform_data.summarize"]
     assert moved.actions == ("delete", "create") and moved.replace_paths == ("endpoint_name",)
     assert "endpoint_name cannot change in place" in moved.reason and "deleted, then created" in moved.reason
     assert "new name" in moved.avoid
 
-    renamed = found["aws_sagemaker_endpoint.renamed"]
+    renamed = found["terraform_data.renamed"]
     assert renamed.replace_paths == ("name",) and renamed.name == "demo-batch-v2"
     assert "keep the old name" in renamed.avoid
 
-    assert found["aws_cloudwatch_metric_alarm.latency_alarm"].changed == ("threshold",)
+    assert found["terraform_data.latency_alarm"].changed == ("threshold",)
     summary = classify_plan(as_sagemaker(raw), inputs).summary()
-    assert sorted(summary["downtime"]) == ["aws_sagemaker_endpoint.renamed", "awscc_sagemaker_inference_component.summarize"]
+    assert sorted(summary["downtime"]) == ["terraform_data.renamed", "terraform_data.summarize"]
     assert summary["longest_rollout_seconds"] == 1500  # the endpoint's canary
     assert summary["counts"]["replace_with_downtime"] == 2 and summary["counts"]["create"] == 1
 

@@ -8,6 +8,7 @@ options, the plan -> confirm -> apply flow) is in :mod:`fastscale.cli.stack`.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import click
@@ -27,6 +28,7 @@ from fastscale.cli.progress import Reporter
 from fastscale.cli.stack import (
     AWS_ENV_HELP,
     ENV_HELP,
+    PLAN_FILE,
     StackCommand,
     auto_approve_option,
     out_option,
@@ -95,9 +97,14 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     First reads the account's Service Quotas ("<instance type> for endpoint usage") and refuses a config
     whose maximum instances of a type, summed over its endpoints, exceed the quota, and checks that every
     name the stack creates is free or already this stack's (by its tags; SageMaker names ignore case).
-    Then runs `terraform init` and `terraform plan` in the synthesized stack directory. Nothing in AWS is
-    changed. Progress goes to stderr; with --json, progress events are JSON lines on stderr and a
-    summary object (counts, planned changes, diagnostics) is printed on stdout.
+    Then runs `terraform init` and `terraform plan` in the synthesized stack directory, and reads the plan
+    back (`terraform show -json`) to say what each change does to a live stack: in place (tags, scaling
+    policies, alarms), rolling or blue/green (a component's new model or an endpoint's new configuration,
+    which SageMaker rolls out while serving; with the expected duration), replace (something that serves
+    no traffic itself), or replace with downtime (an endpoint or component deleted and created again,
+    named with the attribute that forces it; `deploy` refuses it without --allow-downtime). Nothing in
+    AWS is changed. Progress goes to stderr; with --json, progress events are JSON lines on stderr and a
+    summary object (counts, planned changes, their classification, diagnostics) is printed on stdout.
 
     \b
     Exit codes:
@@ -119,12 +126,19 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     A config with errors or a name clash also exits 2 then: a pipeline that
     acts on the codes should run `fastscale validate` first.
     """
+    from fastscale.infra.rollout import PlanClassification
+
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("plan", checked, as_json, reporter)
         try:
             runner = cmd.prepare(terraform_bin, out)
-            result = cmd.run("plan", runner.plan, detailed_exitcode=True)
+            plan_file = Path(runner.workdir).resolve() / PLAN_FILE
+            try:
+                result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=plan_file)
+                classification = cmd.classify(runner, plan_file) if result.has_changes else PlanClassification()
+            finally:
+                plan_file.unlink(missing_ok=True)  # it can hold sensitive values, and nothing applies it
         except KeyboardInterrupt:
             cmd.interrupted()
         reporter.close()
@@ -134,23 +148,31 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
             change=result.changed,
             destroy=result.destroyed,
             changes=cmd.changes,
+            classification=classification.to_dict(),
         )
         if not as_json:
-            print_change_summary(result, cmd.changes)
+            print_change_summary(result, cmd.changes, classification)
         cmd.finish(EXIT_BAD_INPUT if (detailed_exitcode and result.has_changes) else EXIT_OK, ok=True)
 
 
 @click.command("deploy", epilog=ENV_HELP)
 @config_argument
 @auto_approve_option
-@click.option("--no-wait", is_flag=True, help="Verify with one look instead of waiting for endpoints to be InService.")
+@click.option(
+    "--allow-downtime",
+    is_flag=True,
+    help="Apply a plan that replaces a live endpoint or inference component (requests to it fail until the "
+    "new one is in service). Without it such a plan stops the deploy with exit 2, nothing applied.",
+)
+@click.option("--no-wait", is_flag=True, help="Take one look at rollouts and endpoints instead of waiting for them to settle.")
 @click.option(
     "--timeout",
     type=click.FloatRange(min=0),
     default=DEFAULT_WAIT_TIMEOUT,
     show_default=True,
     metavar="S",
-    help="Seconds to wait for endpoints and inference components to settle before verifying.",
+    help="Seconds to wait for rollouts to finish, and again for endpoints and inference components to "
+    "settle before verifying.",
 )
 @terraform_bin_option
 @out_option
@@ -159,6 +181,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
 def deploy_command(
     config_file: str,
     auto_approve: bool,
+    allow_downtime: bool,
     no_wait: bool,
     timeout: float,
     terraform_bin: str | None,
@@ -169,25 +192,36 @@ def deploy_command(
 
     Before Terraform runs, AWS is asked whether every name the stack creates is free or already this
     stack's (by its tags; SageMaker names ignore case): a name another project or a person already
-    uses stops the deploy with exit 2, nothing applied. Without --auto-approve the plan is shown and you are asked to confirm; what is applied is exactly
-    the plan you saw. Without a terminal (CI) --auto-approve is required. After the apply, every
+    uses stops the deploy with exit 2, nothing applied. Terraform then plans into a saved plan, which is
+    classified as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
+    (downtime) stops here with exit 2, nothing applied, unless --allow-downtime; creating new ones is not
+    downtime. Without --auto-approve the plan is shown and you are asked to confirm; what is applied is
+    exactly the plan you saw. Without a terminal (CI) --auto-approve is required.
+
+    An endpoint or component that the plan rolls out (rolling or blue/green) is followed while Terraform
+    applies (its status and deployment stage from SageMaker) and until it settles (bounded by --timeout):
+    a rollback ends the deploy with exit 1, naming the rollback alarm that fired. After the apply, every
     endpoint, model, inference component, scaling policy and alarm is read back with boto3 and compared
     with FILE (waiting for them to become InService unless --no-wait), and a table of the checks is
-    printed. With --json, progress events are JSON lines on stderr and the Terraform summary plus the
-    verification report are printed as JSON on stdout.
+    printed. With --json, progress events are JSON lines on stderr and the Terraform summary, the plan's
+    classification, the rollouts and the verification report are printed as JSON on stdout.
 
     \b
     Exit codes:
-      0  applied and every check matches the config
-      1  Terraform failed (its message is shown; nothing is verified), a check
-         differs, AWS failed (throttled after 5 attempts, a server error, no
-         credentials, unreachable: one `error:` line names the call), no usable
-         terraform/tofu binary, or the confirmation was declined
+      0  applied, every rollout finished, and every check matches the config
+      1  Terraform failed (its message is shown; nothing is verified), a
+         rollout was rolled back (the alarm is named) or failed or was still
+         going at --timeout, a check differs, AWS failed (throttled after 5
+         attempts, a server error, no credentials, unreachable: one `error:`
+         line names the call), no usable terraform/tofu binary, or the
+         confirmation was declined
       2  bad input: the config has errors, no --auto-approve without a terminal,
          an unusable --out, or more maximum instances of a type than the
          account's Service Quotas allow (nothing was synthesized or applied);
-         or a name the stack creates is taken by another stack or by hand
-         (Terraform did not run, nothing was applied)
+         a name the stack creates is taken by another stack or by hand
+         (Terraform did not run, nothing was applied); or the plan replaces a
+         live endpoint or inference component and --allow-downtime was not
+         given (nothing was applied)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
@@ -197,8 +231,17 @@ def deploy_command(
         cmd = StackCommand("deploy", checked, as_json, reporter)
         try:
             runner = cmd.prepare(terraform_bin, out)
-            applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False)
+            applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False,
+                                         allow_downtime=allow_downtime, before_apply=cmd.follow_rollouts)
             reporter.close()
+            outcomes = cmd.rollout_outcomes(0.0 if (no_wait or not applied.ok) else timeout, applied.outputs)
+            # --no-wait: a rollout still going is reported, not failed (Terraform itself waited for the update).
+            failed = [o.message() for o in outcomes if not o.ok and not (no_wait and o.outcome == "timed_out")]
+            if not applied.ok:
+                cmd.fail("; ".join([f"terraform apply failed (exit code {applied.returncode})", *failed]))
+            if failed:
+                cmd.fail("the deployment did not finish: " + "; ".join(failed)
+                         + ". Terraform's state may record the new version: fix the cause, then deploy again.")
             if not as_json:
                 print_outputs(applied.outputs)
             report = cmd.verification(wait=not no_wait, timeout=timeout)

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
@@ -47,6 +47,10 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
+
+if TYPE_CHECKING:
+    from fastscale.infra.config import FastscaleConfig
+    from fastscale.infra.rollout import PlanClassification
 
 ENDPOINT = "endpoint"
 COMPONENT = "inference component"
@@ -309,11 +313,14 @@ class RolloutFollower:
             self.on_progress(Progress(self._what(target), state, self.clock.now() - self.begin, 0.0))
 
     @translate_errors
-    def finish(self, timeout: float) -> list[RolloutOutcome]:
-        """Wait (at most ``timeout`` seconds in all) for every target to settle, then judge each one."""
+    def finish(self, timeout: float, expected: Mapping[str, str] | None = None) -> list[RolloutOutcome]:
+        """Wait (at most ``timeout`` seconds in all) for every target to settle, then judge each one.
+        ``expected`` (SageMaker name -> version) adds what only the apply could tell (see
+        :func:`expected_versions`)."""
         deadline = Deadline(timeout, self.clock)
         outcomes = []
         for target in self.targets.values():
+            target = replace(target, expected=(expected or {}).get(target.name, target.expected))
 
             def probe(target: RolloutTarget = target) -> Poll:
                 found = self._look(target)
@@ -349,3 +356,24 @@ def expected_versions(outputs: Mapping[str, Any], components: Mapping[str, str])
         if isinstance(value, Mapping) and value.get("endpoint_name") and value.get("endpoint_config_name"):
             found[str(value["endpoint_name"])] = str(value["endpoint_config_name"])
     return found
+
+
+def component_models(config: FastscaleConfig) -> dict[str, str]:
+    """The model each component of the config runs, by component name (components on fallback pools run
+    one model per pool and are left out)."""
+    from fastscale.infra import capacity
+    from fastscale.infra.naming import all_endpoint_names
+
+    return {c.name: c.model for names in all_endpoint_names(config) if not capacity.has_pools(names.spec)
+            for c in names.components if c.model}
+
+
+def rollout_targets(classification: PlanClassification) -> list[RolloutTarget]:
+    """What to follow: every endpoint and component the plan rolls out (rolling or blue/green)."""
+    from fastscale.infra.rollout import ENDPOINT_TYPE
+
+    return [
+        RolloutTarget(ENDPOINT if c.type == ENDPOINT_TYPE else COMPONENT, c.name, c.address,
+                      c.strategy.alarms if c.strategy else ())
+        for c in classification.rollouts if c.name
+    ]
