@@ -193,7 +193,11 @@ def observe(api: BaseClient, target: RolloutTarget, elapsed: float) -> Observati
 
 
 def judge(target: RolloutTarget, seen: list[Observation], started: datetime, settled: bool) -> tuple[str, str]:
-    """(outcome, why) from what was seen, the last observation being the live state now."""
+    """(outcome, why) from what was seen, the last observation being the live state now.
+
+    The live version decides when it is known (an old failure reason left on a resource must not fail a
+    good update); otherwise a RollingBack status on the way, or a failure reason written during the deploy.
+    """
     if not seen:
         return FAILED, f"the {target.kind} does not exist"
     last = seen[-1]
@@ -201,10 +205,14 @@ def judge(target: RolloutTarget, seen: list[Observation], started: datetime, set
         return FAILED, f"status {last.status}"
     if not settled:
         return TIMED_OUT, f"still {last.status}"
-    if any(o.status == "RollingBack" for o in seen):
+    rolled = any(o.status == "RollingBack" for o in seen)
+    if target.expected and last.live_version:
+        if last.live_version == target.expected:
+            return SUCCEEDED, ""
+        return ROLLED_BACK, ("SageMaker rolled the update back: " if rolled else "") + (
+            f"{last.live_version} is live instead of {target.expected}")
+    if rolled:
         return ROLLED_BACK, "SageMaker rolled the update back"
-    if target.expected and last.live_version and last.live_version != target.expected:
-        return ROLLED_BACK, f"{last.live_version} is live instead of {target.expected}"
     if last.failure_reason and (last.modified is None or last.modified >= started):
         return ROLLED_BACK, "SageMaker reported a failure during the deploy"
     return SUCCEEDED, ""

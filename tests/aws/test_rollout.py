@@ -103,7 +103,8 @@ def test_an_endpoint_rollback_is_a_failure_naming_the_alarm_from_its_history(aws
     assert outcome.outcome == ROLLED_BACK and not outcome.ok
     assert outcome.alarm == "demo-chat-model-latency" and "went into ALARM at 00:07:00" in outcome.alarm_evidence
     message = outcome.message()
-    assert message.startswith("endpoint demo-chat: rolled back (SageMaker rolled the update back)")
+    assert message.startswith("endpoint demo-chat: rolled back (SageMaker rolled the update back: "
+                              "demo-chat-old is live instead of demo-chat-new)")
     assert "alarm demo-chat-model-latency fired" in message and "Deployment rolled back" in message
     assert clock.sleeps == [15]  # the first look was during the apply; one wait while RollingBack
 
@@ -144,6 +145,14 @@ def test_an_alarm_in_alarm_now_is_named_when_its_history_is_empty(aws):
                     {"AlarmNames": list(ENDPOINT_TARGET.alarms)})
     [outcome] = follower(clients, ENDPOINT_TARGET).finish(timeout=60)
     assert (outcome.outcome, outcome.alarm, outcome.alarm_evidence) == (ROLLED_BACK, "demo-chat-5xx-errors", "in ALARM now")
+
+
+def test_an_old_failure_reason_does_not_fail_an_update_whose_new_version_is_live(aws):
+    clients, sm, _ = aws
+    sm.add_response("describe_endpoint", endpoint_answer("InService", "demo-chat-new", reason="an earlier update failed"),
+                    {"EndpointName": "demo-chat"})
+    [outcome] = follower(clients, ENDPOINT_TARGET).finish(timeout=60)
+    assert outcome.outcome == SUCCEEDED
 
 
 def test_the_wait_is_bounded_and_says_the_rollout_goes_on(aws):
