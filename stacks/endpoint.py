@@ -37,9 +37,9 @@ from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceCompo
 from fastscale.infra.naming import EndpointNames, model_name, tags
 from fastscale.infra.secrets import container_environment
 from fastscale.stacks import capacity as capacity_attrs
-from fastscale.stacks.engine import Construct, TerraformResourceLifecycle
+from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources import awscc, sagemaker
-from fastscale.stacks.resources.base import Group, Resource, to_terraform
+from fastscale.stacks.resources.base import Group, Lifecycle, Resource, to_terraform
 from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
 ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS", "random": "RANDOM"}
@@ -158,7 +158,7 @@ class SageMakerEndpoint(Group):
             depends_on=self._role_ready,
             # Explicit, though Terraform would infer it from the configuration's own create_before_destroy:
             # a component's model is replaced while the component still runs the old one.
-            lifecycle=TerraformResourceLifecycle(create_before_destroy=True),
+            lifecycle=Lifecycle(create_before_destroy=True),
         )
         self.models[name] = model
         self.refs[f"model:{name}"] = model.attr("name")
@@ -191,7 +191,7 @@ class SageMakerEndpoint(Group):
         ep = self.spec
         uses_components = ep.uses_inference_components
         routing = ROUTING_STRATEGIES[ep.routing]
-        cbd = TerraformResourceLifecycle(create_before_destroy=True)
+        cbd = Lifecycle(create_before_destroy=True)
         # Inference-component endpoints need the role on the configuration (no model carries it there)
         # and scale their instances themselves (managed instance scaling) as components add copies.
         role_arn = self.role_arn if uses_components else None
@@ -311,7 +311,7 @@ class SageMakerEndpoint(Group):
                 tags=awscc.tag_list(self.tags),
             ),
             depends_on=[self.endpoint],
-            lifecycle=TerraformResourceLifecycle(ignore_changes=[awscc.SagemakerInferenceComponent.COPY_COUNT_PATH]),
+            lifecycle=Lifecycle(ignore_changes=[awscc.SagemakerInferenceComponent.COPY_COUNT_PATH]),
         )
 
     def _pool_component_model(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastscale.stacks.engine_choice import require_node, select_engine
 
@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # both engines have the same API; type-check against one of t
         TerraformOutput,
         TerraformProvider,
         TerraformResource,
+        TerraformResourceConfig,
         TerraformResourceLifecycle,
         TerraformStack,
     )
@@ -42,14 +43,28 @@ else:
     TerraformOutput = _lib.TerraformOutput
     TerraformProvider = _lib.TerraformProvider
     TerraformResource = _lib.TerraformResource
+    TerraformResourceConfig = _lib.TerraformResourceConfig
     TerraformResourceLifecycle = _lib.TerraformResourceLifecycle
     TerraformStack = _lib.TerraformStack
     GeneratorMetadata = _lib.TerraformProviderGeneratorMetadata
 
+import jsii  # noqa: E402  (the runtime both engines are built on)
 from constructs import Construct  # noqa: E402  (after the environment above is set)
+
+
+def create_in_engine(obj: Any, *args: Any) -> None:
+    """Create the engine's side of `obj` (a subclass of an engine class) with constructor arguments `args`.
+
+    This is the one call every generated constructor of the engine ends with (`jsii.create`). What the
+    generated constructors do before it, outside `python -O`, is check each argument against its type
+    hints with typeguard, resolving the hints anew on every call: about half of the Python time of
+    creating a resource. Callers pass arguments of the exact types the engine declares (the tests build
+    every example through here and compare the output with the snapshots)."""
+    jsii.create(type(obj), obj, list(args))
 
 __all__ = [
     "ENGINE",
+    "create_in_engine",
     "App",
     "Construct",
     "GeneratorMetadata",
@@ -59,6 +74,7 @@ __all__ = [
     "TerraformOutput",
     "TerraformProvider",
     "TerraformResource",
+    "TerraformResourceConfig",
     "TerraformResourceLifecycle",
     "TerraformStack",
 ]

@@ -10,14 +10,17 @@ to one per resource (creating it in the construct tree):
 - reference tokens (`${aws_iam_role.<logical id>.arn}`) are written in Python from the logical id, which
   `logical_id` computes the way the engine does (`tests/stacks/test_resource_layer.py` checks it against
   the engine for every resource of every example);
-- attributes are not answered per resource through callbacks (node asks each resource twice): the
-  `ResourceStack` adds every resource's attributes to the stack's JSON once, when the engine renders it,
-  from the props as they are at that moment.
+- attributes and the meta-arguments (`depends_on`, `lifecycle`) are not answered per resource through
+  callbacks (node asks each resource twice): the `ResourceStack` adds them to the stack's JSON once, when
+  the engine renders it, from the props as they are at that moment;
+- the engine is told only each element's type and provider, through one shared config value per type, and
+  without the generated constructors' per-call typeguard checks (`engine.create_in_engine`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import re
@@ -29,8 +32,9 @@ from fastscale.stacks.engine import (
     GeneratorMetadata,
     TerraformDataSource,
     TerraformResource,
-    TerraformResourceLifecycle,
+    TerraformResourceConfig,
     TerraformStack,
+    create_in_engine,
 )
 
 
@@ -107,8 +111,8 @@ class Group(Construct):
     It remembers where it sits, so the resources inside it know their logical ids without asking node."""
 
     def __init__(self, scope: Construct, id_: str) -> None:
-        super().__init__(scope, id_)
         stack, path = _placement(scope)
+        create_in_engine(self, scope, id_)  # Construct(scope, id_)
         self._placement = (stack, (*path, _construct_id(id_)))
 
 
@@ -116,6 +120,24 @@ class Group(Construct):
 
 P = TypeVar("P")
 D = TypeVar("D", bound="DataSource[Any]")
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Lifecycle:
+    """Terraform's `lifecycle` meta-argument (the parts fastscale uses)."""
+
+    create_before_destroy: bool | None = None
+    #: Attribute paths Terraform leaves alone after creation (e.g. what auto scaling changes).
+    ignore_changes: Sequence[str] | None = None
+
+
+@functools.cache
+def _engine_config(terraform_type: str, provider: str) -> TerraformResourceConfig:
+    """What the engine is told about an element: its type and provider, nothing else (meta-arguments are
+    rendered in Python too). One immutable value per type, shared, instead of a new struct per element."""
+    return TerraformResourceConfig(
+        terraform_resource_type=terraform_type, terraform_generator_metadata=GeneratorMetadata(provider_name=provider)
+    )
 
 
 def _register(element: Resource[Any] | DataSource[Any], placed: tuple[ResourceStack, tuple[str, ...]], id_: str) -> str:
@@ -139,24 +161,25 @@ class Resource(TerraformResource, Generic[P]):
         id_: str,
         props: P,
         *,
-        depends_on: Sequence[TerraformResource] | None = None,
-        lifecycle: TerraformResourceLifecycle | None = None,
+        depends_on: Sequence[Resource[Any]] | None = None,
+        lifecycle: Lifecycle | None = None,
     ) -> None:
         placed = _placement(scope)  # refused before the engine is asked anything
-        super().__init__(
-            scope,
-            id_,
-            terraform_resource_type=self.TYPE,
-            terraform_generator_metadata=GeneratorMetadata(provider_name=self.PROVIDER),
-            depends_on=list(depends_on) if depends_on else None,
-            lifecycle=lifecycle,
-        )
+        # TerraformResource(scope, id_, terraform_resource_type=..., ...), minus its argument type checks
+        create_in_engine(self, scope, id_, _engine_config(self.TYPE, self.PROVIDER))
         self.props = props
+        self._depends_on = list(depends_on) if depends_on else []
+        self._lifecycle = lifecycle
         self.logical_id = _register(self, placed, id_)
 
     def attributes(self) -> dict[str, Any]:
-        """The Terraform attributes of the props as they are now."""
-        return to_terraform(self.props)
+        """The Terraform attributes of the props as they are now, with the meta-arguments."""
+        out = to_terraform(self.props)
+        if self._depends_on:
+            out["depends_on"] = [_address(d) for d in self._depends_on]
+        if self._lifecycle is not None:
+            out["lifecycle"] = to_terraform(self._lifecycle)
+        return out
 
     def attr(self, name: str) -> str:
         """A Terraform reference to one of this resource's attributes (e.g. `arn`)."""
@@ -176,12 +199,7 @@ class DataSource(TerraformDataSource, Generic[P]):
 
     def __init__(self, scope: Construct, id_: str, props: P) -> None:
         placed = _placement(scope)
-        super().__init__(
-            scope,
-            id_,
-            terraform_resource_type=self.TYPE,
-            terraform_generator_metadata=GeneratorMetadata(provider_name=self.PROVIDER),
-        )
+        create_in_engine(self, scope, id_, _engine_config(self.TYPE, self.PROVIDER))  # TerraformDataSource(...)
         self.props = props
         self.logical_id = _register(self, placed, id_)
 

@@ -132,3 +132,24 @@ def test_a_shared_data_source_is_made_once_per_stack():
     second = deploying_account(Group(Group(stack, "b"), "c"))
     assert first == second == "${data.aws_caller_identity.caller.account_id}"
     assert list(stack.to_terraform()["data"]["aws_caller_identity"]) == ["caller"]
+
+
+def test_meta_arguments_are_written_as_the_engine_writes_them():
+    from fastscale.stacks.engine import App, GeneratorMetadata, TerraformResource, TerraformResourceLifecycle
+    from fastscale.stacks.resources.base import Lifecycle, ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
+
+    ours = ResourceStack(App(), "s")
+    role = IamRole(ours, "role", IamRoleProps(name="r", assume_role_policy="{}"))
+    IamRolePolicy(ours, "policy", IamRolePolicyProps(name="p", role="r", policy="{}"), depends_on=[role],
+                  lifecycle=Lifecycle(create_before_destroy=True, ignore_changes=["policy"]))
+    engine = ResourceStack(App(), "s")
+    meta = GeneratorMetadata(provider_name="aws")
+    their_role = TerraformResource(engine, "role", terraform_resource_type="aws_iam_role", terraform_generator_metadata=meta)
+    TerraformResource(engine, "policy", terraform_resource_type="aws_iam_role_policy", terraform_generator_metadata=meta,
+                      depends_on=[their_role],
+                      lifecycle=TerraformResourceLifecycle(create_before_destroy=True, ignore_changes=["policy"]))
+    written = ours.to_terraform()["resource"]["aws_iam_role_policy"]["policy"]
+    expected = engine.to_terraform()["resource"]["aws_iam_role_policy"]["policy"]
+    assert {k: written[k] for k in ("depends_on", "lifecycle")} == {k: expected[k] for k in ("depends_on", "lifecycle")}
+    assert written["depends_on"] == ["aws_iam_role.role"]
