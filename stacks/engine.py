@@ -10,12 +10,13 @@ import importlib
 import os
 from typing import TYPE_CHECKING, Any
 
-from fastscale.stacks.engine_choice import require_node, select_engine
+from fastscale.stacks.engine_choice import node_options, require_node, select_engine
 
 # jsii prints a banner on every start under an end-of-life Node; the variable lists the major versions to
 # silence. Set before jsii loads.
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "18,20")
 os.environ.setdefault("JSII_DEPRECATED", "quiet")
+os.environ["NODE_OPTIONS"] = node_options(os.environ.get("NODE_OPTIONS", ""))
 
 ENGINE = select_engine()
 require_node()  # before jsii starts node: a missing or broken node is one clear error, not jsii's traceback

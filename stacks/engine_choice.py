@@ -86,6 +86,20 @@ NODE_ENV_VAR = "JSII_NODE"
 NODE_CHECK_TIMEOUT = 15.0
 
 
+#: V8's young generation size per semi-space for the engine's node process, in MB (node's default: 16).
+#: Synthesis keeps its objects (the construct tree) to the end, so a small young generation only promotes
+#: them sooner: node's peak memory at 100 endpoints drops by about a fifth, at no measurable cost in time
+#: (bench/README.md).
+NODE_SEMI_SPACE_MB = 1
+
+
+def node_options(current: str) -> str:
+    """NODE_OPTIONS for the engine's node: `current` plus the young generation size, unless it sets one."""
+    if "--max-semi-space-size" in current:
+        return current
+    return f"{current} --max-semi-space-size={NODE_SEMI_SPACE_MB}".strip()
+
+
 def require_node(env: Mapping[str, str] | None = None) -> str:
     """Path of a working node, which both engines run on (through jsii); EngineUnavailable otherwise.
 
