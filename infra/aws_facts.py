@@ -106,3 +106,21 @@ TARGET_TRACKING_ALARM_PREFIX = "TargetTracking-"
 #: The CloudWatch Logs log groups SageMaker writes an endpoint's and an inference component's logs to.
 ENDPOINT_LOG_GROUP = "/aws/sagemaker/Endpoints/{}"
 COMPONENT_LOG_GROUP = "/aws/sagemaker/InferenceComponents/{}"
+
+# --------------------------------------------------------------------------------------------- updates
+
+#: `DeploymentConfig` of UpdateEndpoint / UpdateInferenceComponent (botocore 1.44.8 service model):
+#: `WaitIntervalInSeconds` (the bake time) and `TerminationWaitInSeconds` 0-3600,
+#: `MaximumExecutionTimeoutInSeconds` 600-28800, `CapacitySizeValue` at least 1, 1-10 rollback alarms.
+BAKE_TIME_MAX_S = 3600
+TERMINATION_WAIT_MAX_S = 3600
+DEPLOYMENT_TIMEOUT_MIN_S = 600
+DEPLOYMENT_TIMEOUT_MAX_S = 28800
+#: hashicorp/aws validates `maximum_execution_timeout_in_seconds` of `aws_sagemaker_endpoint` to 600-14400
+#: (`validation.IntBetween(600, 14400)` in its schema), tighter than the API; awscc passes the API's range.
+ENDPOINT_DEPLOYMENT_TIMEOUT_MAX_S = 14400
+MAX_ROLLBACK_ALARMS = 10
+#: The API reference: a rolling batch, a linear step and a canary are 5-50 % of the fleet (instances of the
+#: variant, or copies of the component).
+STEP_PERCENT_MIN = 5
+STEP_PERCENT_MAX = 50

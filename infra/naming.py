@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from fastscale.infra import catalog
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.deployment import component_alarm_kinds, rollback_only_endpoint_kinds
 from fastscale.infra.secrets import container_environment
 
 #: Every endpoint has one production variant; SageMaker's console default name.
@@ -88,6 +89,8 @@ class ComponentNames:
     scale_from_zero_alarm: str | None
     stuck_at_zero_alarm: str | None
     model: str = ""  # the SageMaker model the component runs (its container and model data)
+    #: kind -> name of the component's own health alarms that roll its updates back (`5xx-errors`, `model-latency`)
+    alarms: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -109,7 +112,7 @@ class EndpointNames:
     def all_alarm_names(self) -> list[str]:
         names = list(self.alarms.values())
         for c in self.components:
-            names += [n for n in (c.scale_from_zero_alarm, c.stuck_at_zero_alarm) if n]
+            names += [*c.alarms.values(), *(n for n in (c.scale_from_zero_alarm, c.stuck_at_zero_alarm) if n)]
         return names
 
 
@@ -118,9 +121,10 @@ OPERATIONAL_ALARMS = ("model-latency", "5xx-errors", "gpu-memory")
 
 def operational_alarms(ep: EndpointSpec) -> tuple[str, ...]:
     """The operational alarm kinds of an endpoint: no GPU-memory alarm on Neuron (Inferentia / Trainium)
-    instances, which publish no GPU metrics (it could never fire, and would still be billed)."""
+    instances, which publish no GPU metrics (it could never fire, and would still be billed). With
+    `alarms.enabled` false, only the ones automatic rollback of a single-model endpoint watches."""
     if not ep.alarms.enabled:
-        return ()
+        return tuple(k for k in OPERATIONAL_ALARMS if k in rollback_only_endpoint_kinds(ep))
     return tuple(k for k in OPERATIONAL_ALARMS if k != "gpu-memory" or catalog.publishes_gpu_metrics(ep.instance_type))
 
 
@@ -141,6 +145,7 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
                 scale_from_zero_alarm=f"{ic}-no-capacity" if zero else None,
                 stuck_at_zero_alarm=f"{ic}-stuck-at-zero" if (zero and ep.alarms.enabled) else None,
                 model=model_name(ic, ep, c),
+                alarms={kind: f"{ic}-{kind}" for kind in component_alarm_kinds(ep, c)},
             )
         )
     return EndpointNames(

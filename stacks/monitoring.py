@@ -20,7 +20,7 @@ must breach, and the time that spans.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from fastscale.infra import catalog
@@ -37,6 +37,7 @@ from fastscale.infra.aws_facts import (
     NS_INVOCATIONS,
 )
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
+from fastscale.infra.deployment import STUCK_AT_ZERO_PERIOD_S
 from fastscale.infra.naming import (
     ComponentNames,
     EndpointNames,
@@ -57,9 +58,6 @@ from fastscale.stacks.resources.cloudwatch import (
     evaluation_window,
 )
 
-#: The stuck-at-zero alarm counts failures per minute.
-STUCK_AT_ZERO_PERIOD_S = 60
-
 #: Invocation metrics are published every minute unless enhanced metrics choose otherwise; the dashboard
 #: reads the 10-second concurrency metrics at their own resolution.
 HIGH_RESOLUTION_WIDGET_PERIOD_S = 10
@@ -68,10 +66,14 @@ STANDARD_WIDGET_PERIOD_S = 60
 
 class EndpointAlarms(Group):
     """Model latency, 5xx errors and GPU memory alarms of one endpoint, plus a stuck-at-zero alarm per
-    component that can scale to zero. Nothing is created when `alarms.enabled` is false.
+    component that can scale to zero, and the 5xx and latency alarms of each component whose updates roll
+    back on them (`infra.deployment`). With `alarms.enabled` false only the alarms automatic rollback
+    watches are created, and they notify no one.
 
     Notifications go to `alarms.sns_topic_arn` on ALARM and on return to OK, when it is set.
-    The alarms stay reachable as `self.alarms` (keyed by alarm name).
+    The alarms stay reachable as `self.alarms` (keyed by alarm name). An alarm named in
+    `rollback_alarms` depends on nothing: the endpoint or component whose update it watches references it,
+    so it is created first.
     """
 
     def __init__(
@@ -83,34 +85,39 @@ class EndpointAlarms(Group):
         names: EndpointNames,
         endpoint: Resource,
         components: Mapping[str, Resource],
+        rollback_alarms: Collection[str] = (),
     ) -> None:
         super().__init__(scope, id)
         self.alarms: dict[str, CloudwatchMetricAlarm] = {}
         spec = names.spec
-        if not spec.alarms.enabled:
+        if not (names.alarms or any(c.alarms for c in names.components)):
             return
         self._config = config
         self._names = names
         self._tags = tags(config, spec)
-        topic = spec.alarms.sns_topic_arn
+        topic = spec.alarms.sns_topic_arn if spec.alarms.enabled else None
         self._actions = [topic] if topic else None
         # Created after the endpoint and so destroyed before it: alarms go first on teardown.
         self._depends = [endpoint]
+        self._rollback = set(rollback_alarms)
 
-        if spec.uses_inference_components and len(names.components) > MAX_METRICS_PER_MATH_ALARM:
+        if spec.alarms.enabled and spec.uses_inference_components and len(names.components) > MAX_METRICS_PER_MATH_ALARM:
             raise ValueError(
                 f"endpoint {names.endpoint}: {len(names.components)} inference components, but a CloudWatch "
                 f"metric math alarm can watch at most {MAX_METRICS_PER_MATH_ALARM}; disable `alarms` for this "
                 "endpoint or split its components across endpoints"
             )
 
-        self._latency()
-        self._errors()
+        if "model-latency" in names.alarms:
+            self._latency()
+        if "5xx-errors" in names.alarms:
+            self._errors()
         if "gpu-memory" in names.alarms:
             self._gpu_memory()
         for c in names.components:
             if c.stuck_at_zero_alarm:
                 self._stuck_at_zero(c, components.get(c.name))
+            self._component_alarms(c)
 
     # ----------------------------------------------------------------------------------------- alarms
 
@@ -191,6 +198,42 @@ class EndpointAlarms(Group):
             depends_on=[component] if component is not None else None,
         )
 
+    def _component_alarms(self, c: ComponentNames) -> None:
+        """The component's own latency and 5xx alarms, on its `InferenceComponentName` metrics: what its
+        rolling updates roll back on."""
+        spec = self._names.spec
+        dims = {"InferenceComponentName": c.name}
+        metric = dict(namespace=NS_INVOCATIONS, dimensions=dims, period=spec.alarms.period)
+        if "model-latency" in c.alarms:
+            threshold_us = spec.alarms.model_latency_ms * MICROSECONDS_PER_MS
+            self._alarm(
+                f"{c.spec.name}-model-latency",
+                alarm_name=c.alarms["model-latency"],
+                alarm_description=(
+                    f"Average ModelLatency of {c.name} above {spec.alarms.model_latency_ms:g} ms "
+                    f"({threshold_us:.0f} microseconds, the metric's unit) {self._window()}; rolls its updates back"
+                ),
+                comparison_operator="GreaterThanThreshold",
+                threshold=threshold_us,
+                metric_name=MODEL_LATENCY_METRIC,
+                statistic="Average",
+                **metric,
+            )
+        if "5xx-errors" in c.alarms:
+            self._alarm(
+                f"{c.spec.name}-5xx-errors",
+                alarm_name=c.alarms["5xx-errors"],
+                alarm_description=(
+                    f"{c.name} returned {spec.alarms.errors_5xx} or more 5xx errors {self._window()}; rolls its "
+                    "updates back"
+                ),
+                comparison_operator="GreaterThanOrEqualToThreshold",
+                threshold=spec.alarms.errors_5xx,
+                metric_name=ERRORS_5XX_METRIC,
+                statistic="Sum",
+                **metric,
+            )
+
     # ----------------------------------------------------------------------------------------- helpers
 
     def _window(self) -> str:
@@ -233,6 +276,8 @@ class EndpointAlarms(Group):
         alarms = self._names.spec.alarms
         props.setdefault("evaluation_periods", alarms.evaluation_periods)
         props.setdefault("datapoints_to_alarm", props["evaluation_periods"])
+        if props["alarm_name"] in self._rollback:
+            depends_on = []  # referenced by what it watches: it must come first
         alarm = CloudwatchMetricAlarm(
             self,
             id_,
@@ -244,7 +289,7 @@ class EndpointAlarms(Group):
                 tags=self._tags,
                 **props,
             ),
-            depends_on=depends_on or self._depends,
+            depends_on=self._depends if depends_on is None else depends_on,
         )
         self.alarms[props["alarm_name"]] = alarm
         return alarm

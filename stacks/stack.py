@@ -1,19 +1,23 @@
 """`EndpointStack`: the whole config as one Terraform stack.
 
 Per endpoint: `SageMakerEndpoint` (role, models, configuration, endpoint, components), then its auto
-scaling (`EndpointScaling`) and alarms (`EndpointAlarms`); once per stack: the dashboard, the providers,
-the state backend and the outputs.
+scaling (`EndpointScaling`) and alarms (`EndpointAlarms`); then every endpoint's and component's update
+settings (`stacks.deployment`, which references the alarms); once per stack: the dashboard, the
+providers, the state backend and the outputs.
 """
 
 from __future__ import annotations
 
 from fastscale.infra.config import FastscaleConfig, S3State
+from fastscale.infra.deployment import rollouts
 from fastscale.infra.naming import all_endpoint_names, stack_name
+from fastscale.stacks.deployment import attach
 from fastscale.stacks.endpoint import SageMakerEndpoint
 from fastscale.stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput
 from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
 from fastscale.stacks.providers import add_providers
 from fastscale.stacks.resources.base import ResourceStack
+from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
 from fastscale.stacks.scaling import EndpointScaling
 
 
@@ -29,14 +33,23 @@ class EndpointStack(ResourceStack):
         self._backend(config, state_path)
 
         self.endpoints: dict[str, SageMakerEndpoint] = {}
+        updates = rollouts(config)
+        watched = {a.name for r in updates for a in r.alarms}
+        alarms: dict[str, CloudwatchMetricAlarm] = {}
         for names in all_endpoint_names(config):
             ep_id = names.spec.name
             built = SageMakerEndpoint(self, ep_id, config=config, names=names)
             self.endpoints[ep_id] = built
             EndpointScaling(self, f"{ep_id}-scaling", config=config, names=names, endpoint=built.endpoint,
                             components=built.components)
-            EndpointAlarms(self, f"{ep_id}-alarms", config=config, names=names, endpoint=built.endpoint,
-                           components=built.components)
+            alarms.update(EndpointAlarms(self, f"{ep_id}-alarms", config=config, names=names, endpoint=built.endpoint,
+                                         components=built.components, rollback_alarms=watched).alarms)
+        attach(
+            updates,
+            endpoints={built.names.endpoint: built.endpoint for built in self.endpoints.values()},
+            components={name: c for built in self.endpoints.values() for name, c in built.components.items()},
+            alarms=alarms,
+        )
         StackDashboard(self, "dashboard", config=config)
         self._outputs()
 

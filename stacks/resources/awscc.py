@@ -75,6 +75,38 @@ class InferenceComponentRuntimeConfig:
 
 
 @dataclass(frozen=True, kw_only=True)
+class InferenceComponentCapacitySize:
+    type: str  # COPY_COUNT | CAPACITY_PERCENT
+    value: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class InferenceComponentRollingUpdatePolicy:
+    maximum_batch_size: InferenceComponentCapacitySize
+    wait_interval_in_seconds: int
+    maximum_execution_timeout_in_seconds: int | None = None
+    rollback_maximum_batch_size: InferenceComponentCapacitySize | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AlarmName:
+    alarm_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AutoRollbackConfiguration:
+    alarms: Sequence[AlarmName]
+
+
+@dataclass(frozen=True, kw_only=True)
+class InferenceComponentDeploymentConfig:
+    """`deployment_config`: applied by UpdateInferenceComponent when the specification changes."""
+
+    rolling_update_policy: InferenceComponentRollingUpdatePolicy
+    auto_rollback_configuration: AutoRollbackConfiguration | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class SagemakerInferenceComponentProps:
     inference_component_name: str
     endpoint_name: str
@@ -82,6 +114,7 @@ class SagemakerInferenceComponentProps:
     runtime_config: InferenceComponentRuntimeConfig
     specification: InferenceComponentSpecification | None = None  # exactly one of the two
     specifications: Sequence[InferenceComponentSpecification] | None = None
+    deployment_config: InferenceComponentDeploymentConfig | None = None
     tags: Sequence[Tag] | None = None
 
 

@@ -116,9 +116,61 @@ class SagemakerEndpointConfiguration(Resource[SagemakerEndpointConfigurationProp
 
 
 @dataclass(frozen=True, kw_only=True)
+class CapacitySize:
+    type: str  # INSTANCE_COUNT | CAPACITY_PERCENT
+    value: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class TrafficRoutingConfiguration:
+    type: str  # ALL_AT_ONCE | CANARY | LINEAR
+    wait_interval_in_seconds: int
+    canary_size: CapacitySize | None = None
+    linear_step_size: CapacitySize | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlueGreenUpdatePolicy:
+    traffic_routing_configuration: TrafficRoutingConfiguration
+    termination_wait_in_seconds: int | None = None
+    maximum_execution_timeout_in_seconds: int | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class RollingUpdatePolicy:
+    maximum_batch_size: CapacitySize
+    wait_interval_in_seconds: int
+    maximum_execution_timeout_in_seconds: int | None = None
+    rollback_maximum_batch_size: CapacitySize | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Alarm:
+    alarm_name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AutoRollbackConfiguration:
+    alarms: Sequence[Alarm]  # a set of blocks (1-10) in hashicorp/aws
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeploymentConfig:
+    """`deployment_config`: one of the two update policies, and the alarms that roll an update back.
+
+    hashicorp/aws marks `auto_rollback_configuration` ForceNew: adding, removing or changing its alarms
+    replaces the endpoint."""
+
+    blue_green_update_policy: BlueGreenUpdatePolicy | None = None
+    rolling_update_policy: RollingUpdatePolicy | None = None
+    auto_rollback_configuration: AutoRollbackConfiguration | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
 class SagemakerEndpointProps:
     name: str
     endpoint_config_name: str
+    deployment_config: DeploymentConfig | None = None
     tags: Mapping[str, str] | None = None
 
 

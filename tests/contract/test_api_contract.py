@@ -51,6 +51,8 @@ def placeholder(token: str) -> str:
         return {"aws_iam_role": "arn:aws:iam::123456789012:role/placeholder-role"}.get(
             m["type"], "arn:aws:sagemaker:us-east-1:123456789012:placeholder/placeholder"
         )
+    if m["attr"] == "alarm_name":
+        return f"placeholder-alarm-{m['id'][:20].strip('_-').replace('_', '-')}"
     assert m["attr"] in {"name", "endpoint_config_name", "inference_component_name"}, token
     return f"placeholder-{m['id'][:20].strip('_-').replace('_', '-')}"
 
@@ -86,8 +88,16 @@ def to_api(value: Any, shape: Shape, aliases: dict[str, str], path: str = "") ->
     return value
 
 
+#: Attributes the create call does not take, and the update call they go to (resource type -> attribute ->
+#: (operation, member)). An inference component's deployment_config only matters when it is updated.
+UPDATE_ONLY = {
+    "awscc_sagemaker_inference_component": {"deployment_config": ("UpdateInferenceComponent", "DeploymentConfig")},
+}
+
+
 def request(rtype: str, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     operation, aliases = OPERATIONS[rtype]
+    body = {k: v for k, v in body.items() if k not in UPDATE_ONLY.get(rtype, {})}
     params = to_api(body, sagemaker().operation_model(operation).input_shape, aliases)
     if rtype == "aws_sagemaker_endpoint_configuration":
         # name_prefix: the provider appends its unique suffix
@@ -129,6 +139,15 @@ def model_problems(value: Any, shape: Shape, path: str = "") -> list[str]:
     return problems
 
 
+def update_request(rtype: str, body: dict[str, Any], attr: str) -> tuple[dict[str, Any], Shape]:
+    """The update call an update-only attribute goes to, with the names it needs, and its input shape."""
+    operation, member = UPDATE_ONLY[rtype][attr]
+    shape = sagemaker().operation_model(operation).input_shape
+    value = to_api(body[attr], shape.members[member], {}, f"{attr}.")
+    name = to_api(body["inference_component_name"], shape.members["InferenceComponentName"], {})
+    return {"InferenceComponentName": name, member: value}, shape
+
+
 @pytest.fixture(scope="module")
 def stacks(tmp_path_factory):
     root = tmp_path_factory.mktemp("api")
@@ -148,6 +167,12 @@ def test_resources_make_valid_api_requests(stacks, name):
         validate_parameters(params, shape)  # raises ParamValidationError with every problem
         assert model_problems(params, shape) == [], f"{rtype}.{rid}"
         seen.add(operation)
+        for attr, (update, _member) in UPDATE_ONLY.get(rtype, {}).items():
+            if attr in body:
+                params, shape = update_request(rtype, body, attr)
+                validate_parameters(params, shape)
+                assert model_problems(params, shape) == [], f"{rtype}.{rid}.{attr}"
+                seen.add(update)
     assert {"CreateModel", "CreateEndpointConfig", "CreateEndpoint"} <= seen
 
 
@@ -261,3 +286,37 @@ def test_validation_catches_a_name_the_api_refuses():
     assert model_problems({"ModelName": "qwen3_8b"}, shape)
     assert model_problems({"ModelName": "qwen3-8b-" + "a" * 60}, shape)
     assert not model_problems({"ModelName": "qwen3-8b"}, shape)
+
+
+def test_every_update_carries_a_deployment_configuration_with_rollback(stacks):
+    """Single-model endpoints: UpdateEndpoint's DeploymentConfig (CreateEndpoint keeps it for later updates);
+    components: UpdateInferenceComponent's. Both roll back on alarms."""
+    for name in [p.stem for p in EXAMPLES]:
+        stack = stacks[name]
+        components = stack.of_type("awscc_sagemaker_inference_component")
+        for body in components.values():
+            params, _ = update_request("awscc_sagemaker_inference_component", body, "deployment_config")
+            config = params["DeploymentConfig"]
+            assert config["RollingUpdatePolicy"]["MaximumBatchSize"] == {"Type": "COPY_COUNT", "Value": 1}
+            assert 0 < config["RollingUpdatePolicy"]["WaitIntervalInSeconds"] <= 3600
+            assert len(config["AutoRollbackConfiguration"]["Alarms"]) == 2, name
+        for body in stack.of_type("aws_sagemaker_endpoint").values():
+            _, params = request("aws_sagemaker_endpoint", body)
+            if components:
+                assert "DeploymentConfig" not in params, "component endpoints update per component"
+                continue
+            policy = params["DeploymentConfig"]["BlueGreenUpdatePolicy"]
+            assert policy["TrafficRoutingConfiguration"]["Type"] == "ALL_AT_ONCE"
+            assert len(params["DeploymentConfig"]["AutoRollbackConfiguration"]["Alarms"]) == 2, name
+
+
+def test_validation_catches_deployment_values_out_of_the_api_limits():
+    shape = sagemaker().operation_model("UpdateInferenceComponent").input_shape
+    config = {"RollingUpdatePolicy": {"MaximumBatchSize": {"Type": "COPY_COUNT", "Value": 1},
+                                      "WaitIntervalInSeconds": 3601, "MaximumExecutionTimeoutInSeconds": 28801},
+              "AutoRollbackConfiguration": {"Alarms": [{"AlarmName": f"a{i}"} for i in range(11)]}}
+    problems = model_problems({"InferenceComponentName": "demo", "DeploymentConfig": config}, shape)
+    assert len(problems) == 3, problems
+    config["RollingUpdatePolicy"]["MaximumBatchSize"]["Type"] = "INSTANCE_COUNT"  # an endpoint's type
+    assert any("InferenceComponentCapacitySizeType" in p
+               for p in model_problems({"InferenceComponentName": "demo", "DeploymentConfig": config}, shape))

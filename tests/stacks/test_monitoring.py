@@ -204,8 +204,30 @@ def test_alarms_switched_off_creates_no_operational_alarm():
     config = modified(MULTI_MODEL, off)
     tf = synth_constructs(config)
     (names,) = all_endpoint_names(config)
-    # only the scale-from-zero alarms remain: they drive scaling, they are not notifications
-    assert set(alarms(tf)) == {c.scale_from_zero_alarm for c in names.components}
+    # the scale-from-zero alarms remain (they drive scaling) and each component's own 5xx and latency
+    # alarms (its updates roll back on them); none of them notifies
+    rollback = {f"{c.name}-{kind}" for c in names.components for kind in ("5xx-errors", "model-latency")}
+    assert set(alarms(tf)) == {c.scale_from_zero_alarm for c in names.components} | rollback
+    assert not any(SNS in json.dumps(a) for a in alarms(tf).values())
+
+
+def test_alarms_and_automatic_rollback_switched_off_leave_only_the_scaling_alarms():
+    def off(data):
+        data["endpoints"][0]["alarms"] = {"enabled": False}
+        data["endpoints"][0]["deployment"] = {"auto_rollback": False}
+
+    config = modified(MULTI_MODEL, off)
+    (names,) = all_endpoint_names(config)
+    assert set(alarms(synth_constructs(config))) == {c.scale_from_zero_alarm for c in names.components}
+
+
+def test_single_model_endpoint_without_operational_alarms_keeps_its_rollback_alarms():
+    def off(data):
+        data["endpoints"][0]["alarms"] = {"enabled": False, "sns_topic_arn": SNS}
+
+    config = modified(SINGLE_MODEL, off)
+    tf = synth_constructs(config)
+    assert set(alarms(tf)) == {"chat-prod-qwen3-5xx-errors", "chat-prod-qwen3-model-latency"}
     assert not any(SNS in json.dumps(a) for a in alarms(tf).values())
 
 

@@ -1,0 +1,117 @@
+"""The `deployment_config` of every single-model endpoint and inference component.
+
+`infra.deployment` resolves what each update does (strategy, batch, bake time, rollback alarms); this
+turns it into the providers' attributes: `aws_sagemaker_endpoint.deployment_config` (blue/green or rolling)
+and `awscc_sagemaker_inference_component.deployment_config` (rolling). Rollback alarm names are
+references to the stack's alarm resources, so Terraform creates an alarm before what it watches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+
+from fastscale.infra.config import ComponentRolling, CopyStep, EndpointRolling, InstanceStep
+from fastscale.infra.deployment import Rollout
+from fastscale.stacks.resources import awscc, sagemaker
+from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
+
+
+def _size(step: InstanceStep | None) -> sagemaker.CapacitySize | None:
+    return None if step is None else sagemaker.CapacitySize(type=step.type, value=step.value)
+
+
+def _copies(step: CopyStep | None) -> awscc.InferenceComponentCapacitySize | None:
+    return None if step is None else awscc.InferenceComponentCapacitySize(type=step.type, value=step.value)
+
+
+def _alarm_refs(rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]) -> list[str]:
+    """References to the alarm resources' names. An alarm the stack does not create is a validation error
+    (FS047) before synthesis; here it would be a bug."""
+    return [alarms[a.name].attr("alarm_name") for a in rollout.alarms]
+
+
+def endpoint_deployment_config(
+    rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]
+) -> sagemaker.DeploymentConfig:
+    refs = _alarm_refs(rollout, alarms)
+    rollback = (
+        sagemaker.AutoRollbackConfiguration(alarms=[sagemaker.Alarm(alarm_name=r) for r in refs]) if refs else None
+    )
+    if rollout.strategy == "rolling":
+        rolling = rollout.rolling
+        assert isinstance(rolling, EndpointRolling)
+        batch = _size(rolling.batch)
+        assert batch is not None
+        return sagemaker.DeploymentConfig(
+            rolling_update_policy=sagemaker.RollingUpdatePolicy(
+                maximum_batch_size=batch,
+                wait_interval_in_seconds=rollout.bake_time,
+                maximum_execution_timeout_in_seconds=rolling.timeout,
+                rollback_maximum_batch_size=_size(rolling.rollback_batch),
+            ),
+            auto_rollback_configuration=rollback,
+        )
+    blue_green = rollout.blue_green
+    assert blue_green is not None
+    step = _size(blue_green.step)
+    return sagemaker.DeploymentConfig(
+        blue_green_update_policy=sagemaker.BlueGreenUpdatePolicy(
+            traffic_routing_configuration=sagemaker.TrafficRoutingConfiguration(
+                type=blue_green.traffic,
+                wait_interval_in_seconds=rollout.bake_time,
+                canary_size=step if blue_green.traffic == "CANARY" else None,
+                linear_step_size=step if blue_green.traffic == "LINEAR" else None,
+            ),
+            termination_wait_in_seconds=blue_green.termination_wait,
+            maximum_execution_timeout_in_seconds=blue_green.timeout,
+        ),
+        auto_rollback_configuration=rollback,
+    )
+
+
+def component_deployment_config(
+    rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]
+) -> awscc.InferenceComponentDeploymentConfig:
+    rolling = rollout.rolling
+    assert isinstance(rolling, ComponentRolling)
+    batch = _copies(rolling.batch)
+    assert batch is not None
+    refs = _alarm_refs(rollout, alarms)
+    return awscc.InferenceComponentDeploymentConfig(
+        rolling_update_policy=awscc.InferenceComponentRollingUpdatePolicy(
+            maximum_batch_size=batch,
+            wait_interval_in_seconds=rollout.bake_time,
+            maximum_execution_timeout_in_seconds=rolling.timeout,
+            rollback_maximum_batch_size=_copies(rolling.rollback_batch),
+        ),
+        auto_rollback_configuration=awscc.AutoRollbackConfiguration(
+            alarms=[awscc.AlarmName(alarm_name=r) for r in refs]
+        )
+        if refs
+        else None,
+    )
+
+
+def attach(
+    rollouts: list[Rollout],
+    endpoints: Mapping[str, Resource[sagemaker.SagemakerEndpointProps]],
+    components: Mapping[str, Resource[awscc.SagemakerInferenceComponentProps]],
+    alarms: Mapping[str, CloudwatchMetricAlarm],
+) -> None:
+    """Give every endpoint (by endpoint name) and component (by component name) its deployment_config.
+
+    Set once every alarm exists, since an update may roll back on an alarm of another endpoint; the
+    resources' attributes are read when the stack is rendered."""
+    for rollout in rollouts:
+        if rollout.component is None:
+            endpoint = endpoints[rollout.target]
+            endpoint.props = dataclasses.replace(
+                endpoint.props, deployment_config=endpoint_deployment_config(rollout, alarms)
+            )
+        else:
+            component = components[rollout.target]
+            component.props = dataclasses.replace(
+                component.props, deployment_config=component_deployment_config(rollout, alarms)
+            )
