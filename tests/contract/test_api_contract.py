@@ -238,7 +238,7 @@ def test_short_tail_example_requests_scale_to_zero_with_its_scale_in_policy(stac
     _, params = request("awscc_sagemaker_endpoint_config", config)
     (variant,) = params["ProductionVariants"]
     assert variant["InstanceType"] == "ml.g6.2xlarge" and "InstancePools" not in variant
-    assert variant["ManagedInstanceScaling"] == {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 2,
+    assert variant["ManagedInstanceScaling"] == {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 3,
                                                  "ScaleInPolicy": {"Strategy": "IDLE_RELEASE", "CooldownInMinutes": 5}}
     assert "MetricsConfig" not in params
 
