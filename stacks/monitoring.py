@@ -203,7 +203,7 @@ class EndpointAlarms(Group):
         rolling updates roll back on."""
         spec = self._names.spec
         dims = {"InferenceComponentName": c.name}
-        metric = dict(namespace=NS_INVOCATIONS, dimensions=dims, period=spec.alarms.period)
+        metric: dict[str, Any] = dict(namespace=NS_INVOCATIONS, dimensions=dims, period=spec.alarms.period)
         if "model-latency" in c.alarms:
             threshold_us = spec.alarms.model_latency_ms * MICROSECONDS_PER_MS
             self._alarm(

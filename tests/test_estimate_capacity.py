@@ -67,13 +67,15 @@ def test_cost_per_pool_follows_each_pool_price():
 
 
 def test_short_scale_in_cooldown_shortens_the_idle_tail():
-    (line,) = cost_config(load_config(SHORT_TAIL)).endpoints
+    config = load_config(SHORT_TAIL)
+    (line,) = cost_config(config).endpoints
     tail = line.idle_tail
     detection = PARAMS.scale_in.detection_seconds.value / 60
     assert tail.minutes == detection + 5
     assert tail.default_minutes == detection + PARAMS.scale_in.default_cooldown_minutes.value
     days = PARAMS.cost.hours_per_month.value / 24
-    assert tail.monthly_usd == pytest.approx(line.price_per_hour_usd * 2 * tail.minutes / 60 * days, abs=0.01)
+    max_instances = config.endpoints[0].instances.max  # the tail is priced at the maximum instances
+    assert tail.monthly_usd == pytest.approx(line.price_per_hour_usd * max_instances * tail.minutes / 60 * days, abs=0.01)
     assert tail.monthly_usd < tail.default_monthly_usd
 
 

@@ -230,6 +230,9 @@ def _component_deployment(
     for kind in ("model-latency", "5xx-errors", "gpu-memory"):
         put_alarm(cw, f"demo-shared-{kind}")
     put_alarm(cw, "demo-qwen-stuck-at-zero")
+    for c in all_endpoint_names(component_config())[0].components:  # the alarms its updates roll back on
+        for alarm in c.alarms.values():
+            put_alarm(cw, alarm)
     actions = [policy_arn("demo-qwen-scale-from-zero", QWEN_RID)] if alarm_actions is None else alarm_actions
     put_no_capacity_alarm(cw, "demo-qwen-no-capacity", "demo-qwen", actions)
     return {**aws, "sagemaker": sm, "application-autoscaling": aas}, (sm_stub, aas_stub)
