@@ -33,7 +33,9 @@ class EndpointStack(ResourceStack):
         self._backend(config, state_path)
 
         self.endpoints: dict[str, SageMakerEndpoint] = {}
-        updates = rollouts(config)
+        # An AWS emulator neither performs nor stores a deployment configuration (moto drops it), so the
+        # provider would read it back empty and plan to replace the endpoint on every deploy: none there.
+        updates = rollouts(config) if config.endpoint_url is None else []
         watched = {a.name for r in updates for a in r.alarms}
         alarms: dict[str, CloudwatchMetricAlarm] = {}
         for names in all_endpoint_names(config):

@@ -136,3 +136,17 @@ def test_default_bake_time_follows_the_alarm_window(synth_example):
     (body,) = updated(synth_example(modified(SINGLE_MODEL, slow))).values()
     routing = body["deployment_config"]["blue_green_update_policy"]["traffic_routing_configuration"]
     assert routing["wait_interval_in_seconds"] == 120 * 4 + 120
+
+
+def test_an_emulator_target_gets_no_deployment_configuration(synth_example):
+    """Emulators drop it; read back empty, it would make every deploy replace the endpoint."""
+
+    def emulated(data):
+        data["endpoint_url"] = "http://localhost:4566"
+        data["endpoints"][0].pop("metrics_publish_frequency", None)  # an awscc resource: refused with an emulator
+
+    doc = synth_example(modified(SINGLE_MODEL, emulated))
+    (body,) = doc["resource"]["aws_sagemaker_endpoint"].values()
+    assert "deployment_config" not in body
+    names = {a["alarm_name"] for a in doc["resource"]["aws_cloudwatch_metric_alarm"].values()}
+    assert {"chat-prod-qwen3-5xx-errors", "chat-prod-qwen3-model-latency"} <= names
