@@ -93,16 +93,17 @@ def test_synth_reports_the_engine_that_wrote_the_stack(tmp_path):
     assert stamped["//"]["metadata"]["version"] == ENGINE.version
 
 
-def test_synth_with_an_engine_that_is_not_installed_is_one_line_and_exit_1(tmp_path):
+def test_synth_with_an_engine_it_cannot_load_is_one_line_with_its_exit_code(tmp_path):
+    # An engine that exists but is not installed is a failed operation (1); an unknown name is bad input (2).
     missing = "cdktf" if not is_installed("cdktf") else ("cdktn" if not is_installed("cdktn") else None)
     if missing is None:  # both installed: ask for a name that cannot be installed
-        env, expected = {ENV_VAR: "nope"}, "'nope' is not an engine"
+        env, expected, code_expected = {ENV_VAR: "nope"}, "'nope' is not an engine", 2
     else:
-        env, expected = {ENV_VAR: missing}, "which is not installed"
+        env, expected, code_expected = {ENV_VAR: missing}, "which is not installed", 1
     code = ("import sys; from fastscale.cli.main import cli; "
             f"sys.argv = ['fastscale', 'synth', {str(EXAMPLES[0])!r}, '--out', {str(tmp_path)!r}]; cli()")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, **env})
-    assert proc.returncode == 1
+    assert proc.returncode == code_expected
     assert expected in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "stacks").exists()
