@@ -134,6 +134,9 @@ def guard(command: str, callback: Callable[..., Any]) -> Callable[..., Any]:
     def guarded(*args: Any, **kwargs: Any) -> Any:
         as_json = bool(kwargs.get("as_json"))
         file = kwargs.get("config_file")
+        files = kwargs.get("config_files")
+        if file is None and isinstance(files, tuple) and len(files) == 1:
+            file = files[0]  # a command taking FILE... given one
         file = file if isinstance(file, str) else None
         try:
             return callback(*args, **kwargs)

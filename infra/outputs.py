@@ -13,8 +13,12 @@ from __future__ import annotations
 
 import os
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from fastscale.infra.config import FastscaleConfig
 
 
 class OutputPathError(ValueError):
@@ -76,3 +80,30 @@ def write_text_nofollow(path: Path, text: str, mode: int = 0o644) -> None:
         raise
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | os.PathLike[str]) -> list[Path]:
+    """Where each of several configs (file, config) is synthesized: `outdir/<stack name>`, each in cdktf's
+    layout. Everything that would refuse a write is checked for all of them before any is written: two
+    configs with one stack name, a state file that would be lost or orphaned (`infra.state.StateLayoutError`),
+    an output directory that cannot be written, a symbolic link on the way."""
+    from fastscale.infra.naming import stack_name
+    from fastscale.infra.state import local_state_placement
+
+    first: dict[str, str] = {}
+    for path, config in configs:
+        name = stack_name(config)
+        if name in first:
+            raise OutputPathError(
+                f"{first[name]} and {path} both define stack {name!r}: one synthesis would overwrite the other; "
+                "give each its own `project`, or synthesize them one at a time")
+        first[name] = path
+    base = Path(outdir)
+    targets = [base / stack_name(config) for _, config in configs]
+    for (_, config), target in zip(configs, targets, strict=True):
+        local_state_placement(config, target)
+    check_output_dir(base)
+    for (_, config), target in zip(configs, targets, strict=True):
+        stack_dir = target / "stacks" / stack_name(config)
+        refuse_symlinks([target, target / "manifest.json", target / "stacks", stack_dir, stack_dir / "cdk.tf.json"])
+    return targets

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
-    config_argument,
     endpoint_url_option,
     fail,
     json_option,
@@ -22,52 +22,75 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from fastscale.infra.detection import DetectionRow
+    from fastscale.stacks.app import SynthResult
 
 
 @click.command("synth")
-@config_argument
+@click.argument("config_files", metavar="FILE...", nargs=-1, required=True,
+                type=click.Path(dir_okay=False, path_type=str))
 @click.option("--out", "outdir", default="cdktf.out", show_default=True, type=click.Path(file_okay=False),
-              help="Output directory (cdktf layout: manifest.json, stacks/<name>/cdk.tf.json).")
+              help="Output directory (cdktf layout: manifest.json, stacks/<name>/cdk.tf.json). With several "
+              "FILEs, each stack gets DIR/<stack name>/ in that layout.")
 @json_option
 @endpoint_url_option
-def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
-    """Validate FILE, then synthesize its Terraform JSON stack.
+def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> None:
+    """Validate each FILE, then synthesize its Terraform JSON stack.
 
-    Nothing is written when the config has errors. The stack directory can then be used with
+    Nothing is written when a config has errors. The stack directory can then be used with
     `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`. Synthesis runs the CDK
     engine on Node.js (`node` on PATH, or $JSII_NODE).
 
+    Several FILEs (a repository of many stacks) are all validated first, then synthesized in one engine
+    process, which starts once instead of once per file: DIR/<stack name>/stacks/<stack name>/cdk.tf.json
+    for each. Their stack names must differ. With --json, several FILEs print {"stacks": [...]}, one
+    object per FILE in order.
+
     \b
     Exit codes:
-      0  the stack was written
+      0  every stack was written
       1  synthesis failed: Node.js or the CDK engine missing or failing (one line
-         says which), or a write failed
-      2  bad input: the config has errors, or --out is inside .git, cannot be
-         created or written, or would write through a symbolic link (nothing
-         was written)
+         says which), or a write failed (stacks written before it stay)
+      2  bad input: a config has errors, two FILEs have the same stack name, or
+         --out is inside .git, cannot be created or written, or would write
+         through a symbolic link (nothing was written)
       130  interrupted with Ctrl-C
     With --json a failure still prints one JSON object, with an `error` member.
     """
-    checked = load_checked(config_file, as_json=as_json)
+    checked = [load_checked(path, as_json=as_json) for path in config_files]
+    several = len(checked) > 1
 
     from fastscale.infra.detection import detection_summary
+    from fastscale.infra.outputs import synth_targets
     from fastscale.infra.state import StateLayoutError
 
-    # imports jsii and starts node: only once the config is known to be good
-    from fastscale.stacks.app import synthesize
-    from fastscale.stacks.engine import ENGINE
-
     try:
-        result = synthesize(checked.config, outdir)
+        # several: every output is checked before any is written (one FILE: `synthesize` checks its own)
+        targets = synth_targets([(c.source, c.config) for c in checked], outdir) if several else [Path(outdir)]
     except StateLayoutError as exc:
         # nothing was written: the state would be lost (inside --out) or orphaned (left at its old path)
         fail(str(exc), EXIT_BAD_INPUT)  # with --json: one JSON object with `error` (cli.errors)
-    detection = detection_summary(checked.config)
-    if as_json:
-        engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}
-        print_json({**result.to_dict(), "engine": engine, "detection": [row.to_dict() for row in detection]})
-        return
 
+    # imports jsii and starts node: only once the configs are known to be good
+    from fastscale.stacks.app import synthesize
+    from fastscale.stacks.engine import ENGINE
+
+    engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}
+    documents = []
+    for c, target in zip(checked, targets, strict=True):
+        try:
+            result = synthesize(c.config, target)
+        except StateLayoutError as exc:
+            fail(str(exc), EXIT_BAD_INPUT)
+        detection = detection_summary(c.config)
+        if as_json:
+            documents.append({**result.to_dict(), "engine": engine, "detection": [row.to_dict() for row in detection]})
+        else:
+            _print_result(result, detection, ENGINE.describe())
+    if as_json:
+        print_json({"stacks": documents} if several else documents[0])
+
+
+def _print_result(result: SynthResult, detection: list[DetectionRow], engine: str) -> None:
     from rich.markup import escape
     from rich.table import Table
 
@@ -80,7 +103,7 @@ def synth_command(config_file: str, outdir: str, as_json: bool) -> None:
     print_table(table)
     # How fast the chosen metrics notice a spike: the "detect fast" layer, per endpoint / component.
     print_table(detection_table(detection), lead=2)
-    say(f"[green]✓[/] wrote {escape(str(result.stack_file))} with {escape(ENGINE.describe())}", indent="  ")
+    say(f"[green]✓[/] wrote {escape(str(result.stack_file))} with {escape(engine)}", indent="  ")
     say(f"  stack directory (terraform -chdir=...): {escape(str(result.stack_dir))}", indent="    ")
 
 

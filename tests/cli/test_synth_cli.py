@@ -125,3 +125,57 @@ def test_synth_refuses_state_inside_the_output_directory(tmp_path, write_yaml, b
     result = run("synth", str(write_yaml(base_config)), "--out", ".")
     assert result.exit_code == 2 and "inside the output directory" in result.output
     assert not (tmp_path / "stacks").exists()
+
+
+SECOND = ROOT / "examples" / "qwen3-8b.yaml"
+
+
+def test_several_files_are_synthesized_each_into_its_stack_directory_as_alone(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = run("synth", str(EXAMPLE), str(SECOND), "--out", "all", "--json")
+    assert result.exit_code == 0, result.output
+    stacks = json.loads(result.output)["stacks"]
+    assert [s["stack_name"] for s in stacks] == ["assist", "chat-prod"]  # the order of the files
+    for name, config in (("assist", EXAMPLE), ("chat-prod", SECOND)):
+        alone = run("synth", str(config), "--out", f"alone/{name}")  # same depth: same relative state path
+        assert alone.exit_code == 0, alone.output
+        for part in ("manifest.json", f"stacks/{name}/cdk.tf.json"):
+            assert (tmp_path / "all" / name / part).read_bytes() == (tmp_path / "alone" / name / part).read_bytes()
+    assert stacks[1]["stack_file"] == "all/chat-prod/stacks/chat-prod/cdk.tf.json"
+
+
+def test_several_files_in_text_report_every_stack(tmp_path):
+    result = run("synth", str(EXAMPLE), str(SECOND), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.output
+    assert "stack assist" in result.output and "stack chat-prod" in result.output
+    assert result.output.count("✓ wrote") == 2
+
+
+def test_one_bad_file_among_several_writes_nothing(tmp_path, write_yaml, base_config):
+    base_config["endpoints"][0]["metrics_publish_frequency"] = 15
+    out = tmp_path / "out"
+    result = run("synth", str(EXAMPLE), str(write_yaml(base_config)), "--out", str(out))
+    assert result.exit_code == 2
+    assert "FS021" in result.output
+    assert not out.exists()
+
+
+def test_two_files_with_the_same_stack_name_are_refused(tmp_path, write_yaml):
+    copy = write_yaml(EXAMPLE.read_text(), "copy.yaml")
+    out = tmp_path / "out"
+    result = run("synth", str(EXAMPLE), str(copy), "--out", str(out), "--json")
+    assert result.exit_code == 2
+    error = json.loads(result.output)["error"]
+    assert "both define stack 'assist'" in error and str(copy) in error
+    assert not out.exists()
+
+
+def test_several_files_check_every_output_path_before_writing_any(tmp_path):
+    out = tmp_path / "out"
+    victim = tmp_path / "elsewhere"
+    (out / "chat-prod").mkdir(parents=True)
+    (out / "chat-prod" / "manifest.json").symlink_to(victim)
+    result = run("synth", str(EXAMPLE), str(SECOND), "--out", str(out))
+    assert result.exit_code == 2
+    assert "symbolic link" in result.output
+    assert not (out / "assist").exists() and not victim.exists()
