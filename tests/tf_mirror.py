@@ -1,5 +1,5 @@
 """Finding a Terraform filesystem provider mirror that holds hashicorp/aws, for the tests that run the real
-aws provider offline (terraform validate of every example, the emulator lifecycle).
+aws provider offline (terraform validate of every example, the emulator lifecycle, plans of a live endpoint).
 
 Looked for in order: the directory in FASTSCALE_TF_MIRROR; the `filesystem_mirror` paths of the Terraform CLI
 configuration (TF_CLI_CONFIG_FILE, else ~/.terraformrc); /opt/tf-plugins (where the CI image keeps its
@@ -8,9 +8,12 @@ mirror); Terraform's implicit local mirror directories on Linux.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import subprocess
 from pathlib import Path
+from typing import Any
 
 AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
 MIRROR_ENV = "FASTSCALE_TF_MIRROR"
@@ -56,3 +59,60 @@ def cli_config(mirror: Path) -> str:
         f'  direct {{\n    exclude = ["{AWS_PROVIDER}"]\n  }}\n'
         "}\n"
     )
+
+
+#: Provider settings that let hashicorp/aws plan with no AWS call (with `plan -refresh=false`).
+OFFLINE_PROVIDER = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "secret_key": "example",
+                    "skip_credentials_validation": True, "skip_requesting_account_id": True,
+                    "skip_metadata_api_check": True}
+
+
+class OfflineEndpointPlans:
+    """A Terraform working directory with one `aws_sagemaker_endpoint` that is live in a hand-written state.
+
+    `plan(body, state_attributes)` writes the configuration and the state and returns the saved plan's path:
+    hashicorp/aws from the mirror plans with `-refresh=false`, so the actions and replace paths are the
+    provider's own and no AWS call is made. Initialised once (`init` starts the provider).
+    """
+
+    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str], resource_name: str = "endpoint"):
+        self.terraform, self.version, self.resource_name = terraform, mirror[1], resource_name
+        (root / "terraformrc").write_text(cli_config(mirror[0]))
+        self.env = {"TF_CLI_CONFIG_FILE": str(root / "terraformrc"), "TF_DATA_DIR": str(root / "data")}
+        self.child_env = {**os.environ, **self.env, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
+        self.child_env.pop("TF_PLUGIN_CACHE_DIR", None)
+        self.work = root / "tf"
+        self.work.mkdir()
+        self._initialised = False
+
+    def _write(self, body: dict[str, Any]) -> None:
+        (self.work / "main.tf.json").write_text(json.dumps({
+            "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": self.version}}},
+            "provider": {"aws": OFFLINE_PROVIDER},
+            "resource": {"aws_sagemaker_endpoint": {self.resource_name: body}},
+        }))
+
+    def _state(self, attributes: dict[str, Any]) -> dict[str, Any]:
+        return {"version": 4, "terraform_version": "1.11.4", "serial": 1,
+                "lineage": "00000000-0000-0000-0000-00000000abcd", "outputs": {},
+                "resources": [{"mode": "managed", "type": "aws_sagemaker_endpoint", "name": self.resource_name,
+                               "provider": f'provider["{AWS_PROVIDER}"]',
+                               "instances": [{"schema_version": 0, "attributes": attributes}]}]}
+
+    def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([self.terraform, *args], cwd=self.work, env=self.child_env, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done
+
+    def plan(self, body: dict[str, Any], state_attributes: dict[str, Any]) -> Path:
+        self._write(body)
+        if not self._initialised:
+            self._run("init", "-input=false", "-no-color")
+            self._initialised = True
+        (self.work / "terraform.tfstate").write_text(json.dumps(self._state(state_attributes)))
+        self._run("plan", "-refresh=false", "-input=false", "-no-color", "-out=change.tfplan")
+        return self.work / "change.tfplan"
+
+    def show(self, plan_file: Path) -> dict[str, Any]:
+        return json.loads(self._run("show", "-json", plan_file.name).stdout)

@@ -10,17 +10,14 @@ Skips, with the reason, where there is no terraform binary or no mirror with has
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
 from typing import Any
 
 import pytest
 
 from fastscale.infra.rollout import ChangeKind, RolloutInputs, classify_plan
 from fastscale.infra.terraform import TerraformRunner
-from tests.tf_mirror import AWS_PROVIDER, cli_config, find_aws_mirror, where_looked
+from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror, where_looked
 
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
@@ -33,45 +30,18 @@ LIVE = {"name": "demo-chat", "endpoint_config_name": "demo-chat-1", "tags": {"fa
 ALARMS = ("demo-chat-5xx-errors", "demo-chat-model-latency")
 
 
-def _state() -> dict[str, Any]:
-    attributes = {"arn": "arn:aws:sagemaker:us-east-1:123456789012:endpoint/demo-chat", "deployment_config": [],
-                  "id": "demo-chat", "tags_all": LIVE["tags"], **LIVE}
-    return {"version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "00000000-0000-0000-0000-00000000abcd",
-            "outputs": {}, "resources": [{"mode": "managed", "type": "aws_sagemaker_endpoint", "name": "chat",
-                                          "provider": f'provider["{AWS_PROVIDER}"]',
-                                          "instances": [{"schema_version": 0, "attributes": attributes}]}]}
-
-
 @pytest.fixture(scope="module")
 def plan(tmp_path_factory):
     """plan(endpoint attributes) -> classify_plan of what hashicorp/aws plans from the live endpoint."""
     assert MIRROR is not None and TERRAFORM is not None
-    root = tmp_path_factory.mktemp("classify")
-    (root / "terraformrc").write_text(cli_config(MIRROR[0]))
-    env = {"TF_CLI_CONFIG_FILE": str(root / "terraformrc"), "TF_DATA_DIR": str(root / "data")}
-    work = root / "tf"
-    work.mkdir()
-    provider = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "secret_key": "example",
-                "skip_credentials_validation": True, "skip_requesting_account_id": True, "skip_metadata_api_check": True}
-
-    def write(body: dict[str, Any]) -> None:
-        (work / "main.tf.json").write_text(json.dumps({
-            "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
-            "provider": {"aws": provider}, "resource": {"aws_sagemaker_endpoint": {"chat": body}}}))
-
-    write(LIVE)
-    runner = TerraformRunner(TERRAFORM, work, env=env)
-    runner.init().raise_for_status()
-    child_env = {**os.environ, **env, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
-    child_env.pop("TF_PLUGIN_CACHE_DIR", None)
+    plans = OfflineEndpointPlans(tmp_path_factory.mktemp("classify"), TERRAFORM, MIRROR, resource_name="chat")
+    live = {"arn": "arn:aws:sagemaker:us-east-1:123456789012:endpoint/demo-chat", "deployment_config": [],
+            "id": "demo-chat", "tags_all": LIVE["tags"], **LIVE}
 
     def classify(body: dict[str, Any]):
-        write(body)
-        (work / "terraform.tfstate").write_text(json.dumps(_state()))
-        done = subprocess.run([TERRAFORM, "plan", "-refresh=false", "-input=false", "-no-color", "-out=change.tfplan"],
-                              cwd=work, env=child_env, capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, done.stdout + done.stderr
-        [change] = classify_plan(runner.show_plan(work / "change.tfplan"),
+        plan_file = plans.plan(body, live)
+        runner = TerraformRunner(TERRAFORM, plans.work, env=plans.env)
+        [change] = classify_plan(runner.show_plan(plan_file),
                                  {"demo-chat": RolloutInputs(2, "instance", 300.0)}).changes
         return change
 

@@ -13,11 +13,8 @@ Skips, with the reason, where there is no terraform binary or no mirror with has
 from __future__ import annotations
 
 import copy
-import json
-import os
 import re
 import shutil
-import subprocess
 from typing import Any
 
 import pytest
@@ -25,8 +22,7 @@ import pytest
 from fastscale.infra.config import load_config
 from tests.conftest import ROOT
 from tests.stacks.conftest import synth
-from tests.tf_mirror import AWS_PROVIDER, find_aws_mirror, where_looked
-from tests.tf_mirror import cli_config as mirror_cli_config
+from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror, where_looked
 
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
@@ -37,14 +33,10 @@ pytestmark = [
 ALARM_REF = re.compile(r"^\$\{aws_cloudwatch_metric_alarm\.(?P<id>[^.}]+)\.alarm_name\}$")
 
 
-def _live_state(body: dict[str, Any], deployment_config: list[dict[str, Any]]) -> dict[str, Any]:
-    attributes = {"arn": f"arn:aws:sagemaker:us-east-1:123456789012:endpoint/{body['name']}",
-                  "deployment_config": deployment_config, "endpoint_config_name": body["endpoint_config_name"],
-                  "id": body["name"], "name": body["name"], "tags": body.get("tags"), "tags_all": body.get("tags") or {}}
-    return {"version": 4, "terraform_version": "1.11.4", "serial": 1, "lineage": "00000000-0000-0000-0000-000000000014",
-            "outputs": {}, "resources": [{"mode": "managed", "type": "aws_sagemaker_endpoint", "name": "endpoint",
-                                          "provider": f'provider["{AWS_PROVIDER}"]',
-                                          "instances": [{"schema_version": 0, "attributes": attributes}]}]}
+def _live(body: dict[str, Any], deployment_config: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"arn": f"arn:aws:sagemaker:us-east-1:123456789012:endpoint/{body['name']}",
+            "deployment_config": deployment_config, "endpoint_config_name": body["endpoint_config_name"],
+            "id": body["name"], "name": body["name"], "tags": body.get("tags"), "tags_all": body.get("tags") or {}}
 
 
 def _as_state(config: dict[str, Any]) -> list[dict[str, Any]]:
@@ -75,29 +67,10 @@ def planner(tmp_path_factory):
         item["alarm_name"] = alarms[ALARM_REF.match(item["alarm_name"])["id"]]["alarm_name"]  # the literal name
     body["endpoint_config_name"] = "chat-prod-qwen3-20260101000000000000000001"
     body.pop("depends_on", None)
-    work = root / "tf"
-    work.mkdir()
-    main = {"terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
-            "provider": {"aws": {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "secret_key": "example",
-                                 "skip_credentials_validation": True, "skip_requesting_account_id": True,
-                                 "skip_metadata_api_check": True}},
-            "resource": {"aws_sagemaker_endpoint": {"endpoint": body}}}
-    (work / "main.tf.json").write_text(json.dumps(main))
-    (root / "terraformrc").write_text(mirror_cli_config(MIRROR[0]))
-    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(root / "terraformrc"), "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
-    env.pop("TF_PLUGIN_CACHE_DIR", None)
-    init = subprocess.run([TERRAFORM, "init", "-input=false", "-no-color"], cwd=work, env=env, capture_output=True,
-                          text=True, timeout=300)
-    assert init.returncode == 0, init.stdout + init.stderr
+    plans = OfflineEndpointPlans(root, TERRAFORM, MIRROR)
 
     def plan(deployment_config: list[dict[str, Any]]) -> dict[str, Any]:
-        (work / "terraform.tfstate").write_text(json.dumps(_live_state(body, deployment_config)))
-        run = subprocess.run([TERRAFORM, "plan", "-refresh=false", "-input=false", "-no-color", "-out=plan.bin"],
-                             cwd=work, env=env, capture_output=True, text=True, timeout=300)
-        assert run.returncode == 0, run.stdout + run.stderr
-        shown = subprocess.run([TERRAFORM, "show", "-json", "plan.bin"], cwd=work, env=env, capture_output=True,
-                               text=True, timeout=300, check=True)
-        (change,) = json.loads(shown.stdout)["resource_changes"]
+        (change,) = plans.show(plans.plan(body, _live(body, deployment_config)))["resource_changes"]
         return change["change"]
 
     return plan, body
