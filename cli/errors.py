@@ -88,8 +88,6 @@ def explain(exc: BaseException) -> tuple[str, int]:
         cmd = getattr(exc, "cmd", "")
         cmd = " ".join(map(str, cmd)) if isinstance(cmd, (list, tuple)) else str(cmd)
         return one_line(f"`{cmd}` did not finish within {getattr(exc, 'timeout', '?')} s and was stopped"), EXIT_FAILED
-    if _instance_of(exc, "fastscale.stacks.engine_choice", "UnknownEngine"):
-        return one_line(str(exc)), EXIT_BAD_INPUT
     # Known failures of the other layers carry a message meant for users.
     for module, name in (
         ("fastscale.infra.aws.clients", "AwsError"),

@@ -37,6 +37,8 @@ class EngineUnavailable(RuntimeError):
 class UnknownEngine(EngineUnavailable):
     """The environment names an engine that does not exist: a mistake in the input, not a failure."""
 
+    exit_code = 2  # bad input, as the CLI's error handling reads it
+
 
 @dataclass(frozen=True)
 class Engine:
