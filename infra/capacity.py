@@ -72,6 +72,11 @@ def pools_by_priority(ep: EndpointSpec) -> list[Pool]:
     return sorted(pools(ep), key=lambda p: p.priority)
 
 
+def next_pool(ep: EndpointSpec) -> Pool | None:
+    """The pool SageMaker turns to when the first one has no capacity (None without fallback types)."""
+    return pools_by_priority(ep)[1] if has_pools(ep) else None
+
+
 def instance_types(ep: EndpointSpec) -> list[str]:
     """Every instance type the endpoint may run on, primary first, without repeats."""
     return list(dict.fromkeys(p.instance_type for p in pools(ep)))

@@ -31,9 +31,9 @@ def fallback_scenario(
     """The scenario (None when the endpoint has no fallback pool or it cannot be estimated) and notes."""
     from fastscale.infra import catalog
 
-    if not capacity.has_pools(ep):
+    pool = capacity.next_pool(ep)
+    if pool is None:
         return None, []
-    pool = capacity.pools_by_priority(ep)[1]
     spec = catalog.get(pool.instance_type)
     if spec is None:
         return None, [f"capacity fallback not estimated: no accelerator catalog entry for {pool.instance_type}"]

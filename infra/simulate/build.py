@@ -328,9 +328,9 @@ def _fallback(
     notes.extend(scenario_notes)
     if scenario is None:
         return None, None
-    pool = capacity.pools_by_priority(ep)[1]
-    pool_instance = catalog.get(pool.instance_type)
-    assert pool_instance is not None  # fallback_scenario found it
+    pool = capacity.next_pool(ep)
+    pool_instance = catalog.get(pool.instance_type) if pool else None
+    assert pool is not None and pool_instance is not None  # fallback_scenario found both
     on_pool = capacity.workload_on(pool, w)
     pool_per_instance = _fits(pool_instance, on_pool) if isinstance(on_pool, InferenceComponentSpec) else 1
     if pool_per_instance < 1:
