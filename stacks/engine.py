@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from fastscale.stacks.engine_choice import node_options, require_node, select_engine
 
@@ -49,23 +49,10 @@ else:
     TerraformStack = _lib.TerraformStack
     GeneratorMetadata = _lib.TerraformProviderGeneratorMetadata
 
-import jsii  # noqa: E402  (the runtime both engines are built on)
 from constructs import Construct  # noqa: E402  (after the environment above is set)
-
-
-def create_in_engine(obj: Any, *args: Any) -> None:
-    """Create the engine's side of `obj` (a subclass of an engine class) with constructor arguments `args`.
-
-    This is the one call every generated constructor of the engine ends with (`jsii.create`). What the
-    generated constructors do before it, outside `python -O`, is check each argument against its type
-    hints with typeguard, resolving the hints anew on every call: about half of the Python time of
-    creating a resource. Callers pass arguments of the exact types the engine declares (the tests build
-    every example through here and compare the output with the snapshots)."""
-    jsii.create(type(obj), obj, list(args))
 
 __all__ = [
     "ENGINE",
-    "create_in_engine",
     "App",
     "Construct",
     "GeneratorMetadata",

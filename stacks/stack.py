@@ -13,10 +13,10 @@ from fastscale.infra.deployment import rollouts
 from fastscale.infra.naming import all_endpoint_names, stack_name
 from fastscale.stacks.deployment import attach
 from fastscale.stacks.endpoint import SageMakerEndpoint
-from fastscale.stacks.engine import Construct, LocalBackend, S3Backend, TerraformOutput
+from fastscale.stacks.engine import Construct, LocalBackend, S3Backend
 from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
 from fastscale.stacks.providers import add_providers
-from fastscale.stacks.resources.base import ResourceStack
+from fastscale.stacks.resources.base import Output, ResourceStack
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
 from fastscale.stacks.scaling import EndpointScaling
 
@@ -92,5 +92,5 @@ class EndpointStack(ResourceStack):
                 "model_names": [built.refs[f"model:{name}"] for name in built.models],
                 "inference_component_names": [c.attr("inference_component_name") for c in built.components.values()],
             }
-            TerraformOutput(self, f"endpoint_{ep_id}".replace("-", "_"), value=value, static_id=True,
+            Output(self, f"endpoint_{ep_id}".replace("-", "_"), value=value, static_id=True,
                             description=f"Endpoint '{ep_id}': names and ARNs")

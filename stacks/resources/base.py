@@ -4,38 +4,32 @@ Field names are the provider's own attribute names, so the synthesized JSON can 
 against the provider schemas (tests/contract). Nested blocks are dataclasses too; lists of blocks are lists.
 `None` means "not set" and is left out of the JSON.
 
-Every call between Python and the engine's node process costs about a millisecond, so the layer keeps them
-to one per resource (creating it in the construct tree):
+Every call between Python and the engine's node process costs about a millisecond, so the number of calls
+does not grow with the stack:
 
 - reference tokens (`${aws_iam_role.<logical id>.arn}`) are written in Python from the logical id, which
   `logical_id` computes the way the engine does (`tests/stacks/test_resource_layer.py` checks it against
   the engine for every resource of every example);
+- elements (grouping constructs, resources, data sources, outputs) are not created in the engine one call
+  each: the `ResourceStack` collects them and creates all that wait in one call (`stacks.elements`), the
+  first time the engine needs any of them or the stack, and at the latest before synthesis;
 - attributes and the meta-arguments (`depends_on`, `lifecycle`) are not answered per resource through
-  callbacks (node asks each resource twice): the `ResourceStack` adds them to the stack's JSON once, when
-  the engine renders it, from the props as they are at that moment;
-- the engine is told only each element's type and provider, through one shared config value per type, and
-  without the generated constructors' per-call typeguard checks (`engine.create_in_engine`).
+  callbacks (node asks each resource twice): each time the engine renders the stack it asks the stack's
+  Python side once, and gets every element's attributes, from the props as they are at that moment, as one
+  JSON text.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import hashlib
 import json
 import re
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
-from fastscale.stacks.engine import (
-    Construct,
-    GeneratorMetadata,
-    TerraformDataSource,
-    TerraformResource,
-    TerraformResourceConfig,
-    TerraformStack,
-    create_in_engine,
-)
+from fastscale.stacks.elements import Deferred, DeferredMeta, WaitingRoom
+from fastscale.stacks.engine import Construct, TerraformDataSource, TerraformOutput, TerraformResource, TerraformStack
 
 
 def to_terraform(value: Any) -> Any:
@@ -105,15 +99,17 @@ def _placement(scope: Construct) -> tuple[ResourceStack, tuple[str, ...]]:
     return placed
 
 
-class Group(Construct):
+class Group(Deferred, Construct, metaclass=DeferredMeta):
     """A construct that groups resources (an endpoint, its role, its scaling ...) inside a ResourceStack.
 
     It remembers where it sits, so the resources inside it know their logical ids without asking node."""
 
+    KIND = "group"
+
     def __init__(self, scope: Construct, id_: str) -> None:
         stack, path = _placement(scope)
-        create_in_engine(self, scope, id_)  # Construct(scope, id_)
         self._placement = (stack, (*path, _construct_id(id_)))
+        self.defer(stack, scope, id_)  # Construct(scope, id_), with the stack's other waiting elements
 
 
 # ------------------------------------------------------------------------------------------------ resources
@@ -131,29 +127,23 @@ class Lifecycle:
     ignore_changes: Sequence[str] | None = None
 
 
-@functools.cache
-def _engine_config(terraform_type: str, provider: str) -> TerraformResourceConfig:
-    """What the engine is told about an element: its type and provider, nothing else (meta-arguments are
-    rendered in Python too). One immutable value per type, shared, instead of a new struct per element."""
-    return TerraformResourceConfig(
-        terraform_resource_type=terraform_type, terraform_generator_metadata=GeneratorMetadata(provider_name=provider)
-    )
-
-
-def _register(element: Resource[Any] | DataSource[Any], placed: tuple[ResourceStack, tuple[str, ...]], id_: str) -> str:
-    """Record `element` with its stack, for rendering; returns its logical id."""
-    stack, path = placed
+def _register(element: Resource[Any] | DataSource[Any], scope: Construct, id_: str) -> str:
+    """Record `element` with its stack, for rendering and for creation in the engine (the engine is told only
+    its type and provider: attributes and meta-arguments are rendered in Python); returns its logical id."""
+    stack, path = _placement(scope)  # refused before anything is recorded
     stack._elements.append(element)
+    element.defer(stack, scope, id_)
     return logical_id((*path, _construct_id(id_)))
 
 
-class Resource(TerraformResource, Generic[P]):
+class Resource(Deferred, TerraformResource, Generic[P], metaclass=DeferredMeta):
     """Base of every typed resource: subclasses set TYPE and PROVIDER and take a props dataclass."""
 
     TYPE: ClassVar[str]
     PROVIDER: ClassVar[str]  # "aws" | "awscc"
     #: Where the stack's JSON holds it, and the prefix of a reference to it.
     SECTION: ClassVar[str] = "resource"
+    KIND = "resource"
 
     def __init__(
         self,
@@ -164,13 +154,13 @@ class Resource(TerraformResource, Generic[P]):
         depends_on: Sequence[Resource[Any]] | None = None,
         lifecycle: Lifecycle | None = None,
     ) -> None:
-        placed = _placement(scope)  # refused before the engine is asked anything
-        # TerraformResource(scope, id_, terraform_resource_type=..., ...), minus its argument type checks
-        create_in_engine(self, scope, id_, _engine_config(self.TYPE, self.PROVIDER))
         self.props = props
         self._depends_on = list(depends_on) if depends_on else []
         self._lifecycle = lifecycle
-        self.logical_id = _register(self, placed, id_)
+        self.logical_id = _register(self, scope, id_)  # TerraformResource(scope, id_, ...), with the stack's others
+
+    def engine_config(self) -> list[Any]:
+        return [self.TYPE, self.PROVIDER, None]
 
     def attributes(self) -> dict[str, Any]:
         """The Terraform attributes of the props as they are now, with the meta-arguments."""
@@ -190,18 +180,20 @@ class Resource(TerraformResource, Generic[P]):
         return self.attr("arn")
 
 
-class DataSource(TerraformDataSource, Generic[P]):
+class DataSource(Deferred, TerraformDataSource, Generic[P], metaclass=DeferredMeta):
     """Base of every typed data source (`data.<TYPE>`): like `Resource`, its props are its arguments."""
 
     TYPE: ClassVar[str]
     PROVIDER: ClassVar[str]
     SECTION: ClassVar[str] = "data"
+    KIND = "data"
 
     def __init__(self, scope: Construct, id_: str, props: P) -> None:
-        placed = _placement(scope)
-        create_in_engine(self, scope, id_, _engine_config(self.TYPE, self.PROVIDER))  # TerraformDataSource(...)
         self.props = props
-        self.logical_id = _register(self, placed, id_)
+        self.logical_id = _register(self, scope, id_)  # TerraformDataSource(scope, id_, ...), with the others
+
+    def engine_config(self) -> list[Any]:
+        return [self.TYPE, self.PROVIDER, None]
 
     def attributes(self) -> dict[str, Any]:
         return to_terraform(self.props)
@@ -209,6 +201,23 @@ class DataSource(TerraformDataSource, Generic[P]):
     def attr(self, name: str) -> str:
         """A Terraform reference to one of the data source's attributes (e.g. `account_id`)."""
         return f"${{data.{self.TYPE}.{self.logical_id}.{name}}}"
+
+
+class Output(Deferred, TerraformOutput, metaclass=DeferredMeta):
+    """A Terraform output of the stack (the engine's `TerraformOutput`, created with the stack's other elements)."""
+
+    KIND = "output"
+
+    def __init__(self, scope: Construct, id_: str, *, value: Any, description: str | None = None,
+                 static_id: bool = False) -> None:
+        stack, _ = _placement(scope)
+        self._config: dict[str, Any] = {"value": value, "staticId": static_id}
+        if description is not None:
+            self._config["description"] = description
+        self.defer(stack, scope, id_)
+
+    def engine_config(self) -> list[Any]:
+        return [None, None, self._config]
 
 
 #: What an engine token looks like inside a string (`${TfToken[TOKEN.12]}`): the engine resolves it only in
@@ -221,7 +230,7 @@ class UnresolvedTokenError(ValueError):
     written with `attr`."""
 
 
-class ResourceStack(TerraformStack):
+class ResourceStack(WaitingRoom, TerraformStack):
     """A stack that adds its resources' and data sources' attributes to its JSON in one step when the
     engine renders it."""
 
@@ -229,6 +238,16 @@ class ResourceStack(TerraformStack):
         super().__init__(scope, id_)
         self._elements: list[Resource[Any] | DataSource[Any]] = []
         self._shared: dict[str, DataSource[Any]] = {}
+        self.attach_to_engine(self._attributes_json)
+
+    @property
+    def __jsii_ref__(self) -> Any:
+        self.create_waiting()  # the engine never sees the stack without the elements made so far
+        return self._stack_ref
+
+    @__jsii_ref__.setter
+    def __jsii_ref__(self, ref: Any) -> None:
+        self._stack_ref = ref
 
     def shared(self, id_: str, make: Callable[[ResourceStack, str], D]) -> D:
         """The stack's one data source with construct id `id_` (directly under the stack), made on first use."""
@@ -241,21 +260,16 @@ class ResourceStack(TerraformStack):
     def _resources(self) -> list[Resource[Any]]:
         return [e for e in self._elements if isinstance(e, Resource)]
 
-    def to_terraform(self) -> Any:
-        document = super().to_terraform()
-        for element in self._elements:
-            body = document[element.SECTION][element.TYPE][element.logical_id]
-            attributes = element.attributes()
-            clash = sorted(body.keys() & attributes.keys())
-            if clash:
-                raise ValueError(f"{_address(element)}: attributes {clash} are also set by the engine")
-            body.update(attributes)
-        if ENGINE_TOKEN in json.dumps(document):
+    def _attributes_json(self) -> str:
+        """What the engine adds to the stack's JSON when it renders it (see `elements.render_attributes`)."""
+        rendered = [[e.SECTION, e.TYPE, e.logical_id, e.attributes()] for e in self._elements]
+        text = json.dumps(rendered)
+        if ENGINE_TOKEN in text:
             holders = [_address(e) for e in self._elements if ENGINE_TOKEN in json.dumps(e.attributes())]
             raise UnresolvedTokenError(
-                f"unresolved engine token ({ENGINE_TOKEN}...]}}) in the stack's JSON, in {', '.join(holders) or 'it'}: "
+                f"unresolved engine token ({ENGINE_TOKEN}...]}}) in the stack's JSON, in {', '.join(holders)}: "
                 "build references with the resource layer's `attr`, not the engine's `get_*_attribute`")
-        return document
+        return text
 
 
 def _address(element: Resource[Any] | DataSource[Any]) -> str:
