@@ -10,8 +10,13 @@ logical ids and JSON, as one `jsii.create` per element.
 The waiting elements are created the first time the engine needs any element of the stack, or the stack
 itself: jsii reads `__jsii_ref__` of every object it sends to node, and here that read first creates what is
 waiting. So nothing ever reaches node ahead of an element made before it, and an engine call on a waiting
-element (`node.path`, `add_override` ...) simply creates it first. `ResourceApp.synth` creates whatever is
-still waiting before the engine synthesizes.
+element (`node.path`, `add_override` ...) simply creates it first. Elements still waiting when the app is
+synthesized (the app, not the stack, is what Python sends then) are created by node's call back to the stack
+before it prepares the stack (`ElementSource.createWaiting`). An engine error while creating them (a
+duplicate construct id, say) is raised by the Python call that triggered the creation.
+
+The attributes take the same way back: each time the engine renders the stack it calls the stack's Python
+side once, for every element's attributes as one JSON text (`ElementSource.attributesJson`).
 
 This relies on three things of jsii's Python runtime (pinned in pyproject.toml, and exercised by every stack
 test): objects are sent to node by their `__jsii_ref__`, a new object is registered by `_reference_map`, and
