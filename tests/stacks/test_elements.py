@@ -130,3 +130,15 @@ def test_the_shipped_node_package_is_built_from_the_source_in_the_tree():
         assert json.loads(read("package.json"))["version"] == package["version"]
         types = json.loads(read(".jsii"))["types"]
     assert set(types) == {"fastscale-elements.ElementBatch", "fastscale-elements.ElementSource"}
+
+
+def test_an_engine_error_while_creating_waiting_elements_reaches_the_caller():
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.resources.base import ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    stack = ResourceStack(App(), "s")
+    IamRole(stack, "role", IamRoleProps(name="a", assume_role_policy="{}"))
+    IamRole(stack, "role", IamRoleProps(name="b", assume_role_policy="{}"))  # waits: no engine call yet
+    with pytest.raises(RuntimeError, match="There is already a Construct with name 'role'"):
+        stack.to_terraform()
