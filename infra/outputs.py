@@ -82,6 +82,16 @@ def write_text_nofollow(path: Path, text: str, mode: int = 0o644) -> None:
         handle.write(text)
 
 
+#: The stack file of cdktf's layout: `<outdir>/stacks/<stack>/cdk.tf.json`.
+STACK_FILE = "cdk.tf.json"
+
+
+def synth_writes(outdir: Path, stack: str) -> list[Path]:
+    """What synthesizing stack `stack` into `outdir` writes, in cdktf's layout (for `refuse_symlinks`)."""
+    stack_dir = outdir / "stacks" / stack
+    return [outdir / "manifest.json", outdir / "stacks", stack_dir, stack_dir / STACK_FILE]
+
+
 def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | os.PathLike[str]) -> list[Path]:
     """Where each of several configs (file, config) is synthesized: `outdir/<stack name>`, each in cdktf's
     layout. Everything that would refuse a write is checked for all of them before any is written: two
@@ -104,6 +114,5 @@ def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | 
         local_state_placement(config, target)
     check_output_dir(base)
     for (_, config), target in zip(configs, targets, strict=True):
-        stack_dir = target / "stacks" / stack_name(config)
-        refuse_symlinks([target, target / "manifest.json", target / "stacks", stack_dir, stack_dir / "cdk.tf.json"])
+        refuse_symlinks([target, *synth_writes(target, stack_name(config))])
     return targets

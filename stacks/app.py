@@ -16,12 +16,10 @@ from typing import Any
 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import stack_name
-from fastscale.infra.outputs import check_output_dir, refuse_symlinks
+from fastscale.infra.outputs import STACK_FILE, check_output_dir, refuse_symlinks, synth_writes
 from fastscale.infra.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
 from fastscale.stacks.engine import App
 from fastscale.stacks.stack import EndpointStack
-
-STACK_FILE = "cdk.tf.json"
 
 
 @dataclass
@@ -74,7 +72,7 @@ def synthesize(
     check_output_dir(out)
     name = stack_name(config)
     stack_dir = out / "stacks" / name
-    refuse_symlinks([out / "manifest.json", out / "stacks", stack_dir, stack_dir / STACK_FILE])
+    refuse_symlinks(synth_writes(out, name))
     # Absolute for node: the jsii runtime is a separate process that keeps the working directory it
     # started in, so a relative path would land elsewhere after the caller changed directory.
     app, _ = build_app(config, out.resolve(), root.resolve())

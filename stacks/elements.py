@@ -128,14 +128,11 @@ class WaitingRoom:
         jsii.sinvoke(_ElementBatch, "attachSource", [self, _StackSource(self, attributes)])
 
     def wait(self, element: Deferred) -> None:
-        try:
-            self._waiting.append(element)
-        except AttributeError:
-            self._waiting = [element]
+        self._waiting.append(element)
 
     def create_waiting(self) -> None:
         """Create every waiting element in the engine, in one call, in the order they were made."""
-        waiting = getattr(self, "_waiting", None)
+        waiting = getattr(self, "_waiting", None)  # none yet while the stack itself is being created
         if not waiting:
             return
         self._waiting = []  # before the call: sending the stack to node reads its reference, which comes here

@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # both engines have the same API; type-check against one of t
         TerraformOutput,
         TerraformProvider,
         TerraformResource,
-        TerraformResourceConfig,
         TerraformResourceLifecycle,
         TerraformStack,
     )
@@ -44,7 +43,6 @@ else:
     TerraformOutput = _lib.TerraformOutput
     TerraformProvider = _lib.TerraformProvider
     TerraformResource = _lib.TerraformResource
-    TerraformResourceConfig = _lib.TerraformResourceConfig
     TerraformResourceLifecycle = _lib.TerraformResourceLifecycle
     TerraformStack = _lib.TerraformStack
     GeneratorMetadata = _lib.TerraformProviderGeneratorMetadata
@@ -62,7 +60,6 @@ __all__ = [
     "TerraformOutput",
     "TerraformProvider",
     "TerraformResource",
-    "TerraformResourceConfig",
     "TerraformResourceLifecycle",
     "TerraformStack",
 ]

@@ -210,7 +210,7 @@ class Output(Deferred, TerraformOutput, metaclass=DeferredMeta):
 
     def __init__(self, scope: Construct, id_: str, *, value: Any, description: str | None = None,
                  static_id: bool = False) -> None:
-        stack, _ = _placement(scope)
+        stack = resource_stack(scope)
         self._config: dict[str, Any] = {"value": value, "staticId": static_id}
         if description is not None:
             self._config["description"] = description
@@ -236,6 +236,7 @@ class ResourceStack(WaitingRoom, TerraformStack):
 
     def __init__(self, scope: Construct, id_: str) -> None:
         super().__init__(scope, id_)
+        self._waiting = []
         self._elements: list[Resource[Any] | DataSource[Any]] = []
         self._shared: dict[str, DataSource[Any]] = {}
         self.attach_to_engine(self._attributes_json)
