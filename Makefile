@@ -1,5 +1,7 @@
-# fastscale developer entry points. Everything installs into ./.venv from pinned versions.
+# fastscale developer entry points. Everything installs into ./.venv, at the exact versions of constraints.txt
+# (pyproject.toml holds the ranges a user's install may pick from).
 PYTHON ?= python3
+CONSTRAINTS := constraints.txt
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
@@ -7,16 +9,16 @@ STAMP  := $(VENV)/.installed
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-.PHONY: demo test test-terrain typecheck setup clean engine-elements
+.PHONY: demo test test-terrain typecheck setup clean engine-elements canary floor constraints
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet -e '.[dev]'
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-$(TERRAIN_STAMP): pyproject.toml
+$(TERRAIN_STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(TERRAIN_VENV)
-	$(TERRAIN_VENV)/bin/pip install --quiet -e '.[dev,terrain]'
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(TERRAIN_VENV)/bin/pip install --quiet -e '.[dev,terrain]'
 	touch $(TERRAIN_STAMP)
 
 setup: $(STAMP)
@@ -67,5 +69,42 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict -p fastscale.infra
 	$(BIN)/mypy -p fastscale.cli -p fastscale.stacks -p fastscale.templates
 
+## Upgrade canary: the newest versions pyproject.toml's ranges allow (no constraints file), in .venv-canary, running
+## the stack, contract and engine-choice tests and the two-engine comparison of every example. Green means the
+## ranges may stay; red names the dependency to cap or to fix for before the constraints file moves on.
+CANARY_VENV := .venv-canary
+canary:
+	rm -rf $(CANARY_VENV) .engines-canary
+	$(PYTHON) -m venv $(CANARY_VENV)
+	$(CANARY_VENV)/bin/pip install --quiet --upgrade --upgrade-strategy eager -e '.[dev,terrain]'
+	$(CANARY_VENV)/bin/pip list --format=freeze | grep -iE '^(boto3|botocore|cdktf|cdktn|constructs|jsii|click|jinja2|pydantic|pyyaml|rich)=='
+	FASTSCALE_ENGINE=cdktn $(CANARY_VENV)/bin/pytest -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
+	FASTSCALE_ENGINE=cdktf $(CANARY_VENV)/bin/pytest -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
+	@for f in examples/*.yaml; do \
+	  name=$$(basename $$f .yaml); \
+	  FASTSCALE_ENGINE=cdktf $(CANARY_VENV)/bin/fastscale synth $$f --out .engines-canary/cdktf/$$name --json > /dev/null || exit $$?; \
+	  FASTSCALE_ENGINE=cdktn $(CANARY_VENV)/bin/fastscale synth $$f --out .engines-canary/cdktn/$$name --json > /dev/null || exit $$?; \
+	done
+	$(CANARY_VENV)/bin/python scripts/compare_engines.py .engines-canary/cdktf .engines-canary/cdktn
+
+## The lower bounds of pyproject.toml's ranges (constraints-floor.txt), in .venv-floor, with the tests that use the
+## runtime dependencies most (config, rules, CLI, AWS calls, stacks).
+FLOOR_VENV := .venv-floor
+floor:
+	rm -rf $(FLOOR_VENV)
+	$(PYTHON) -m venv $(FLOOR_VENV)
+	PIP_CONSTRAINT=$(CURDIR)/constraints-floor.txt $(FLOOR_VENV)/bin/pip install --quiet -e '.[dev]'
+	$(FLOOR_VENV)/bin/pytest -q -p no:cacheprovider tests/rules tests/cli tests/aws tests/stacks tests/test_config.py
+
+## constraints.txt anew: the newest versions the ranges allow, resolved in a scratch venv (review the diff, then
+## run `make test`).
+constraints:
+	rm -rf .venv-constraints
+	$(PYTHON) -m venv .venv-constraints
+	.venv-constraints/bin/pip install --quiet -e '.[dev,terrain]'
+	{ sed -n '1,3p' $(CONSTRAINTS); .venv-constraints/bin/pip list --format=freeze --exclude fastscale; } > $(CONSTRAINTS).new
+	mv $(CONSTRAINTS).new $(CONSTRAINTS)
+	rm -rf .venv-constraints
+
 clean:
-	rm -rf cdktf.out .pytest_cache .bench .engines .mypy-src .mypy_cache
+	rm -rf cdktf.out .pytest_cache .bench .engines .engines-canary .mypy-src .mypy_cache

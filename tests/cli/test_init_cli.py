@@ -184,3 +184,27 @@ def test_pipelines_parse_and_use_existing_commands(tmp_path, ci):
     # options the pipeline passes must exist too
     for command, option in re.findall(r"\bfastscale ([a-z-]+)[^\n]*?(--[a-z-]+)", text + makefile):
         assert option in invoke(command, "--help").output, (command, option)
+
+
+@pytest.mark.parametrize("ci", ["github", "gitlab"])
+def test_scheduled_canary_upgrades_dependencies_and_never_deploys(tmp_path, ci):
+    target = tmp_path / "proj"
+    assert invoke("init", target, "--project", "p1", "--ci", ci).exit_code == 0
+    pipeline = yaml.load((target / CI_FILES[ci]).read_text(), Loader=_PipelineLoader)
+    if ci == "github":
+        assert "schedule" in pipeline.get("on", pipeline.get(True))  # YAML 1.1 reads the key `on` as true
+        jobs = pipeline["jobs"]
+        assert jobs["canary"]["if"] == "github.event_name == 'schedule'"
+        steps = " ".join(step.get("run", "") for step in jobs["canary"]["steps"])
+        # a scheduled run reaches no other job: each names the event it runs on, none of them the schedule
+        others = {name: job["if"] for name, job in jobs.items() if name != "canary"}
+        assert all("schedule" not in cond and "github.event_name ==" in cond for cond in others.values()), others
+    else:
+        canary = pipeline["canary"]
+        assert canary["rules"] == [{"if": '$CI_PIPELINE_SOURCE == "schedule"'}]
+        steps = " ".join(canary["script"])
+        for name in ("deploy", "teardown"):
+            assert all('$CI_PIPELINE_SOURCE != "schedule"' in rule["if"] for rule in pipeline[name]["rules"]), name
+    assert "pip install" in steps and "--upgrade --upgrade-strategy eager -r requirements.txt" in steps
+    assert "make validate synth scan" in steps
+    assert "fastscale deploy" not in steps and "fastscale destroy" not in steps
