@@ -264,6 +264,34 @@ def _secret_shorthand(value: Any) -> Any:
     return {"arn": value} if isinstance(value, str) else value
 
 
+class Serving(_Strict):
+    """What one copy (one instance of a single-model endpoint) serves: its capacity, separate from the scaling
+    target. Used by `fastscale estimate`, `simulate` and `recommend`; nothing here reaches AWS."""
+
+    max_concurrency: Number | None = Field(
+        None,
+        gt=0,
+        description="Concurrent requests at which one copy saturates (time to first token starts to climb); beyond "
+        "it requests queue. Default: autoscaling.target_concurrency / 0.8, i.e. the target leaves 20% headroom. "
+        "Measure it with a load test of one copy.",
+    )
+    prefill_tokens_per_second: Number | None = Field(
+        None, gt=0, description="Prompt tokens one copy processes per second (request-level simulation; default from the simulate parameters)."
+    )
+    decode_tokens_per_second: Number | None = Field(
+        None,
+        gt=0,
+        description="Tokens per second one request generates when it runs alone on a copy (request-level simulation; "
+        "default from the simulate parameters).",
+    )
+    fast_model_loader: bool = Field(
+        False,
+        description="The model data was prepared for SageMaker Fast Model Loader (pre-sharded, streamed from S3 "
+        "straight to the accelerators): `fastscale estimate` uses AWS's published load figures. The stack sets "
+        "nothing for it; the artifact decides.",
+    )
+
+
 class _Workload(_Strict):
     """What runs: a container image from ECR and the model data it loads."""
 
@@ -289,6 +317,9 @@ class _Workload(_Strict):
         "reaches the config, the synthesized stack or the Terraform state.",
     )
     autoscaling: Autoscaling = Field(default_factory=Autoscaling, description="How this workload scales.")
+    serving: Serving = Field(
+        default_factory=Serving, description="What one copy serves (capacity, token rates), for estimate, simulate and recommend."
+    )
     model_download_timeout: ApiInt | None = Field(None, description="Seconds allowed to download the model (60-3600).")
     startup_health_check_timeout: ApiInt | None = Field(
         None, description="Seconds allowed for the container to pass its health check (60-3600)."

@@ -43,7 +43,7 @@ def test_json_shape():
         assert names == ["copy_data_cache", "copy_no_data_cache", "instance_image_cache",
                          "instance_no_image_cache", "from_zero"]
         for s in est["scenarios"]:
-            assert set(s) == {"name", "total_seconds", "phases"}
+            assert set(s) == {"name", "total_seconds", "first_capacity_seconds", "full_capacity_seconds", "phases"}
             assert all(set(p) == {"name", "seconds"} for p in s["phases"])
             assert s["total_seconds"] > 0
     assert payload["cost"]["endpoints"][0]["scales_to_zero"] is True
@@ -107,10 +107,41 @@ def test_invalid_config_exits_2(write_yaml):
 
 
 def test_nothing_estimable_exits_2(write_yaml, base_config):
-    del base_config["endpoints"][0]["model"]["model_size_gb"]
+    base_config["endpoints"][0]["instance_type"] = "ml.c7i.2xlarge"
     result = run(str(write_yaml(base_config)))
     assert result.exit_code == 2
-    assert "model_size_gb" in result.output and "nothing could be estimated" in result.output
+    assert "no accelerator" in result.output and "nothing could be estimated" in result.output
+
+
+def test_a_model_without_a_size_is_estimated_and_says_what_is_missing(write_yaml, base_config):
+    del base_config["endpoints"][0]["model"]["model_size_gb"]
+    result = run(str(write_yaml(base_config)), "--json")
+    assert result.exit_code == 0, result.output
+    [est] = json.loads(result.output)["estimates"]
+    assert est["missing"] == ["model_size_gb"] and est["scenarios"]
+    human = run(str(write_yaml(base_config)))
+    assert human.exit_code == 0 and "model_size_gb not set" in human.output and "lower" in human.output
+
+
+def test_what_if_refuses_a_model_that_does_not_fit(tmp_path):
+    result = CliRunner().invoke(cli, ["estimate", "--instance-type", "ml.g5.xlarge", "--model-size-gb", "140"])
+    assert result.exit_code == 2
+    assert "do not fit" in result.output and "such as" in result.output
+    result = CliRunner().invoke(cli, ["estimate", "--instance-type", "ml.g5.12xlarge", "--model-size-gb", "40",
+                                       "--accelerators", "1"])
+    assert result.exit_code == 2 and "--accelerators 2" in result.output
+
+
+def test_json_carries_p50_and_p90_and_both_capacity_times():
+    payload = json.loads(run(MULTI, "--json").output)
+    for est in payload["estimates"]:
+        p50 = {s["name"]: s for s in est["scenarios"]}
+        p90 = {s["name"]: s for s in est["scenarios_p90"]}
+        assert p50.keys() == p90.keys()
+        for name in p50:
+            assert p90[name]["total_seconds"] >= p50[name]["total_seconds"]
+        zero = p50["from_zero"]
+        assert zero["full_capacity_seconds"] > zero["first_capacity_seconds"]
 
 
 def test_plot_writes_a_png(tmp_path):

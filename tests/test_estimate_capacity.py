@@ -38,7 +38,7 @@ def test_the_next_pool_runs_with_its_own_accelerators_and_network():
     sc = est.scenario("capacity_fallback")
     assert sc.phase("container_start_model_load").seconds == pytest.approx(load_seconds(29.5, 1, PARAMS))
     g6e = catalog.get("ml.g6e.12xlarge")
-    bandwidth = g6e.network_gbps / 8 * PARAMS.network.efficiency.value
+    bandwidth = min(g6e.network_gbps / 8 * PARAMS.network.link_efficiency.value, PARAMS.network.s3_download_gb_per_second.value)
     assert sc.phase("model_download").seconds == pytest.approx(29.5 / bandwidth)
     assert sc.phase("image_pull").seconds == 0  # an ECR image on an accelerator type: cached
 

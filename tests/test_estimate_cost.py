@@ -88,3 +88,33 @@ def test_what_if_cost_peaks_at_max_instances():
 def test_hours_out_of_range_are_refused():
     with pytest.raises(ValueError):
         cost_config(config(), 25)
+
+
+def _fixed_copies(autoscaling: bool, instances_max: int = 1):
+    return parse_config({
+        "project": "p", "region": "us-east-1",
+        "endpoints": [{
+            "name": "e", "instance_type": "ml.g6.2xlarge", "instances": {"initial": 1, "min": 1, "max": instances_max},
+            "inference_components": [{
+                "name": "c", "image": "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128",
+                "model_size_gb": 16, "resources": {"accelerators": 1, "memory_mb": 1024},
+                "copies": {"initial": 2, "min": 2, "max": 2}, "autoscaling": {"enabled": autoscaling},
+            }],
+        }],
+    })
+
+
+def test_cost_counts_the_instances_the_copies_force():
+    # Two 1-GPU copies on a 1-GPU type need two instances, whatever instances says.
+    [line] = cost_config(_fixed_copies(False)).endpoints
+    price = catalog.get("ml.g6.2xlarge").price_per_hour_usd
+    assert line.instances.min == line.instances.max == 2
+    assert line.hourly_usd["min"] == round(2 * price, 2)
+    assert "need 2 instance(s)" in line.note
+
+
+def test_no_idle_tail_without_auto_scaling():
+    # Instances 1-4: with auto scaling an instance above the minimum bills after a peak until released ...
+    assert cost_config(_fixed_copies(True, instances_max=4)).endpoints[0].idle_tail is not None
+    # ... without it nothing scales in, so there is no tail to bill.
+    assert cost_config(_fixed_copies(False, instances_max=4)).endpoints[0].idle_tail is None

@@ -69,7 +69,8 @@ def render_estimates(estimates, out) -> None:
                       "instance with container image caching / pulling the image; from zero: alarm, instance, "
                       "copy; capacity fallback: the first instance pool has no capacity and a new instance of the "
                       "next pool serves. Image pull and model download run in parallel: the total counts the "
-                      "longer one.")
+                      "longer one. First capacity: the first new copy serves; full capacity: every copy the "
+                      "step policy adds, one per cooldown, serves; P90: the slower cold-start values.")
         table.add_column("phase", min_width=12)
         for sc in est.scenarios:
             table.add_column(_SHORT[sc.name], justify="right", no_wrap=True)
@@ -78,8 +79,12 @@ def render_estimates(estimates, out) -> None:
             if all(p is None for p in cells):
                 continue
             table.add_row(label, *("-" if p is None else _seconds(p.seconds) for p in cells))
-        table.add_row("total", *(_seconds(sc.total_seconds) for sc in est.scenarios), style="bold")
+        table.add_row("first capacity", *(_seconds(sc.total_seconds) for sc in est.scenarios), style="bold")
         table.add_row("  in minutes", *(f"{sc.total_seconds / 60:.1f}" for sc in est.scenarios), style="dim")
+        if any(sc.full_capacity is not None for sc in est.scenarios):
+            table.add_row("full capacity", *(_seconds(sc.full_capacity_seconds) for sc in est.scenarios), style="bold")
+        if est.scenarios_p90:
+            table.add_row("first capacity, P90", *(_seconds(sc.total_seconds) for sc in est.scenarios_p90), style="dim")
         print_table(table)
         for note in est.notes:
             say(f"  [yellow]note:[/] {note}", indent="    ")

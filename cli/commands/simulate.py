@@ -148,6 +148,8 @@ def render(sim, every: int | None) -> None:
                   else f"[red]never served within the window[/] (demand first exceeded capacity at {_clock(s.short_at)})")
         detect = "" if s.detection_seconds is None else f"; first scale-out alarm after {s.detection_seconds} s"
         say(f"summary: {served}{detect}", indent="  ")
+        say(f"  first capacity after {_duration(s.first_capacity_seconds)}, full capacity after "
+            f"{_duration(s.full_capacity_seconds)}", indent="    ")
     say(f"  {_num(s.queued_request_seconds)} request-seconds queued, {_num(s.rejected_requests)} requests rejected "
               f"with no capacity, peak {s.peak_copies} {_plural(unit, s.peak_copies)} on "
               f"{s.peak_instances} {_plural('instance', s.peak_instances)}, {_usd(s.cost_usd)} for the window", indent="  ")
@@ -173,23 +175,27 @@ def render(sim, every: int | None) -> None:
 @click.option("--service-time", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Mean seconds one request takes at full speed: turns requests per second into concurrency and "
               "counts rejected requests (default 10).")
+@click.option("--cold-start", type=click.Choice(["p50", "p90"]), default="p50", show_default=True,
+              help="Cold-start values new copies and instances start on: the typical (p50) or the slower p90 ones "
+              "from infra/estimate_params.json.")
 @click.option("--every", type=click.IntRange(min=1), metavar="SECONDS",
               help="Print the demand/capacity table every SECONDS instead of at each change.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
               help="Also draw demand and capacity over time, one line per variant, to this PNG (needs matplotlib).")
 @json_option
-def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, duration, service_time, every,
-                     plot_path, as_json) -> None:
+def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, duration, service_time, cold_start,
+                     every, plot_path, as_json) -> None:
     """Replay a traffic spike against the configured scaling, second by second, layer by layer.
 
     For every endpoint / inference component of FILE (or the one chosen with --endpoint / --component), the
     model publishes the scaling metric at the configured resolution, evaluates the target-tracking alarms and
     the scale-from-zero alarm and step policy as AWS documents them, applies cooldowns and maximums, adds
     instances as copies need them, and starts every new copy or instance on the phase timeline of
-    `fastscale estimate`. Each copy serves target_concurrency requests at full speed; more wait in a queue;
-    with no copy in service requests fail.
+    `fastscale estimate` (--cold-start p90: its slower values). Each copy serves serving.max_concurrency
+    requests at full speed (default target_concurrency / 0.8); more wait in a queue; with no copy in service
+    requests fail.
 
-    It prints demand against serving capacity, a summary (time until the spike is served, request-seconds
+    It prints demand against serving capacity, a summary (first and full capacity after the spike, request-seconds
     queued, requests rejected at zero, peak copies and instances, cost of the window) and the same traffic
     replayed with each layer flipped: 60-second metrics, no data caching, no container image caching, no warm
     minimum (or, where the config has a layer off, with it on). Parameters and sources:
@@ -213,7 +219,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     params = sim_mod.load_params()
     try:
-        selection = sim_mod.select_workloads(checked.config, endpoint, component)
+        selection = sim_mod.select_workloads(checked.config, endpoint, component, cold_start=cold_start)
     except sim_mod.SimulateInputError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if not selection.workloads:

@@ -193,12 +193,35 @@ def idle_tail(ep: EndpointSpec, price: float, params: EstimateParams) -> IdleTai
     return IdleTail(detection + release, detection + default_release, monthly(detection + release), monthly(detection + default_release))
 
 
+def forced_instances(ep: EndpointSpec) -> Capacity:
+    """The instances the endpoint runs: at least those its components' copies need (a copy takes its
+    accelerators on one instance; SageMaker adds instances to place them), at min, initial and max."""
+    from fastscale.infra import catalog
+
+    spec = catalog.get(ep.instance_type)
+    if spec is None or not ep.inference_components or spec.accelerator_count < 1:
+        return ep.instances
+
+    def need(key: str) -> int:
+        devices = sum(getattr(c.copies, key) * (c.resources.accelerators or 0) for c in ep.inference_components)
+        return -(-devices // spec.accelerator_count)
+
+    return Capacity(**{k: max(getattr(ep.instances, k), need(k)) for k in ("initial", "min", "max")})
+
+
 def _hours(hours_at_max_per_day: float | None, params: EstimateParams) -> float:
     if hours_at_max_per_day is None:
         return params.cost.default_hours_at_max_per_day.value
     if not 0 <= hours_at_max_per_day <= 24:
         raise ValueError("hours at max capacity must be between 0 and 24 per day")
     return hours_at_max_per_day
+
+
+def _devices(instance_type: str) -> int:
+    from fastscale.infra import catalog
+
+    spec = catalog.get(instance_type)
+    return spec.accelerator_count if spec else 0
 
 
 def _notes(lines: list[EndpointCost]) -> tuple[str, ...]:
@@ -218,15 +241,22 @@ def cost_config(
     hours = _hours(hours_at_max_per_day, params)
     lines = []
     for ep in config.endpoints:
+        instances = forced_instances(ep)
         line = endpoint_cost(
             ep.name,
             ep.instance_type,
-            ep.instances,
+            instances,
             scale_to_zero_available=ep.uses_inference_components,
             hours_at_max_per_day=hours,
             params=params,
         )
-        tail = idle_tail(ep, line.price_per_hour_usd, params) if line.price_per_hour_usd is not None else None
+        # Without auto scaling nothing scales in after a peak, so there is no idle tail to bill.
+        scales = any(w.autoscaling.enabled for _, w in ep.workloads())
+        tail = idle_tail(ep, line.price_per_hour_usd, params) if line.price_per_hour_usd is not None and scales else None
+        if instances != ep.instances:
+            line = dataclasses.replace(line, note="; ".join(filter(None, [line.note, (
+                f"the copies need {instances.initial} instance(s) at start and {instances.max} at most "
+                f"({ep.instance_type} has {_devices(ep.instance_type)} accelerator(s)): priced on those")])))
         lines.append(dataclasses.replace(line, pools=pool_costs(ep, hours, params), idle_tail=tail))
     return CostReport(hours, params.cost.hours_per_month.value, tuple(lines), _notes(lines))
 

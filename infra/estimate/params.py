@@ -20,10 +20,21 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: Cold-start percentiles the model can be run on: the typical (P50) value, or the slower P90 one.
+PERCENTILES = ("p50", "p90")
+
+
 class Param(_Strict):
     value: float = Field(..., ge=0)
+    p90: float | None = Field(None, ge=0)  # the slower value to plan for, where the data gives a spread
     unit: str = Field(..., min_length=1)
     source: str = Field(..., min_length=1)
+
+    def at(self, percentile: str = "p50") -> float:
+        """The P50 value, or the P90 one where it is given (a parameter without a spread has one value)."""
+        if percentile == "p90" and self.p90 is not None:
+            return self.p90
+        return self.value
 
 
 class MetricDetection(_Strict):
@@ -45,12 +56,14 @@ class Provisioning(_Strict):
     default: Param
     by_family: dict[str, Param] = Field(default_factory=dict)
 
-    def seconds(self, family: str) -> float:
-        return self.by_family.get(family, self.default).value
+    def seconds(self, family: str, percentile: str = "p50") -> float:
+        return self.by_family.get(family, self.default).at(percentile)
 
 
 class Network(_Strict):
-    efficiency: Param
+    link_efficiency: Param
+    s3_download_gb_per_second: Param
+    concurrent_fetch_gb_per_second: Param
 
 
 class Image(_Strict):
@@ -85,6 +98,7 @@ class EstimateParams(_Strict):
     sources: dict[str, str]
     derivation: list[str]
     detection: Detection
+    alarm_reinvoke_seconds: Param
     scaling_decision_seconds: Param
     provisioning_seconds: Provisioning
     network: Network
@@ -106,15 +120,17 @@ def parse_params(text: str, source: str = PARAMS_FILE) -> EstimateParams:
         raise ParamsError(f"{source} is malformed: {exc}") from None
     # Rates divide sizes: a zero would turn an estimate into an infinity instead of an error here.
     for name, p in (
-        ("network.efficiency", params.network.efficiency),
+        ("network.link_efficiency", params.network.link_efficiency),
+        ("network.s3_download_gb_per_second", params.network.s3_download_gb_per_second),
+        ("network.concurrent_fetch_gb_per_second", params.network.concurrent_fetch_gb_per_second),
         ("image.extraction_gb_per_second", params.image.extraction_gb_per_second),
         ("startup.load_gb_per_second_per_accelerator", params.startup.load_gb_per_second_per_accelerator),
         ("cost.hours_per_month", params.cost.hours_per_month),
     ):
-        if p.value <= 0:
+        if p.value <= 0 or (p.p90 is not None and p.p90 <= 0):
             raise ParamsError(f"{source}: {name} must be positive")
-    if params.network.efficiency.value > 1:
-        raise ParamsError(f"{source}: network.efficiency is a fraction of the link and cannot exceed 1")
+    if params.network.link_efficiency.value > 1:
+        raise ParamsError(f"{source}: network.link_efficiency is a fraction of the link and cannot exceed 1")
     return params
 
 

@@ -9,6 +9,8 @@ not inputs. Every number comes from ``infra/estimate_params.json``.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -38,6 +40,10 @@ SCENARIO_LABELS: dict[str, str] = {
 }
 
 
+#: How a note about a model without a size starts (the CLI and tests find it by this).
+MISSING_MODEL_SIZE = "model_size_gb not set"
+
+
 class EstimateInputError(ValueError):
     """The inputs cannot be estimated (unknown instance type, impossible accelerator count): a user mistake."""
 
@@ -64,6 +70,13 @@ class Phase:
 class Scenario:
     name: str
     phases: tuple[Phase, ...]
+    #: Seconds until every copy the spike needs serves, where that is later than the first (scale from zero:
+    #: the step policy adds one copy per cooldown). None: the same as the first capacity (``total_seconds``).
+    full_capacity: float | None = None
+
+    @property
+    def full_capacity_seconds(self) -> float:
+        return self.total_seconds if self.full_capacity is None else self.full_capacity
 
     @property
     def label(self) -> str:
@@ -92,6 +105,8 @@ class Scenario:
         return {
             "name": self.name,
             "total_seconds": round(self.total_seconds, 1),
+            "first_capacity_seconds": round(self.total_seconds, 1),
+            "full_capacity_seconds": round(self.full_capacity_seconds, 1),
             "phases": [{"name": p.name, "seconds": round(p.seconds, 1)} for p in self.phases],
         }
 
@@ -110,6 +125,12 @@ class WorkloadInputs:
     image_cacheable: bool  # accelerator instance type and an Amazon ECR image
     data_cache: bool | None = None  # inference components only; None for a single-model endpoint
     scale_from_zero: tuple[int, int] | None = None  # (alarm period s, evaluation periods) when copies.min is 0
+    fast_model_loader: bool = False  # weights streamed from S3 to the accelerators while they download
+    percentile: str = "p50"  # p50 | p90: which cold-start values the timeline uses
+    #: Scale from zero: copies the step policy adds one at a time to reach full capacity, and the seconds
+    #: between two steps (the step cooldown, at least the alarm's one-minute re-invocation).
+    copies_to_full: int = 1
+    step_interval_seconds: float = 0.0  # only read when copies_to_full > 1
 
 
 @dataclass(frozen=True)
@@ -120,6 +141,10 @@ class WorkloadEstimate:
     inputs: WorkloadInputs | None
     scenarios: tuple[Scenario, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    #: The same scenarios on the P90 cold-start values (empty where nothing could be estimated).
+    scenarios_p90: tuple[Scenario, ...] = ()
+    #: What the estimate does not know (e.g. the model size), so its times are a lower bound.
+    missing: tuple[str, ...] = ()
 
     def scenario(self, name: str) -> Scenario | None:
         return next((s for s in self.scenarios if s.name == name), None)
@@ -131,16 +156,28 @@ class WorkloadEstimate:
             "instance_type": self.instance_type,
             "inputs": asdict(self.inputs) if self.inputs else None,
             "notes": list(self.notes),
+            "missing": list(self.missing),
             "scenarios": [s.to_dict() for s in self.scenarios],
+            "scenarios_p90": [s.to_dict() for s in self.scenarios_p90],
         }
 
 
 # --------------------------------------------------------------------------------------------- physics
 
 
-def bandwidth_gb_per_s(network_gbps: float, params: EstimateParams) -> float:
-    """Throughput a transfer from ECR or S3 actually reaches on a link of ``network_gbps``."""
-    return network_gbps / 8 * params.network.efficiency.value
+def link_gb_per_s(network_gbps: float, params: EstimateParams) -> float:
+    """What the instance's link carries (GB/s): the catalog's figure at TCP goodput."""
+    return network_gbps / 8 * params.network.link_efficiency.value
+
+
+def bandwidth_gb_per_s(network_gbps: float, params: EstimateParams, percentile: str = "p50") -> float:
+    """Throughput of a model download from Amazon S3 alone: the link, or the S3 connections' limit (the lower)."""
+    return min(link_gb_per_s(network_gbps, params), params.network.s3_download_gb_per_second.at(percentile))
+
+
+def fetch_gb_per_s(network_gbps: float, params: EstimateParams, percentile: str = "p50") -> float:
+    """Throughput an image pull and a model download share while both run."""
+    return min(link_gb_per_s(network_gbps, params), params.network.concurrent_fetch_gb_per_second.at(percentile))
 
 
 def shared_transfers(image_gb: float, model_gb: float, bandwidth: float) -> tuple[float, float]:
@@ -156,21 +193,32 @@ def shared_transfers(image_gb: float, model_gb: float, bandwidth: float) -> tupl
     return both, smaller
 
 
-def uncached_fetch(image_gb: float, model_gb: float, bandwidth: float, params: EstimateParams) -> tuple[float, float]:
+def uncached_fetch(
+    image_gb: float, model_gb: float, network_gbps: float, params: EstimateParams, percentile: str = "p50"
+) -> tuple[float, float]:
     """(image pull s, model download s) when the image comes from ECR while the model comes from S3."""
-    image_transfer, model_download = shared_transfers(image_gb, model_gb, bandwidth)
-    extraction = image_gb / params.image.extraction_gb_per_second.value
+    image_transfer, model_download = shared_transfers(image_gb, model_gb, fetch_gb_per_s(network_gbps, params, percentile))
+    extraction = image_gb / params.image.extraction_gb_per_second.at(percentile)
     return image_transfer + extraction, model_download
 
 
-def load_seconds(model_gb: float, accelerators: int, params: EstimateParams) -> float:
-    """Container start and model load: fixed start, weights loaded in parallel shards, tensor-parallel set-up."""
+def weights_load_seconds(model_gb: float, accelerators: int, params: EstimateParams, percentile: str = "p50") -> float:
+    """Reading the weights into accelerator memory, shards in parallel."""
+    return model_gb / (params.startup.load_gb_per_second_per_accelerator.at(percentile) * max(1, accelerators))
+
+
+def load_seconds(
+    model_gb: float, accelerators: int, params: EstimateParams, percentile: str = "p50", *, streamed: bool = False
+) -> float:
+    """Container start and model load: fixed start, weights loaded in parallel shards (unless streamed while
+    they download, with Fast Model Loader), tensor-parallel set-up."""
     s = params.startup
     devices = max(1, accelerators)
+    weights = 0.0 if streamed else weights_load_seconds(model_gb, devices, params, percentile)
     return (
-        s.container_start_seconds.value
-        + model_gb / (s.load_gb_per_second_per_accelerator.value * devices)
-        + (devices - 1) * s.tensor_parallel_setup_seconds_per_extra_accelerator.value
+        s.container_start_seconds.at(percentile)
+        + weights
+        + (devices - 1) * s.tensor_parallel_setup_seconds_per_extra_accelerator.at(percentile)
     )
 
 
@@ -205,13 +253,16 @@ class _Timeline:
 def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> tuple[Scenario, ...]:
     """Every scenario that applies to the workload, in report order."""
     params = params or load_params()
-    bandwidth = bandwidth_gb_per_s(inputs.network_gbps, params)
+    pct = inputs.percentile
+    bandwidth = bandwidth_gb_per_s(inputs.network_gbps, params, pct)
     image, model = inputs.image_size_gb, inputs.model_size_gb
-    # Image from the cache (pull 0) with the model download alone on the link, or both over the network.
+    # Image from the cache (pull 0) with the model download alone, or both over the network at once.
     cached = (0.0, model / bandwidth)
-    uncached = uncached_fetch(image, model, bandwidth, params)
+    uncached = uncached_fetch(image, model, inputs.network_gbps, params, pct)
     fetch_on_new_instance = cached if inputs.image_cacheable else uncached
     target_tracking = detection_seconds(inputs.metric, params) if inputs.metric else None
+    streamed = inputs.fast_model_loader
+    weights = weights_load_seconds(model, inputs.accelerators, params, pct)
 
     def build(name: str, detection: float | None, provisioning: bool, fetch: tuple[float, float]) -> Scenario:
         t = _Timeline()
@@ -219,9 +270,14 @@ def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> t
             t.then("detection", detection)
             t.then("scaling_decision", params.scaling_decision_seconds.value)
         if provisioning:
-            t.then("instance_provisioning", params.provisioning_seconds.seconds(inputs.family))
-        t.together(("image_pull", fetch[0]), ("model_download", fetch[1]))
-        t.then("container_start_model_load", load_seconds(model, inputs.accelerators, params))
+            t.then("instance_provisioning", params.provisioning_seconds.seconds(inputs.family, pct))
+        download = fetch[1]
+        if streamed and download > 0:
+            # Fast Model Loader: the weights go to the accelerators as they arrive, so the download and the
+            # load overlap and the longer of the two counts.
+            download = max(download, weights)
+        t.together(("image_pull", fetch[0]), ("model_download", download))
+        t.then("container_start_model_load", load_seconds(model, inputs.accelerators, params, pct, streamed=streamed and fetch[1] > 0))
         t.then("health_check", params.startup.health_check_seconds.value)
         return Scenario(name, tuple(t.phases))
 
@@ -237,7 +293,11 @@ def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> t
     out.append(build("instance_no_image_cache", target_tracking, True, uncached))
     if inputs.scale_from_zero is not None:
         period, evaluations = inputs.scale_from_zero
-        out.append(build("from_zero", alarm_detection_seconds(period, evaluations, params), True, fetch_on_new_instance))
+        first = build("from_zero", alarm_detection_seconds(period, evaluations, params), True, fetch_on_new_instance)
+        # The step policy adds one copy per interval while the alarm stays in ALARM (requests keep failing
+        # until the first copy serves); the later copies start in parallel, one interval apart.
+        full = first.total_seconds + (inputs.copies_to_full - 1) * inputs.step_interval_seconds
+        out.append(dataclasses.replace(first, full_capacity=full if inputs.copies_to_full > 1 else None))
     return tuple(out)
 
 
@@ -271,9 +331,16 @@ def workload_inputs(
     spec = catalog.get(ep.instance_type)
     if spec is None:
         return None, [f"not estimated: {_unknown_type_reason(ep.instance_type)}"]
-    if workload.model_size_gb is None:
-        return None, ["not estimated: set model_size_gb (GB of weights) to estimate download and load times"]
     notes: list[str] = []
+    model_gb = workload.model_size_gb
+    if model_gb is None:
+        # A model from the Hugging Face Hub (or any without a size) is still estimated: provisioning, image
+        # pull, start and health check are known; the download and the weight load are not.
+        model_gb = 0.0
+        notes.append(
+            f"{MISSING_MODEL_SIZE}: the model download and weight load are not counted, so every time is a lower "
+            "bound; set model_size_gb (GB of weights) to include them"
+        )
     image_gb = workload.image_size_gb
     if image_gb is None:
         image_gb = params.image.default_size_gb.value
@@ -290,20 +357,28 @@ def workload_inputs(
     if not scaling.enabled:
         notes.append("auto scaling is disabled: capacity changes only when you change it, so there is no detection phase")
     zero = None
+    copies_to_full, interval = 1, params.alarm_reinvoke_seconds.value
     if component and workload.copies.min == 0 and scaling.enabled:
         zero = (scaling.scale_from_zero.period, scaling.scale_from_zero.evaluation_periods)
+        per_instance = max(1, spec.accelerator_count // accelerators)
+        copies_to_full = max(1, min(workload.copies.max, ep.instances.max * per_instance))
+        # An alarm in ALARM invokes its policy once a minute: a shorter step cooldown adds copies no faster.
+        interval = float(max(scaling.scale_from_zero.cooldown, params.alarm_reinvoke_seconds.value))
     return (
         WorkloadInputs(
             instance_type=spec.instance_type,
             family=spec.family,
             network_gbps=spec.network_gbps,
             accelerators=accelerators,
-            model_size_gb=workload.model_size_gb,
+            model_size_gb=model_gb,
             image_size_gb=image_gb,
             metric=scaling.metric if scaling.enabled else None,
             image_cacheable=ecr,  # `spec` exists, so the type has an accelerator
             data_cache=workload.data_cache if component else None,
             scale_from_zero=zero,
+            fast_model_loader=workload.serving.fast_model_loader,
+            copies_to_full=copies_to_full,
+            step_interval_seconds=interval,
         ),
         notes,
     )
@@ -318,11 +393,16 @@ def estimate_config(config: FastscaleConfig, params: EstimateParams | None = Non
     for ep in config.endpoints:
         for _, workload in ep.workloads():
             inputs, notes = workload_inputs(ep, workload, params)
-            found = scenarios(inputs, params) if inputs else ()
+            found: tuple[Scenario, ...] = ()
+            found_p90: tuple[Scenario, ...] = ()
             if inputs is not None:
+                slow = dataclasses.replace(inputs, percentile="p90")
+                found, found_p90 = scenarios(inputs, params), scenarios(slow, params)
                 # Endpoints with fallback pools: a new instance of the next pool, with its own timeline.
                 fallback, fallback_notes = fallback_scenario(ep, workload, inputs, params)
                 found += (fallback,) if fallback else ()
+                fallback_p90, _ = fallback_scenario(ep, workload, slow, params)
+                found_p90 += (fallback_p90,) if fallback_p90 else ()
                 notes += fallback_notes
             out.append(
                 WorkloadEstimate(
@@ -332,6 +412,8 @@ def estimate_config(config: FastscaleConfig, params: EstimateParams | None = Non
                     inputs=inputs,
                     scenarios=found,
                     notes=tuple(notes),
+                    scenarios_p90=found_p90,
+                    missing=("model_size_gb",) if workload.model_size_gb is None and inputs is not None else (),
                 )
             )
     return out
@@ -362,6 +444,7 @@ def what_if(
         raise EstimateInputError(
             f"{instance_type} has {spec.accelerator_count} accelerator(s); a copy cannot use {accelerators}"
         )
+    _check_fits(spec, model_size_gb, accelerators or spec.accelerator_count)
     notes = []
     if image_size_gb is None:
         image_size_gb = params.image.default_size_gb.value
@@ -379,4 +462,27 @@ def what_if(
         data_cache=data_cache,
         scale_from_zero=(alarm.period, alarm.evaluation_periods),
     )
-    return WorkloadEstimate("what-if", None, spec.instance_type, inputs, scenarios(inputs, params), tuple(notes))
+    slow = dataclasses.replace(inputs, percentile="p90")
+    return WorkloadEstimate(
+        "what-if", None, spec.instance_type, inputs, scenarios(inputs, params), tuple(notes), scenarios(slow, params)
+    )
+
+
+def _check_fits(spec: Any, model_size_gb: float, accelerators: int) -> None:
+    """Refuse weights that cannot load into the accelerator memory a copy gets, with the fix."""
+    from fastscale.infra.rules._common import GIB_PER_GB, WEIGHTS_MAX_SHARE, cheapest_instance_for
+
+    weights_gib = model_size_gb * GIB_PER_GB
+    available = accelerators * spec.accelerator_memory_gib
+    if weights_gib <= available:
+        return
+    need = math.ceil(weights_gib / WEIGHTS_MAX_SHARE / spec.accelerator_memory_gib)
+    if need <= spec.accelerator_count:
+        fix = f"give the copy {need} accelerators (--accelerators {need})"
+    else:
+        bigger = cheapest_instance_for(weights_gib / WEIGHTS_MAX_SHARE, spec.accelerator_kind)
+        fix = f"choose a type with more accelerator memory{f' such as {bigger}' if bigger else ''}"
+    raise EstimateInputError(
+        f"{model_size_gb:g} GB of weights do not fit the {available:g} GiB of accelerator memory a copy gets on "
+        f"{spec.instance_type} ({accelerators} x {spec.accelerator_memory_gib:g} GiB): the model cannot load; {fix}"
+    )

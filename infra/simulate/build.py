@@ -71,6 +71,7 @@ class Workload:
     inputs: WorkloadInputs
     layers: Layers  # as configured
     target: float
+    capacity: float  # concurrent requests one copy (instance) serves at full speed
     units: tuple[int, int]  # (min, max) copies or instances as configured
     instances: tuple[int, int]
     copies_per_instance: int
@@ -97,6 +98,7 @@ class Workload:
             "instance_type": self.instance_type,
             "unit": "copy" if self.component else "instance",
             "target_concurrency": self.target,
+            "capacity_concurrency": self.capacity,
             "units": {"min": self.units[0], "max": self.units[1]},
             "instances": {"min": self.instances[0], "max": self.instances[1]},
             "copies_per_instance": self.copies_per_instance,
@@ -170,9 +172,10 @@ def _slots_of(other: InferenceComponentSpec, c: InferenceComponentSpec) -> float
     return max(ratios)
 
 
-def _timings(inputs: WorkloadInputs, layers: Layers, est: EstimateParams) -> Timings:
+def _timings(inputs: WorkloadInputs, layers: Layers, est: EstimateParams, percentile: str = "p50") -> Timings:
     changed = dataclasses.replace(
         inputs,
+        percentile=percentile,
         metric="high_resolution",  # only the phases after the decision are read; detection is simulated
         image_cacheable=layers.image_cache,
         data_cache=layers.data_cache,
@@ -195,8 +198,20 @@ def _timings(inputs: WorkloadInputs, layers: Layers, est: EstimateParams) -> Tim
     )
 
 
+def unit_capacity(w: Any, sim: SimulateParams) -> float:
+    """Concurrent requests one copy (one instance of a single-model endpoint) serves before it saturates."""
+    if w.serving.max_concurrency is not None:
+        return float(w.serving.max_concurrency)
+    return float(w.autoscaling.target_concurrency) / sim.capacity.default_target_fraction.value
+
+
 def _workload(
-    ep: EndpointSpec, w: Any, others: list[InferenceComponentSpec], est: EstimateParams, sim: SimulateParams
+    ep: EndpointSpec,
+    w: Any,
+    others: list[InferenceComponentSpec],
+    est: EstimateParams,
+    sim: SimulateParams,
+    percentile: str = "p50",
 ) -> Workload:
     from fastscale.infra import catalog
 
@@ -236,6 +251,12 @@ def _workload(
         max_units = units[1]
     if not scaling.enabled:
         notes.append("auto scaling is disabled: capacity stays at its initial count")
+    capacity = unit_capacity(w, sim)
+    if w.serving.max_concurrency is None:
+        notes.append(
+            f"serving.max_concurrency not set: a copy is assumed to saturate at {capacity:g} concurrent requests "
+            f"(target / {sim.capacity.default_target_fraction.value:g}); measure it with a load test of one copy"
+        )
     configured = Layers(
         high_resolution=scaling.metric == "high_resolution",
         data_cache=w.data_cache if component else None,
@@ -267,7 +288,7 @@ def _workload(
             instances_min=i_min,
             instances_max=max(instances[1], i_min),
             copies_per_instance=per_instance,
-            timings=_timings(inputs, layers, est),
+            timings=_timings(inputs, layers, est, percentile),
             scale_out=Alarm(int(period.period_seconds.value), int(period.datapoints.value)) if scaling.enabled else None,
             scale_in=Alarm(int(sim.scale_in.period_seconds.value), int(sim.scale_in.datapoints.value))
             if scaling.enabled else None,
@@ -282,6 +303,7 @@ def _workload(
             reserved_slots=reserved,
             initial_units=None if scaling.enabled else initial,
             unit="copy" if component else "instance",
+            capacity=capacity,
         )
 
     fallback_spec, fallback_type = _fallback(ep, w, inputs, est, lambda: spec(configured), per_instance, notes)
@@ -293,10 +315,11 @@ def _workload(
         inputs=inputs,
         layers=configured,
         target=scaling.target_concurrency,
+        capacity=capacity,
         units=units,
         instances=instances,
         copies_per_instance=per_instance,
-        max_concurrency=max_units * scaling.target_concurrency,
+        max_concurrency=max_units * capacity,
         autoscaling=scaling.enabled,
         notes=tuple(notes),
         _spec=spec,
@@ -373,6 +396,7 @@ def select_workloads(
     component: str | None = None,
     est: EstimateParams | None = None,
     sim: SimulateParams | None = None,
+    cold_start: str = "p50",
 ) -> Selection:
     """The workloads to simulate: all of them, one endpoint's, or one component.
 
@@ -401,7 +425,7 @@ def select_workloads(
 
     def add(ep: EndpointSpec, w: Any, others: list[InferenceComponentSpec]) -> None:
         try:
-            out.append(_workload(ep, w, others, est, sim))
+            out.append(_workload(ep, w, others, est, sim, cold_start))
         except SimulateInputError as exc:
             skipped.append(str(exc))
 

@@ -54,7 +54,7 @@ class SimSpec:
     ``copies_per_instance`` is 1 and the instance bounds equal the unit bounds).
     """
 
-    target: float  # concurrent requests one unit serves at full speed (target_concurrency)
+    target: float  # target_concurrency: the scaling policy's target for concurrent requests per unit
     units_min: int
     units_max: int
     instances_min: int
@@ -74,6 +74,15 @@ class SimSpec:
     reserved_slots: int = 0  # slots other components hold on the endpoint's instances (their minimum copies)
     initial_units: int | None = None  # fixed starting count (auto scaling disabled); else the demand's steady state
     unit: str = "copy"  # what a unit is called in events: copy | instance
+    #: Concurrent requests one unit serves at full speed (where it saturates); beyond it requests queue.
+    #: None: the target (the model before capacity and target were separated).
+    capacity: float | None = None
+    #: Step policy adjustment for scale from zero (ChangeInCapacity, applied to the desired count).
+    step_adjustment: int = 1
+
+    @property
+    def unit_capacity(self) -> float:
+        return self.target if self.capacity is None else self.capacity
 
     def __post_init__(self) -> None:
         if self.target <= 0:
@@ -84,6 +93,10 @@ class SimSpec:
             raise ValueError("need 0 <= instances_min <= instances_max and at least one copy per instance")
         if self.service_time <= 0:
             raise ValueError("service_time must be positive")
+        if self.capacity is not None and self.capacity <= 0:
+            raise ValueError("capacity must be positive")
+        if self.step_adjustment < 1:
+            raise ValueError("step_adjustment must be at least 1")
 
 
 @dataclass(frozen=True)
@@ -109,11 +122,20 @@ class Summary:
     peak_instances: int  # provisioning ones included
     instance_seconds: int
     cost_usd: float | None
+    #: From short_at until the first new unit serves (more units serving than at short_at); None: none did.
+    first_capacity_seconds: int | None = None
+
+    @property
+    def full_capacity_seconds(self) -> int | None:
+        """From short_at until capacity caught up with the demand (the same figure as served_after)."""
+        return self.served_after_seconds
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "short_at_second": self.short_at,
             "detection_seconds": self.detection_seconds,
+            "first_capacity_seconds": self.first_capacity_seconds,
+            "full_capacity_seconds": self.full_capacity_seconds,
             "served_after_seconds": self.served_after_seconds,
             "seconds_short": self.seconds_short,
             "queued_request_seconds": round(self.queued_request_seconds, 1),
@@ -178,6 +200,7 @@ class _AlarmState:
     values: list[float | None] = field(default_factory=list)  # closed datapoints, newest last
     acc: float = 0.0
     n: int = 0
+    serving_acc: float = 0.0  # units in service, summed over the seconds of the open period that had any
     in_alarm: bool = False
     last_invoke: float = -math.inf
 
@@ -185,7 +208,7 @@ class _AlarmState:
         self.values.append(value)
         if len(self.values) > self.alarm.datapoints:
             del self.values[0]
-        self.acc, self.n = 0.0, 0
+        self.acc, self.n, self.serving_acc = 0.0, 0, 0.0
 
 
 def _ceil(x: float) -> int:
@@ -206,6 +229,7 @@ class _Sim:
         self.desired = 0
         self.pending: list[tuple[int, int, str]] = []  # (second it applies, new desired, why)
         self.last_scale_in = -math.inf
+        self.last_scale_out = -math.inf
         self.last_step = -math.inf
         self.first_alarm: int | None = None
         self.alarm_seconds: list[int] = []
@@ -289,29 +313,46 @@ class _Sim:
             wanted = max(wanted, new) if why != "scale-in" else min(wanted, new)
         return wanted
 
-    def _scale_out(self, t: int, value: float, serving: int) -> None:
+    def _scale_out(self, t: int, value: float, measured: float) -> None:
+        """Target tracking scale-out: new capacity = ceil(capacity x metric / target), proportional to the metric.
+
+        ``measured`` is the mean number of units in service over the datapoint's period (the units the metric
+        was averaged over). Outside the scale-out cooldown Application Auto Scaling multiplies the scalable
+        target's current (desired) capacity; during the cooldown the capacity the previous scale-out added
+        counts towards this one, so only a larger scale-out than already asked for goes through
+        (TargetTrackingScalingPolicyConfiguration.ScaleOutCooldown).
+        """
         s = self.spec
-        new = min(s.units_max, max(s.units_min, _ceil(value * serving / s.target)))
-        if new > self._wanted():
+        wanted = self._wanted()
+        in_cooldown = t - self.last_scale_out < s.scale_out_cooldown
+        basis = measured if in_cooldown else max(measured, float(wanted))
+        new = min(s.units_max, max(s.units_min, _ceil(value * basis / s.target)))
+        if new > wanted:
             self.events.append(Event(t, "alarm", f"scale-out alarm: {value:.1f} per {s.unit} > {s.target:g}, desired {new}"))
+            self.last_scale_out = t
+            self.last_scale_in = -math.inf  # a scale-out ends the scale-in cooldown
             self._request(t, new, "scale-out")
 
-    def _scale_in(self, t: int, value: float, serving: int) -> None:
+    def _scale_in(self, t: int, value: float, measured: float) -> None:
         s = self.spec
-        new = max(s.units_min, _ceil(value * serving / s.target))
+        new = max(s.units_min, _ceil(value * measured / s.target))
         if new < self._wanted() and t - self.last_scale_in >= s.scale_in_cooldown:
             self.events.append(Event(t, "alarm", f"scale-in alarm: {value:.1f} per {s.unit}, desired {new}"))
             self.last_scale_in = t
             self._request(t, new, "scale-in")
 
-    def _step_from_zero(self, t: int, serving: int) -> None:
+    def _step_from_zero(self, t: int) -> None:
+        """Step scaling, ChangeInCapacity: the adjustment is added to the desired count (what the scalable
+        target holds, copies still starting included), once per invocation of the alarm in ALARM, and not
+        again before the step cooldown has passed (AAS user guide, step scaling; StepScalingPolicyConfiguration.Cooldown)."""
         s = self.spec
         assert s.scale_from_zero is not None
         if t - self.last_step < s.scale_from_zero.cooldown:
-            return  # the same +1 again during the cooldown adds nothing
-        new = min(s.units_max, serving + 1)
-        if new > self._wanted():
-            self.events.append(Event(t, "alarm", f"no-capacity alarm: step policy, desired {new}"))
+            return
+        wanted = self._wanted()
+        new = min(s.units_max, wanted + s.step_adjustment)
+        if new > wanted:
+            self.events.append(Event(t, "alarm", f"no-capacity alarm: step policy +{s.step_adjustment}, desired {new}"))
             self.last_step = t
             self._request(t, new, "scale-out")
 
@@ -355,7 +396,7 @@ class _Sim:
         in_state = _AlarmState(s.scale_in) if s.scale_in else None
         zero_state = _AlarmState(s.scale_from_zero.alarm) if s.scale_from_zero else None
         # Datapoints closed at a period's end reach the alarm `lag` seconds later: (second, state, value).
-        arriving: list[tuple[int, _AlarmState, float | None, int]] = []
+        arriving: list[tuple[int, _AlarmState, float | None, float]] = []
 
         desired_s, copies_s, serving_s, inst_s, inst_srv_s = [], [], [], [], []
         capacity_s, queued_s, rejected_s = [], [], []
@@ -397,7 +438,7 @@ class _Sim:
                         inst_announced.add(inst.number)
                         self.events.append(Event(t, "instance", f"instance {inst.number} in service"))
             d = demand[t]
-            cap = serving * s.target
+            cap = serving * s.unit_capacity
             if serving == 0:
                 queued, rejected = 0.0, d / s.service_time
             else:
@@ -415,6 +456,7 @@ class _Sim:
             for st in (out_state, in_state):
                 if st is not None and per_copy is not None:
                     st.acc += per_copy
+                    st.serving_acc += serving
                     st.n += 1
             if zero_state is not None:
                 zero_state.acc += rejected
@@ -424,31 +466,33 @@ class _Sim:
                 if st is not None and end % st.alarm.period == 0:
                     if st is zero_state:
                         value: float | None = st.acc  # Sum of failures; none is "not breaching"
+                        measured = 0.0
                     else:
                         value = st.acc / st.n if st.n else None
-                    arriving.append((end + s.lag, st, value, serving))
-                    st.acc, st.n = 0.0, 0
+                        measured = st.serving_acc / st.n if st.n else 0.0
+                    arriving.append((end + s.lag, st, value, measured))
+                    st.acc, st.n, st.serving_acc = 0.0, 0, 0.0
             # 4. alarms evaluate the datapoints that reached them
             if arriving and arriving[0][0] <= end:
                 ready = [a for a in arriving if a[0] <= end]
                 arriving = [a for a in arriving if a[0] > end]
-                for at, st, value, _serving_then in ready:
+                for at, st, value, measured in ready:
                     st.close(value)
                     when = min(at, n)
                     if st is out_state:
                         if self._evaluate(st, when, lambda v: v > s.target + _EPS) and value is not None:
                             self._mark_alarm(when)
-                            self._scale_out(when, value, serving)
+                            self._scale_out(when, value, measured)
                     elif st is in_state:
                         busy = out_state is not None and out_state.in_alarm
                         low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - _EPS)
                         if low and not busy and value is not None:
-                            self._scale_in(when, value, serving)
+                            self._scale_in(when, value, measured)
                     elif st is zero_state:
                         assert s.scale_from_zero is not None
                         if self._evaluate(st, when, lambda v: v >= 1 - _EPS):
                             self._mark_alarm(when)
-                            self._step_from_zero(when, serving)
+                            self._step_from_zero(when)
 
         result = Result(
             demand=tuple(demand),
@@ -461,7 +505,7 @@ class _Sim:
             queued=tuple(queued_s),
             rejected=tuple(rejected_s),
             events=tuple(sorted(self.events, key=lambda e: e.second)),
-            summary=Summary(0, None, None, 0, 0, 0, 0, 0, 0, 0, None),
+            summary=Summary(0, None, None, 0, 0, 0, 0, 0, 0, 0, None, None),
         )
         return _with_summary(result, s, self.alarm_seconds)
 
@@ -477,8 +521,11 @@ def _with_summary(r: Result, s: SimSpec, alarms: list[int]) -> Result:
     n = len(r.demand)
     short = [r.demand[t] > r.capacity[t] + _EPS for t in range(n)]
     short_at = next((t for t in range(n) if short[t]), None)
-    served_after = detection = None
+    served_after = detection = first_capacity = None
     if short_at is not None:
+        before = r.serving[short_at]
+        first_at = next((t for t in range(short_at, n) if r.serving[t] > before), None)
+        first_capacity = None if first_at is None else first_at - short_at
         level = r.demand[short_at]
         served_at = next(
             (t for t in range(short_at, n) if not short[t] and r.demand[t] >= level - _EPS and r.serving[t] > 0), None
@@ -499,6 +546,7 @@ def _with_summary(r: Result, s: SimSpec, alarms: list[int]) -> Result:
         peak_instances=max(r.instances, default=0),
         instance_seconds=instance_seconds,
         cost_usd=cost,
+        first_capacity_seconds=first_capacity,
     )
     return Result(**{**r.__dict__, "summary": summary})
 

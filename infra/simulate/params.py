@@ -29,6 +29,10 @@ class ScaleIn(_Strict):
     threshold_fraction: Param
 
 
+class CapacityDefaults(_Strict):
+    default_target_fraction: Param
+
+
 class DefaultTraffic(_Strict):
     spike_at_seconds: Param
     spike_peak_fraction_of_max: Param
@@ -42,6 +46,7 @@ class SimulateParams(_Strict):
     derivation: list[str]
     alarm_reinvoke_seconds: Param
     scale_in: ScaleIn
+    capacity: CapacityDefaults
     default_service_time_seconds: Param
     default_traffic: DefaultTraffic
 
@@ -60,6 +65,8 @@ def parse_params(text: str, source: str = PARAMS_FILE) -> SimulateParams:
     ):
         if p.value <= 0:
             raise ParamsError(f"{source}: {name} must be positive")
+    if not 0 < params.capacity.default_target_fraction.value <= 1:
+        raise ParamsError(f"{source}: capacity.default_target_fraction must be in (0, 1]")
     if not 0 < params.scale_in.threshold_fraction.value <= 1:
         raise ParamsError(f"{source}: scale_in.threshold_fraction must be in (0, 1]")
     return params

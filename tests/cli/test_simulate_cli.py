@@ -46,7 +46,9 @@ def test_every_example_runs_with_the_default_spike_and_prints_the_layer_table(pa
 def test_human_output_for_scale_to_zero_components():
     out = run(MULTI, "--component", "qwen3-8b").output
     assert "shared / qwen3-8b" in out and "llama3-8b" not in out.split("traffic:")[0]
-    assert "no-capacity alarm: step policy, desired 1" in out
+    assert "no-capacity alarm: step policy +1, desired 1" in out
+    assert "no-capacity alarm: step policy +1, desired 2" in out  # applied to the desired count, a minute later
+    assert "first capacity after" in out and "full capacity after" in out
     assert "warm minimum of one copy (what-if)" in out
     assert "requests rejected with no capacity" in out
 
@@ -120,9 +122,9 @@ def test_bad_trace_and_bad_config_exit_2(tmp_path, write_yaml, base_config):
     result = run(QWEN, "--trace", str(trace))
     assert result.exit_code == 2 and "--service-time" in result.output
     assert run(str(tmp_path / "missing.yaml")).exit_code == 2
-    del base_config["endpoints"][0]["model"]["model_size_gb"]
+    base_config["endpoints"][0]["instance_type"] = "ml.c7i.2xlarge"
     result = run(str(write_yaml(base_config)))
-    assert result.exit_code == 2 and "model_size_gb" in result.output
+    assert result.exit_code == 2 and "no accelerator" in result.output
 
 
 def test_config_errors_in_json_mode(write_yaml, base_config):
@@ -177,5 +179,5 @@ def test_output_fits_80_columns(path, monkeypatch):
 def test_piped_output_keeps_each_row_on_one_line(monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
     out = run(MULTI, "--component", "qwen3-8b").output
-    rows = [line for line in out.splitlines() if "no-capacity alarm" in line]
+    rows = [line for line in out.splitlines() if "desired 1;" in line]
     assert len(rows) == 1 and "instance 1 requested" in rows[0]

@@ -97,10 +97,26 @@ def test_selection_errors_name_the_option(base_config):
 
 
 def test_unsimulatable_workloads_are_skipped_with_the_reason(base_config):
-    del base_config["endpoints"][0]["model"]["model_size_gb"]
+    base_config["endpoints"][0]["instance_type"] = "ml.c7i.2xlarge"
     selection = select_workloads(parse_config(base_config))
     assert not selection.workloads
-    assert "model_size_gb" in selection.skipped[0]
+    assert "no accelerator" in selection.skipped[0]
+
+
+def test_a_model_without_a_size_is_simulated_and_says_so(base_config):
+    del base_config["endpoints"][0]["model"]["model_size_gb"]
+    [w] = select_workloads(parse_config(base_config)).workloads
+    assert any(n.startswith("model_size_gb not set") for n in w.notes)
+
+
+def test_capacity_defaults_to_the_target_with_headroom_or_the_configured_value(base_config):
+    model = base_config["endpoints"][0]["model"]
+    model["autoscaling"] = {"target_concurrency": 4}
+    [w] = select_workloads(parse_config(base_config)).workloads
+    assert w.spec().capacity == pytest.approx(4 / load_params().capacity.default_target_fraction.value)
+    model["serving"] = {"max_concurrency": 6}
+    [w] = select_workloads(parse_config(base_config)).workloads
+    assert w.spec().capacity == 6 and w.spec().target == 4
 
 
 def test_a_copy_too_big_for_the_instance_is_skipped(base_config):

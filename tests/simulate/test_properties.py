@@ -105,6 +105,6 @@ def test_accounting_is_consistent(case):
         assert r.serving[t] <= r.copies[t] <= max(r.desired[t], r.copies[t])
         assert spec.units_min <= r.desired[t] <= spec.units_max
         assert r.instances_serving[t] <= r.instances[t] <= spec.instances_max
-        assert r.capacity[t] == r.serving[t] * spec.target
+        assert r.capacity[t] == r.serving[t] * spec.unit_capacity
         # Either requests wait for a slot, or they fail with nothing in service, never both.
         assert r.queued[t] == 0 or r.rejected[t] == 0
