@@ -203,7 +203,7 @@ def forced_instances(ep: EndpointSpec) -> Capacity:
         return ep.instances
 
     def need(key: str) -> int:
-        devices = sum(getattr(c.copies, key) * (c.resources.accelerators or 0) for c in ep.inference_components)
+        devices: int = sum(getattr(c.copies, key) * (c.resources.accelerators or 0) for c in ep.inference_components)
         return -(-devices // spec.accelerator_count)
 
     return Capacity(**{k: max(getattr(ep.instances, k), need(k)) for k in ("initial", "min", "max")})
