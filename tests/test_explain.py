@@ -119,9 +119,11 @@ def test_insufficient_capacity_names_the_type_and_a_fallback(config):
     f = only(diagnose(rec.run(config)), "insufficient-capacity")
     assert "ml.g6.12xlarge" in f.title
     assert ICE_REASON in f.evidence[0]
-    # Same accelerator count and at least the same GPU memory, another family: g5.12xlarge (4 x A10G 24 GB).
-    assert "`endpoints[0].capacity.fallback`" in f.fix and "`- instance_type: ml.g5.12xlarge`" in f.fix
-    assert "ml.g6.12xlarge" not in f.fix.split("e.g.")[1]
+    # The copy needs 1 accelerator holding 16 GB and 32768 MB of host memory, from a CUDA image: the cheapest
+    # other family that gives one copy that is ml.g5.2xlarge (1 x A10G 24 GiB, 32 GiB), cheaper per hour.
+    assert "`endpoints[0].capacity.fallback`" in f.fix and "`- instance_type: ml.g5.2xlarge`" in f.fix
+    assert "$1.515/h, cheaper than ml.g6.12xlarge at $5.752/h" in f.fix
+    assert "ml.g6.12xlarge" not in f.fix.split("e.g.")[1].split("cheaper than ml.g6.12xlarge")[0]
     assert "`endpoints[0].capacity.reservation_arn`" in f.fix
 
 
@@ -185,12 +187,21 @@ def test_scale_from_zero_alarm_that_needs_two_failures(config):
     assert "GreaterThanOrEqualToThreshold" in f.fix
 
 
+def test_scale_from_zero_alarm_with_actions_disabled(config):
+    rec = Recorded.healthy_component()
+    rec.alarms[f"{IC}-no-capacity"] = scale_from_zero_alarm(actions=[rec.policies[1]["PolicyARN"]],
+                                                            actions_enabled=False)
+    f = only(diagnose(rec.run(config)), "scale-from-zero-broken")
+    assert any("ActionsEnabled false" in e for e in f.evidence)
+    assert "enable-alarm-actions --alarm-names demo-qwen-no-capacity" in f.fix
+
+
 def test_scale_from_zero_alarm_not_wired_to_its_policy(config):
     rec = Recorded.healthy_component()
-    rec.alarms[f"{IC}-no-capacity"] = scale_from_zero_alarm(actions=[], actions_enabled=False)
-    f = only(diagnose(rec.run(config)), "alarm-cannot-fire")
-    assert any("ActionsEnabled false" in e for e in f.evidence)
-    assert any("do not include the step policy" in e for e in f.evidence)
+    rec.alarms[f"{IC}-no-capacity"] = scale_from_zero_alarm(actions=[])
+    f = only(diagnose(rec.run(config)), "scale-from-zero-broken")
+    assert f.evidence == ("scale from zero: the alarm demo-qwen-no-capacity's actions do not include the step "
+                          "policy demo-qwen-scale-from-zero",)
 
 
 def test_copies_pending_for_lack_of_instances(config):

@@ -183,7 +183,9 @@ def test_failed_restore_tells_what_to_fix(sm, aas, config_file):
     result = run(config_file, "--endpoint", "shared", "--component", "qwen")
     assert result.exit_code == 1
     text = " ".join(result.output.split())  # rich wraps long lines
-    assert "restore failed" in text and "demo-qwen" in text and "1 copy" in text
+    assert "left behind: inference component demo-qwen may still have 2 copies instead of 1 copy" in text
+    assert ("Undo: `aws sagemaker update-inference-component-runtime-config --inference-component-name demo-qwen "
+            "--desired-runtime-config CopyCount=1 --region us-east-1`") in text
 
 
 def test_busy_resource_exits_1_without_changes(sm, aas, config_file):
@@ -220,9 +222,10 @@ def test_ctrl_c_restores_and_resumes(sm, aas, config_file, monkeypatch):
      .poll_component(status="Updating", current=1).set_copies(1))
     Scaling(aas).restore().resume()
     result = run(config_file, "--endpoint", "shared", "--component", "qwen", "--json")
-    assert result.exit_code == 1
+    assert result.exit_code == 130
     m = json.loads(result.stdout)["measurement"]
     assert m["outcome"] == "interrupted" and m["restored"] is True and m["scaling_resumed"] is True
+    assert m["interrupted"] is True and m["left_behind"] == []
 
 
 def test_running_scaling_activity_refuses_to_start(sm, aas, config_file):
@@ -241,8 +244,11 @@ def test_failed_resume_prints_the_command_to_run(sm, aas, config_file):
     result = run(config_file, "--endpoint", "shared", "--component", "qwen")
     assert result.exit_code == 1
     text = " ".join(result.output.split())
-    assert "resume failed" in text and "register-scalable-target" in text
-    assert "DynamicScalingOutSuspended=false" in text
+    assert "left behind: dynamic scaling of inference-component/demo-qwen is still suspended (ValidationException: Rate exceeded)" in text
+    assert ("Undo: `aws application-autoscaling register-scalable-target --service-namespace sagemaker --resource-id "
+            "inference-component/demo-qwen --scalable-dimension sagemaker:inference-component:DesiredCopyCount "
+            "--suspended-state DynamicScalingInSuspended=false,DynamicScalingOutSuspended=false,"
+            "ScheduledScalingSuspended=false --region us-east-1`") in text
 
 
 def test_help_says_auto_scaling_is_suspended():

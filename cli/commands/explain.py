@@ -68,7 +68,11 @@ def _render(explanation, file: str) -> None:
             res = f", every {m.resolution:g} s" if m.resolution is not None else ""
             peak = f", peak {m.peak:g}" if m.peak is not None else ""
             say(f"  metric {m.name} ({m.stat}): {len(m.points)} datapoint(s){res}{peak}", indent="    ")
-        if not report.findings:
+        paths = report.paths
+        if paths:
+            say("  scaling paths: " + ", ".join(
+                f"{escape(p.name)} " + ("ok" if p.ok else "[bold red]BROKEN[/]") for p in paths), indent="    ")
+        if not report.findings and all(p.ok for p in paths):
             say("  [green]no problem found[/]")
         for f in report.findings:
             say(f"  [bold red]✗ {escape(f.code)}[/]: {escape(f.title)}", indent="    ")
@@ -77,7 +81,7 @@ def _render(explanation, file: str) -> None:
             say(f"      [bold]fix[/]: {escape(f.fix)}", indent="        ")
     say("")
     n = len(explanation.findings)
-    if n:
+    if n or not explanation.ok:
         say(f"[bold red]{n} problem(s) found[/] in {len(explanation.targets)} scalable target(s)")
     else:
         say(f"[bold green]no problem found[/] in {len(explanation.targets)} scalable target(s)")
@@ -101,8 +105,13 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
     concurrency and NoCapacityInvocationFailures metrics at the resolution CloudWatch stored them (read at
     10 s within the last 3 hours, at 60 s beyond), and the endpoint / inference component status and failure
     reasons. Then the problems found, each with its evidence and a fix: maximum reached, insufficient
-    capacity, quota reached, metric missing or too coarse, cooldown holding, an alarm that cannot fire,
-    copies waiting for instances, model download or health-check failures, dynamic scaling suspended.
+    capacity, quota reached, metric missing or too coarse, cooldown holding, scale-out paced by the cooldown
+    while an alarm stayed in ALARM (CloudWatch re-invokes Auto Scaling actions while an alarm stays in
+    ALARM), an alarm that cannot fire, copies waiting for instances, model download or health-check
+    failures, dynamic scaling suspended. Every scaling path the config expects (target tracking scale-out
+    and scale-in, scale from zero, managed instance scaling) is checked to exist and be wired: a missing
+    step policy, an alarm without its policy action or with actions disabled, DisableScaleIn or managed
+    instance scaling turned off is a problem, never "no problem found".
 
     Reads only (Describe* and GetMetricData calls); changes nothing.
 

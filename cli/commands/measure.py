@@ -18,6 +18,7 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.cli.errors import EXIT_INTERRUPTED
 
 
 def _sagemaker_client(config):
@@ -149,22 +150,27 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     capacity is requested again, never below what auto scaling asked for meanwhile or the target's minimum,
     then the target's previous suspended state is put back.
 
+    Every run ends by saying what it leaves behind: nothing, or an extra copy or instance still billed
+    (the restore failed or Ctrl-C stopped its wait) and dynamic scaling still suspended (the resume
+    failed), each with the exact `aws` command that undoes it. While the restore waits for a busy resource
+    it prints each wait; Ctrl-C there stops waiting and says what is left.
+
     \b
     Exit codes:
       0  measured, the capacity restored and dynamic scaling resumed
       1  the measurement, the restore or the resume failed, AWS could not be
          used (throttled, a server error, no credentials: one `error:` line
          says which), or it could not start (a scaling activity in progress,
-         the resource busy: nothing was changed)
+         the resource busy: no capacity was changed)
       2  bad input: the config has errors, or no such endpoint/component
-      130  interrupted with Ctrl-C
-    With --json a failure still prints one JSON object, with an `error` member.
+      130  interrupted with Ctrl-C, at any point (after trying to restore)
+    With --json a failure still prints one JSON object, with an `error` member
+    and `left_behind` (`[{what, undo}]`).
     """
     from rich.markup import escape
 
     from fastscale.infra.aws.clients import AwsError
     from fastscale.infra.aws.measure import MeasureError, count, measure_scaleout
-    from fastscale.infra.aws_facts import COMPONENT_COPIES, VARIANT_INSTANCES
     from fastscale.infra.estimate import estimate_config
     from fastscale.infra.naming import endpoint_names
 
@@ -184,6 +190,13 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
         if not as_json:
             err.print(f"[dim]{event.seconds:6.0f} s[/]  {escape(event.what)}")
 
+    def show_restore_wait(progress) -> None:
+        # The restore can wait minutes for a busy resource: say so, and what Ctrl-C would leave.
+        if not as_json:
+            err.print(f"[dim]restore:[/] waiting for {escape(progress.what)}: {escape(progress.state)} "
+                      f"({progress.elapsed:.0f} s of {progress.timeout:.0f} s; Ctrl-C stops waiting and leaves "
+                      "the extra capacity running)")
+
     try:
         m = measure_scaleout(
             _sagemaker_client(config),
@@ -195,11 +208,15 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
             poll_interval=poll_interval,
             clock=_clock(),
             on_event=show,
+            on_restore_wait=show_restore_wait,
         )
-    except (MeasureError, AwsError) as exc:
-        fail(f"{exc} (nothing was changed)", EXIT_FAILED)
+    except MeasureError as exc:
+        _not_started(exc, as_json, endpoint_name, component_name)
+    except AwsError as exc:
+        fail(str(exc), EXIT_FAILED)
 
     compared = comparison(estimate, m)
+    left = m.left_behind()
     if as_json:
         print_json({"endpoint": ep.name, "component": comp.name if comp else None, "measurement": m.to_dict(),
                     **compared})
@@ -215,16 +232,31 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
             say(f"auto scaling: dynamic scale-in and scale-out of {escape(m.scalable_target)} were suspended for "
                 "the measurement; " + ("its previous suspended state is back" if m.scaling_resumed
                                        else "[bold red]resuming failed[/]"), stderr=True, indent="  ")
-    if not m.scaling_resumed:
-        state = ",".join(f"{k}={str(v).lower()}" for k, v in (m.suspended_before or {}).items())
-        dimension = COMPONENT_COPIES if m.kind == "copy" else VARIANT_INSTANCES
-        say(f"[bold red]resume failed:[/] {escape(m.resume_error or '')}. Put it back yourself: `aws "
-            f"application-autoscaling register-scalable-target --service-namespace sagemaker --resource-id "
-            f"{escape(m.scalable_target or '')} --scalable-dimension {dimension} --suspended-state {state}`",
-            stderr=True, indent="  ")
-    if not m.restored:
-        resource = f"inference component {live_component}" if live_component else f"endpoint {names.endpoint}"
-        say(f"[bold red]restore failed:[/] {escape(m.restore_error or '')}. Set {resource} back to "
-            f"{count(m.before, m.kind)} yourself: it is billed while it runs.", stderr=True, indent="  ")
-    sys.exit(EXIT_OK if m.ok else EXIT_FAILED)
+        _say_left_behind(left)
+    sys.exit(EXIT_INTERRUPTED if m.interrupted else EXIT_OK if m.ok else EXIT_FAILED)
 
+
+def _say_left_behind(left) -> None:
+    """Every run ends by saying what it leaves behind, with the command that undoes each thing."""
+    from rich.markup import escape
+
+    if not left:
+        say("left behind: nothing (capacity and auto scaling are as they were)", stderr=True, indent="  ")
+        return
+    for item in left:
+        say(f"[bold red]left behind:[/] {escape(item.what)}. Undo: `{escape(item.undo)}`", stderr=True, indent="  ")
+
+
+def _not_started(exc, as_json: bool, endpoint: str, component: str | None):
+    """The measurement never changed capacity; scaling may still be suspended (its resume failed)."""
+    code = EXIT_INTERRUPTED if exc.interrupted else EXIT_FAILED
+    if as_json:
+        print_json({"endpoint": endpoint, "component": component, "ok": False, "error": str(exc),
+                    "interrupted": exc.interrupted, "left_behind": [x.to_dict() for x in exc.left_behind],
+                    "exit_code": code})
+        sys.exit(code)
+    if not exc.left_behind:
+        fail(f"{exc} (nothing was changed)", code)
+    say(f"[bold red]error:[/] {exc}: no capacity was changed, but not everything is back", stderr=True, indent="  ")
+    _say_left_behind(exc.left_behind)
+    sys.exit(code)

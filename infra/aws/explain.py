@@ -28,7 +28,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from fastscale.infra import catalog
+from fastscale.infra import capacity
 from fastscale.infra.aws.clients import AwsClients, ClientsArg, is_not_found, paginate, resolve, translate_errors
 from fastscale.infra.aws.measure import requested_count
 from fastscale.infra.aws_facts import (
@@ -41,6 +41,7 @@ from fastscale.infra.aws_facts import (
 )
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.detection import ScalingMetric, scaling_metric
+from fastscale.infra.instance_fit import Candidate, fallback_candidates
 from fastscale.infra.naming import all_endpoint_names
 
 NO_CAPACITY_METRIC = NO_CAPACITY_METRIC
@@ -51,6 +52,8 @@ HIGH_RESOLUTION_RETENTION = timedelta(hours=3)
 #: Metrics at 1-minute resolution stay for 15 days; the window may not start earlier.
 MAX_WINDOW = timedelta(days=15)
 DEFAULT_SINCE = "3h"
+#: How many fallback types an insufficient-capacity finding names.
+FALLBACK_SUGGESTIONS = 3
 
 _FAILED_ACTIVITY_STATUSES = frozenset({"Failed", "Unfulfilled"})
 
@@ -142,6 +145,8 @@ class TargetSpec:
     operational_alarms: tuple[str, ...] = ()
     model_download_timeout: int | None = None
     startup_health_check_timeout: int | None = None
+    #: Types that could stand in when AWS has no capacity of instance_type (infra.instance_fit), cheapest first.
+    fallback: tuple[Candidate, ...] = ()
 
     @property
     def unit(self) -> str:
@@ -183,6 +188,7 @@ def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: 
             continue
         ep_path = f"endpoints[{i}]"
         operational = tuple(names.alarms.values())
+        fallback = tuple(fallback_candidates(ep, exclude=capacity.instance_types(ep), n=FALLBACK_SUGGESTIONS))
         if ep.model is not None:
             if component is None and ep.model.autoscaling.enabled:
                 out.append(TargetSpec(
@@ -195,6 +201,7 @@ def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: 
                     target_tracking_policy=names.target_tracking_policy, operational_alarms=operational,
                     model_download_timeout=ep.model.model_download_timeout or ep.model_download_timeout,
                     startup_health_check_timeout=ep.model.startup_health_check_timeout or ep.startup_health_check_timeout,
+                    fallback=fallback,
                 ))
             continue
         for j, (spec, c) in enumerate(zip(ep.inference_components, names.components)):
@@ -211,6 +218,7 @@ def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: 
                 stuck_at_zero_alarm=c.stuck_at_zero_alarm, operational_alarms=operational,
                 model_download_timeout=spec.model_download_timeout or ep.model_download_timeout,
                 startup_health_check_timeout=spec.startup_health_check_timeout or ep.startup_health_check_timeout,
+                fallback=fallback,
             ))
     return out
 
@@ -299,6 +307,7 @@ class Policy:
     scale_in_cooldown: int = 0
     step_cooldown: int = 0
     alarms: tuple[str, ...] = ()
+    disable_scale_in: bool = False  # TargetTrackingScalingPolicyConfiguration.DisableScaleIn
 
 
 @dataclass(frozen=True)
@@ -344,6 +353,7 @@ class ResourceState:
     instances_current: int | None = None
     instances_desired: int | None = None
     instances_max: int | None = None  # managed instance scaling maximum
+    managed_scaling: str | None = None  # ManagedInstanceScaling.Status of the variant (None: not set)
     instance_pools: tuple[str, ...] = ()
     component_status: str | None = None
     component_failure: str = ""
@@ -442,32 +452,21 @@ def find_max_reached(ev: Evidence) -> list[Finding]:
     )]
 
 
-def _fallback_types(instance_type: str, n: int = 2) -> list[str]:
-    """Other accelerator types that hold at least as much accelerator memory, cheapest first."""
-    spec = catalog.get(instance_type)
-    if spec is None:
-        return []
-    fits = [s for s in catalog.all_instances()
-            if s.family != spec.family and s.accelerator_kind == spec.accelerator_kind
-            and s.accelerator_count >= spec.accelerator_count
-            and s.total_accelerator_memory_gib >= spec.total_accelerator_memory_gib]
-    return [s.instance_type for s in sorted(fits, key=lambda s: (s.price_per_hour_usd, s.instance_type))[:n]]
-
-
 def find_insufficient_capacity(ev: Evidence) -> list[Finding]:
     hits = [f"{where}: {text}" for where, text in _failure_texts(ev) if _CAPACITY.search(text)]
     if not hits:
         return []
     spec = ev.spec
     pools = ev.resource.instance_pools if ev.resource else ()
-    fallback = [t for t in _fallback_types(spec.instance_type) if t not in pools]
+    fallback = [c for c in spec.fallback if c.instance_type not in pools]
     fix = (f"AWS had no {spec.instance_type} capacity. Add a fallback instance type under "
            f"`{spec.endpoint_path}.capacity.fallback` (each one an InstancePool: SageMaker moves to the next after "
            "insufficient capacity)")
     if fallback:
-        fix += f" that holds the same model, e.g. `- instance_type: {fallback[0]}`"
+        fix += (f" that runs the same containers and holds each copy's model on its accelerators, cheapest first: "
+                f"e.g. `- instance_type: {fallback[0].instance_type}` ({fallback[0].price_note})")
         if len(fallback) > 1:
-            fix += f" (or {' or '.join(fallback[1:])})"
+            fix += f" (or {' or '.join(c.describe() for c in fallback[1:])})"
     fix += (f", or set `{spec.endpoint_path}.instance_type` to one; `{spec.endpoint_path}.capacity.reservation_arn` "
             "(an ML capacity reservation) guarantees instances")
     if pools:
@@ -578,6 +577,120 @@ def find_cooldown_holding(ev: Evidence) -> list[Finding]:
     )]
 
 
+# "monitor alarm TargetTracking-...-AlarmHigh-... in state ALARM triggered policy demo-qwen-target-tracking"
+_CAUSE = re.compile(r"monitor alarm (?P<alarm>\S+) in state (?P<state>\w+) triggered policy (?P<policy>\S+)")
+
+
+def _cause(a: Activity) -> tuple[str, str] | None:
+    """(alarm, policy) an activity names as its cause, when an alarm triggered it."""
+    m = _CAUSE.search(a.cause)
+    return (m.group("alarm"), m.group("policy")) if m else None
+
+
+def _alarm_state_at(ev: Evidence, alarm: str, at: datetime) -> tuple[str | None, datetime | None]:
+    """The alarm's state at ``at`` and since when (None: since before the window, or unknown)."""
+    changes = sorted((c for c in ev.alarm_changes if c.alarm == alarm), key=lambda c: c.at)
+    before = [c for c in changes if c.at <= at]
+    if before:
+        return before[-1].new, before[-1].at
+    if changes:
+        return changes[0].old or None, None
+    definition = ev.alarms.get(alarm)
+    return (definition.state if definition else None), None
+
+
+def reinvoke_seconds() -> float:
+    """How often CloudWatch invokes an Auto Scaling action again while its alarm stays in ALARM: the figure
+    (and source) the simulator uses, so both reason with the same AWS semantics."""
+    from fastscale.infra.simulate.params import load_params
+
+    return float(load_params().alarm_reinvoke_seconds.value)
+
+
+def reinvoked_by(ev: Evidence, a: Activity) -> tuple[str, datetime | None] | None:
+    """(alarm, in ALARM since) when ``a`` came from an alarm that was already in ALARM, not from its change to
+    ALARM: "Except for Auto Scaling actions, the actions happen only on state transitions, and are not
+    performed again if the condition persists" (CloudWatch user guide, Alarm actions,
+    https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-actions.html); Auto Scaling actions
+    are invoked again while the alarm stays in ALARM."""
+    cause = _cause(a)
+    if cause is None:
+        return None
+    state, since = _alarm_state_at(ev, cause[0], a.at)
+    if state != "ALARM":
+        return None
+    if since is not None and (a.at - since).total_seconds() < reinvoke_seconds() / 2:
+        return None  # the action of the change to ALARM itself
+    return cause[0], since
+
+
+def _policy_cooldown(ev: Evidence, policy_name: str) -> tuple[int, str] | None:
+    """(scale-out cooldown, config field) of a live policy."""
+    p = next((p for p in ev.policies if p.name == policy_name), None)
+    if p is None:
+        return None
+    if p.type == TARGET_TRACKING:
+        return p.scale_out_cooldown, "autoscaling.scale_out_cooldown"
+    return p.step_cooldown, "autoscaling.scale_from_zero.cooldown"
+
+
+def find_cooldown_limited(ev: Evidence) -> list[Finding]:
+    """One change to ALARM, then scale-outs spaced by the policy's cooldown while the alarm stays in ALARM.
+
+    CloudWatch invokes an alarm's Auto Scaling action again about every minute while it stays in ALARM, so a
+    policy whose scale-out cooldown is longer than that adds capacity once per cooldown: the demand was there
+    all along (the alarm never left ALARM), the cooldown set the pace.
+    """
+    every = reinvoke_seconds()
+    scale_outs = sorted((a for a in ev.activities if not a.not_scaled and a.status not in _FAILED_ACTIVITY_STATUSES
+                         and _cause(a) is not None), key=lambda a: a.at)
+    by_cause: dict[tuple[str, str], list[Activity]] = {}
+    for a in scale_outs:
+        cause = _cause(a)
+        assert cause is not None
+        by_cause.setdefault(cause, []).append(a)
+    out = []
+    for (alarm, policy), acts in by_cause.items():
+        known = _policy_cooldown(ev, policy)
+        if known is None or known[0] <= every:
+            continue  # without a cooldown longer than the re-invocation interval, CloudWatch sets the pace
+        cooldown, setting = known
+        paced = [(a, b) for a, b in zip(acts, acts[1:])
+                 if reinvoked_by(ev, b) is not None and (_alarm_state_at(ev, alarm, b.at)[1] or a.at) <= a.at
+                 and cooldown - every / 6 <= (b.at - a.at).total_seconds() <= cooldown + every + every / 6]
+        if not paced:
+            continue
+        first = paced[0][0]
+        state, since = _alarm_state_at(ev, alarm, first.at)
+        steps = [paced[0][0]] + [b for _, b in paced]
+        went = (f"went to ALARM once at {_when(since)}" if since is not None
+                else "was in ALARM from before the window") + " and stayed there"
+        lines = [
+            f"{alarm} {went}: CloudWatch invokes Auto Scaling actions again about every {every:g} s while an alarm "
+            "stays in ALARM (only other actions wait for a state change), so the demand was there throughout",
+            "scale-outs at " + ", ".join(f"{_when(a.at)}" + (f" (to {a.desired})" if a.desired is not None else "")
+                                         for a in steps)
+            + f": {', '.join(f'{(b.at - a.at).total_seconds():.0f} s' for a, b in paced)} apart, the policy "
+              f"{policy}'s {cooldown} s cooldown; the invocations in between added nothing",
+        ]
+        series = ev.scaling_metric
+        above = [v for t, v in (series.points if series else ()) if first.at <= t <= steps[-1].at
+                 and v > ev.spec.target_value]
+        if above:
+            lines.append(f"{series.name if series else ''} stayed above the target {ev.spec.target_value:g} "
+                         f"({len(above)} datapoint(s), peak {max(above):g}) between {_when(first.at)} and "
+                         f"{_when(steps[-1].at)}")
+        out.append(_finding(
+            ev, "cooldown-limited",
+            f"scale-out was limited by the {cooldown} s cooldown: one alarm, then one step per cooldown while "
+            "demand exceeded capacity",
+            lines,
+            f"lower `{ev.spec.config_path}.{setting}` (now {cooldown}) and deploy: while the alarm stays in ALARM "
+            f"the policy is invoked about every {every:g} s and can add capacity each time the cooldown allows",
+        ))
+    return out
+
+
 def _needed_to_fire(alarm: AlarmDefinition) -> float | None:
     """Smallest whole count of events in one period that trips the alarm, for Sum on a count metric."""
     if alarm.threshold is None or alarm.comparison is None:
@@ -594,11 +707,7 @@ def find_alarm_cannot_fire(ev: Evidence) -> list[Finding]:
     name = spec.scale_from_zero_alarm
     if not name:
         return []
-    if name in ev.missing_alarms:
-        return [_finding(ev, "alarm-cannot-fire", f"the scale-from-zero alarm {name} does not exist",
-                         [f"DescribeAlarms found no alarm named {name}"],
-                         "deploy again: without it a component at zero copies never gets its first copy back")]
-    alarm = ev.alarms.get(name)
+    alarm = ev.alarms.get(name)  # a missing alarm is a broken scale-from-zero path (find_broken_paths)
     if alarm is None:
         return []
     problems, evidence = [], []
@@ -611,11 +720,6 @@ def find_alarm_cannot_fire(ev: Evidence) -> list[Finding]:
     periods = alarm.datapoints_to_alarm or alarm.evaluation_periods or 1
     if periods > 1:
         problems.append(f"it needs {periods} breaching periods of {alarm.period} s before it acts")
-    if not alarm.actions_enabled:
-        problems.append("its actions are disabled (ActionsEnabled false)")
-    step = next((p for p in ev.policies if p.name == spec.scale_from_zero_policy), None)
-    if step is not None and step.arn and step.arn not in alarm.actions:
-        problems.append(f"its actions do not include the step policy {step.name}")
     res = ev.no_capacity.resolution if ev.no_capacity else None
     if alarm.period is not None and alarm.period < 60 and (alarm.state == "INSUFFICIENT_DATA" or (res or 0) >= 60):
         problems.append(f"its period of {alarm.period} s is finer than the metric"
@@ -626,9 +730,147 @@ def find_alarm_cannot_fire(ev: Evidence) -> list[Finding]:
         ev, "alarm-cannot-fire", f"the scale-from-zero alarm {name} cannot wake the component on the first request",
         [f"{name}: {p}" for p in problems] + _cap(evidence),
         "deploy with fastscale's scale-from-zero alarm: `GreaterThanOrEqualToThreshold` 1 on the Sum of "
-        f"{NO_CAPACITY_METRIC} over 60 s (`{spec.config_path}.autoscaling.scale_from_zero`), actions enabled and "
-        "wired to the step policy",
+        f"{NO_CAPACITY_METRIC} over 60 s (`{spec.config_path}.autoscaling.scale_from_zero`)",
     )]
+
+
+# --------------------------------------------------------------------------------------------- scaling paths
+
+PATH_SCALE_OUT = "target tracking scale-out"
+PATH_SCALE_IN = "target tracking scale-in"
+PATH_FROM_ZERO = "scale from zero"
+PATH_INSTANCES = "managed instance scaling"
+
+
+@dataclass(frozen=True)
+class ScalingPath:
+    """One way the config expects the target to scale, and what is missing or unwired on AWS's side."""
+
+    name: str
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.name, "ok": self.ok, "problems": list(self.problems)}
+
+
+def _alarm_problems(ev: Evidence, name: str, what: str) -> list[str]:
+    alarm = ev.alarms.get(name)
+    if alarm is None:
+        return [f"its {what} alarm {name} does not exist (DescribeAlarms)"]
+    if not alarm.actions_enabled:
+        return [f"its {what} alarm {name} has its actions disabled (ActionsEnabled false)"]
+    return []
+
+
+def scaling_paths(ev: Evidence) -> list[ScalingPath]:
+    """Every scaling path the config expects for the target, each checked to exist and be wired on AWS:
+    target tracking (scale-out and scale-in), the step policy and alarm that bring a component back from
+    zero copies, and the managed instance scaling that gives components' copies instances."""
+    spec = ev.spec
+    out: list[ScalingPath] = []
+    unregistered = (f"no scalable target {spec.resource_id} is registered",) if not ev.registered else ()
+
+    tt = next((p for p in ev.policies if p.name == spec.target_tracking_policy and p.type == TARGET_TRACKING), None)
+    if unregistered:
+        out += [ScalingPath(PATH_SCALE_OUT, unregistered), ScalingPath(PATH_SCALE_IN, unregistered)]
+    elif tt is None:
+        gone = (f"the target-tracking policy {spec.target_tracking_policy} does not exist (DescribeScalingPolicies)",)
+        out += [ScalingPath(PATH_SCALE_OUT, gone), ScalingPath(PATH_SCALE_IN, gone)]
+    else:
+        high = [a for a in tt.alarms if "AlarmHigh" in a]
+        low = [a for a in tt.alarms if "AlarmLow" in a]
+        scale_out = [p for a in high for p in _alarm_problems(ev, a, "scale-out")]
+        if not high:
+            scale_out.append(f"the policy {tt.name} has no scale-out alarm (AlarmHigh)")
+        scale_in = [p for a in low for p in _alarm_problems(ev, a, "scale-in")]
+        if tt.disable_scale_in:
+            scale_in.insert(0, f"the policy {tt.name} has DisableScaleIn true: target tracking never removes capacity")
+        elif not low:
+            scale_in.append(f"the policy {tt.name} has no scale-in alarm (AlarmLow)")
+        out += [ScalingPath(PATH_SCALE_OUT, tuple(scale_out)), ScalingPath(PATH_SCALE_IN, tuple(scale_in))]
+
+    if spec.scale_from_zero_policy and spec.scale_from_zero_alarm:
+        problems = list(unregistered)
+        step = next((p for p in ev.policies if p.name == spec.scale_from_zero_policy), None)
+        if not unregistered and step is None:
+            problems.append(f"the step-scaling policy {spec.scale_from_zero_policy} does not exist "
+                            "(DescribeScalingPolicies)")
+        alarm = ev.alarms.get(spec.scale_from_zero_alarm)
+        problems += _alarm_problems(ev, spec.scale_from_zero_alarm, NO_CAPACITY_METRIC)
+        if alarm is not None:
+            if step is not None and step.arn and step.arn not in alarm.actions:
+                problems.append(f"the alarm {alarm.name}'s actions do not include the step policy {step.name}")
+            elif step is None and alarm.actions:
+                problems.append(f"the alarm {alarm.name}'s action names a policy that no longer exists")
+        out.append(ScalingPath(PATH_FROM_ZERO, tuple(problems)))
+
+    r = ev.resource
+    if spec.kind == "component" and r is not None and r.endpoint_status != "does not exist":
+        problems = []
+        if r.managed_scaling != "ENABLED":
+            problems.append(f"the variant's ManagedInstanceScaling is {r.managed_scaling or 'not set'}: copies that "
+                            "need another instance never get one")
+        out.append(ScalingPath(PATH_INSTANCES, tuple(problems)))
+    return out
+
+
+def find_broken_paths(ev: Evidence) -> list[Finding]:
+    """A finding for every expected scaling path that is missing or unwired (not-registered covers a target
+    that is not registered at all)."""
+    if not ev.registered:
+        return []
+    spec, r = ev.spec, ev.resource
+    at_zero = r is not None and r.copies_current == 0
+    out = []
+    for path in scaling_paths(ev):
+        if path.ok:
+            continue
+        evidence = [f"{path.name}: {p}" for p in path.problems]
+        if path.name == PATH_FROM_ZERO:
+            title = (f"{spec.component} is at 0 copies and its scale-from-zero path is broken: no request brings a "
+                     "copy back" if at_zero else
+                     "the scale-from-zero path is broken: once at 0 copies, no request brings a copy back")
+            if at_zero and r is not None:
+                evidence.append(f"{spec.component}: {r.copies_current} of {r.copies_desired} copies now "
+                                f"(copies.min {spec.capacity_min})")
+            out.append(_finding(
+                ev, "scale-from-zero-broken", title, evidence,
+                f"deploy again (`fastscale deploy`): it puts back the step policy {spec.scale_from_zero_policy} and "
+                f"the alarm {spec.scale_from_zero_alarm} on {NO_CAPACITY_METRIC} with the policy as its action and "
+                "actions enabled (`aws cloudwatch enable-alarm-actions --alarm-names "
+                f"{spec.scale_from_zero_alarm}` re-enables disabled actions)",
+            ))
+        elif path.name == PATH_SCALE_IN and any("DisableScaleIn" in p for p in path.problems):
+            floor = " (nor to zero)" if spec.capacity_min == 0 else ""
+            out.append(_finding(
+                ev, "scale-in-disabled", f"scale-in is disabled on the target-tracking policy: {spec.unit} are "
+                f"never removed{floor}, and every one is billed", evidence,
+                "fastscale never sets DisableScaleIn: deploy again (`fastscale deploy`) so the policy is as the "
+                "config says",
+            ))
+        elif path.name == PATH_INSTANCES:
+            out.append(_finding(
+                ev, "instance-scaling-off", "managed instance scaling is off: copies cannot get new instances",
+                evidence,
+                f"deploy again: the endpoint configuration enables ManagedInstanceScaling with "
+                f"`{spec.endpoint_path}.instances.min`/`max`",
+            ))
+        else:
+            out.append(_finding(
+                ev, "target-tracking-broken", f"the {path.name} path is missing or unwired", evidence,
+                "deploy again (`fastscale deploy`): it puts back the target-tracking policy, and AWS re-creates "
+                "its alarms; `aws cloudwatch enable-alarm-actions` re-enables disabled alarm actions",
+            ))
+    # Both target-tracking paths broken for the same reason (the policy is gone) is one problem.
+    merged: dict[tuple[str, tuple[str, ...]], Finding] = {}
+    for f in out:
+        key = (f.code, tuple(e.split(": ", 1)[1] for e in f.evidence))
+        merged.setdefault(key, f)
+    return list(merged.values())
 
 
 def find_copies_pending(ev: Evidence) -> list[Finding]:
@@ -735,6 +977,8 @@ FINDERS: tuple[Callable[[Evidence], list[Finding]], ...] = (
     find_startup_timeouts,
     find_metric_problems,
     find_cooldown_holding,
+    find_cooldown_limited,
+    find_broken_paths,
     find_alarm_cannot_fire,
     find_other_failures,
 )
@@ -769,7 +1013,13 @@ def timeline(ev: Evidence) -> list[TimelineEntry]:
             text = f"{a.description} {a.status}"
             if a.message:
                 text += f": {a.message}"
-            out.append(TimelineEntry(a.at, "scaling", f"{text} (cause: {a.cause})"))
+            again = reinvoked_by(ev, a)
+            note = ""
+            if again is not None:
+                since = f"since {_when(again[1])}" if again[1] is not None else "from before the window"
+                note = (f"; re-invoked: {again[0]} in ALARM {since} (Auto Scaling actions repeat while the alarm "
+                        "stays in ALARM)")
+            out.append(TimelineEntry(a.at, "scaling", f"{text} (cause: {a.cause}{note})"))
     for c in ev.alarm_changes:
         out.append(TimelineEntry(c.at, "alarm", f"{c.role} alarm {c.alarm}: {c.old} -> {c.new}"
                                  + (f" ({c.reason})" if c.reason else "")))
@@ -815,6 +1065,10 @@ class TargetReport:
     findings: list[Finding]
     timeline: list[TimelineEntry]
 
+    @property
+    def paths(self) -> list[ScalingPath]:
+        return scaling_paths(self.evidence)
+
     def to_dict(self) -> dict[str, Any]:
         ev, spec = self.evidence, self.evidence.spec
         metrics = [m.to_dict() for m in (ev.scaling_metric, ev.no_capacity, ev.invocations) if m is not None]
@@ -826,6 +1080,7 @@ class TargetReport:
             "registered": ev.registered,
             "capacity": {"min": ev.capacity_min, "max": ev.capacity_max},
             "suspended": ev.suspended,
+            "scaling_paths": [p.to_dict() for p in self.paths],
             "timeline": [e.to_dict() for e in self.timeline],
             "metrics": metrics,
             "findings": [f.to_dict() for f in self.findings],
@@ -843,7 +1098,8 @@ class Explanation:
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        """Nothing found, and every scaling path the config expects exists and is wired."""
+        return not self.findings and all(p.ok for t in self.targets for p in t.paths)
 
     def to_dict(self) -> dict[str, Any]:
         return {"window": self.window.to_dict(), "ok": self.ok, "findings": len(self.findings),
@@ -891,6 +1147,7 @@ def parse_policy(raw: dict[str, Any]) -> Policy:
         target_value=tt.get("TargetValue"), scale_out_cooldown=int(tt.get("ScaleOutCooldown", 0)),
         scale_in_cooldown=int(tt.get("ScaleInCooldown", 0)), step_cooldown=int(step.get("Cooldown", 0)),
         alarms=tuple(a["AlarmName"] for a in raw.get("Alarms", [])),
+        disable_scale_in=bool(tt.get("DisableScaleIn", False)),
     )
 
 
@@ -939,6 +1196,7 @@ def parse_resource(endpoint: dict[str, Any] | None, component: dict[str, Any] | 
                      for s in v.get("VariantStatus", [])),
         instances_current=v.get("CurrentInstanceCount"), instances_desired=v.get("DesiredInstanceCount"),
         instances_max=mis.get("MaxInstanceCount") if mis.get("Status") == "ENABLED" else None,
+        managed_scaling=mis.get("Status"),
         instance_pools=tuple(p["InstanceType"] for p in v.get("InstancePools", [])),
     )
     if component is None:
@@ -947,7 +1205,8 @@ def parse_resource(endpoint: dict[str, Any] | None, component: dict[str, Any] | 
     specification = component.get("Specification") or {}
     return ResourceState(
         **{k: getattr(state, k) for k in ("endpoint_status", "endpoint_failure", "stages", "instances_current",
-                                          "instances_desired", "instances_max", "instance_pools")},
+                                          "instances_desired", "instances_max", "managed_scaling",
+                                          "instance_pools")},
         component_status=component.get("InferenceComponentStatus", "unknown"),
         component_failure=component.get("FailureReason", ""),
         copies_current=runtime.get("CurrentCopyCount"), copies_desired=runtime.get("DesiredCopyCount"),

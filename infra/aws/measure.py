@@ -14,11 +14,17 @@ start while a scaling activity of the target is Pending or InProgress, suspends 
 scale-out on the target (``RegisterScalableTarget`` ``SuspendedState``; scheduled scaling keeps its state)
 before it reads the capacity, and in the ``finally`` restores the capacity, never below what auto scaling
 asked for meanwhile nor below the target's minimum, then the suspended state the target had before.
+
+Ctrl-C is caught at every point (suspending, the first reads, the request, the wait, the restore and its
+wait, the resume): the run then still tries to put things back, and whatever it could not put back is in
+``Measurement.left_behind()`` (or ``MeasureError.left_behind`` when the measurement never started), each
+with the exact AWS CLI command that undoes it.
 """
 
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +32,16 @@ from typing import Any
 from botocore.exceptions import ClientError
 
 from fastscale.infra.aws.clients import describe_error, is_throttling, translate_errors
-from fastscale.infra.aws.waiters import SYSTEM_CLOCK, Clock, Deadline, Poll, ProgressCallback, WaitTimeout, wait_until
+from fastscale.infra.aws.waiters import (
+    SYSTEM_CLOCK,
+    Clock,
+    Deadline,
+    Poll,
+    Progress,
+    ProgressCallback,
+    WaitTimeout,
+    wait_until,
+)
 from fastscale.infra.aws_facts import COMPONENT_COPIES, SERVICE_NAMESPACE, VARIANT_INSTANCES
 from fastscale.infra.naming import VARIANT_NAME, component_resource_id, variant_resource_id
 
@@ -51,8 +66,74 @@ def count(n: int, kind: str) -> str:
     return f"{n} {kind if n == 1 else plural}"
 
 
+@dataclass(frozen=True)
+class LeftBehind:
+    """Something a measurement changed and could not put back, and the command that does."""
+
+    what: str
+    undo: str  # one AWS CLI command line
+
+    def to_dict(self) -> dict[str, str]:
+        return {"what": self.what, "undo": self.undo}
+
+
+@dataclass(frozen=True)
+class Where:
+    """Region and endpoint URL the clients use, so an undo command reaches the same place."""
+
+    region: str | None = None
+    endpoint_url: str | None = None  # only when it is not AWS's own (an emulator)
+
+    @classmethod
+    def of(cls, client: Any) -> Where:
+        meta = getattr(client, "meta", None)
+        region = getattr(meta, "region_name", None)
+        url = getattr(meta, "endpoint_url", None)
+        own = isinstance(url, str) and re.search(r"\.amazonaws\.com(\.cn)?/?$", url) is not None
+        return cls(region, None if own or not isinstance(url, str) else url)
+
+    def args(self) -> list[str]:
+        out = ["--region", self.region] if self.region else []
+        return out + (["--endpoint-url", self.endpoint_url] if self.endpoint_url else [])
+
+
+def capacity_command(kind: str, endpoint: str, component: str | None, variant: str, n: int, where: Where) -> str:
+    """The AWS CLI command that sets the desired capacity to ``n``."""
+    if kind == "copy" and component is not None:
+        args = ["aws", "sagemaker", "update-inference-component-runtime-config", "--inference-component-name",
+                component, "--desired-runtime-config", f"CopyCount={n}"]
+    else:
+        args = ["aws", "sagemaker", "update-endpoint-weights-and-capacities", "--endpoint-name", endpoint,
+                "--desired-weights-and-capacities", f"VariantName={variant},DesiredInstanceCount={n}"]
+    return shlex.join(args + where.args())
+
+
+def resume_command(resource_id: str, dimension: str, state: dict[str, bool], where: Where) -> str:
+    """The AWS CLI command that puts a scalable target's suspended state back."""
+    wanted = {k: bool(state.get(k, False)) for k in _SUSPEND_KEYS}
+    return shlex.join(["aws", "application-autoscaling", "register-scalable-target", "--service-namespace",
+                       SERVICE_NAMESPACE, "--resource-id", resource_id, "--scalable-dimension", dimension,
+                       "--suspended-state", ",".join(f"{k}={str(v).lower()}" for k, v in wanted.items())]
+                      + where.args())
+
+
+def _suspended_left(resource_id: str, dimension: str, before: dict[str, bool], error: str | None,
+                    where: Where) -> LeftBehind:
+    return LeftBehind(
+        f"dynamic scaling of {resource_id} is still suspended ({error or 'not resumed'}): auto scaling neither "
+        "adds nor removes capacity until it is resumed",
+        resume_command(resource_id, dimension, before, where),
+    )
+
+
 class MeasureError(Exception):
-    """The measurement could not start (nothing was changed): the resource is missing or busy."""
+    """The measurement did not start: no capacity was changed. ``left_behind`` names what is still changed all
+    the same (dynamic scaling left suspended when resuming failed); ``interrupted`` when Ctrl-C stopped it."""
+
+    def __init__(self, message: str, *, interrupted: bool = False):
+        super().__init__(message)
+        self.interrupted = interrupted
+        self.left_behind: list[LeftBehind] = []
 
 
 class _Failed(Exception):
@@ -86,6 +167,31 @@ class Measurement:
     suspended_before: dict[str, bool] | None = None  # SuspendedState found before the measurement
     scaling_resumed: bool = True  # the previous SuspendedState is back (trivially true when nothing was suspended)
     resume_error: str | None = None
+    interrupted: bool = False  # Ctrl-C at any point (the measurement, the restore or the resume)
+    variant: str = VARIANT_NAME
+    where: Where = field(default_factory=Where)
+
+    @property
+    def dimension(self) -> str:
+        return COMPONENT_COPIES if self.kind == "copy" else VARIANT_INSTANCES
+
+    def left_behind(self) -> list[LeftBehind]:
+        """What the run changed and did not put back, each with the command that undoes it (empty when clean)."""
+        out = []
+        if not self.restored:
+            n = self.before if self.restored_to is None else self.restored_to
+            thing = (f"inference component {self.component}" if self.kind == "copy" and self.component
+                     else f"endpoint {self.endpoint}")
+            extra = "copy (and any instance it brought up)" if self.kind == "copy" else "instance"
+            out.append(LeftBehind(
+                f"{thing} may still have {count(self.target, self.kind)} instead of {count(n, self.kind)}"
+                f" ({self.restore_error or 'not restored'}): the extra {extra} is billed while it runs",
+                capacity_command(self.kind, self.endpoint, self.component, self.variant, n, self.where),
+            ))
+        if not self.scaling_resumed and self.scalable_target:
+            out.append(_suspended_left(self.scalable_target, self.dimension, self.suspended_before or {},
+                                       self.resume_error, self.where))
+        return out
 
     @property
     def in_service(self) -> bool:
@@ -135,6 +241,8 @@ class Measurement:
             "suspended_before": self.suspended_before,
             "scaling_resumed": self.scaling_resumed,
             "resume_error": self.resume_error,
+            "interrupted": self.interrupted,
+            "left_behind": [x.to_dict() for x in self.left_behind()],
             "error": self.error,
         }
 
@@ -187,35 +295,56 @@ def measure_scaleout(
     clock: Clock = SYSTEM_CLOCK,
     on_event: Callable[[Event], None] | None = None,
     on_progress: ProgressCallback | None = None,
+    on_restore_wait: ProgressCallback | None = None,
 ) -> Measurement:
     """Add one copy of ``component`` (or one instance to ``endpoint``), time it, and restore the capacity.
 
     With ``autoscaling`` (an Application Auto Scaling client), dynamic scaling of the target is suspended for
     the measurement and its previous state restored afterwards (see the module docstring).
 
-    Raises MeasureError, before changing anything, when the resource is missing or not InService, or when a
-    scaling activity of the target is in progress. Every other problem is reported in the returned
-    Measurement, after the restore was attempted.
+    Raises MeasureError, before changing any capacity, when the resource is missing or not InService, when a
+    scaling activity of the target is in progress, or on Ctrl-C before the request; its ``left_behind`` says
+    whether scaling stayed suspended. Every other problem, Ctrl-C included, is reported in the returned
+    Measurement after the restore was attempted (``on_restore_wait`` hears each wait for a busy resource).
     """
+    where = Where.of(sagemaker)
     guard = None
     if autoscaling is not None:
         if component is not None:
             guard = _ScalingGuard(autoscaling, component_resource_id(component), COMPONENT_COPIES)
         else:
             guard = _ScalingGuard(autoscaling, variant_resource_id(endpoint, variant), VARIANT_INSTANCES)
-        guard.suspend()  # raises MeasureError with nothing changed
     m: Measurement | None = None
+    stopped: MeasureError | None = None
     try:
-        m = _measure(sagemaker, endpoint=endpoint, component=component, variant=variant, timeout=timeout,
-                     poll_interval=poll_interval, restore_timeout=restore_timeout, clock=clock, on_event=on_event,
-                     on_progress=on_progress, guard=guard)
+        try:
+            if guard is not None:
+                guard.suspend()  # raises MeasureError with nothing changed
+            m = _measure(sagemaker, endpoint=endpoint, component=component, variant=variant, timeout=timeout,
+                         poll_interval=poll_interval, restore_timeout=restore_timeout, clock=clock,
+                         on_event=on_event, on_progress=on_progress, on_restore_wait=on_restore_wait, guard=guard)
+        except MeasureError as exc:
+            stopped = exc
+        except KeyboardInterrupt:
+            stopped = MeasureError("interrupted (Ctrl-C) before the measurement changed any capacity",
+                                   interrupted=True)
     finally:
-        # Also when the measurement could not start (MeasureError) or the restore itself was interrupted.
+        # Also when the measurement could not start, was interrupted, or something unexpected stopped it.
         if guard is not None and guard.suspended:
             resumed, error = guard.resume()
             if m is not None:
                 m.scalable_target, m.suspended_before = guard.resource_id, dict(guard.before)
                 m.scaling_resumed, m.resume_error = resumed, error
+                m.interrupted = m.interrupted or guard.interrupted
+            elif stopped is not None:
+                stopped.interrupted = stopped.interrupted or guard.interrupted
+                if not resumed:
+                    stopped.left_behind.append(
+                        _suspended_left(guard.resource_id, guard.dimension, guard.before, error, where))
+    if stopped is not None:
+        raise stopped
+    assert m is not None
+    m.where = where
     return m
 
 
@@ -231,6 +360,7 @@ def _measure(
     clock: Clock,
     on_event: Callable[[Event], None] | None,
     on_progress: ProgressCallback | None,
+    on_restore_wait: ProgressCallback | None,
     guard: _ScalingGuard | None,
 ) -> Measurement:
     sm = sagemaker
@@ -252,7 +382,8 @@ def _measure(
             raise MeasureError(f"inference component {component} is {status}; measure when it is InService")
         runtime = ic.get("RuntimeConfig", {})
         before = int(runtime.get("DesiredCopyCount", runtime.get("CurrentCopyCount", 0)))
-        m = Measurement("copy", endpoint, component, before, before + 1, instances_before=instances_before)
+        m = Measurement("copy", endpoint, component, before, before + 1, instances_before=instances_before,
+                        variant=variant, where=Where.of(sm))
 
         def set_capacity(n: int) -> None:
             sm.update_inference_component_runtime_config(
@@ -266,7 +397,8 @@ def _measure(
     else:
         v = _variant(endpoint_desc, variant)
         before = int(v.get("DesiredInstanceCount", v.get("CurrentInstanceCount", 0)))
-        m = Measurement("instance", endpoint, None, before, before + 1, instances_before=instances_before)
+        m = Measurement("instance", endpoint, None, before, before + 1, instances_before=instances_before,
+                        variant=variant, where=Where.of(sm))
 
         def set_capacity(n: int) -> None:
             sm.update_endpoint_weights_and_capacities(
@@ -276,6 +408,7 @@ def _measure(
         def busy() -> bool:
             return sm.describe_endpoint(EndpointName=endpoint)["EndpointStatus"] in _ENDPOINT_BUSY
 
+    asked_interrupted = False
     try:
         set_capacity(m.target)
     except ClientError as exc:
@@ -283,6 +416,8 @@ def _measure(
         m.outcome, m.error, m.restored = "failed", f"SageMaker refused the change: {describe_error(exc)}", True
         m.restored_to = m.before
         return m
+    except KeyboardInterrupt:
+        asked_interrupted = True  # the request may have been accepted: restore as after any interruption
 
     deadline = Deadline(timeout, clock)
     rec = _Recorder(m, deadline, on_event)
@@ -314,6 +449,8 @@ def _measure(
         return Poll(status == "InService" and instances >= m.target, state)
 
     try:
+        if asked_interrupted:
+            raise KeyboardInterrupt
         wait_until(
             f"{m.kind} {m.target} of {component or endpoint} in service",
             probe,
@@ -329,14 +466,18 @@ def _measure(
     except ClientError as exc:
         m.outcome, m.error = "failed", f"lost track of the scale-out: {describe_error(exc)}"
     except KeyboardInterrupt:
-        m.outcome, m.error = "interrupted", "interrupted (Ctrl-C)"
+        m.outcome, m.error, m.interrupted = "interrupted", "interrupted (Ctrl-C)", True
     finally:
         if m.outcome != "in service":
             # Close the last observed state with the moment the measurement ended. On success the final
             # observation (in service) already is the end of the timeline.
             rec.see(m.outcome)
-        m.restored_to, m.restore_reason = guard.floor(m.before) if guard is not None else (m.before, "")
-        _restore(m, set_capacity, busy, restore_timeout or max(timeout, DEFAULT_TIMEOUT), poll_interval, clock)
+        try:
+            m.restored_to, m.restore_reason = guard.floor(m.before) if guard is not None else (m.before, "")
+        except KeyboardInterrupt:
+            m.interrupted, m.restored_to, m.restore_reason = True, m.before, ""
+        _restore(m, set_capacity, busy, restore_timeout or max(timeout, DEFAULT_TIMEOUT), poll_interval, clock,
+                 on_restore_wait)
     return m
 
 
@@ -347,24 +488,38 @@ def _restore(
     timeout: float,
     poll_interval: float,
     clock: Clock,
+    on_wait: ProgressCallback | None = None,
 ) -> None:
-    """Ask for the previous capacity again, waiting while SageMaker refuses changes to a busy resource."""
+    """Ask for the previous capacity again, waiting while SageMaker refuses changes to a busy resource.
+
+    Ctrl-C stops the wait (or the request): the capacity is then left as it is and the measurement says so.
+    """
     deadline = Deadline(timeout, clock)
-    while True:
-        try:
-            set_capacity(m.before if m.restored_to is None else m.restored_to)
-            m.restored = True
-            return
-        except ClientError as exc:
-            error = describe_error(exc)
+    n = m.before if m.restored_to is None else m.restored_to
+    thing = f"inference component {m.component}" if m.component else f"endpoint {m.endpoint}"
+    try:
+        while True:
             try:
-                retry = is_throttling(exc) or busy()
-            except ClientError as again:
-                retry, error = is_throttling(again), f"{error}; then {describe_error(again)}"
-        if not retry or deadline.expired:
-            m.restore_error = error
-            return
-        clock.sleep(min(poll_interval, deadline.remaining()))
+                set_capacity(n)
+                m.restored = True
+                return
+            except ClientError as exc:
+                error = describe_error(exc)
+                try:
+                    retry = is_throttling(exc) or busy()
+                except ClientError as again:
+                    retry, error = is_throttling(again), f"{error}; then {describe_error(again)}"
+            if not retry or deadline.expired:
+                m.restore_error = error
+                return
+            if on_wait is not None:
+                on_wait(Progress(f"{thing} to accept the restore to {count(n, m.kind)}",
+                                 f"busy, asking again in {min(poll_interval, deadline.remaining()):.0f} s ({error})",
+                                 deadline.elapsed(), deadline.timeout))
+            clock.sleep(min(poll_interval, deadline.remaining()))
+    except KeyboardInterrupt:
+        m.interrupted = True
+        m.restore_error = f"interrupted (Ctrl-C) while restoring {thing} to {count(n, m.kind)}"
 
 
 def requested_count(text: str) -> int | None:
@@ -384,6 +539,7 @@ class _ScalingGuard:
         self.before: dict[str, bool] = {}
         self.seen: set[str] = set()
         self.suspended = False
+        self.interrupted = False  # Ctrl-C hit the resume
 
     @property
     def _ids(self) -> dict[str, str]:
@@ -421,6 +577,9 @@ class _ScalingGuard:
             })
         except ClientError as exc:
             raise MeasureError(f"cannot suspend dynamic scaling of {self.resource_id}: {describe_error(exc)}") from None
+        except KeyboardInterrupt:
+            self.suspended = True  # the request may have been applied: resume to be sure
+            raise
         self.suspended = True
 
     def floor(self, before: int) -> tuple[int, str]:
@@ -455,5 +614,8 @@ class _ScalingGuard:
             self.aas.register_scalable_target(**self._ids, SuspendedState=dict(self.before))
         except ClientError as exc:
             return False, describe_error(exc)
+        except KeyboardInterrupt:
+            self.interrupted = True
+            return False, "interrupted (Ctrl-C) before it was resumed"
         self.suspended = False
         return True, None

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastscale.infra import capacity
+from fastscale.infra import capacity, instance_fit
 from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.capacity import Pool
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
@@ -29,7 +29,7 @@ SAGEMAKER_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
 VALID_FREQUENCIES = METRICS_PUBLISH_FREQUENCIES
 
 #: A GB as users and model hubs quote weights (10^9 bytes) expressed in GiB, the unit of accelerator memory.
-GIB_PER_GB = 1e9 / 2**30
+GIB_PER_GB = instance_fit.GIB_PER_GB
 
 
 def endpoints(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec]]:
@@ -85,8 +85,7 @@ def key_path(parent: str, key: str) -> str:
     return f'{parent}["{key}"]'
 
 
-def gb_to_gib(gb: float) -> float:
-    return gb * GIB_PER_GB
+gb_to_gib = instance_fit.gb_to_gib
 
 
 def fmt_num(x: float) -> str:
@@ -104,10 +103,8 @@ def fmt_amount(x: float, decimals: int = 1) -> str:
 
 # --------------------------------------------------------------------------------------------- model fit
 
-#: Share of the accelerator memory available to a model that its weights may take; the rest is left for the
-#: KV cache and activations. vLLM (the LMI default) claims 90% of GPU memory by default, and weights above
-#: that leave it no KV cache at all.
-WEIGHTS_MAX_SHARE = 0.90
+#: Share of the accelerator memory a model's weights may take (one definition, in infra.instance_fit).
+WEIGHTS_MAX_SHARE = instance_fit.WEIGHTS_MAX_SHARE
 
 
 @dataclass(frozen=True)
@@ -121,6 +118,7 @@ class MemoryFit:
     accelerator_name: str
     accelerator_kind: str
     instance_devices: int
+    architecture: str  # the container architecture the instance runs (infra.instance_fit)
 
     @property
     def weights_gib_with_headroom(self) -> float:
@@ -137,7 +135,7 @@ class MemoryFit:
     def bigger_instance_hint(self) -> str:
         """How to get enough accelerator memory when the current instance type cannot provide it."""
         need = f"{fmt_amount(self.weights_gib_with_headroom, 0)} GiB of accelerator memory"
-        better = cheapest_instance_for(self.weights_gib, self.accelerator_kind)
+        better = cheapest_instance_for(self.weights_gib, self.architecture)
         if better:
             return f"use an instance type with at least {need}, e.g. {better}, or a smaller / quantized model"
         return f"the weights need at least {need}, more than any one instance offers: use a smaller / quantized model"
@@ -166,6 +164,7 @@ def memory_fit(ep: EndpointSpec, workload: Workload, instance_type: str | None =
         accelerator_name=spec.accelerator_name,
         accelerator_kind=spec.accelerator_kind,
         instance_devices=spec.accelerator_count,
+        architecture=instance_fit.accelerator_architecture(spec),
     )
 
 
@@ -192,13 +191,7 @@ def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, E
                 yield f"{ep_path}.inference_components[{j}]", ep, names
 
 
-def cheapest_instance_for(weights_gib: float, accelerator_kind: str) -> str | None:
-    """The cheapest catalog instance type of this accelerator kind whose accelerators hold the weights with headroom."""
-    from fastscale.infra import catalog
-
-    fits = [
-        s
-        for s in catalog.all_instances()
-        if s.accelerator_kind == accelerator_kind and weights_gib <= s.total_accelerator_memory_gib * WEIGHTS_MAX_SHARE
-    ]
-    return min(fits, key=lambda s: (s.price_per_hour_usd, s.instance_type)).instance_type if fits else None
+def cheapest_instance_for(weights_gib: float, architecture: str) -> str | None:
+    """The cheapest catalog type whose accelerators together hold the weights with headroom and run containers
+    of ``architecture`` (infra.instance_fit decides, for every caller)."""
+    return instance_fit.cheapest_instance_for(weights_gib, architecture)
