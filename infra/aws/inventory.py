@@ -181,25 +181,31 @@ class Inventory:
         ]
 
     def caches(self) -> str:
-        """What can honestly be said about the container image and data caches, from the owners found."""
-        owners = [r for r in self.leftovers if r.kind in ("endpoint", "inference-component")]
-        if owners:
+        """What can honestly be said about the container image and data caches, owner by owner.
+
+        Caches have no API; each belongs to one endpoint and goes with it. So the statement is about the
+        endpoints and components present under the names the stack uses (or tagged for it), whoever owns
+        them: a present one, this stack's or not, may still hold caches; only when none is present are the
+        caches gone."""
+        present = [r for r in self.resources if r.kind in ("endpoint", "inference-component")]
+        if not present:
             return (
-                "Container image and model data caches may still exist: their owners are still present ("
-                + ", ".join(f"{_label(r)} {r.name} ({r.status or 'present'})" for r in owners)
-                + "). AWS purges an endpoint's caches only when it finishes deleting the endpoint."
+                "Container image and model data caches are gone: their owners ("
+                + ", ".join(self.owners_checked)
+                + ") no longer exist, and AWS purges an endpoint's caches with the endpoint (there is no cache API)."
             )
-        text = (
-            "Container image and model data caches are gone: their owners ("
-            + ", ".join(self.owners_checked)
-            + ") no longer exist as this stack's, and AWS purges an endpoint's caches with the endpoint (there is no cache API)."
-        )
-        others = [r for r in self.not_touched if r.kind in ("endpoint", "inference-component")]
-        if others:
-            text += " Not this stack's, and so not its caches: " + "; ".join(
-                f"{_label(r)} {r.name} {r.ownership.reason}" for r in others
-            ) + "."
-        return text
+        lines = []
+        for r in present:
+            if r.ownership.ours:
+                lines.append(f"{_label(r)} {r.name} still exists ({r.status or 'present'}): its caches may remain")
+            else:
+                lines.append(f"{_label(r)} {r.name} still exists (not this stack's: {r.ownership.reason}): its caches may remain")
+        text = "Container image and model data caches may still exist: " + "; ".join(lines) + "."
+        names = {f"{_label(r)} {r.name}".lower() for r in present}
+        gone = [o for o in self.owners_checked if o.lower() not in names]
+        if gone:
+            text += " Gone, and their caches with them: " + ", ".join(gone) + "."
+        return text + " AWS purges an endpoint's caches only when it finishes deleting the endpoint (there is no cache API)."
 
 
 def _is_data(r: Resource) -> bool:
@@ -250,6 +256,9 @@ class Scan:
         # Resources the tagging index lists with this stack's tag: ARN -> tags, by kind.
         self.tagged: dict[str, dict[str, dict[str, str]]] = {k.name: {} for k in KINDS}
         self.tagged_other: list[tuple[str, dict[str, str]]] = []  # tagged ARNs of no kind fastscale knows
+        # Resources the index lists with another stack's tag: ARN -> tags. Their tags win over what their
+        # name or owner says (a scalable target of another stack on an endpoint of this one stays theirs).
+        self.tagged_by_others: dict[str, dict[str, str]] = {}
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -279,12 +288,13 @@ class Scan:
 
     def tag_index(self) -> None:
         by_type = {t: k.name for k in KINDS for t in k.arn_types}
-        self.checked(f"resources tagged {TAG_STACK}={self.stack} (Resource Groups Tagging API)")
-        for item in paginate(
-            self.aws.tagging, "get_resources", "ResourceTagMappingList", TagFilters=[{"Key": TAG_STACK, "Values": [self.stack]}]
-        ):
+        self.checked(f"resources tagged {TAG_STACK} (Resource Groups Tagging API): this stack's, and other stacks' to leave alone")
+        for item in paginate(self.aws.tagging, "get_resources", "ResourceTagMappingList", TagFilters=[{"Key": TAG_STACK}]):
             arn = _arn(item["ResourceARN"])
             tags = {t["Key"]: t["Value"] for t in item.get("Tags", [])}
+            if tags.get(TAG_STACK) != self.stack:
+                self.tagged_by_others[arn] = tags
+                continue
             service, rtype, _ = _arn_type(arn)
             kind = by_type.get((service, rtype))
             if kind is None:
@@ -480,7 +490,9 @@ def _discover_targets(scan: Scan) -> None:
         if named is None and arn not in scan.tagged["scalable-target"]:
             continue
         owner = scan.found(*parsed)
-        if owner is not None:
+        if arn in scan.tagged_by_others:  # tags win over the owner
+            ownership = scan.ownership(scan.tagged_by_others[arn])
+        elif owner is not None:
             ownership = through(owner, owner.kind.replace("-", " "))
         elif arn in scan.tagged["scalable-target"]:
             ownership = scan.ownership(scan.tagged["scalable-target"][arn])
@@ -570,15 +582,18 @@ def _discover_alarms(scan: Scan) -> None:
     for name in sorted(found):
         alarm, how = found[name]
         arn = alarm.get("AlarmArn", "")
-        if name.startswith(TARGET_TRACKING_ALARM_PREFIX):
+        tags = scan.tagged["alarm"].get(arn)
+        if tags is None:
+            tags = {t["Key"]: t["Value"] for t in cw.list_tags_for_resource(ResourceARN=arn).get("Tags", [])}
+        # Tags win over names: Application Auto Scaling tags only scalable targets, never the alarms it makes
+        # for target tracking (AAS user guide, "Tagging support"), so a stack tag on such an alarm was put
+        # there on purpose, and one naming another stack makes it that stack's whatever its name says.
+        if name.startswith(TARGET_TRACKING_ALARM_PREFIX) and TAG_STACK not in tags:
             ownership = _target_tracking_alarm_owner(scan, name, policies)
             detail = "target-tracking alarm left behind by its policy"
         else:
-            tags = scan.tagged["alarm"].get(arn)
-            if tags is None:
-                tags = {t["Key"]: t["Value"] for t in cw.list_tags_for_resource(ResourceARN=arn).get("Tags", [])}
             ownership = scan.ownership(tags)
-            detail = "CloudWatch alarm"
+            detail = "target-tracking alarm" if name.startswith(TARGET_TRACKING_ALARM_PREFIX) else "CloudWatch alarm"
         if name.lower() in exact:
             how = "name"
         scan.add(Resource("alarm", name, arn, alarm.get("StateValue", ""), detail, how, ownership))
