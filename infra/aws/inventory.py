@@ -57,6 +57,8 @@ from fastscale.infra.naming import (
     component_resource_id,
     dashboard_name,
     dashboard_owner,
+    execution_role_name,
+    former_execution_role_name,
     stack_name,
     variant_resource_id,
 )
@@ -130,7 +132,7 @@ class Resource:
     arn: str = ""
     status: str = ""
     detail: str = ""  # why it matters, for a leftover
-    found_by: str = ""  # name | prefix | tag | owner
+    found_by: str = ""  # name | prefix | tag | owner | former-name (a name earlier releases used)
     ownership: Ownership = UNPROVEN
     data: dict[str, Any] = field(default_factory=dict)  # what deletion needs (ids, dimension, endpoint, base)
 
@@ -647,13 +649,19 @@ def _discover_dashboard(scan: Scan) -> None:
 def _discover_roles(scan: Scan) -> None:
     names = [n.execution_role for n in scan.names if n.execution_role]
     # Endpoints found by tag only (renamed in the config since) had their role named after them.
-    names += [f"{r.name}-sagemaker" for r in scan.inventory.of("endpoint") if r.ownership.ours and r.found_by != "name"]
+    renamed = [r.name for r in scan.inventory.of("endpoint") if r.ownership.ours and r.found_by != "name"]
+    names += [execution_role_name(e, scan.region) for e in renamed]
     names += [_arn_type(arn)[2].rsplit("/", 1)[-1] for arn in scan.tagged["iam-role"]]
-    names = list(dict.fromkeys(names))
+    # The name earlier releases gave the role, without the region: found, proven by its tags (region
+    # included) like any other, never a name clash (a stack in another region may own it).
+    former = [former_execution_role_name(n.endpoint) for n in scan.names if n.execution_role]
+    former += [former_execution_role_name(e) for e in renamed]
+    names = list(dict.fromkeys(names + former))
     if not names:
         return
     scan.checked("IAM roles " + ", ".join(names))
     exact = scan.wanted("iam-role")
+    former_names = {f.lower() for f in former}
     for name in names:
         try:
             role = scan.aws.iam.get_role(RoleName=name)["Role"]
@@ -669,7 +677,7 @@ def _discover_roles(scan: Scan) -> None:
                 role.get("Arn", ""),
                 "",
                 "execution role (with its inline policies)",
-                "name" if name.lower() in exact else "owner",
+                "name" if name.lower() in exact else ("former-name" if name.lower() in former_names else "owner"),
                 scan.ownership(tags, global_resource=True),
             )
         )
@@ -850,7 +858,8 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind(
         "iam-role", "IAM role", ("aws_iam_role", "aws_iam_role_policy"), (("iam", "role"),),
-        "exact name (also of endpoints found by tag)", f"its tags, {TAG_REGION} included (IAM is global)", 70, False,
+        "exact name <endpoint>-sagemaker-<region> (also of endpoints found by tag), and <endpoint>-sagemaker (earlier releases)",
+        f"its tags, {TAG_REGION} included (IAM is global)", 70, False,
         _discover_roles, _delete_role, blocked=_blocked_role,
     ),
     Kind(

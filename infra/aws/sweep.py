@@ -376,8 +376,9 @@ def in_use(aws: AwsClients, inventory: Inventory, gone: set[tuple[str, str]]) ->
                 out.add("model", model, ("inference-component", name))
         for model, users in models.items() if roles_wanted else []:
             desc = _describe(sm.describe_model, ModelName=model)
-            for user in users if desc is not None else []:
-                out.add("iam-role", desc.get("ExecutionRoleArn"), user)
+            role = desc.get("ExecutionRoleArn") if desc is not None else None
+            for user in users:
+                out.add("iam-role", role, user)
     except ClientError as exc:
         out.unknown = describe_error(exc)
     return out

@@ -160,7 +160,7 @@ def test_an_endpoint_found_only_by_its_tags_is_the_stacks(aws, clock):
     report = sweep(single_model_config(), clients=aws, clock=clock)
     assert report.ok and ("endpoint", "demo-old-name", "deleted") in {(a.kind, a.name, a.status) for a in report.actions}
     # Its role was named after it, and goes too.
-    assert ("iam-role", "demo-old-name-sagemaker", "deleted") in {(a.kind, a.name, a.status) for a in report.actions}
+    assert ("iam-role", "demo-old-name-sagemaker-us-east-1", "deleted") in {(a.kind, a.name, a.status) for a in report.actions}
     assert verify_cleanup(single_model_config(), clients=aws).ok
 
 

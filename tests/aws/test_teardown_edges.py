@@ -6,9 +6,14 @@ included), and moto keeps what was not deleted.
 
 from __future__ import annotations
 
+import boto3
+
 from fastscale.infra.aws.cleanup import verify_cleanup
+from fastscale.infra.aws.inventory import take_inventory
 from fastscale.infra.aws.sweep import sweep
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.config import parse_config
+from fastscale.infra.naming import all_endpoint_names, former_execution_role_name
+from tests.aws.conftest import SERVICES
 from tests.aws.factories import (
     component_config,
     create_role,
@@ -205,3 +210,50 @@ def test_nothing_in_use_is_deleted_when_the_uses_cannot_be_read(aws, clock):
     stub.assert_no_pending_responses()
     assert [(a.kind, a.status) for a in report.actions] == [("endpoint-config", "skipped"), ("model", "skipped")]
     assert all("cannot tell whether a live endpoint or component uses it (AccessDeniedException" in a.detail for a in report.actions)
+
+
+# --------------------------------------------------------------------------------------------- two regions, one project
+
+
+def _west(config):
+    data = config.model_dump(mode="json", exclude_defaults=True)
+    data["region"] = "eu-west-1"
+    return parse_config(data)
+
+
+def test_one_project_in_two_regions_has_two_roles_and_no_name_clash(aws, clock):
+    east = single_model_config()
+    west = _west(east)
+    session = boto3.session.Session(region_name="eu-west-1")
+    west_aws = {s: session.client(s) for s in SERVICES}  # the same moto account: IAM is shared, SageMaker is not
+    deploy_single_model(aws, config=east)
+    east_role = all_endpoint_names(east)[0].execution_role
+    west_role = all_endpoint_names(west)[0].execution_role
+    assert east_role != west_role
+
+    # The second region's plan/deploy finds no name of its own taken; the first region's role is not its to delete.
+    assert take_inventory(west, west_aws).name_clashes() == []
+    deploy_single_model(west_aws, config=west)
+    assert sweep(west, clients=west_aws, clock=clock).ok
+    assert aws["iam"].get_role(RoleName=east_role)["Role"]
+    assert verify_cleanup(east, clients=aws).leftovers  # the first region's stack is whole
+    assert sweep(east, clients=aws, clock=clock).ok and verify_cleanup(east, clients=aws).ok
+
+
+def test_the_role_an_earlier_release_named_without_the_region_is_found_and_proven_by_its_region_tag(aws, clock):
+    east = single_model_config()
+    west = _west(east)
+    session = boto3.session.Session(region_name="eu-west-1")
+    west_aws = {s: session.client(s) for s in SERVICES}
+    former = former_execution_role_name(SINGLE.endpoint)
+    create_role(aws["iam"], former, role_tags(east))  # the role the first region's stack got from an earlier release
+
+    # In the other region it is another stack's: not a name clash, never deleted.
+    inventory = take_inventory(west, west_aws)
+    assert inventory.name_clashes() == []
+    role = next(r for r in inventory.resources if r.kind == "iam-role")
+    assert (role.name, role.found_by, role.ownership.verdict) == (former, "former-name", "other-stack")
+    assert sweep(west, clients=west_aws, clock=clock).actions == []
+    # In its own region it is the stack's: a leftover that sweep deletes.
+    assert [(x.kind, x.name) for x in verify_cleanup(east, clients=aws).leftovers] == [("iam-role", former)]
+    assert steps(sweep(east, clients=aws, clock=clock)) == [("iam-role", former, "deleted")]
