@@ -206,3 +206,16 @@ def test_a_role_replaced_under_the_same_name_or_created_has_no_rename_notice():
     assert tainted.kind is ChangeKind.REPLACE and tainted.notice == ""
     created = one(change("aws_iam_role", ["create"], None, ROLE))
     assert created.notice == "" and created.to_dict()["notice"] is None
+
+
+def test_the_plan_output_prints_the_role_rename_note(capsys, monkeypatch):
+    from fastscale.cli.stack import print_change_summary
+    from fastscale.infra.terraform import TerraformResult
+
+    monkeypatch.setenv("COLUMNS", "200")
+    after = {**ROLE, "name": "demo-chat-sagemaker-us-east-1"}
+    classification = classify_plan(plan(change("aws_iam_role", ["create", "delete"], ROLE, after, replace_paths=[["name"]])))
+    result = TerraformResult("plan", 0, True, added=1, destroyed=1, has_changes=True)
+    print_change_summary(result, [{"address": "aws_iam_role.x", "action": "replace"}], classification)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Note: the execution role demo-chat-sagemaker is renamed demo-chat-sagemaker-us-east-1" in out

@@ -299,7 +299,7 @@ ROUND_TRIPS = {
     "scaling-policy": _moto(_policy),
     "alarm": _moto(lambda aws: put_alarm(aws["cloudwatch"], "demo-chat-model-latency", stack_tags())),
     "dashboard": _moto(lambda aws: aws["cloudwatch"].put_dashboard(DashboardName="demo-fastscale", DashboardBody=dashboard_body())),
-    "iam-role": _moto(lambda aws: create_role(aws["iam"], "demo-chat-sagemaker", role_tags())),
+    "iam-role": _moto(lambda aws: create_role(aws["iam"], "demo-chat-sagemaker-us-east-1", role_tags())),
     "log-group": _moto(lambda aws: aws["logs"].create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat", tags=stack_tags())),
 }
 
