@@ -564,6 +564,9 @@ def print_change_summary(
         longest = classification.longest_rollout_seconds()
         if longest is not None and len(classification.rollouts) > 1:
             say(f"  Terraform applies them side by side: about {_duration(longest)} for the longest.", indent="    ")
+    for c in classification.changes:
+        if c.notice:
+            say(f"[bold yellow]Note:[/] {_esc(c.notice)}.")
     if classification.downtime:
         print_downtime(classification.downtime)
 

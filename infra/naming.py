@@ -49,20 +49,38 @@ def component_name(project: str, component: str) -> str:
     return f"{project}-{component}"
 
 
-def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec) -> str:
+def execution_role_name(endpoint: str, region: str) -> str:
+    """The execution role fastscale creates for an endpoint: `{project}-{endpoint}-sagemaker-{region}`.
+
+    IAM is global while a stack is regional: one project deployed to two regions has two stacks, each with
+    its own role, so the region is part of the name (FS016 keeps it within IAM's 64 characters; the
+    longest region name has 15). A role shared by the regions would be owned by two Terraform states, and
+    the first destroy would take it from the other region's endpoints.
+    """
+    return f"{endpoint}-sagemaker-{region}"
+
+
+def former_execution_role_name(endpoint: str) -> str:
+    """The name earlier releases gave the execution role (no region): still looked for at teardown."""
+    return f"{endpoint}-sagemaker"
+
+
+def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec, execution_role: str | None) -> str:
     """`{base}-{digest}`: the name changes exactly when the SageMaker model must be replaced.
 
     A SageMaker model cannot be updated, only replaced, and the endpoint configuration that uses it is
     created before the old one is destroyed (Terraform then does the same for the model it depends on).
     With a fixed name the new model would collide with the old one still in place, so the name carries a
-    digest of every setting that forces a new model: image, model data, environment, role and VPC.
+    digest of every setting that forces a new model: image, model data, environment, role and VPC. The role
+    is the user's ARN, or the name of the role fastscale creates (``execution_role``), whose ARN changes
+    only with its name.
     """
     vpc = {"subnets": sorted(ep.vpc.subnets), "security_groups": sorted(ep.vpc.security_groups)} if ep.vpc else None
     content = {
         "image": workload.image,
         "model_data": workload.model_data,
         "environment": container_environment(workload),
-        "execution_role_arn": ep.execution_role_arn,
+        "execution_role_arn": ep.execution_role_arn or (f"role/{execution_role}" if execution_role else None),
         "vpc": vpc,
     }
     digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:MODEL_DIGEST_LEN]
@@ -131,6 +149,7 @@ def operational_alarms(ep: EndpointSpec) -> tuple[str, ...]:
 def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
     project = config.project
     ep_name = endpoint_name(project, ep.name)
+    role = None if ep.execution_role_arn else execution_role_name(ep_name, config.region)
     components = []
     for c in ep.inference_components:
         ic = component_name(project, c.name)
@@ -144,7 +163,7 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
                 scale_from_zero_policy=f"{ic}-scale-from-zero" if zero else None,
                 scale_from_zero_alarm=f"{ic}-no-capacity" if zero else None,
                 stuck_at_zero_alarm=f"{ic}-stuck-at-zero" if (zero and ep.alarms.enabled) else None,
-                model=model_name(ic, ep, c),
+                model=model_name(ic, ep, c, role),
                 alarms={kind: f"{ic}-{kind}" for kind in component_alarm_kinds(ep, c)},
             )
         )
@@ -153,17 +172,17 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
         endpoint=ep_name,
         endpoint_config_prefix=f"{ep_name}-",
         variant=VARIANT_NAME,
-        model=model_name(ep_name, ep, ep.model) if ep.model is not None else None,
-        execution_role=None if ep.execution_role_arn else f"{ep_name}-sagemaker",
+        model=model_name(ep_name, ep, ep.model, role) if ep.model is not None else None,
+        execution_role=role,
         resource_id=variant_resource_id(ep_name),
         target_tracking_policy=f"{ep_name}-target-tracking" if ep.model is not None and ep.model.autoscaling.enabled else None,
         alarms={kind: f"{ep_name}-{kind}" for kind in operational_alarms(ep)},
         components=components,
-        pool_models=pool_model_names(ep_name, ep, components),
+        pool_models=pool_model_names(ep_name, ep, components, role),
     )
 
 
-def pool_model_names(ep_name: str, ep: EndpointSpec, components: list[ComponentNames]) -> list[str]:
+def pool_model_names(ep_name: str, ep: EndpointSpec, components: list[ComponentNames], execution_role: str | None) -> list[str]:
     """The extra SageMaker models of an endpoint's fallback pools: one per pool whose override changes what
     makes a model (image, model data, environment), named as the model it replaces on that pool."""
     from fastscale.infra import capacity
@@ -171,14 +190,14 @@ def pool_model_names(ep_name: str, ep: EndpointSpec, components: list[ComponentN
     out: list[str] = []
     for pool in capacity.pools(ep)[1:]:
         if ep.model is not None:
-            own = model_name(ep_name, ep, ep.model)
-            names = [model_name(ep_name, ep, capacity.model_on(pool, ep.model))]
+            own = model_name(ep_name, ep, ep.model, execution_role)
+            names = [model_name(ep_name, ep, capacity.model_on(pool, ep.model), execution_role)]
         else:
             own = None
             names = [
                 n
                 for c in components
-                if (n := model_name(c.name, ep, capacity.component_on(pool, c.spec))) != c.model
+                if (n := model_name(c.name, ep, capacity.component_on(pool, c.spec), execution_role)) != c.model
             ]
         out += [n for n in names if n != own and n not in out]
     return out

@@ -52,6 +52,10 @@ ROLLOUT_ATTRIBUTES = {
 #: The attribute holding each serving type's SageMaker name.
 NAME_ATTRIBUTE = {ENDPOINT_TYPE: "name", COMPONENT_TYPE: "inference_component_name"}
 
+#: The execution role fastscale creates: a new name (it carries the region since the role became one per
+#: region) replaces it, and with it everything that names its ARN.
+ROLE_TYPE = "aws_iam_role"
+
 
 class ChangeKind(str, Enum):
     CREATE = "create"
@@ -403,6 +407,7 @@ class ClassifiedChange:
     duration: RolloutDuration | None = None
     duration_note: str = ""
     avoid: str = ""  # downtime: how to make the change without it
+    notice: str = ""  # what else the change sets off, for people (a renamed execution role)
 
     @property
     def is_rollout(self) -> bool:
@@ -423,6 +428,7 @@ class ClassifiedChange:
             "expected_duration": self.duration.to_dict() if self.duration else None,
             "duration_note": self.duration_note or None,
             "avoid": self.avoid or None,
+            "notice": self.notice or None,
         }
 
 
@@ -484,6 +490,25 @@ def avoid_hint(resource_type: str, paths: Sequence[str], action_reason: str | No
             "remove the old one in a later deploy")
 
 
+def role_rename_notice(change: ResourceChange) -> str:
+    """What renaming the execution role does to a live stack ("" when the change renames no role).
+
+    The role's name cannot change in place, and models and endpoint configurations are immutable: each
+    that names the old role's ARN is replaced by one naming the new role (model names carry a digest of the
+    role, see ``infra.naming.model_name``). Their ``create_before_destroy`` extends to the role, so the new
+    role exists before anything uses it and the old one goes last.
+    """
+    if change.type != ROLE_TYPE or change.before is None:
+        return ""
+    old, new = change.before.get("name"), (change.after or {}).get("name")
+    if not old or old == new:
+        return ""
+    return (f"the execution role {old} is renamed {new or '(known after apply)'}: Terraform creates the new role first, "
+            "replaces every model and endpoint configuration that names the old one with one naming the new role, so "
+            "each endpoint rolls out its new configuration and each inference component its new model (their own "
+            "lines say how), and deletes the old role last")
+
+
 def _replacement_reason(change: ResourceChange, paths: Sequence[str]) -> str:
     if change.action_reason in _ACTION_REASONS:
         return _ACTION_REASONS[change.action_reason]
@@ -520,7 +545,7 @@ def classify_change(change: ResourceChange, inputs: Mapping[str, RolloutInputs] 
                                name=name, replace_paths=paths, changed=changed_attributes(change),
                                avoid=avoid_hint(change.type, paths, change.action_reason))
         return _classified(change, ChangeKind.REPLACE, f"{reason}; serves no traffic itself",
-                           replace_paths=paths, changed=changed_attributes(change))
+                           replace_paths=paths, changed=changed_attributes(change), notice=role_rename_notice(change))
     changed = changed_attributes(change)
     rolls = [a for a in ROLLOUT_ATTRIBUTES.get(change.type, ()) if a in changed]
     if not rolls:

@@ -169,7 +169,7 @@ class SageMakerEndpoint(Group):
         out = {}
         for i, pool in enumerate(capacity.pools(self.spec)[1:]):
             on_pool = capacity.model_on(pool, model)
-            name = model_name(self.names.endpoint, self.spec, on_pool)
+            name = model_name(self.names.endpoint, self.spec, on_pool, self.names.execution_role)
             if name != default_name:
                 if name not in self.models:
                     self._model(f"model-pool-{i}", name, on_pool)
@@ -320,7 +320,7 @@ class SageMakerEndpoint(Group):
         """The model reference a component runs on ``pool``: its own, or one more model when the pool
         overrides the image, model data or environment."""
         on_pool = capacity.component_on(pool, spec)
-        name = model_name(base, self.spec, on_pool)  # as infra.naming names the component's own model
+        name = model_name(base, self.spec, on_pool, self.names.execution_role)  # as infra.naming names the component's own model
         if name != model.props.name and name not in self.models:
             self._model(f"{spec.name}-model-pool-{index - 1}", name, on_pool)
         return self.refs[f"model:{name}"]

@@ -184,3 +184,38 @@ def test_rollout_inputs_come_from_the_estimate_model_by_sagemaker_name():
     assert (found.unit, found.units, found.startup_seconds) == ("copy", component.copies.initial or 1, expected)
     endpoint = inputs[f"{config.project}-{config.endpoints[0].name}"]
     assert endpoint.unit == "instance" and endpoint.startup_seconds > found.startup_seconds  # an instance costs more
+
+
+# --------------------------------------------------------------------------------------------- execution role
+
+
+ROLE = {"name": "demo-chat-sagemaker", "tags": {"fastscale:region": "us-east-1"}}
+
+
+def test_a_renamed_execution_role_says_what_it_sets_off():
+    after = {**ROLE, "name": "demo-chat-sagemaker-us-east-1"}
+    found = one(change("aws_iam_role", ["create", "delete"], ROLE, after, replace_paths=[["name"]]))
+    assert found.kind is ChangeKind.REPLACE and found.replace_paths == ("name",)
+    assert found.notice.startswith("the execution role demo-chat-sagemaker is renamed demo-chat-sagemaker-us-east-1")
+    assert "replaces every model and endpoint configuration" in found.notice and "deletes the old role last" in found.notice
+    assert found.to_dict()["notice"] == found.notice
+
+
+def test_a_role_replaced_under_the_same_name_or_created_has_no_rename_notice():
+    tainted = one(change("aws_iam_role", ["delete", "create"], ROLE, ROLE, reason="replace_because_tainted"))
+    assert tainted.kind is ChangeKind.REPLACE and tainted.notice == ""
+    created = one(change("aws_iam_role", ["create"], None, ROLE))
+    assert created.notice == "" and created.to_dict()["notice"] is None
+
+
+def test_the_plan_output_prints_the_role_rename_note(capsys, monkeypatch):
+    from fastscale.cli.stack import print_change_summary
+    from fastscale.infra.terraform import TerraformResult
+
+    monkeypatch.setenv("COLUMNS", "200")
+    after = {**ROLE, "name": "demo-chat-sagemaker-us-east-1"}
+    classification = classify_plan(plan(change("aws_iam_role", ["create", "delete"], ROLE, after, replace_paths=[["name"]])))
+    result = TerraformResult("plan", 0, True, added=1, destroyed=1, has_changes=True)
+    print_change_summary(result, [{"address": "aws_iam_role.x", "action": "replace"}], classification)
+    out = " ".join(capsys.readouterr().out.split())
+    assert "Note: the execution role demo-chat-sagemaker is renamed demo-chat-sagemaker-us-east-1" in out

@@ -282,7 +282,8 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
 
     Container image caches (per endpoint) and inference-component data caches (per instance) have no
     API: AWS purges them when it deletes the endpoint that owns them. When no endpoint and no component
-    of the stack is left, the report states that their caches are gone.
+    is present under the stack's names (its own or anyone's), the report states that their caches are
+    gone; otherwise it names each one still there.
 
     \b
     Exit codes:
@@ -328,9 +329,9 @@ def verify_cleanup_command(config_file: str, as_json: bool) -> None:
     what the stack's tags (or its owner's, or the dashboard's marker) prove its own. Resources that
     match a name but belong to another stack, or were made by hand, are listed as not touched and never
     make this fail; the stack's log groups are listed as kept (logs are data). Terraform is not run, so
-    this also works when the state file is lost. No endpoint and no inference component of the stack
-    left means their container image and data caches are gone too (AWS purges them with their endpoint;
-    they have no API of their own).
+    this also works when the state file is lost. No endpoint and no inference component present under
+    the stack's names (its own or anyone's) means their container image and data caches are gone too
+    (AWS purges them with their endpoint; they have no API of their own).
 
     \b
     Exit codes:
@@ -373,14 +374,16 @@ def verify_cleanup_command(config_file: str, as_json: bool) -> None:
 def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: float, delete_logs: bool, as_json: bool) -> None:
     """Delete what is left of FILE's stack in the order AWS allows, without Terraform.
 
-    For a destroy that failed half-way or a lost state file. Exactly what `fastscale verify-cleanup`
-    reports is deleted: resources found by name, prefix or tag whose tags (or whose owner's, or the
-    dashboard's marker) prove them this stack's. Order: alarms and the dashboard, scaling policies and
+    For a destroy that failed half-way or a lost state file. What `fastscale verify-cleanup` reports is
+    deleted: resources found by name, prefix or tag whose tags (or whose owner's, or the dashboard's
+    marker) prove them this stack's. Order: alarms and the dashboard, scaling policies and
     targets, inference components (adapters before their base, waiting until each is gone), endpoints,
     endpoint configurations, models, log groups (only with --delete-logs), and the IAM execution role
     last. Resources of another stack and resources made by hand are never touched, even when their
-    names match. Every step is idempotent, so a sweep can be run again. Afterwards the account is
-    checked as by `fastscale verify-cleanup`.
+    names match. An endpoint configuration, model or role that an endpoint or inference component still
+    present in the region uses (whoever owns it, or one whose deletion failed) is kept and reported as
+    skipped. Every step is idempotent, so a sweep can be run again. Afterwards the account is checked
+    as by `fastscale verify-cleanup`.
 
     Without --auto-approve the list is shown first and you are asked to confirm; without a terminal
     --auto-approve (or --dry-run) is required.

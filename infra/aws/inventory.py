@@ -57,6 +57,8 @@ from fastscale.infra.naming import (
     component_resource_id,
     dashboard_name,
     dashboard_owner,
+    execution_role_name,
+    former_execution_role_name,
     stack_name,
     variant_resource_id,
 )
@@ -130,7 +132,7 @@ class Resource:
     arn: str = ""
     status: str = ""
     detail: str = ""  # why it matters, for a leftover
-    found_by: str = ""  # name | prefix | tag | owner
+    found_by: str = ""  # name | prefix | tag | owner | former-name (a name earlier releases used)
     ownership: Ownership = UNPROVEN
     data: dict[str, Any] = field(default_factory=dict)  # what deletion needs (ids, dimension, endpoint, base)
 
@@ -181,25 +183,31 @@ class Inventory:
         ]
 
     def caches(self) -> str:
-        """What can honestly be said about the container image and data caches, from the owners found."""
-        owners = [r for r in self.leftovers if r.kind in ("endpoint", "inference-component")]
-        if owners:
+        """What can honestly be said about the container image and data caches, owner by owner.
+
+        Caches have no API; each belongs to one endpoint and goes with it. So the statement is about the
+        endpoints and components present under the names the stack uses (or tagged for it), whoever owns
+        them: a present one, this stack's or not, may still hold caches; only when none is present are the
+        caches gone."""
+        present = [r for r in self.resources if r.kind in ("endpoint", "inference-component")]
+        if not present:
             return (
-                "Container image and model data caches may still exist: their owners are still present ("
-                + ", ".join(f"{_label(r)} {r.name} ({r.status or 'present'})" for r in owners)
-                + "). AWS purges an endpoint's caches only when it finishes deleting the endpoint."
+                "Container image and model data caches are gone: their owners ("
+                + ", ".join(self.owners_checked)
+                + ") no longer exist, and AWS purges an endpoint's caches with the endpoint (there is no cache API)."
             )
-        text = (
-            "Container image and model data caches are gone: their owners ("
-            + ", ".join(self.owners_checked)
-            + ") no longer exist as this stack's, and AWS purges an endpoint's caches with the endpoint (there is no cache API)."
-        )
-        others = [r for r in self.not_touched if r.kind in ("endpoint", "inference-component")]
-        if others:
-            text += " Not this stack's, and so not its caches: " + "; ".join(
-                f"{_label(r)} {r.name} {r.ownership.reason}" for r in others
-            ) + "."
-        return text
+        lines = []
+        for r in present:
+            if r.ownership.ours:
+                lines.append(f"{_label(r)} {r.name} still exists ({r.status or 'present'}): its caches may remain")
+            else:
+                lines.append(f"{_label(r)} {r.name} still exists (not this stack's: {r.ownership.reason}): its caches may remain")
+        text = "Container image and model data caches may still exist: " + "; ".join(lines) + "."
+        names = {f"{_label(r)} {r.name}".lower() for r in present}
+        gone = [o for o in self.owners_checked if o.lower() not in names]
+        if gone:
+            text += " Gone, and their caches with them: " + ", ".join(gone) + "."
+        return text + " AWS purges an endpoint's caches only when it finishes deleting the endpoint (there is no cache API)."
 
 
 def _is_data(r: Resource) -> bool:
@@ -250,6 +258,9 @@ class Scan:
         # Resources the tagging index lists with this stack's tag: ARN -> tags, by kind.
         self.tagged: dict[str, dict[str, dict[str, str]]] = {k.name: {} for k in KINDS}
         self.tagged_other: list[tuple[str, dict[str, str]]] = []  # tagged ARNs of no kind fastscale knows
+        # Resources the index lists with another stack's tag: ARN -> tags. Their tags win over what their
+        # name or owner says (a scalable target of another stack on an endpoint of this one stays theirs).
+        self.tagged_by_others: dict[str, dict[str, str]] = {}
 
     # -- helpers ------------------------------------------------------------------------------------
 
@@ -279,12 +290,13 @@ class Scan:
 
     def tag_index(self) -> None:
         by_type = {t: k.name for k in KINDS for t in k.arn_types}
-        self.checked(f"resources tagged {TAG_STACK}={self.stack} (Resource Groups Tagging API)")
-        for item in paginate(
-            self.aws.tagging, "get_resources", "ResourceTagMappingList", TagFilters=[{"Key": TAG_STACK, "Values": [self.stack]}]
-        ):
+        self.checked(f"resources tagged {TAG_STACK} (Resource Groups Tagging API): this stack's, and other stacks' to leave alone")
+        for item in paginate(self.aws.tagging, "get_resources", "ResourceTagMappingList", TagFilters=[{"Key": TAG_STACK}]):
             arn = _arn(item["ResourceARN"])
             tags = {t["Key"]: t["Value"] for t in item.get("Tags", [])}
+            if tags.get(TAG_STACK) != self.stack:
+                self.tagged_by_others[arn] = tags
+                continue
             service, rtype, _ = _arn_type(arn)
             kind = by_type.get((service, rtype))
             if kind is None:
@@ -480,7 +492,9 @@ def _discover_targets(scan: Scan) -> None:
         if named is None and arn not in scan.tagged["scalable-target"]:
             continue
         owner = scan.found(*parsed)
-        if owner is not None:
+        if arn in scan.tagged_by_others:  # tags win over the owner
+            ownership = scan.ownership(scan.tagged_by_others[arn])
+        elif owner is not None:
             ownership = through(owner, owner.kind.replace("-", " "))
         elif arn in scan.tagged["scalable-target"]:
             ownership = scan.ownership(scan.tagged["scalable-target"][arn])
@@ -570,15 +584,18 @@ def _discover_alarms(scan: Scan) -> None:
     for name in sorted(found):
         alarm, how = found[name]
         arn = alarm.get("AlarmArn", "")
-        if name.startswith(TARGET_TRACKING_ALARM_PREFIX):
+        tags = scan.tagged["alarm"].get(arn)
+        if tags is None:
+            tags = {t["Key"]: t["Value"] for t in cw.list_tags_for_resource(ResourceARN=arn).get("Tags", [])}
+        # Tags win over names: Application Auto Scaling tags only scalable targets, never the alarms it makes
+        # for target tracking (AAS user guide, "Tagging support"), so a stack tag on such an alarm was put
+        # there on purpose, and one naming another stack makes it that stack's whatever its name says.
+        if name.startswith(TARGET_TRACKING_ALARM_PREFIX) and TAG_STACK not in tags:
             ownership = _target_tracking_alarm_owner(scan, name, policies)
             detail = "target-tracking alarm left behind by its policy"
         else:
-            tags = scan.tagged["alarm"].get(arn)
-            if tags is None:
-                tags = {t["Key"]: t["Value"] for t in cw.list_tags_for_resource(ResourceARN=arn).get("Tags", [])}
             ownership = scan.ownership(tags)
-            detail = "CloudWatch alarm"
+            detail = "target-tracking alarm" if name.startswith(TARGET_TRACKING_ALARM_PREFIX) else "CloudWatch alarm"
         if name.lower() in exact:
             how = "name"
         scan.add(Resource("alarm", name, arn, alarm.get("StateValue", ""), detail, how, ownership))
@@ -632,13 +649,19 @@ def _discover_dashboard(scan: Scan) -> None:
 def _discover_roles(scan: Scan) -> None:
     names = [n.execution_role for n in scan.names if n.execution_role]
     # Endpoints found by tag only (renamed in the config since) had their role named after them.
-    names += [f"{r.name}-sagemaker" for r in scan.inventory.of("endpoint") if r.ownership.ours and r.found_by != "name"]
+    renamed = [r.name for r in scan.inventory.of("endpoint") if r.ownership.ours and r.found_by != "name"]
+    names += [execution_role_name(e, scan.region) for e in renamed]
     names += [_arn_type(arn)[2].rsplit("/", 1)[-1] for arn in scan.tagged["iam-role"]]
-    names = list(dict.fromkeys(names))
+    # The name earlier releases gave the role, without the region: found, proven by its tags (region
+    # included) like any other, never a name clash (a stack in another region may own it).
+    former = [former_execution_role_name(n.endpoint) for n in scan.names if n.execution_role]
+    former += [former_execution_role_name(e) for e in renamed]
+    names = list(dict.fromkeys(names + former))
     if not names:
         return
     scan.checked("IAM roles " + ", ".join(names))
     exact = scan.wanted("iam-role")
+    former_names = {f.lower() for f in former}
     for name in names:
         try:
             role = scan.aws.iam.get_role(RoleName=name)["Role"]
@@ -654,7 +677,7 @@ def _discover_roles(scan: Scan) -> None:
                 role.get("Arn", ""),
                 "",
                 "execution role (with its inline policies)",
-                "name" if name.lower() in exact else "owner",
+                "name" if name.lower() in exact else ("former-name" if name.lower() in former_names else "owner"),
                 scan.ownership(tags, global_resource=True),
             )
         )
@@ -835,7 +858,8 @@ KINDS: tuple[Kind, ...] = (
     ),
     Kind(
         "iam-role", "IAM role", ("aws_iam_role", "aws_iam_role_policy"), (("iam", "role"),),
-        "exact name (also of endpoints found by tag)", f"its tags, {TAG_REGION} included (IAM is global)", 70, False,
+        "exact name <endpoint>-sagemaker-<region> (also of endpoints found by tag), and <endpoint>-sagemaker (earlier releases)",
+        f"its tags, {TAG_REGION} included (IAM is global)", 70, False,
         _discover_roles, _delete_role, blocked=_blocked_role,
     ),
     Kind(

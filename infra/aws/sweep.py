@@ -17,6 +17,11 @@ The order matters and is forced by AWS (each kind's ``order`` in the inventory):
 6. log groups, only when asked (``delete_logs``): logs are data;
 7. the IAM execution role last: SageMaker still uses it while it finishes deleting endpoints.
 
+Before step 5 the sweep asks AWS which endpoint configurations, models and roles the endpoints and
+inference components still present in the account use, whoever owns them (ones this sweep could not
+delete included), and keeps those: deleting what a live endpoint runs on breaks it the next time it
+scales out or is updated. When that cannot be told (a describe call is refused), none of them is deleted.
+
 Every step is idempotent (not found = already gone), so a sweep can be re-run after an interruption.
 """
 
@@ -35,10 +40,11 @@ from fastscale.infra.aws.clients import (
     is_access_error,
     is_not_found,
     is_throttling,
+    paginate,
     resolve,
     translate_errors,
 )
-from fastscale.infra.aws.inventory import KINDS, Inventory, Kind, Resource, claim_log_groups, take_inventory
+from fastscale.infra.aws.inventory import KIND, KINDS, Inventory, Kind, Resource, claim_log_groups, take_inventory
 from fastscale.infra.aws.waiters import (
     DEFAULT_POLL_INTERVAL,
     SYSTEM_CLOCK,
@@ -129,7 +135,8 @@ def sweep(
     Leftovers are what :func:`infra.aws.cleanup.verify_cleanup` reports: the resources the inventory
     proves this stack's. Log groups are deleted only with ``delete_logs``. A resource that cannot be
     deleted is reported as failed and the sweep goes on with the others, except that an endpoint is kept
-    while a component on it remains, and the execution role while an endpoint or component it serves does.
+    while a component on it remains, the execution role while an endpoint or component it serves does, and
+    an endpoint configuration, model or role while any endpoint or component in the account uses it.
     """
     aws = resolve(clients, config)
     inventory = take_inventory(config, aws)
@@ -174,12 +181,16 @@ class _Sweeper:
         self.interval = interval
         self.report = SweepReport(dry_run=dry_run)
         self.failed: set[tuple[str, str]] = set()  # keys of resources still there after their turn
+        self.gone: set[tuple[str, str]] = set()  # keys deleted, already gone, or (dry run) to be deleted
+        self._in_use: InUse | None = None
 
     def record(self, r: Resource, status: str, detail: str = "") -> SweepAction:
         action = SweepAction(r.kind, r.name, status, detail)
         self.report.actions.append(action)
         if status in (FAILED, SKIPPED):
             self.failed.add(r.key)
+        else:
+            self.gone.add(r.key)
         if self.on_progress is not None:
             self.on_progress(action)
         return action
@@ -188,7 +199,7 @@ class _Sweeper:
         for batch in kind.batches(resources):
             ready = []
             for r in batch:
-                why = kind.blocked(r, self.inventory, self.failed)
+                why = kind.blocked(r, self.inventory, self.failed) or self.used_by(r)
                 if why:
                     self.record(r, SKIPPED, why)
                 elif self.dry_run:
@@ -200,6 +211,28 @@ class _Sweeper:
             else:
                 for r in ready:
                     self._once(kind, r)
+
+    def used_by(self, r: Resource) -> str:
+        """Why ``r`` must stay because an endpoint or component still present uses it ("" when none does)."""
+        if r.kind not in IN_USE_KINDS:
+            return ""
+        if self._in_use is None:
+            self._in_use = in_use(self.aws, self.inventory, self.gone)
+        if self._in_use.unknown:
+            return f"kept: cannot tell whether a live endpoint or component uses it ({self._in_use.unknown})"
+        users = self._in_use.users.get((r.kind, r.name.lower()), [])
+        if not users:
+            return ""
+        return "in use by " + "; ".join(self._holder(kind, name) for kind, name in users)
+
+    def _holder(self, kind: str, name: str) -> str:
+        label = KIND[kind].label
+        found = next((x for x in self.inventory.of(kind) if x.name.lower() == name.lower()), None)
+        if found is None:
+            return f"{label} {name} (not this stack's)"
+        if not found.ownership.ours:
+            return f"{label} {name} (not this stack's: {found.ownership.reason})"
+        return f"{label} {name}, which is still there"
 
     def _once(self, kind: Kind, r: Resource) -> None:
         """A synchronous delete."""
@@ -263,3 +296,99 @@ class _Sweeper:
             for it in pending:
                 self.record(it.resource, FAILED, f"timed out after {exc.timeout:.0f}s; last seen: {it.note}")
 
+
+
+# --------------------------------------------------------------------------------------------- what is in use
+
+#: Kinds that a live endpoint or inference component uses, and that the sweep therefore keeps while one does.
+IN_USE_KINDS = ("endpoint-config", "model", "iam-role")
+
+
+@dataclass
+class InUse:
+    """(kind, lower-case name) -> the (kind, name) of every live endpoint or component that uses it."""
+
+    users: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
+    unknown: str = ""  # why it could not be told: then nothing of IN_USE_KINDS is deleted
+
+    def add(self, kind: str, name: str | None, user: tuple[str, str]) -> None:
+        if name:
+            name = name.rsplit("/", 1)[-1] if kind == "iam-role" else name  # a role ARN names the role last
+            holders = self.users.setdefault((kind, name.lower()), [])
+            if user not in holders:
+                holders.append(user)
+
+
+def in_use(aws: AwsClients, inventory: Inventory, gone: set[tuple[str, str]]) -> InUse:
+    """What the endpoints and inference components present in the account use, whoever owns them.
+
+    Every endpoint is described (its configuration, and the one an update in progress moves to), except
+    those this sweep deleted (or, in a dry run, would delete first); then those configurations (their
+    models, fallback pools' models and role). Components run only on an endpoint whose configuration has
+    a variant without a model (SageMaker developer guide, "Inference components": the endpoint is created
+    without a model); when such an endpoint is present, every component is described for its models.
+    The models found are described for their role when a role of the stack is to be deleted. AWS has no
+    reverse lookup ("which endpoint uses this configuration"), so this costs one call per endpoint,
+    configuration and component in the region, and it is only done when there is something to keep.
+    """
+    out = InUse()
+    sm = aws.sagemaker
+    roles_wanted = any(r.kind == "iam-role" and r.ownership.ours for r in inventory.resources)
+    try:
+        configs: dict[str, list[tuple[str, str]]] = {}
+        for item in paginate(sm, "list_endpoints", "Endpoints"):
+            name = item["EndpointName"]
+            if ("endpoint", item.get("EndpointArn") or name.lower()) in gone:
+                continue
+            desc = _describe(sm.describe_endpoint, EndpointName=name)
+            if desc is None:
+                continue
+            for config in (desc.get("EndpointConfigName"), (desc.get("PendingDeploymentSummary") or {}).get("EndpointConfigName")):
+                if config:
+                    configs.setdefault(config, []).append(("endpoint", name))
+                    out.add("endpoint-config", config, ("endpoint", name))
+        models: dict[str, list[tuple[str, str]]] = {}
+        hosts_components = False
+        for config, users in configs.items():
+            desc = _describe(sm.describe_endpoint_config, EndpointConfigName=config)
+            if desc is None:
+                hosts_components = True  # its configuration is gone: it may host components
+                continue
+            for variant in desc.get("ProductionVariants", []):
+                hosts_components = hosts_components or not variant.get("ModelName")
+            for user in users:
+                out.add("iam-role", desc.get("ExecutionRoleArn"), user)
+                for variant in desc.get("ProductionVariants", []):
+                    for model in [variant.get("ModelName")] + [p.get("ModelNameOverride") for p in variant.get("InstancePools", [])]:
+                        if model:
+                            models.setdefault(model, []).append(user)
+                            out.add("model", model, user)
+        for item in paginate(sm, "list_inference_components", "InferenceComponents") if hosts_components else []:
+            name = item["InferenceComponentName"]
+            if ("inference-component", item.get("InferenceComponentArn") or name.lower()) in gone:
+                continue
+            desc = _describe(sm.describe_inference_component, InferenceComponentName=name)
+            if desc is None:
+                continue
+            specs = [desc.get("Specification") or {}, *(desc.get("Specifications") or [])]
+            for model in sorted({s["ModelName"] for s in specs if s.get("ModelName")}):
+                models.setdefault(model, []).append(("inference-component", name))
+                out.add("model", model, ("inference-component", name))
+        for model, users in models.items() if roles_wanted else []:
+            desc = _describe(sm.describe_model, ModelName=model)
+            role = desc.get("ExecutionRoleArn") if desc is not None else None
+            for user in users:
+                out.add("iam-role", role, user)
+    except ClientError as exc:
+        out.unknown = describe_error(exc)
+    return out
+
+
+def _describe(call: Callable[..., dict[str, Any]], **params: str) -> dict[str, Any] | None:
+    """A description, or None when the resource went away meanwhile."""
+    try:
+        return call(**params)
+    except ClientError as exc:
+        if is_not_found(exc):
+            return None
+        raise

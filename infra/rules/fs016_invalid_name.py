@@ -2,10 +2,11 @@
 
 fastscale names resources through `infra.naming`: endpoint and model `{project}-{endpoint}`, endpoint
 configuration `{project}-{endpoint}-` + the 26-character suffix Terraform's `name_prefix` appends,
-inference component `{project}-{component}`, execution role `{project}-{endpoint}-sagemaker`. SageMaker
-names allow letters, digits and single or repeated hyphens between them (`^[a-zA-Z0-9](-*[a-zA-Z0-9])*$`)
-and at most 63 characters; IAM role names at most 64. The endpoint configuration is the tightest:
-`{project}-{endpoint}` can have at most 36 characters. `project`, endpoint names and component names
+inference component `{project}-{component}`, execution role `{project}-{endpoint}-sagemaker-{region}`.
+SageMaker names allow letters, digits and single or repeated hyphens between them
+(`^[a-zA-Z0-9](-*[a-zA-Z0-9])*$`) and at most 63 characters; IAM role names at most 64. The endpoint
+configuration is the tightest: `{project}-{endpoint}` can have at most 36 characters (the role name then
+has at most 62, with the longest region name of 15 characters). `project`, endpoint names and component names
 must each match the SageMaker pattern on their own, since they are joined with a hyphen.
 """
 

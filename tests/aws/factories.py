@@ -504,3 +504,54 @@ def queue_sagemaker_discovery(
     )
     for n, t in models:
         stub.add_response("list_tags", _tag_list(t), {"ResourceArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{n}"})
+
+
+def endpoint_config_desc(name: str, models: list[str] | None = None, role: str | None = None) -> dict[str, Any]:
+    """DescribeEndpointConfig of a configuration: one variant per model, or (``models`` None) one variant
+    without a model, as an inference-component endpoint has."""
+    variants = [{"VariantName": "AllTraffic", "InstanceType": "ml.g6.12xlarge", "InitialInstanceCount": 1, **({"ModelName": m} if m else {})}
+                for m in (models or [None])]
+    out: dict[str, Any] = {
+        "EndpointConfigName": name,
+        "EndpointConfigArn": f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint-config/{name}",
+        "ProductionVariants": variants,
+        "CreationTime": NOW,
+    }
+    if role:
+        out["ExecutionRoleArn"] = role
+    return out
+
+
+def queue_in_use(
+    stub: Stubber,
+    *,
+    endpoints: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    gone: tuple[str, ...] = (),
+    configs: dict[str, dict[str, Any]] | None = None,
+    components: list[tuple[str, str, str | None]] = (),  # type: ignore[assignment]
+    models: dict[str, str] | None = None,
+) -> None:
+    """Queue on a SageMaker Stubber what the sweep asks before it deletes configurations, models and roles:
+    every endpoint still listed, ``endpoints`` as (name, configuration name) (those in ``gone``, deleted by
+    this sweep, are listed but not described); each configuration's description (``configs``: name ->
+    endpoint_config_desc); when one hosts components, every component (name, endpoint, model); and, when
+    ``models`` (name -> role ARN) is given, each model's description."""
+    stub.add_response(
+        "list_endpoints",
+        {"Endpoints": [{"EndpointName": n, "EndpointArn": endpoint_arn(n), "CreationTime": NOW, "LastModifiedTime": NOW, "EndpointStatus": "InService"}
+                       for n, _ in endpoints]},
+        {},
+    )
+    for n, config in endpoints:
+        if n not in gone:
+            stub.add_response("describe_endpoint", endpoint_desc(n, config_name=config), {"EndpointName": n})
+    hosts = False
+    for name, desc in (configs or {}).items():
+        stub.add_response("describe_endpoint_config", desc, {"EndpointConfigName": name})
+        hosts = hosts or any("ModelName" not in v for v in desc["ProductionVariants"])
+    if hosts:
+        stub.add_response("list_inference_components", ic_list(*(ic_summary(n, ep) for n, ep, _ in components)), {})
+        for n, ep, model in components:
+            stub.add_response("describe_inference_component", ic_desc(n, ep, model=model), {"InferenceComponentName": n})
+    for name, role in (models or {}).items():
+        stub.add_response("describe_model", {**model_desc(name), "ExecutionRoleArn": role}, {"ModelName": name})

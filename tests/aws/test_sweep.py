@@ -12,10 +12,12 @@ from tests.aws.factories import (
     component_config,
     create_role,
     deploy_single_model,
+    endpoint_config_desc,
     endpoint_desc,
     ic_desc,
     not_found,
     put_alarm,
+    queue_in_use,
     queue_sagemaker_discovery,
     role_tags,
     single_model_config,
@@ -173,6 +175,7 @@ def test_component_in_a_transient_state_is_retried_then_awaited(aws, clock):
     not_found(sm_stub, "describe_inference_component", "inference component", QWEN, InferenceComponentName=QWEN)
     sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
     not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    queue_in_use(sm_stub)  # the endpoint is gone: nothing uses the configuration
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
     progress = []
@@ -214,6 +217,7 @@ def test_endpoint_is_retried_until_its_components_are_gone(aws, clock):
     sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
     sm_stub.add_response("describe_endpoint", endpoint_desc(EP, "Deleting"), {"EndpointName": EP})
     not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    queue_in_use(sm_stub)  # the endpoint is gone: nothing uses the configuration
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
     report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
@@ -235,6 +239,7 @@ def test_adapters_are_deleted_before_their_base(aws, clock):
     not_found(sm_stub, "describe_inference_component", "inference component", QWEN, InferenceComponentName=QWEN)
     sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
     not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    queue_in_use(sm_stub)  # the endpoint is gone: nothing uses the configuration
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
     report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
@@ -253,7 +258,8 @@ def test_a_component_that_never_goes_keeps_its_endpoint_and_the_role(aws, clock)
     not_found(sm_stub, "describe_inference_component", "inference component", LLAMA, InferenceComponentName=LLAMA)
     for _ in range(3):  # polls at 15, 30 and 45 s; the deadline is 45 s
         sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP, "Deleting"), {"InferenceComponentName": QWEN})
-    sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
+    # The endpoint stays (a component on it would not go), and so does the configuration it runs on.
+    queue_in_use(sm_stub, endpoints=[(EP, CONFIG)], configs={CONFIG: endpoint_config_desc(CONFIG)}, components=[(QWEN, EP, None)])
 
     report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, timeout=45)
     sm_stub.assert_no_pending_responses()
@@ -262,6 +268,8 @@ def test_a_component_that_never_goes_keeps_its_endpoint_and_the_role(aws, clock)
     assert [(a.kind, a.name) for a in failed] == [("inference-component", QWEN)]
     assert "timed out after 45s" in failed[0].detail and "Deleting" in failed[0].detail
     assert ("endpoint", EP, "skipped") in steps(report)
+    config = next(a for a in report.actions if a.kind == "endpoint-config")
+    assert config.status == "skipped" and config.detail == f"in use by endpoint {EP}, which is still there"
     role = [a for a in report.actions if a.kind == "iam-role"]
     assert role[0].status == "skipped" and EP in role[0].detail
     assert aws["iam"].get_role(RoleName=COMPONENTS.execution_role)  # still there
@@ -270,6 +278,7 @@ def test_a_component_that_never_goes_keeps_its_endpoint_and_the_role(aws, clock)
 def test_dry_run_with_components_calls_no_delete(aws, clock):
     sm, sm_stub = stubbed("sagemaker")
     _discovery(sm_stub, None)  # Stubber fails the test on any call not queued, deletes included
+    queue_in_use(sm_stub, endpoints=[(EP, CONFIG)], gone=(EP,))  # the endpoint would be deleted first
     report = sweep(component_config(), clients={**aws, "sagemaker": sm}, dry_run=True, clock=clock)
     sm_stub.assert_no_pending_responses()
     assert [(a.kind, a.name) for a in report.actions] == [

@@ -93,7 +93,7 @@ def test_missing_resources_are_reported(aws):
     assert (f"model/{SINGLE_MODEL}", "exists") in failed
     assert ("scalable-target/endpoint/demo-chat/variant/AllTraffic", "registered") in failed
     assert ("scaling-policy/demo-chat-target-tracking", "exists") in failed
-    assert ("iam-role/demo-chat-sagemaker", "exists") in failed
+    assert ("iam-role/demo-chat-sagemaker-us-east-1", "exists") in failed
     assert ("dashboard/demo-fastscale", "exists") in failed
 
 
@@ -225,7 +225,7 @@ def _component_deployment(
         {"ScalingPolicies": [tt_policy("demo-llama-target-tracking", LLAMA_RID, COMPONENT_DIM, HIGH_RES_COMPONENT, 6)]},
         {"ServiceNamespace": "sagemaker", "ResourceId": LLAMA_RID},
     )
-    create_role(aws["iam"], "demo-shared-sagemaker")
+    create_role(aws["iam"], "demo-shared-sagemaker-us-east-1")
     cw = aws["cloudwatch"]
     for kind in ("model-latency", "5xx-errors", "gpu-memory"):
         put_alarm(cw, f"demo-shared-{kind}")

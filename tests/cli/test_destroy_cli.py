@@ -18,9 +18,14 @@ from fastscale.infra.config import parse_config
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     component_config,
+    create_role,
     deploy_single_model,
+    endpoint_config_desc,
+    queue_in_use,
     queue_sagemaker_discovery,
+    role_tags,
     single_config,
+    single_model_config,
     stack_tags,
     stubbed,
 )
@@ -329,6 +334,35 @@ def test_sweep_deletes_everything_then_proves_the_account_clean(project, aws):
 
     again = run("sweep", "fastscale.yaml", "--auto-approve")
     assert again.exit_code == 0 and "Nothing to sweep" in again.stdout
+
+
+def test_sweep_with_delete_endpoint_denied_keeps_what_the_endpoint_uses_and_exits_1_naming_it(project, aws, monkeypatch):
+    names = all_endpoint_names(single_model_config())[0]
+    create_role(aws["iam"], names.execution_role, role_tags())
+    role_arn = aws["iam"].get_role(RoleName=names.execution_role)["Role"]["Arn"]
+    config = names.endpoint_config_prefix + "20260101000000000000000001"
+    tags = stack_tags()
+    sm, stubber = stubbed("sagemaker")
+    account = dict(endpoints=[(names.endpoint, "InService", tags)], configs=[(config, tags)], models=[(names.model, tags)], list_components=False)
+    queue_sagemaker_discovery(stubber, stack=single_model_config(), **account)
+    stubber.add_client_error(
+        "delete_endpoint", "AccessDeniedException", "not authorized to perform sagemaker:DeleteEndpoint", 400, {"EndpointName": names.endpoint}
+    )
+    queue_in_use(stubber, endpoints=[(names.endpoint, config)], configs={config: endpoint_config_desc(config, [names.model])},
+                 models={names.model: role_arn})
+    queue_sagemaker_discovery(stubber, stack=single_model_config(), **account)  # the proof afterwards
+    monkeypatch.setattr(stack_module, "aws_clients", lambda config: {**aws, "sagemaker": sm})
+
+    result = run("sweep", "fastscale.yaml", "--auto-approve")
+    stubber.assert_no_pending_responses()  # no delete of the configuration, the model or the role was asked
+    assert result.exit_code == 1, result.output
+    out = " ".join(result.stdout.split())
+    assert "AccessDeniedException" in out and f"in use by endpoint {names.endpoint}, which is still there" in out
+    assert "4 leftover(s) of demo in us-east-1" in out
+    for name in (names.endpoint, config, names.model, names.execution_role):
+        assert name in out
+    assert f"endpoint {names.endpoint} still exists (InService): its caches may remain" in out
+    assert aws["iam"].get_role(RoleName=names.execution_role)["Role"]
 
 
 def test_interactive_sweep_shows_the_list_first_and_a_no_deletes_nothing(project, aws, monkeypatch):
