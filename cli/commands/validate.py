@@ -11,6 +11,7 @@ from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     EXIT_OK,
+    UserPath,
     apply_target,
     config_error_report,
     endpoint_url_option,
@@ -33,7 +34,7 @@ def aws_clients(config: FastscaleConfig) -> Any:
 
 
 @click.command("validate")
-@click.argument("config_files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("config_files", metavar="FILE...", nargs=-1, required=True, type=UserPath(dir_okay=False))
 @json_option
 @endpoint_url_option
 @click.option(
