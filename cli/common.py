@@ -33,7 +33,7 @@ class UserPath(click.Path):
 
         converted = super().convert(value, param, ctx)
         try:
-            refuse_special(converted, "path")
+            refuse_special(os.fsdecode(converted), "path")
         except SpecialFileError as exc:
             self.fail(str(exc), param, ctx)
         return converted

@@ -69,7 +69,7 @@ READ_TIMEOUT = 20
 #: Seconds one call may take, all attempts and back-off included (``FASTSCALE_AWS_CALL_TIMEOUT``).
 CALL_TIME_LIMIT = 60
 CALL_TIME_LIMIT_ENV = "FASTSCALE_AWS_CALL_TIMEOUT"
-#: A call that has waited this long says so on stderr, once per attempt.
+#: A call that has waited this long says so on stderr, once per attempt (sooner when the read timeout is short).
 WAIT_NOTICE_SECONDS = 3.0
 
 RETRY_CONFIG = Config(
@@ -103,11 +103,11 @@ def _client_config() -> Config:
     return RETRY_CONFIG.merge(Config(connect_timeout=connect, read_timeout=read))
 
 
-class CallTimeLimitExceeded(BotoCoreError):
+class CallTimeLimitExceeded(BotoCoreError):  # type: ignore[misc,unused-ignore]  # botocore: no hints
     """A call's attempts did not get an answer within its total time limit (the limit ends the retries)."""
 
     fmt = ("no answer from {endpoint} to {operation} within {limit:g} s ({attempts} attempt(s), {connect:g} s to "
-           "connect and {read:g} s to answer each)")
+           "connect, {read:g} s to answer)")
 
 
 def _say_waiting(message: str) -> None:
@@ -163,7 +163,8 @@ def _attempt_starting(request: Any, **_: Any) -> None:
         raise CallTimeLimitExceeded(endpoint=call.endpoint, operation=call.operation, limit=call.limit,
                                     attempts=call.attempts, connect=call.connect, read=call.read)
     call.attempts += 1
-    call.timer = threading.Timer(WAIT_NOTICE_SECONDS, call.notice, args=(call.attempts,))
+    # Within the attempt's own read timeout, so even a short limit shows what it waits for.
+    call.timer = threading.Timer(min(WAIT_NOTICE_SECONDS, call.read / 2), call.notice, args=(call.attempts,))
     call.timer.daemon = True
     call.timer.start()
 
@@ -485,8 +486,7 @@ def describe_failure(exc: BaseException) -> str:
     if isinstance(exc, NoRegionError):
         return "no AWS region: set `region` in the config"
     if isinstance(exc, CallTimeLimitExceeded):
-        return (f"{_one_line(str(exc))}; check that the endpoint is up and answers (the network, proxy settings, "
-                f"endpoint_url / AWS_ENDPOINT_URL), or allow more time with {CALL_TIME_LIMIT_ENV}")
+        return f"{_one_line(str(exc))}; check that it is up, or allow more time with {CALL_TIME_LIMIT_ENV}"
     if isinstance(exc, (BotoConnectionError, ConnectionClosedError, HTTPClientError)):
         return (f"cannot reach AWS: {_one_line(str(exc))} (each call is tried up to {MAX_ATTEMPTS} times within "
                 f"{call_time_limit():g} s, {CONNECT_TIMEOUT} s to connect); check the network, proxy settings and "
