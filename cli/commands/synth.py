@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 @click.command("synth")
 @click.argument("config_files", metavar="FILE...", nargs=-1, required=True,
-                type=UserPath(dir_okay=False, path_type=str))
+                type=click.Path(dir_okay=False, path_type=str))  # a FIFO is reported by load_config
 @click.option("--out", "outdir", default="cdktf.out", show_default=True, type=UserPath(file_okay=False),
               help="Output directory (cdktf layout: manifest.json, stacks/<name>/cdk.tf.json). With several "
               "FILEs, each stack gets DIR/<stack name>/ in that layout.")
