@@ -2,12 +2,16 @@
 """Time and memory of `fastscale validate` on every hostile file: each must finish under 2 s and 200 MB.
 
 Every file of tests/hostile/files/ (alias bomb, deep nesting, duplicate keys, tabs, .nan/.inf, huge
-integers, 1e300 sizes, literal tokens, ...) plus generated ones too large to commit (a file just over
-the size limit, a file of the largest accepted size made of many small keys) is run through the
+integers, 1e300 sizes, literal tokens, state paths outside the project, remote and metadata endpoint
+URLs, ...) plus generated ones too large or too strange to commit (a file just over the size limit, a file
+of the largest accepted size made of many small keys, a FIFO, /dev/zero) is run through the
 installed console script, once as text and once with --json, each in a fresh process: the exit code must
 be 2 and the output must hold no traceback. The budget applies to reading, loading and validating the
 file (timed inside a fresh process, imports excluded) and to the peak resident memory of the CLI process
 (from wait4()). The whole CLI's wall time, Python start-up and imports included, is shown beside it.
+
+Last, `status` runs against a local server that accepts connections and never answers, with a 4 s call
+limit: exit 1, within the limit plus start-up, saying on stderr what it waits for.
 
 Usage: python bench/hostile.py [--json]      (exit 1 when a budget or check fails)
 """
@@ -29,6 +33,8 @@ sys.path.insert(0, str(ROOT))
 FILES = ROOT / "tests" / "hostile" / "files"
 TIME_BUDGET_S = 2.0
 MEMORY_BUDGET_MB = 200
+#: Python start-up and imports allowed on top of the call limit in the never-answering-server run.
+SILENT_STARTUP_S = 6.0
 
 
 def fastscale() -> str:
@@ -59,7 +65,40 @@ def generated(directory: Path) -> list[Path]:
              "      environment: {HF_TOKEN: hf_FAKEfakeFAKEfakeFAKEfakeFAKEfake12}\n")
     count = (MAX_BYTES - 100) // len(entry)
     endpoints.write_text("project: demo\nregion: us-east-1\nendpoints:\n" + entry * count)
-    return [over, many, endpoints]
+    # Not files at all: reading a FIFO used to block every command for ever; a device never ends.
+    fifo = directory / "generated_fifo.yaml"
+    os.mkfifo(fifo)
+    return [over, many, endpoints, fifo, Path("/dev/zero")]
+
+
+def silent_server_run() -> dict[str, object]:
+    """`status` against a server that accepts connections and never answers, with a 4 s call limit: it must
+    end with exit 1 within the limit plus start-up, say on stderr what it waits for, and keep --json intact."""
+    import socket
+
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(16)
+    url = f"http://127.0.0.1:{server.getsockname()[1]}"
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "fastscale.yaml"
+        config.write_text("project: demo\nregion: us-east-1\nendpoints:\n  - name: chat\n    instance_type: "
+                          "ml.g6.2xlarge\n    model:\n      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0\n")
+        env = {**os.environ, "FASTSCALE_AWS_CALL_TIMEOUT": "4", "AWS_ACCESS_KEY_ID": "testing",
+               "AWS_SECRET_ACCESS_KEY": "testing"}
+        start = time.perf_counter()
+        done = subprocess.run([fastscale(), "status", str(config), "--endpoint-url", url, "--json"], env=env,
+                              capture_output=True, text=True, timeout=120, cwd=tmp)
+        elapsed = time.perf_counter() - start
+    server.close()
+    try:
+        error = json.loads(done.stdout).get("error", "")
+    except ValueError:
+        error = ""
+    ok = (done.returncode == 1 and elapsed < 4 + SILENT_STARTUP_S and "no answer from" in error
+          and "waiting for sagemaker DescribeEndpoint" in done.stderr)
+    return {"file": "status vs. a never-answering server", "load_validate_s": 0.0, "cli_s": round(elapsed, 3),
+            "peak_rss_mb": 0.0, "exit": done.returncode, "ok": ok}
 
 
 def load_and_validate_once(path: str) -> None:
@@ -118,6 +157,10 @@ def main() -> int:
                              "exit": code, "ok": bool(ok)})
                 if not ok:
                     failures.append(name)
+    silent = silent_server_run()
+    rows.append(silent)
+    if not silent["ok"]:
+        failures.append(str(silent["file"]))
     if as_json:
         print(json.dumps({"budget": {"seconds": TIME_BUDGET_S, "mb": MEMORY_BUDGET_MB}, "runs": rows}, indent=2))
     else:

@@ -22,10 +22,28 @@ if TYPE_CHECKING:  # rich is imported where output is printed, not when a comman
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK"]
 
-config_argument = click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=str))
+
+
+class UserPath(click.Path):
+    """A path named on the command line: a FIFO, device or socket is refused at once (exit code 2), before
+    anything opens it and blocks (``infra.safe_files``)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from fastscale.infra.safe_files import SpecialFileError, refuse_special
+
+        converted = super().convert(value, param, ctx)
+        try:
+            refuse_special(os.fsdecode(converted), "path")
+        except SpecialFileError as exc:
+            self.fail(str(exc), param, ctx)
+        return converted
+
+
+config_argument = click.argument("config_file", metavar="FILE", type=UserPath(dir_okay=False, path_type=str))
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON on stdout.")
 
 _ENDPOINT_URL_KEY = "fastscale.endpoint_url"
+_TRUST_KEY = "fastscale.send_credentials_to_endpoint_url"
 
 
 def _remember_endpoint_url(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
@@ -38,8 +56,11 @@ def _remember_endpoint_url(ctx: click.Context, _param: click.Parameter, value: s
             raise click.BadParameter(str(exc)) from None
 
 
-#: Commands that call AWS (through Terraform or boto3) take --endpoint-url; `load_checked` applies it.
-endpoint_url_option = click.option(
+def _remember_trust(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    ctx.meta[_TRUST_KEY] = bool(value)
+
+
+_url_option = click.option(
     "--endpoint-url",
     metavar="URL",
     envvar="FASTSCALE_ENDPOINT_URL",
@@ -47,17 +68,44 @@ endpoint_url_option = click.option(
     callback=_remember_endpoint_url,
     help="Send every AWS call (Terraform's aws provider and fastscale's own checks) to this AWS emulator "
     "instead of AWS, e.g. http://localhost:4566. Overrides `endpoint_url` in the config; also "
-    "FASTSCALE_ENDPOINT_URL. Never use it with a real account.",
+    "FASTSCALE_ENDPOINT_URL. Never use it with a real account. Only loopback and private addresses are "
+    "accepted without --send-credentials-to-endpoint-url; link-local and metadata addresses never.",
+)
+_trust_option = click.option(
+    "--send-credentials-to-endpoint-url",
+    is_flag=True,
+    envvar="FASTSCALE_SEND_CREDENTIALS_TO_ENDPOINT_URL",
+    expose_value=False,
+    callback=_remember_trust,
+    help="Allow `endpoint_url` (config or --endpoint-url, and the S3 state's `state.endpoint_url`) to name a "
+    "host that is not loopback or private: every AWS call, signed with your AWS credentials, goes there. "
+    "Only for an emulator you trust; the config cannot allow it by itself. Default: off.",
 )
 
 
+def endpoint_url_option(command: Any) -> Any:
+    """Commands that call AWS (through Terraform or boto3) take --endpoint-url and its opt-in for remote
+    hosts, --send-credentials-to-endpoint-url; `load_checked` (or `apply_target`) applies both."""
+    return _url_option(_trust_option(command))
+
+
 def apply_target(config: FastscaleConfig, *, announce: bool = True) -> FastscaleConfig:
-    """The config with the command line's --endpoint-url applied; announces an emulator target on stderr
-    (also with --json, whose stdout stays JSON), so nobody mistakes an emulator run for a real one."""
+    """The config with the command line's --endpoint-url and --send-credentials-to-endpoint-url applied;
+    announces an emulator target on stderr (also with --json, whose stdout stays JSON), so nobody mistakes
+    an emulator run for a real one. A remote --endpoint-url without the opt-in is bad input (exit code 2);
+    a remote `endpoint_url` in the config is left to rule FS096, which names its line."""
     ctx = click.get_current_context(silent=True)
     url = ctx.meta.get(_ENDPOINT_URL_KEY) if ctx is not None else None
+    trusted = bool(ctx.meta.get(_TRUST_KEY)) if ctx is not None else False
     if url:
+        from fastscale.infra.network import remote_hint, remote_reason
+
+        reason = remote_reason(url, "--endpoint-url")
+        if reason and not trusted:
+            raise click.BadParameter(f"{reason}: {remote_hint(url)}", param_hint="'--endpoint-url'")
         config = config.model_copy(update={"endpoint_url": url})
+    if trusted:
+        config = config.trusting_remote_endpoint()
     if config.endpoint_url and announce:
         console(stderr=True).print(
             f"[bold yellow]EMULATOR TARGET:[/] every AWS call goes to {config.endpoint_url}, not to AWS")
@@ -281,8 +329,10 @@ def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
 
     findings = run_rules(config)
     try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):  # it was read a moment ago; without it, findings keep their paths
+        from fastscale.infra.safe_files import read_bytes
+
+        text = read_bytes(Path(path), 1 << 24, "config file").decode("utf-8")
+    except (OSError, ValueError):  # it was read a moment ago; without it, findings keep their paths
         return findings
     return with_lines(findings, text)
 

@@ -25,6 +25,7 @@ from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     Checked,
+    UserPath,
     console,
     print_json,
     say,
@@ -71,7 +72,7 @@ out_option = click.option(
     metavar="DIR",
     default="cdktf.out",
     show_default=True,
-    type=click.Path(file_okay=False),
+    type=UserPath(file_okay=False),
     help="Directory the Terraform stack is synthesized into.",
 )
 auto_approve_option = click.option(

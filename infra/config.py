@@ -21,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     StringConstraints,
     ValidationError,
     field_validator,
@@ -540,9 +541,10 @@ class LocalState(_Strict):
     backend: Literal["local"] = "local"
     path: str | None = Field(
         None,
-        description="State file path, relative to the project root (the directory fastscale runs in), or "
-        "absolute. Default: terraform.<project>.<region>.tfstate in the project root, never inside the "
-        "synth output directory. The state holds every environment value in plain text (mode 0600).",
+        description="State file path, relative to the project root (the directory fastscale runs in) and "
+        "inside it: no absolute path, no `..`, no symbolic link on the way (rule FS095). Default: "
+        "terraform.<project>.<region>.tfstate in the project root, never inside the synth output directory. "
+        "The state holds every environment value in plain text (mode 0600).",
     )
 
 
@@ -560,7 +562,8 @@ class S3State(_Strict):
     endpoint_url: str | None = Field(
         None,
         description="S3 endpoint of an AWS emulator holding the state bucket. Required when the project's "
-        "`endpoint_url` is set, so state never goes to real S3 while resources go to an emulator.",
+        "`endpoint_url` is set, so state never goes to real S3 while resources go to an emulator. The same "
+        "hosts as `endpoint_url` are accepted.",
     )
 
     _url = field_validator("endpoint_url")(lambda v: check_endpoint_url(v))
@@ -610,6 +613,11 @@ def check_endpoint_url(value: str | None) -> str | None:
         parts.port  # noqa: B018 - raises on a port that is not a number in range
     except ValueError:
         raise ValueError(f"'{value}' has an invalid port") from None
+    from fastscale.infra.network import refused_reason
+
+    refused = refused_reason(value)
+    if refused is not None:
+        raise ValueError(refused)
     return value.rstrip("/")
 
 
@@ -632,10 +640,27 @@ class FastscaleConfig(_Strict):
         None,
         description="Send every AWS call — Terraform's providers and fastscale's own boto3 calls — to this URL "
         "instead of AWS: an emulator such as LocalStack or moto (docs/emulator.md). The command-line option "
-        "--endpoint-url overrides it. Never set it for a real account.",
+        "--endpoint-url overrides it. Never set it for a real account. Only loopback (localhost, 127.0.0.1, "
+        "::1) and private addresses (10.x, 172.16-31.x, 192.168.x, fc00::/7) are accepted; any other host needs "
+        "--send-credentials-to-endpoint-url on the command line, and link-local / metadata addresses are "
+        "always refused (docs/emulator.md).",
     )
 
     _url = field_validator("endpoint_url")(lambda v: check_endpoint_url(v))
+    # Set only from the command line (`--send-credentials-to-endpoint-url`), never from the file: the file is
+    # what an untrusted change edits. Rule FS095 reads it.
+    _remote_endpoint_trusted: bool = PrivateAttr(default=False)
+
+    @property
+    def remote_endpoint_trusted(self) -> bool:
+        """Whether the command line allowed `endpoint_url` (and `state.endpoint_url`) to name a remote host."""
+        return self._remote_endpoint_trusted
+
+    def trusting_remote_endpoint(self, trusted: bool = True) -> FastscaleConfig:
+        """A copy of this config whose endpoint URLs may name remote hosts (the command line's opt-in)."""
+        copy = self.model_copy()
+        copy._remote_endpoint_trusted = trusted
+        return copy
 
 
 # --------------------------------------------------------------------------------------------- loading
@@ -776,13 +801,17 @@ def parse_config(
 
 def load_config(path: str | Path) -> FastscaleConfig:
     """Read and validate a fastscale YAML file. Raises ConfigError (never a raw YAML/pydantic traceback)."""
+    from fastscale.infra.safe_files import SpecialFileError, read_bytes
+
     p = Path(path)
     try:
-        # Read at most one byte past the limit: a huge file (or /dev/zero) is refused without reading it all.
-        with p.open("rb") as handle:
-            raw = handle.read(safe_yaml.MAX_BYTES + 1)
+        # Read at most one byte past the limit: a huge file is refused without reading it all. A FIFO,
+        # device or socket is refused before it is opened for good (it could block for ever).
+        raw = read_bytes(p, safe_yaml.MAX_BYTES + 1, "config file")
     except FileNotFoundError:
         raise ConfigError(str(p), [ConfigProblem("", "file not found")]) from None
+    except SpecialFileError as exc:
+        raise ConfigError(str(p), [ConfigProblem("", str(exc))]) from None
     except OSError as exc:
         reason = exc.strerror or exc.__class__.__name__
         raise ConfigError(str(p), [ConfigProblem("", f"cannot read the file: {reason}")]) from None

@@ -17,6 +17,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fastscale.infra.safe_files import refuse_special, special_kind
+
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
 
@@ -59,7 +61,8 @@ def check_output_dir(directory: str | os.PathLike[str], what: str = "output dire
 
 
 def refuse_symlinks(paths: Iterable[str | os.PathLike[str]], what: str = "output file") -> None:
-    """Refuse to write any of ``paths`` (or create them inside a directory) that is a symbolic link."""
+    """Refuse to write any of ``paths`` (or create them inside a directory) that is a symbolic link, or a
+    FIFO, device or socket (writing to one would block, or go somewhere else entirely)."""
     for raw in paths:
         path = Path(raw)
         if path.is_symlink():
@@ -67,16 +70,46 @@ def refuse_symlinks(paths: Iterable[str | os.PathLike[str]], what: str = "output
                 f"{what} {str(path)!r} is a symbolic link (to {os.readlink(path)!r}); fastscale does not write "
                 "through links: remove the link, or choose another output directory"
             )
+        try:
+            kind = special_kind(os.lstat(path).st_mode)
+        except OSError:
+            continue
+        if kind is not None:
+            raise OutputPathError(f"{what} {str(path)!r} is {kind}, not a regular file or directory: remove it, "
+                                  "or choose another output directory")
 
 
 def write_text_nofollow(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write ``path`` without ever following a symbolic link at its last component (O_NOFOLLOW)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0)
+    """Write ``path`` without ever following a symbolic link at its last component (O_NOFOLLOW), and
+    without blocking on a FIFO (O_NONBLOCK; anything but a regular file is refused)."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    refuse_symlinks([path])
+    fd = os.open(path, flags, mode)
     try:
-        fd = os.open(path, flags, mode)
-    except OSError:
-        if path.is_symlink():
-            refuse_symlinks([path])
+        kind = special_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise OutputPathError(f"{str(path)!r} is {kind}, not a regular file: remove it first")
+        os.set_blocking(fd, True)
+        os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def write_text_regular(path: str | os.PathLike[str], text: str) -> None:
+    """Write a user-named file (``schema --out``) without blocking: a FIFO, device or socket is refused."""
+    refuse_special(path, "output file")
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o644)
+    try:
+        kind = special_kind(os.fstat(fd).st_mode)
+        if kind is not None:
+            raise OutputPathError(f"output file {os.fspath(path)!r} is {kind}, not a regular file")
+        os.set_blocking(fd, True)
+        os.ftruncate(fd, 0)
+    except BaseException:
+        os.close(fd)
         raise
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)

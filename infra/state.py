@@ -3,8 +3,10 @@
 The default is ``terraform.<stack>.<region>.tfstate`` in the **project root**: the directory fastscale is
 run from, as for cdktf and Terraform themselves. It never depends on the synth output directory, so
 ``--out cdktf.out/<name>`` (the layout of ``make demo``) and ``make clean`` never touch it, and the same
-project synthesized for two regions keeps two states. A relative ``state.path`` counts from the project
-root too; an absolute one is used as given.
+project synthesized for two regions keeps two states. ``state.path`` counts from the project root too, and
+must stay inside it: relative, no ``..``, no symbolic link on the way, and the file (with its backup and
+lock-info file) a regular file of the current user or not there yet (``infra.safe_files``). Anything else
+stops synthesis before Terraform or a chmod touches it.
 
 The synthesized backend path is relative to the stack directory whenever the output directory lies inside
 the project root, so the JSON is the same on every machine for the same layout.
@@ -21,12 +23,12 @@ from __future__ import annotations
 
 import os
 import posixpath
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from fastscale.infra.config import FastscaleConfig, LocalState
 from fastscale.infra.naming import stack_name
+from fastscale.infra.safe_files import make_owner_only, state_file_problem, state_path_form_problem
 
 #: Owner read/write only: for state files, plans and the synthesized JSON, which may hold environment values.
 PRIVATE_FILE_MODE = 0o600
@@ -70,7 +72,12 @@ def local_state_placement(
     out = Path(os.path.abspath(outdir))
     stack_dir = out / "stacks" / stack_name(config)
     configured = state.path
-    target = Path(os.path.normpath(root / (configured or default_state_file(config))))
+    relative = configured or default_state_file(config)
+    problem = state_path_form_problem(relative) or state_file_problem(root, relative)
+    if problem is not None:
+        raise StateLayoutError(f"{'state.path' if configured else 'the local Terraform state'}: {problem}; use a "
+                               "relative path inside the project directory without links (e.g. state/prod.tfstate)")
+    target = Path(os.path.normpath(root / relative))
     if _inside(target, out):
         how = "set state.path outside it" if configured else "use an --out directory that does not contain the project root"
         raise StateLayoutError(
@@ -78,13 +85,17 @@ def local_state_placement(
             f"regenerated and cleaned up: {how}"
         )
     _refuse_orphaning(config, target, out, root)
-    if configured and posixpath.isabs(configured):
-        backend_path = configured
-    elif _inside(out, root):
+    if _inside(out, root) and _same_physically(out, root):
         backend_path = posixpath.normpath(Path(os.path.relpath(target, stack_dir)).as_posix())
     else:
         backend_path = target.as_posix()
     return LocalStatePlacement(file=target, backend_path=backend_path)
+
+
+def _same_physically(out: Path, root: Path) -> bool:
+    """Whether ``out`` lies under ``root`` on disk as it does in its spelling: a relative backend path is
+    resolved by Terraform through the real directories, so a linked output directory would carry it away."""
+    return os.path.relpath(os.path.realpath(out), os.path.realpath(root)) == os.path.relpath(out, root)
 
 
 def _refuse_orphaning(config: FastscaleConfig, target: Path, out: Path, root: Path) -> None:
@@ -110,13 +121,6 @@ def protect_state_files(placement: LocalStatePlacement | None) -> list[Path]:
     """Make an existing state file and its backup owner-only (state written by older releases was 0644)."""
     if placement is None:
         return []
-    changed = []
-    for path in (placement.file, placement.file.with_name(placement.file.name + ".backup")):
-        try:
-            mode = stat.S_IMODE(path.stat().st_mode)
-        except FileNotFoundError:
-            continue
-        if mode & 0o077:
-            path.chmod(PRIVATE_FILE_MODE)
-            changed.append(path)
-    return changed
+    # Only regular files of the current user, never through a link (infra.safe_files.make_owner_only).
+    paths = (placement.file, placement.file.with_name(placement.file.name + ".backup"))
+    return [path for path in paths if make_owner_only(path, PRIVATE_FILE_MODE)]

@@ -16,8 +16,9 @@ The role can do exactly what serving needs and nothing else:
   the endpoint's subnets (`ec2:Subnet`).
 
 Only SageMaker, acting for a resource of this account in this region, may assume the role: the trust
-policy carries `aws:SourceAccount` and `aws:SourceArn` (AWS's cross-service confused-deputy guidance for
-SageMaker), with the account read at deploy time from `data.aws_caller_identity`.
+policy is AWS's documented form for SageMaker AI inference (real-time, serverless, asynchronous), one
+`ArnLike aws:SourceArn arn:<partition>:sagemaker:<region>:<account>:*` condition, with the account read at
+deploy time from `data.aws_caller_identity`. See :data:`CONFUSED_DEPUTY_DOC`.
 
 No AWS managed policy is attached (the usual `AmazonSageMakerFullAccess` would let the model container
 create and delete any SageMaker resource). The account id is not known at synthesis time; where an ARN
@@ -66,8 +67,21 @@ def partition(region: str) -> str:
     return "aws"
 
 
+#: AWS's cross-service confused-deputy guidance for SageMaker AI inference. Its example trust policy has
+#: `ArnLike aws:SourceArn arn:aws:sagemaker:<region>:<account>:*` alone: "because the account number is part
+#: of the aws:SourceArn value, you do not need to specify an aws:SourceAccount value", and the ARN must not
+#: be narrowed to one model's or endpoint's. No AWS text says SageMaker sets aws:SourceAccount when it
+#: assumes an endpoint's role; a StringEquals on a key the service does not send denies the AssumeRole, so
+#: the documented form is kept exactly.
+CONFUSED_DEPUTY_DOC = (
+    "https://docs.aws.amazon.com/sagemaker/latest/dg/security-confused-deputy-prevention.html"
+    "#security-confused-deputy-inference"
+)
+
+
 def trust_policy(region: str, account: str) -> dict[str, Any]:
-    """SageMaker may assume the role only on behalf of a SageMaker resource of ``account`` in ``region``."""
+    """SageMaker may assume the role only on behalf of a SageMaker resource of ``account`` in ``region``
+    (AWS's documented inference form, :data:`CONFUSED_DEPUTY_DOC`)."""
     return {
         "Version": POLICY_VERSION,
         "Statement": [
@@ -76,7 +90,6 @@ def trust_policy(region: str, account: str) -> dict[str, Any]:
                 "Principal": {"Service": SAGEMAKER_PRINCIPAL},
                 "Action": "sts:AssumeRole",
                 "Condition": {
-                    "StringEquals": {"aws:SourceAccount": account},
                     "ArnLike": {"aws:SourceArn": f"arn:{partition(region)}:sagemaker:{region}:{account}:*"},
                 },
             }

@@ -3,6 +3,7 @@ directory, never silently replaced by empty state; owner-only."""
 
 from __future__ import annotations
 
+import os
 import stat
 
 import pytest
@@ -98,3 +99,55 @@ def test_existing_state_and_backup_become_owner_only(config, tmp_path):
     assert protect_state_files(placement) == [placement.file, backup]
     assert {stat.S_IMODE(p.stat().st_mode) for p in (placement.file, backup)} == {0o600}
     assert protect_state_files(placement) == []
+
+
+# ----------------------------------------------------------------- the state stays inside the project
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../x.tfstate", "a/../../x.tfstate", "state/"])
+def test_placement_refuses_a_state_path_outside_the_project(base_config, tmp_path, path):
+    # the last guard, whatever validation let through (a config built in code never met rule FS095)
+    with pytest.raises(StateLayoutError, match="state.path: "):
+        local_state_placement(_config(base_config, path=path), tmp_path / "cdktf.out", tmp_path)
+
+
+def test_placement_refuses_a_linked_directory_or_file_on_the_way(base_config, tmp_path):
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "state").symlink_to(tmp_path / "outside")
+    with pytest.raises(StateLayoutError, match="'state' is a symbolic link"):
+        local_state_placement(_config(base_config, path="state/x.tfstate"), tmp_path / "cdktf.out", tmp_path)
+    (tmp_path / "x.tfstate.backup").symlink_to(tmp_path / "outside" / "b")
+    with pytest.raises(StateLayoutError, match=r"'x.tfstate.backup' is a symbolic link"):
+        local_state_placement(_config(base_config, path="x.tfstate"), tmp_path / "cdktf.out", tmp_path)
+
+
+def test_placement_refuses_a_state_file_of_another_user(base_config, tmp_path, monkeypatch):
+    (tmp_path / "x.tfstate").write_text("{}")
+    monkeypatch.setattr("os.geteuid", lambda: os.stat(tmp_path / "x.tfstate").st_uid + 1)
+    with pytest.raises(StateLayoutError, match="belongs to another user"):
+        local_state_placement(_config(base_config, path="x.tfstate"), tmp_path / "cdktf.out", tmp_path)
+
+
+def test_modes_change_only_on_regular_files_the_user_owns(config, tmp_path, monkeypatch):
+    placement = local_state_placement(config, tmp_path / "cdktf.out", tmp_path)
+    victim = tmp_path / "victim"
+    victim.write_text("x")
+    victim.chmod(0o644)
+    placement.file.symlink_to(victim)  # appeared after placement was decided
+    assert protect_state_files(placement) == []
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o644
+    placement.file.unlink()
+    placement.file.write_text("{}")
+    placement.file.chmod(0o644)
+    monkeypatch.setattr("os.geteuid", lambda: placement.file.stat().st_uid + 1)
+    assert protect_state_files(placement) == []
+    assert stat.S_IMODE(placement.file.stat().st_mode) == 0o644
+
+
+def test_linked_output_directory_gets_an_absolute_backend_path(config, tmp_path):
+    (tmp_path / "elsewhere" / "deep").mkdir(parents=True)
+    (tmp_path / "project").mkdir()
+    (tmp_path / "project" / "cdktf.out").symlink_to(tmp_path / "elsewhere" / "deep")
+    placement = local_state_placement(config, tmp_path / "project" / "cdktf.out", tmp_path / "project")
+    # relative, "../../../" would climb the real directories: elsewhere/, not project/
+    assert placement.backend_path == str(tmp_path / "project" / f"terraform.demo.{config.region}.tfstate")

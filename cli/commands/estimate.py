@@ -9,6 +9,7 @@ import click
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
+    UserPath,
     console,
     fail,
     json_option,
@@ -155,7 +156,7 @@ def render_cost(report, out) -> None:
 
 
 @click.command("estimate")
-@click.argument("config_file", metavar="[FILE]", required=False, type=click.Path(dir_okay=False))
+@click.argument("config_file", metavar="[FILE]", required=False, type=UserPath(dir_okay=False))
 @click.option("--instance-type", help="What-if instead of a FILE: the instance type, e.g. ml.g6.2xlarge.")
 @click.option("--model-size-gb", type=click.FloatRange(min=0), help="What-if: model weights in GB (required).")
 @click.option("--image-size-gb", type=click.FloatRange(min=0),
@@ -168,7 +169,7 @@ def render_cost(report, out) -> None:
 @click.option("--max-instances", type=click.IntRange(min=1), help="What-if: instances at peak, for the cost (default 1).")
 @click.option("--hours-at-max", type=click.FloatRange(0, 24), default=None,
               help="Hours per day at max capacity for the monthly cost, the rest at min (default 2).")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_path", type=UserPath(dir_okay=False),
               help="Also draw the timelines to this PNG (needs matplotlib: pip install 'fastscale[plot]').")
 @json_option
 def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_json, **what_if_options) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from fastscale.cli.common import EXIT_BAD_INPUT, console, say
+from fastscale.cli.common import EXIT_BAD_INPUT, UserPath, console, say
 from fastscale.infra.scaffold import (
     CI_CHOICES,
     DISTRIBUTION,
@@ -47,7 +47,7 @@ def _requirement(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 
 @click.command("init")
-@click.argument("directory", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("directory", type=UserPath(file_okay=False, path_type=Path))
 @click.option("--project", callback=_project_name, help="Project name (resource prefix). Default: the directory name.")
 @click.option("--model", type=click.Choice(model_choices()), default="qwen3-8b", show_default=True,
               help="Workload preset: model size, instance type, GPUs per copy.")

@@ -9,6 +9,7 @@ import click
 from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
+    UserPath,
     console,
     endpoint_url_option,
     fail,
@@ -129,7 +130,7 @@ def _render(measurement, compared, out) -> None:
 
 
 @click.command("measure-scaleout")
-@click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.argument("config_file", metavar="FILE", type=UserPath(dir_okay=False))
 @click.option("--endpoint", "endpoint_name", required=True, help="Endpoint name as in the config.")
 @click.option("--component", "component_name", help="Inference component to add a copy of (IC endpoints).")
 @click.option("--timeout", type=click.FloatRange(min=1), default=1800.0, show_default=True,

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import click
 
+from fastscale.cli.common import UserPath
+
 
 @click.command("schema")
-@click.option("--out", type=click.Path(dir_okay=False, writable=True), help="Write to this file instead of stdout.")
+@click.option("--out", type=UserPath(dir_okay=False, writable=True), help="Write to this file instead of stdout.")
 def schema_command(out: str | None) -> None:
     """Print the JSON Schema of the config file.
 
@@ -23,8 +25,9 @@ def schema_command(out: str | None) -> None:
 
     text = dump_json_schema()
     if out:
-        with open(out, "w", encoding="utf-8") as fh:  # an OSError ends as one line, exit 1 (cli.errors)
-            fh.write(text)
+        from fastscale.infra.outputs import write_text_regular
+
+        write_text_regular(out, text)  # an OSError ends as one line, exit 1 (cli.errors); a FIFO exit 2
         click.echo(f"wrote {out}", err=True)
     else:
         click.echo(text, nl=False)

@@ -9,6 +9,7 @@ import click
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
+    UserPath,
     fail,
     json_option,
     load_checked,
@@ -160,14 +161,14 @@ def render(sim, every: int | None) -> None:
 
 
 @click.command("simulate")
-@click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.argument("config_file", metavar="FILE", type=UserPath(dir_okay=False))
 @click.option("--endpoint", "endpoint", metavar="E", help="Only this endpoint (its config name).")
 @click.option("--component", "component", metavar="C", help="Only this inference component.")
 @click.option("--spike", metavar="BASE:PEAK@T[+HOLD]",
               help="Concurrent requests: BASE until second T, then PEAK (for HOLD seconds, then BASE again). "
               "Default: idle, then 75% of what the maximum serves at 60 s for 20 minutes.")
 @click.option("--ramp", metavar="BASE:PEAK@START-END", help="Concurrent requests rising linearly from START to END.")
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="CSV",
+@click.option("--trace", "trace_path", type=UserPath(dir_okay=False), metavar="CSV",
               help="Per-second traffic: a header `concurrency` or `rps` (requests per second, needs --service-time), "
               "optionally `second`.")
 @click.option("--duration", type=click.IntRange(min=1), metavar="SECONDS",
@@ -180,7 +181,7 @@ def render(sim, every: int | None) -> None:
               "from infra/estimate_params.json.")
 @click.option("--every", type=click.IntRange(min=1), metavar="SECONDS",
               help="Print the demand/capacity table every SECONDS instead of at each change.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False),
+@click.option("--plot", "plot_path", type=UserPath(dir_okay=False),
               help="Also draw demand and capacity over time, one line per variant, to this PNG (needs matplotlib).")
 @json_option
 def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, duration, service_time, cold_start,

@@ -9,6 +9,7 @@ import click
 
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
+    UserPath,
     endpoint_url_option,
     fail,
     json_option,
@@ -27,8 +28,8 @@ if TYPE_CHECKING:
 
 @click.command("synth")
 @click.argument("config_files", metavar="FILE...", nargs=-1, required=True,
-                type=click.Path(dir_okay=False, path_type=str))
-@click.option("--out", "outdir", default="cdktf.out", show_default=True, type=click.Path(file_okay=False),
+                type=click.Path(dir_okay=False, path_type=str))  # a FIFO is reported by load_config
+@click.option("--out", "outdir", default="cdktf.out", show_default=True, type=UserPath(file_okay=False),
               help="Output directory (cdktf layout: manifest.json, stacks/<name>/cdk.tf.json). With several "
               "FILEs, each stack gets DIR/<stack name>/ in that layout.")
 @json_option

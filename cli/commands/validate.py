@@ -34,6 +34,7 @@ def aws_clients(config: FastscaleConfig) -> Any:
 
 @click.command("validate")
 @click.argument("config_files", metavar="FILE...", nargs=-1, required=True, type=click.Path(dir_okay=False))
+# (not UserPath: a FIFO or device is a finding of its file, in the text and JSON reports, from load_config)
 @json_option
 @endpoint_url_option
 @click.option(

@@ -8,6 +8,13 @@ given up after :data:`CONNECT_TIMEOUT` s) so that an account that keeps throttli
 cannot be reached, fails the command within about a minute instead of looking hung; the long waits that
 need patience (endpoints becoming InService) poll through throttling on their own.
 
+Every call also has a **total time limit** (:data:`CALL_TIME_LIMIT` seconds, or
+``FASTSCALE_AWS_CALL_TIMEOUT``): no new attempt starts when it could not finish within the limit, so a
+server that accepts connections and never answers ends the call in about that time (not 5 x 60 s), with
+one line naming the call and the endpoint. While a call waits longer than :data:`WAIT_NOTICE_SECONDS`,
+one line per attempt on stderr says what it waits for (service, operation, endpoint, attempt); stdout (and
+so ``--json``) is never written to.
+
 Every public function that talks to AWS is wrapped in :func:`translate_errors`: whatever botocore raises
 leaves it as one :class:`AwsError` whose message is one line naming the error code, the operation and the
 resource it was about (:func:`describe_failure`).
@@ -20,7 +27,11 @@ Stubber-wrapped clients that way).
 from __future__ import annotations
 
 import functools
+import os
 import re
+import sys
+import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -51,15 +62,124 @@ if TYPE_CHECKING:
 #: attempts (``max_attempts`` 10) waited up to 131 s.
 MAX_ATTEMPTS = 5
 MAX_BACKOFF_SECONDS = sum(2**n for n in range(MAX_ATTEMPTS - 1))
-#: Seconds to open a connection (AWS answers in well under one) and to wait for an answer.
+#: Seconds to open a connection (AWS answers in well under one) and to wait for an answer. Every call
+#: fastscale makes is a describe, list, tag or delete call that AWS answers in about a second.
 CONNECT_TIMEOUT = 5
-READ_TIMEOUT = 60
+READ_TIMEOUT = 20
+#: Seconds one call may take, all attempts and back-off included (``FASTSCALE_AWS_CALL_TIMEOUT``).
+CALL_TIME_LIMIT = 60
+CALL_TIME_LIMIT_ENV = "FASTSCALE_AWS_CALL_TIMEOUT"
+#: A call that has waited this long says so on stderr, once per attempt (sooner when the read timeout is short).
+WAIT_NOTICE_SECONDS = 3.0
 
 RETRY_CONFIG = Config(
     retries={"mode": "adaptive", "total_max_attempts": MAX_ATTEMPTS},
     connect_timeout=CONNECT_TIMEOUT,
     read_timeout=READ_TIMEOUT,
 )
+
+
+def call_time_limit() -> float:
+    """The total seconds a call may take: ``FASTSCALE_AWS_CALL_TIMEOUT`` when it is a positive number."""
+    raw = os.environ.get(CALL_TIME_LIMIT_ENV, "").strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        return CALL_TIME_LIMIT
+    return value if value > 0 and value == value and value != float("inf") else CALL_TIME_LIMIT
+
+
+def _timeouts(limit: float) -> tuple[float, float]:
+    """(connect, read) timeouts of one attempt that fit in ``limit`` seconds."""
+    connect = min(CONNECT_TIMEOUT, max(limit / 2, 0.5))
+    return connect, max(min(READ_TIMEOUT, limit - connect), 0.5)
+
+
+def _client_config() -> Config:
+    limit = call_time_limit()
+    connect, read = _timeouts(limit)
+    if (connect, read) == (CONNECT_TIMEOUT, READ_TIMEOUT):
+        return RETRY_CONFIG
+    return RETRY_CONFIG.merge(Config(connect_timeout=connect, read_timeout=read))
+
+
+class CallTimeLimitExceeded(BotoCoreError):  # type: ignore[misc,unused-ignore]  # botocore: no hints
+    """A call's attempts did not get an answer within its total time limit (the limit ends the retries)."""
+
+    fmt = ("no answer from {endpoint} to {operation} within {limit:g} s ({attempts} attempt(s), {connect:g} s to "
+           "connect, {read:g} s to answer)")
+
+
+def _say_waiting(message: str) -> None:
+    try:
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):  # stderr closed: nobody to tell
+        pass
+
+
+#: Where "still waiting" lines go; stderr by default (never stdout, which may carry --json).
+wait_reporter: Callable[[str], None] = _say_waiting
+
+
+class _Call:
+    """One API call in flight on this thread: what it is, when it started, its attempts, its notice timer."""
+
+    def __init__(self, service: str, operation: str, endpoint: str, limit: float):
+        self.service, self.operation, self.endpoint = service, operation, endpoint
+        self.limit = limit
+        self.connect, self.read = _timeouts(limit)
+        self.started = time.monotonic()
+        self.attempts = 0
+        self.timer: threading.Timer | None = None
+
+    def notice(self, attempt: int) -> None:
+        waited = time.monotonic() - self.started
+        wait_reporter(f"waiting for {self.service} {self.operation} at {self.endpoint} (attempt {attempt} of "
+                      f"{MAX_ATTEMPTS}, {waited:.0f} s so far; gives up after {self.limit:g} s)")
+
+    def stop_timer(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+
+
+_in_flight = threading.local()
+
+
+def _call_started(model: Any, context: dict[str, Any], **_: Any) -> None:
+    service = model.service_model.service_name
+    endpoint = context.get(_ENDPOINT_KEY, "AWS")
+    _in_flight.call = _Call(service, model.name, endpoint, call_time_limit())
+
+
+def _attempt_starting(request: Any, **_: Any) -> None:
+    call: _Call | None = getattr(_in_flight, "call", None)
+    if call is None:
+        return
+    call.stop_timer()
+    if call.attempts and time.monotonic() - call.started + call.connect + call.read > call.limit:
+        # Another attempt could not finish in time: end the call here (botocore does not retry this error).
+        raise CallTimeLimitExceeded(endpoint=call.endpoint, operation=call.operation, limit=call.limit,
+                                    attempts=call.attempts, connect=call.connect, read=call.read)
+    call.attempts += 1
+    # Within the attempt's own read timeout, so even a short limit shows what it waits for.
+    call.timer = threading.Timer(min(WAIT_NOTICE_SECONDS, call.read / 2), call.notice, args=(call.attempts,))
+    call.timer.daemon = True
+    call.timer.start()
+
+
+def _attempt_ended(**_: Any) -> None:
+    call: _Call | None = getattr(_in_flight, "call", None)
+    if call is not None:
+        call.stop_timer()
+
+
+def _call_ended(**_: Any) -> None:
+    call: _Call | None = getattr(_in_flight, "call", None)
+    if call is not None:
+        call.stop_timer()
+        _in_flight.call = None
 
 #: Short names used in this package -> boto3 service names.
 SERVICE_ALIASES = {
@@ -84,9 +204,8 @@ def client(
     """A boto3 client with adaptive retries; ``service`` is a boto3 service name or one of SERVICE_ALIASES.
     ``endpoint_url`` sends its calls to an AWS emulator instead of AWS."""
     name = SERVICE_ALIASES.get(service, service)
-    if session is None:
-        return instrument(boto3.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url))
-    return instrument(session.client(name, region_name=region, config=RETRY_CONFIG, endpoint_url=endpoint_url))
+    maker = boto3.client if session is None else session.client
+    return instrument(maker(name, region_name=region, config=_client_config(), endpoint_url=endpoint_url))
 
 
 #: Key of the failed response under which :func:`instrument` records what the request was about.
@@ -110,17 +229,36 @@ def _attach_resource(parsed: dict[str, Any], context: Mapping[str, Any], **_: An
         parsed[REQUEST_KEY] = context[REQUEST_KEY]
 
 
+#: Key of a call's context under which :func:`instrument` records the endpoint it goes to.
+_ENDPOINT_KEY = "FastscaleEndpoint"
+
+
 def instrument(api: BaseClient) -> BaseClient:
     """Make a failed call's error say which resource it was about (botocore's ClientError only names the
-    operation). Idempotent; applied to every client handed out, real, moto-backed or Stubber-wrapped."""
-    api.meta.events.register("before-parameter-build.*.*", _remember_resource, unique_id="fastscale-resource")
-    api.meta.events.register("after-call.*.*", _attach_resource, unique_id="fastscale-resource-attach")
+    operation), bound every call's total time and report long waits on stderr. Idempotent; applied to every
+    client handed out, real, moto-backed or Stubber-wrapped."""
+    events = api.meta.events
+    events.register("before-parameter-build.*.*", _remember_resource, unique_id="fastscale-resource")
+    events.register("after-call.*.*", _attach_resource, unique_id="fastscale-resource-attach")
+    endpoint = api.meta.endpoint_url
+
+    def remember_endpoint(context: dict[str, Any], **_: Any) -> None:
+        context[_ENDPOINT_KEY] = endpoint
+
+    events.register("before-parameter-build.*.*", remember_endpoint, unique_id="fastscale-endpoint")
+    events.register("before-call.*.*", _call_started, unique_id="fastscale-call-started")
+    # First among the before-send handlers, so a call past its limit ends before any handler sends it.
+    events.register_first("before-send.*.*", _attempt_starting, unique_id="fastscale-attempt")
+    events.register("response-received.*.*", _attempt_ended, unique_id="fastscale-attempt-ended")
+    events.register("after-call.*.*", _call_ended, unique_id="fastscale-call-ended")
+    events.register("after-call-error.*.*", _call_ended, unique_id="fastscale-call-failed")
     return api
 
 
 class AwsClients:
     """Lazily built clients for one region; ``overrides`` (service name -> client) take precedence.
-    ``endpoint_url`` (an AWS emulator) applies to every client built here."""
+    ``endpoint_url`` (an AWS emulator) applies to every client built here; it must name a loopback or
+    private address unless ``trust_remote_endpoint`` (the command line's opt-in), see ``infra.network``."""
 
     def __init__(
         self,
@@ -129,7 +267,10 @@ class AwsClients:
         session: boto3.session.Session | None = None,
         overrides: Mapping[str, BaseClient] | None = None,
         endpoint_url: str | None = None,
+        trust_remote_endpoint: bool = False,
     ):
+        if endpoint_url:
+            refuse_endpoint(endpoint_url, trust_remote_endpoint)
         self.region = region
         self.endpoint_url = endpoint_url
         self._session = session
@@ -175,7 +316,8 @@ ClientsArg = AwsClients | Mapping[str, BaseClient] | None
 
 def for_config(config: FastscaleConfig) -> AwsClients:
     """Clients for a config: its region, and its emulator (``endpoint_url``) when it has one."""
-    return AwsClients(config.region, endpoint_url=config.endpoint_url)
+    return AwsClients(config.region, endpoint_url=config.endpoint_url,
+                      trust_remote_endpoint=config.remote_endpoint_trusted)
 
 
 def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
@@ -185,7 +327,9 @@ def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
         return clients
     if isinstance(target, str):
         return AwsClients(target, overrides=clients)
-    return AwsClients(target.region, overrides=clients, endpoint_url=target.endpoint_url)
+    return AwsClients(target.region, overrides=clients, endpoint_url=target.endpoint_url,
+                      trust_remote_endpoint=target.remote_endpoint_trusted)
+
 
 
 # --------------------------------------------------------------------------------------------- errors
@@ -201,6 +345,22 @@ class AwsError(Exception):
         super().__init__(message)
         self.code = code
         self.operation = operation
+
+
+class EndpointRefused(AwsError):
+    """An endpoint URL fastscale must not send signed requests to; bad input (exit code 2)."""
+
+    exit_code = 2
+
+
+def refuse_endpoint(url: str, trust_remote: bool) -> None:
+    """The last guard before a client is built: a link-local or metadata host never, a remote one only
+    when trusted. Validation (the config's schema, rule FS096, the command line) refuses both first."""
+    from fastscale.infra.network import refused_reason, remote_reason
+
+    reason = refused_reason(url) or (None if trust_remote else remote_reason(url, "endpoint URL"))
+    if reason is not None:
+        raise EndpointRefused(reason, code="EndpointRefused")
 
 
 #: Codes meaning "slow down"; waits keep polling through them instead of aborting.
@@ -325,9 +485,12 @@ def describe_failure(exc: BaseException) -> str:
                 "AWS_ACCESS_KEY_ID")
     if isinstance(exc, NoRegionError):
         return "no AWS region: set `region` in the config"
+    if isinstance(exc, CallTimeLimitExceeded):
+        return f"{_one_line(str(exc))}; check that it is up, or allow more time with {CALL_TIME_LIMIT_ENV}"
     if isinstance(exc, (BotoConnectionError, ConnectionClosedError, HTTPClientError)):
-        return (f"cannot reach AWS: {_one_line(str(exc))} (each call is tried {MAX_ATTEMPTS} times, "
-                f"{CONNECT_TIMEOUT} s to connect); check the network, proxy settings and AWS_ENDPOINT_URL")
+        return (f"cannot reach AWS: {_one_line(str(exc))} (each call is tried up to {MAX_ATTEMPTS} times within "
+                f"{call_time_limit():g} s, {CONNECT_TIMEOUT} s to connect); check the network, proxy settings and "
+                "AWS_ENDPOINT_URL")
     return f"AWS client error: {_one_line(str(exc))}"
 
 

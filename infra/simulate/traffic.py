@@ -119,14 +119,18 @@ def read_trace(path: str | Path, *, duration: int | None, service_time: float | 
     With ``second``, rows may skip seconds: a value holds until the next row. ``rps`` needs the mean service
     time (``--service-time``) to become concurrency.
     """
+    from fastscale.infra.safe_files import SpecialFileError, read_bytes
+
     p = Path(path)
     try:
-        size = p.stat().st_size
-        if size > MAX_TRACE_BYTES:
-            raise TrafficError(f"{p}: the trace is {size} bytes; at most {MAX_TRACE_BYTES} are read")
-        text = p.read_text(encoding="utf-8-sig")
+        raw = read_bytes(p, MAX_TRACE_BYTES + 1, "trace")  # never blocks on a FIFO
+        if len(raw) > MAX_TRACE_BYTES:
+            raise TrafficError(f"{p}: the trace is larger than {MAX_TRACE_BYTES} bytes, the most that is read")
+        text = raw.decode("utf-8-sig")
     except FileNotFoundError:
         raise TrafficError(f"{p}: trace file not found") from None
+    except SpecialFileError as exc:
+        raise TrafficError(str(exc)) from None
     except (IsADirectoryError, PermissionError, UnicodeDecodeError) as exc:
         raise TrafficError(f"{p}: cannot read the trace ({exc.__class__.__name__})") from None
     return parse_trace(text, str(p), duration=duration, service_time=service_time, default_service_time=default_service_time)

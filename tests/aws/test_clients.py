@@ -20,7 +20,7 @@ def test_clients_use_bounded_adaptive_retries_and_timeouts():
     assert sm.meta.region_name == "eu-west-1"
     assert sm.meta.config.retries == {"mode": "adaptive", "total_max_attempts": 5}
     assert c.MAX_BACKOFF_SECONDS == 15
-    assert (sm.meta.config.connect_timeout, sm.meta.config.read_timeout) == (5, 60)
+    assert (sm.meta.config.connect_timeout, sm.meta.config.read_timeout) == (5, 20)
     assert c.client("autoscaling", "us-east-1").meta.service_model.service_name == "application-autoscaling"
 
 

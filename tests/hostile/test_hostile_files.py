@@ -46,6 +46,14 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "not_a_mapping.yaml": ("FS000", "must be a YAML mapping"),
     "control_character.yaml": ("FS000", "control characters are not allowed"),
     "invalid_utf8.yaml": ("FS000", "not UTF-8 text"),
+    "state_path_absolute.yaml": ("FS095", "'/etc/passwd' is an absolute path"),
+    "state_path_climbs_out.yaml": ("FS095", "climbs out of the project directory"),
+    "endpoint_url_remote_host.yaml": ("FS096", "names a host name other than localhost"),
+    "endpoint_url_public_address.yaml": ("FS096", "names a public address"),
+    "state_endpoint_url_remote.yaml": ("FS096", "state.endpoint_url 'https://s3.attacker.example.com'"),
+    "endpoint_url_metadata.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_decimal.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_ipv6.yaml": ("FS000", "link-local, cloud metadata"),
 }
 
 #: Values of the literal-secret files that must never be echoed.

@@ -130,8 +130,7 @@ def test_role_trusts_sagemaker_only_and_has_no_managed_policy(examples):
     account = "${data.aws_caller_identity.caller.account_id}"
     assert trust_policy("eu-west-1", "111122223333")["Statement"] == [
         {"Effect": "Allow", "Principal": {"Service": "sagemaker.amazonaws.com"}, "Action": "sts:AssumeRole",
-         "Condition": {"StringEquals": {"aws:SourceAccount": "111122223333"},
-                       "ArnLike": {"aws:SourceArn": "arn:aws:sagemaker:eu-west-1:111122223333:*"}}}
+         "Condition": {"ArnLike": {"aws:SourceArn": "arn:aws:sagemaker:eu-west-1:111122223333:*"}}}
     ]
     for stack in examples.values():
         role = stack.one("aws_iam_role")
@@ -182,4 +181,6 @@ def test_roles_of_several_endpoints_share_one_caller_identity(base_config, synth
     assert len(roles) == 2
     for role in roles:
         condition = json.loads(role["assume_role_policy"])["Statement"][0]["Condition"]
-        assert condition["StringEquals"] == {"aws:SourceAccount": "${data.aws_caller_identity.caller.account_id}"}
+        # AWS's inference form: the account is in the source ARN, and no aws:SourceAccount condition that
+        # SageMaker might not send (security-confused-deputy-prevention.html#security-confused-deputy-inference)
+        assert condition == {"ArnLike": {"aws:SourceArn": "arn:aws:sagemaker:us-east-1:${data.aws_caller_identity.caller.account_id}:*"}}

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 import stat
 
+import pytest
+
 from fastscale.infra.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
+from fastscale.infra.state import StateLayoutError
 from tests.contract.schema_check import resource_schema
 from tests.stacks.conftest import component_config
 
@@ -38,8 +41,10 @@ def test_configured_local_state_path(synth_dict):
     data = component_config()
     data["state"] = {"backend": "local", "path": "state/demo.tfstate"}
     assert synth_dict(data).doc["terraform"]["backend"]["local"]["path"] == "../../../state/demo.tfstate"
+    # outside the project: never handed to Terraform (rule FS095 says so at validate)
     data["state"] = {"backend": "local", "path": "/var/lib/fastscale/demo.tfstate"}
-    assert synth_dict(data).doc["terraform"]["backend"]["local"]["path"] == "/var/lib/fastscale/demo.tfstate"
+    with pytest.raises(StateLayoutError, match="is an absolute path"):
+        synth_dict(data)
 
 
 def test_stack_file_and_directory_are_owner_only(examples):
