@@ -146,7 +146,7 @@ def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
     err.print("[bold red]error:[/] these options do not give a valid project:")
     err.print(f"  {escape(chosen)}")
     for finding in errors:
-        say(f"  {finding.code} {escape(finding.message)}", stderr=True, indent="    ")
+        say(f"  {finding.code} {escape(finding.message)} Fix: {escape(finding.hint)}", stderr=True, indent="    ")
     found = alternatives(opts)
     if found.instance_types or found.models:
         err.print("These options give a valid project:")

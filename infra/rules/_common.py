@@ -11,10 +11,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
+
 from fastscale.infra import capacity
 from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.capacity import Pool
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelOverride, ModelSpec
 
 if TYPE_CHECKING:
     from fastscale.infra.naming import ComponentNames
@@ -76,6 +78,45 @@ def environments(config: FastscaleConfig) -> Iterator[tuple[str, dict[str, str]]
             for name, override in pool.components.items():
                 if override.environment is not None:
                     yield f"{key_path(f'{pool_path}.components', name)}.environment", dict(override.environment)
+
+
+def artifact_holders(config: FastscaleConfig) -> Iterator[tuple[str, Workload | ModelOverride]]:
+    """(path, holder) for every place an `image` or `model_data` is written: each workload, and each fallback
+    pool's override of it, e.g. 'endpoints[0].capacity.fallback[1].components.chat'. An override's unset
+    keys are None (inherited)."""
+    for path, _ep, workload in workloads(config):
+        yield path, workload
+    for ep_path, ep in endpoints(config):
+        for i, pool in enumerate(ep.capacity.fallback):
+            pool_path = f"{ep_path}.capacity.fallback[{i}]"
+            if pool.model is not None:
+                yield f"{pool_path}.model", pool.model
+            for name, override in pool.components.items():
+                yield key_path(f"{pool_path}.components", name), override
+
+
+def config_strings(config: FastscaleConfig) -> Iterator[tuple[str, str | None, str]]:
+    """(path, key, text) for every string of the config: each field's value, and each mapping's keys and
+    values (tags, environment, secrets, overrides). ``key`` is the mapping key when ``text`` is that key
+    itself, else None. Defaults are included: they are written like anything else."""
+
+    def walk(value: object, path: str) -> Iterator[tuple[str, str | None, str]]:
+        if isinstance(value, BaseModel):
+            for name in type(value).model_fields:
+                yield from walk(getattr(value, name), f"{path}.{name}" if path else name)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                where = key_path(path, str(key))
+                if isinstance(key, str):
+                    yield where, key, key
+                yield from walk(item, where)
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                yield from walk(item, f"{path}[{i}]")
+        elif isinstance(value, str):
+            yield path, None, value
+
+    yield from walk(config, "")
 
 
 def key_path(parent: str, key: str) -> str:
