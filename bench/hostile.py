@@ -2,7 +2,9 @@
 """Time and memory of `fastscale validate` on every hostile file: each must finish under 2 s and 200 MB.
 
 Every file of tests/hostile/files/ (alias bomb, deep nesting, duplicate keys, tabs, .nan/.inf, huge
-integers, 1e300 sizes, literal tokens, ...) plus generated ones too large to commit (a file just over
+integers, 1e300 sizes, literal tokens, misspelt regions in every partition, values AWS would refuse at
+deploy (file:// model data, a shell string as image, wildcard role ARNs, aws: tag keys, a queue as SNS
+topic, /opt/ml/model without model data), secrets in tags and in connection strings, ...) plus generated ones too large to commit (a file just over
 the size limit, a file of the largest accepted size made of many small keys) is run through the
 installed console script, once as text and once with --json, each in a fresh process: the exit code must
 be 2 and the output must hold no traceback. The budget applies to reading, loading and validating the
