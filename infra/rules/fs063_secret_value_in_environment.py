@@ -77,9 +77,9 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             if reported_by_name(key, value):
                 by_name.add(key_path(path, key))
     tags = {key_path("tags", name): name for name in config.tags}
-    for path, key, text in config_strings(config):
-        if (key is None and path in by_name) or is_reference(text):
+    for path, mapping_key, text in config_strings(config):
+        if (mapping_key is None and path in by_name) or is_reference(text):
             continue
         kind = secret_kind(text)
         if kind is not None:
-            yield _report(path, key, environment, tags, kind)
+            yield _report(path, mapping_key, environment, tags, kind)
