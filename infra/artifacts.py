@@ -105,7 +105,7 @@ _IMAGE_RE = re.compile(
     r"(?:@(?P<algorithm>[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*):(?P<hex>[0-9a-fA-F]{32,}))?"
 )
 #: Characters that appear somewhere in a valid reference; anything else is named in the message.
-_IMAGE_CHARS_RE = re.compile(r"[A-Za-z0-9._:/@\[\]-]")
+_IMAGE_ODD_RE = re.compile(r"[^A-Za-z0-9._:/@\[\]-]")
 
 
 def image_problem(uri: str) -> str | None:
@@ -116,8 +116,8 @@ def image_problem(uri: str) -> str | None:
         return "it is empty or contains whitespace"
     if len(uri) > IMAGE_MAX_LEN:
         return f"it is {len(uri)} characters long, more than the {IMAGE_MAX_LEN} SageMaker accepts"
-    odd = sorted({c for c in uri if not _IMAGE_CHARS_RE.fullmatch(c)})
-    if odd:
+    if _IMAGE_ODD_RE.search(uri):
+        odd = sorted(set(_IMAGE_ODD_RE.findall(uri)))
         shown = " ".join(repr(c) for c in odd[:8])
         return f"it contains characters no image reference holds ({shown})"
     if uri.startswith(("/", ".")) or "/." in uri or "./" in uri:

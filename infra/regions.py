@@ -99,9 +99,14 @@ def sagemaker_regions() -> list[str]:
     return [r for p in partitions() if p.supported for r in p.sagemaker_regions]
 
 
+@cache
+def _sagemaker_region_set() -> frozenset[str]:
+    return frozenset(sagemaker_regions())
+
+
 def is_sagemaker_region(region: str) -> bool:
     """A region of a supported partition where SageMaker AI runs: where fastscale can deploy."""
-    return region in sagemaker_regions()
+    return region in _sagemaker_region_set()
 
 
 def is_region(region: str) -> bool:

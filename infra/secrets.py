@@ -19,6 +19,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Suffix of the environment variable through which a container learns where a secret lives.
 SECRET_ARN_SUFFIX = "_SECRET_ARN"
@@ -228,10 +229,15 @@ def decoded_text(run: str) -> str | None:
     return None
 
 
-def secret_spans(value: str, _depth: int = 0) -> list[SecretSpan]:
+def secret_spans(value: str) -> list[SecretSpan]:
     """Every secret found in ``value``: token formats, credentials in connection strings and URLs, and long
     random runs. A run that is base64 of readable text (JSON, a sentence) is not random; what it decodes to
     is searched instead, so base64 of a config holding a token is still found."""
+    return list(_spans(value, 0))
+
+
+@lru_cache(maxsize=16384)  # configs and messages repeat the same strings (defaults, names) many times
+def _spans(value: str, _depth: int) -> tuple[SecretSpan, ...]:
     spans: list[SecretSpan] = []
     for kind, pattern in TOKEN_FORMATS:
         spans += [SecretSpan(m.start(), m.end(), kind) for m in pattern.finditer(value)]
@@ -245,12 +251,12 @@ def secret_spans(value: str, _depth: int = 0) -> list[SecretSpan]:
             continue  # already a token or a credential
         text = decoded_text(run)
         if text is not None:
-            inner = secret_spans(text, _depth + 1) if _depth < _MAX_DECODE_DEPTH else []
+            inner = _spans(text, _depth + 1) if _depth < _MAX_DECODE_DEPTH else ()
             if inner:
                 spans.append(SecretSpan(m.start(), m.end(), f"base64 of {inner[0].kind}"))
         elif looks_random(run):
             spans.append(SecretSpan(m.start(), m.end(), _RANDOM_KIND))
-    return sorted(spans, key=lambda s: (s.start, -s.end))
+    return tuple(sorted(spans, key=lambda s: (s.start, -s.end)))
 
 
 def secret_kind(value: str) -> str | None:

@@ -77,9 +77,14 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             if reported_by_name(key, value):
                 by_name.add(key_path(path, key))
     tags = {key_path("tags", name): name for name in config.tags}
-    for path, mapping_key, text in config_strings(config):
-        if (mapping_key is None and path in by_name) or is_reference(text):
+    kinds: dict[str, str | None] = {}  # a config repeats its strings: each is judged once
+
+    def kind_of(text: str) -> str | None:
+        if text not in kinds:
+            kinds[text] = None if is_reference(text) else secret_kind(text)
+        return kinds[text]
+
+    for path, mapping_key, text in config_strings(config, lambda text: kind_of(text) is not None):
+        if mapping_key is None and path in by_name:
             continue
-        kind = secret_kind(text)
-        if kind is not None:
-            yield _report(path, mapping_key, environment, tags, kind)
+        yield _report(path, mapping_key, environment, tags, kind_of(text) or "")
