@@ -3,8 +3,11 @@
 
 Every file of tests/hostile/files/ (alias bomb, deep nesting, duplicate keys, tabs, .nan/.inf, huge
 integers, 1e300 sizes, literal tokens, state paths outside the project, remote and metadata endpoint
-URLs, ...) plus generated ones too large or too strange to commit (a file just over the size limit, a file
-of the largest accepted size made of many small keys, a FIFO, /dev/zero) is run through the
+URLs, misspelt regions in every partition, values AWS would refuse at deploy (file:// model data, a shell
+string as image, wildcard role ARNs, aws: tag keys, a queue as SNS topic, /opt/ml/model without model data),
+secrets in tags and in connection strings, ...) plus generated ones too large or too strange to commit (a
+file just over the size limit, a file of the largest accepted size made of many small keys, a FIFO,
+/dev/zero) is run through the
 installed console script, once as text and once with --json, each in a fresh process: the exit code must
 be 2 and the output must hold no traceback. The budget applies to reading, loading and validating the
 file (timed inside a fresh process, imports excluded) and to the peak resident memory of the CLI process

@@ -124,3 +124,17 @@ MAX_ROLLBACK_ALARMS = 10
 #: variant, or copies of the component).
 STEP_PERCENT_MIN = 5
 STEP_PERCENT_MAX = 50
+
+# --------------------------------------------------------------------------------------------- values AWS accepts
+
+#: Where SageMaker puts a model's `ModelDataUrl` / `ModelDataSource` / `ArtifactUrl` in the container.
+MODEL_DIR = "/opt/ml/model"
+#: `ContainerImage` (botocore 1.44.8): at most 255 characters, no whitespace.
+IMAGE_MAX_LEN = 255
+#: `Url` / `S3ModelUri` (model data): at most 1024 characters.
+MODEL_DATA_MAX_LEN = 1024
+#: Tag keys beginning with this (in any case) are reserved for AWS ("User-defined tag restrictions",
+#: Tagging AWS Resources user guide); AWS refuses them in a tagging request.
+RESERVED_TAG_PREFIX = "aws:"
+#: Most user tags one resource may carry (SageMaker, IAM, CloudWatch alike).
+MAX_TAGS_PER_RESOURCE = 50

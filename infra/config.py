@@ -712,7 +712,8 @@ def _line_index(text: str) -> dict[tuple[Any, ...], int]:
 
 def parse_path(path: str) -> tuple[Any, ...]:
     """'endpoints[0].instances.min' -> ('endpoints', 0, 'instances', 'min'): the inverse of format_path."""
-    return tuple(int(index) if index else key for key, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", path))
+    found = re.findall(r'([^.\[\]"]+)|\[(\d+)\]|\["([^"]*)"\]', path)  # key, [index] or ["quoted key"]
+    return tuple(int(index) if index else quoted or key for key, index, quoted in found)
 
 
 class LineMap:
@@ -775,6 +776,13 @@ def _friendly(err: ErrorDetails, loc: tuple[Any, ...] = ()) -> str:
     return msg.removeprefix("Value error, ")
 
 
+def redact(text: str) -> str:
+    """A schema message with any credential it quotes masked (a URL's password, a token): see infra.secrets."""
+    from fastscale.infra.secrets import redact as mask
+
+    return mask(text)
+
+
 def parse_config(
     data: Any, source: str = "<config>", text: str | None = None, lines: dict[tuple[Any, ...], int] | None = None
 ) -> FastscaleConfig:
@@ -792,7 +800,7 @@ def parse_config(
         errors = exc.errors()
         for err in errors[:MAX_PROBLEMS_REPORTED]:
             loc = _clean_loc(tuple(err["loc"]))
-            problems.append(ConfigProblem(format_path(loc), _friendly(err, loc), _nearest_line(index, loc)))
+            problems.append(ConfigProblem(format_path(loc), redact(_friendly(err, loc)), _nearest_line(index, loc)))
         if len(errors) > MAX_PROBLEMS_REPORTED:
             problems.append(ConfigProblem("", f"{len(errors) - MAX_PROBLEMS_REPORTED} more problems not shown: fix the "
                                                "ones above and validate again"))

@@ -19,6 +19,7 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Suffix of the environment variable through which a container learns where a secret lives.
 SECRET_ARN_SUFFIX = "_SECRET_ARN"
@@ -31,15 +32,6 @@ _KMS_KEY_ARN_RE = re.compile(
 )
 #: Secrets Manager appends "-" and six random characters to a secret's name to form its ARN.
 _RANDOM_SUFFIX_RE = re.compile(r"-[A-Za-z0-9]{6}$")
-
-
-def partition_of(region: str) -> str:
-    """AWS partition of a region name: aws, aws-cn or aws-us-gov."""
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
 
 
 @dataclass(frozen=True)
@@ -162,7 +154,8 @@ TOKEN_FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = (
 #: versions and hex digests (at most 4) score lower.
 MIN_RANDOM_LENGTH = 24
 MIN_RANDOM_BITS_PER_CHAR = 4.3
-_RUN_RE = re.compile(rf"[A-Za-z0-9+/=_-]{{{MIN_RANDOM_LENGTH},}}")
+#: A run of token characters; `=` only as base64's trailing padding, so `key=value` splits at the `=`.
+_RUN_RE = re.compile(rf"[A-Za-z0-9+/_-]{{{MIN_RANDOM_LENGTH},}}={{0,2}}")
 
 
 def shannon_bits_per_char(text: str) -> float:
@@ -182,12 +175,111 @@ def looks_random(run: str) -> bool:
     return shannon_bits_per_char(run) >= MIN_RANDOM_BITS_PER_CHAR
 
 
+#: Credentials inside a connection string or URL: (what it is, pattern whose `secret` group is the credential).
+#: A URL's userinfo password (`postgres://admin:S3cr3t@db:5432/app`), and the key=value pairs of ADO.NET /
+#: ODBC / JDBC connection strings (`Password=`, `Pwd=`) and of Azure Storage and Service Bus / Event Hubs
+#: ones (`AccountKey=`, `SharedAccessKey=`, `SharedAccessSignature=`).
+_PAIR_VALUE = r"<[^>;]*>|[^;'\"\s]+"  # a `key=value` pair's value: a <placeholder> may hold spaces
+CONNECTION_FORMATS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("a password in a URL", re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]*:(?P<secret>[^\s/@]+)@")),
+    ("a password in a connection string",
+     re.compile(r"(?i)(?<![A-Za-z0-9_])(?:password|pwd)\s*=\s*(?P<secret>" + _PAIR_VALUE + ")")),
+    ("an Azure storage account key", re.compile(r"(?i)(?<![A-Za-z0-9_])accountkey\s*=\s*(?P<secret>" + _PAIR_VALUE + ")")),
+    ("an Azure shared access key",
+     re.compile(r"(?i)(?<![A-Za-z0-9_])sharedaccess(?:key|signature)\s*=\s*(?P<secret>" + _PAIR_VALUE + ")")),
+)
+#: What stands in for a credential without being one: `${VAR}`, `$VAR`, `<password>`, `****`, `{{resolve:...}}`.
+_PLACEHOLDER_RE = re.compile(r"\$\{[^}]*\}|\$[A-Za-z_][A-Za-z0-9_]*|<[^>]*>|\*+|x{3,}|X{3,}|\{\{.*\}\}|%[A-Za-z0-9_]+%")
+
+#: How deep base64 is unwrapped to look inside it (base64 of JSON holding a token is still a token).
+_MAX_DECODE_DEPTH = 2
+#: Share of printable characters above which decoded bytes are text, not key material.
+_READABLE_SHARE = 0.95
+_RANDOM_KIND = "a long random string (an API key or password, by its entropy)"
+
+
+@dataclass(frozen=True)
+class SecretSpan:
+    """Where a secret is in a value ([start, end)) and what kind it is. Never printed with the value."""
+
+    start: int
+    end: int
+    kind: str
+
+
+def decoded_text(run: str) -> str | None:
+    """The text a base64 / base64url run decodes to, when it decodes to readable UTF-8 text; else None."""
+    import base64
+    import binascii
+
+    body = run.rstrip("=").lstrip("-_/+")  # a leading '--' or '/' is the option or path around it
+    if len(body) % 4 == 1:
+        return None
+    padded = body + "=" * (-len(body) % 4)
+    for alphabet in (None, b"-_"):
+        if alphabet is None and re.search(r"[-_]", body) or alphabet is not None and re.search(r"[+/]", body):
+            continue
+        try:
+            raw = base64.b64decode(padded, altchars=alphabet, validate=True)
+            text = raw.decode("utf-8")
+        except (binascii.Error, ValueError):
+            continue
+        if text and sum(c.isprintable() or c in "\n\r\t" for c in text) / len(text) >= _READABLE_SHARE:
+            return text
+    return None
+
+
+def secret_spans(value: str) -> list[SecretSpan]:
+    """Every secret found in ``value``: token formats, credentials in connection strings and URLs, and long
+    random runs. A run that is base64 of readable text (JSON, a sentence) is not random; what it decodes to
+    is searched instead, so base64 of a config holding a token is still found."""
+    return list(_spans(value, 0))
+
+
+@lru_cache(maxsize=16384)  # configs and messages repeat the same strings (defaults, names) many times
+def _spans(value: str, _depth: int) -> tuple[SecretSpan, ...]:
+    spans: list[SecretSpan] = []
+    for kind, pattern in TOKEN_FORMATS:
+        spans += [SecretSpan(m.start(), m.end(), kind) for m in pattern.finditer(value)]
+    for kind, pattern in CONNECTION_FORMATS:
+        for m in pattern.finditer(value):
+            if not _PLACEHOLDER_RE.fullmatch(m["secret"]):
+                spans.append(SecretSpan(m.start("secret"), m.end("secret"), kind))
+    for m in _RUN_RE.finditer(value):
+        run = m.group()
+        if any(s.start < m.end() and m.start() < s.end for s in spans):
+            continue  # already a token or a credential
+        text = decoded_text(run)
+        if text is not None:
+            inner = _spans(text, _depth + 1) if _depth < _MAX_DECODE_DEPTH else ()
+            if inner:
+                spans.append(SecretSpan(m.start(), m.end(), f"base64 of {inner[0].kind}"))
+        elif looks_random(run):
+            spans.append(SecretSpan(m.start(), m.end(), _RANDOM_KIND))
+    return tuple(sorted(spans, key=lambda s: (s.start, -s.end)))
+
+
 def secret_kind(value: str) -> str | None:
     """What kind of secret `value` contains, or None. Never returns any part of the value."""
-    for kind, pattern in TOKEN_FORMATS:
-        if pattern.search(value):
-            return kind
-    for run in _RUN_RE.findall(value):
-        if looks_random(run):
-            return "a long random string (an API key or password, by its entropy)"
-    return None
+    spans = secret_spans(value)
+    return spans[0].kind if spans else None
+
+
+#: What a masked secret reads as in a message.
+MASK = "****"
+
+
+def redact(text: str, literals: frozenset[str] | set[str] = frozenset()) -> str:
+    """``text`` with every secret in it masked: what `secret_spans` finds, and each of ``literals`` (values
+    known to be secrets by where they stand, such as `DB_PASSWORD`'s). Messages pass through this, so no
+    finding ever repeats a credential, whatever rule wrote it."""
+    for literal in sorted(literals, key=len, reverse=True):
+        if len(literal) >= 4:
+            text = text.replace(literal, MASK)
+    out, last = [], 0
+    for span in secret_spans(text):
+        if span.start < last:
+            continue
+        out += [text[last:span.start], MASK]
+        last = span.end
+    return "".join(out) + text[last:]

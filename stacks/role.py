@@ -37,6 +37,7 @@ from fastscale.infra.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.aws_facts import NS_INVOCATIONS
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
+from fastscale.infra.regions import partition_of
 from fastscale.infra.secrets import policy_resource
 from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources.base import Group, resource_stack
@@ -60,11 +61,8 @@ METRIC_NAMESPACES = ["/aws/sagemaker/*", NS_INVOCATIONS]
 
 
 def partition(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
+    """The region's partition (aws, aws-cn, aws-us-gov), from botocore's endpoint data like the rules'."""
+    return partition_of(region)
 
 
 #: AWS's cross-service confused-deputy guidance for SageMaker AI inference. Its example trust policy has

@@ -146,7 +146,10 @@ def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
     err.print("[bold red]error:[/] these options do not give a valid project:")
     err.print(f"  {escape(chosen)}")
     for finding in errors:
-        say(f"  {finding.code} {escape(finding.message)}", stderr=True, indent="    ")
+        # Only the region's fix is an init option (--region); other fixes are edits of the YAML, which
+        # the options below replace.
+        fix = f" Fix: --region ({escape(finding.hint)})" if finding.path == "region" else ""
+        say(f"  {finding.code} {escape(finding.message)}{fix}", stderr=True, indent="    ")
     found = alternatives(opts)
     if found.instance_types or found.models:
         err.print("These options give a valid project:")

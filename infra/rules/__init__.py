@@ -88,8 +88,19 @@ _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
 
 
 def run_rules(config: FastscaleConfig) -> list[Finding]:
-    findings = [f for r in all_rules() for f in r.run(config)]
+    findings = masked([f for r in all_rules() for f in r.run(config)], config)
     return sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity], f.path, f.code))
+
+
+def masked(findings: list[Finding], config: FastscaleConfig) -> list[Finding]:
+    """The findings with every secret in their text masked, whichever rule wrote them: what looks like a
+    credential by its shape, and the literal values of environment variables named like secrets (FS018)."""
+    from fastscale.infra.rules._common import environments
+    from fastscale.infra.rules.fs018_secret_in_environment import flags
+    from fastscale.infra.secrets import redact
+
+    literals = {value for _, env in environments(config) for key, value in env.items() if flags(key, value)}
+    return [replace(f, message=redact(f.message, literals), hint=redact(f.hint, literals)) for f in findings]
 
 
 def with_lines(findings: list[Finding], text: str) -> list[Finding]:

@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from fastscale.infra import capacity, instance_fit
 from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.capacity import Pool
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelOverride, ModelSpec
 
 if TYPE_CHECKING:
     from fastscale.infra.naming import ComponentNames
@@ -78,9 +78,63 @@ def environments(config: FastscaleConfig) -> Iterator[tuple[str, dict[str, str]]
                     yield f"{key_path(f'{pool_path}.components', name)}.environment", dict(override.environment)
 
 
+def artifact_holders(config: FastscaleConfig) -> Iterator[tuple[str, Workload | ModelOverride]]:
+    """(path, holder) for every place an `image` or `model_data` is written: each workload, and each fallback
+    pool's override of it, e.g. 'endpoints[0].capacity.fallback[1].components.chat'. An override's unset
+    keys are None (inherited)."""
+    for path, _ep, workload in workloads(config):
+        yield path, workload
+    for ep_path, ep in endpoints(config):
+        for i, pool in enumerate(ep.capacity.fallback):
+            pool_path = f"{ep_path}.capacity.fallback[{i}]"
+            if pool.model is not None:
+                yield f"{pool_path}.model", pool.model
+            for name, override in pool.components.items():
+                yield key_path(f"{pool_path}.components", name), override
+
+
+def config_strings(
+    config: FastscaleConfig, wanted: Callable[[str], bool] | None = None
+) -> Iterator[tuple[str, str | None, str]]:
+    """(path, key, text) for every string of the config: each field's value, and each mapping's keys and
+    values (tags, environment, secrets, overrides). ``key`` is the mapping key when ``text`` is that key
+    itself, else None. Defaults are included: they are written like anything else. With ``wanted``, only
+    the strings it accepts; a path is spelled only for those, so a config of thousands of entries is
+    walked quickly."""
+    # Each node of the dumped config (plain dicts and lists) is (parent node, key or list index).
+    nodes: list[tuple[int, str | int]] = [(-1, "")]
+
+    def path_of(node: int) -> str:
+        parts: list[str | int] = []
+        while node > 0:
+            node, part = nodes[node]
+            parts.append(part)
+        path = ""
+        for part in reversed(parts):
+            path = f"{path}[{part}]" if isinstance(part, int) else (key_path(path, part) if path else part)
+        return path
+
+    stack: list[tuple[int, object]] = [(0, config.model_dump())]
+    while stack:
+        node, value = stack.pop()
+        if isinstance(value, str):
+            if wanted is None or wanted(value):
+                yield path_of(node), None, value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                nodes.append((node, key))
+                if wanted is None or wanted(key):
+                    yield path_of(len(nodes) - 1), key, key
+                stack.append((len(nodes) - 1, item))
+        elif isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                nodes.append((node, i))
+                stack.append((len(nodes) - 1, item))
+
+
 def key_path(parent: str, key: str) -> str:
     """Path of a user-chosen mapping key: dotted when it is a plain identifier, quoted otherwise."""
-    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+    if key.isascii() and key.isidentifier():  # [A-Za-z_][A-Za-z0-9_]*, without a regex: called per string
         return f"{parent}.{key}"
     return f'{parent}["{key}"]'
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra import regions
 from fastscale.infra.artifacts import parse_image
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
@@ -35,6 +36,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             f"{path}.image",
             f"'{workload.image}' is not in a private Amazon ECR registry: container image caching only applies "
             "to ECR images, so every new instance pulls the whole image and scale-out is slower.",
-            f"push the image to ECR in {config.region} and use it from there, e.g. "
-            f"123456789012.dkr.ecr.{config.region}.amazonaws.com/{ref.repository.rsplit('/', 1)[-1]}:<version>",
+            f"push the image to ECR in the endpoint's region and use it from there, e.g. "
+            f"{regions.ecr_host('123456789012', regions.shown(config.region))}/{ref.repository.rsplit('/', 1)[-1]}"
+            ":<version>",
         )

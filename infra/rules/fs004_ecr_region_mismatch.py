@@ -3,12 +3,16 @@
 SageMaker pulls the container image from ECR in the region where the model and endpoint are created; an
 image in another region's registry makes model or inference-component creation fail. Cross-account
 images (such as AWS's Deep Learning Containers, account 763104351884) are fine as long as the region matches.
+The hint names the registry host in the endpoint's region (China's hosts end in .amazonaws.com.cn); while
+the project's region is not a real SageMaker region (FS075) there is no right host to suggest, and this
+rule stays silent.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra import regions
 from fastscale.infra.artifacts import parse_image
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
@@ -27,11 +31,14 @@ endpoints:
 
 @rule("FS004", "ecr-region-mismatch", Severity.ERROR, "The ECR image is in a different region than the endpoint.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
+    if not regions.is_sagemaker_region(config.region):
+        return  # FS075 reports the region; no host in a region that does not exist is suggested
     for path, _ep, workload in workloads(config):
         ref = parse_image(workload.image)
-        if not ref.is_ecr or ref.ecr_region == config.region:
+        if not ref.is_ecr or ref.ecr_region == config.region or ref.ecr_account is None:
             continue
-        fixed = workload.image.replace(f".{ref.ecr_region}.", f".{config.region}.", 1)
+        pinned = f"@{ref.digest}" if ref.digest else f":{ref.tag or 'latest'}"
+        fixed = f"{regions.ecr_host(ref.ecr_account, config.region)}/{ref.repository}{pinned}"
         yield Hit(
             f"{path}.image",
             f"the image is in ECR in {ref.ecr_region} but the endpoint is in {config.region}: SageMaker only pulls "

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.regions import partition_of, shown
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import environments, key_path
 from fastscale.infra.secrets import is_plain_setting, is_reference, is_secret_name
@@ -57,6 +58,6 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
                 f"{key} looks like a secret and holds a literal value: it would be stored in plain text in the "
                 "Terraform state, the synthesized stack and the SageMaker resource description.",
                 f"store it in AWS Secrets Manager and move it to `secrets: {{{key}: "
-                f"arn:aws:secretsmanager:{config.region}:<account>:secret:<name>}}`; the container then reads it at "
+                f"arn:{partition_of(config.region)}:secretsmanager:{shown(config.region)}:<account>:secret:<name>}}`; the container then reads it at "
                 "start (docs/secrets.md)",
             )

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.regions import partition_of, shown
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 
@@ -51,7 +52,8 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
                 where,
                 f"'{arn}' is not an ML reservation ARN: SageMaker expects arn:aws:sagemaker:<region>:<account>:"
                 "<type>/<name> (20-258 characters), so the endpoint configuration would be refused.",
-                f"copy the ARN of the reservation (e.g. arn:aws:sagemaker:{config.region}:123456789012:training-plan/<name>)",
+                f"copy the ARN of the reservation (e.g. arn:{partition_of(config.region)}:sagemaker:{shown(config.region)}:"
+                "123456789012:training-plan/<name>)",
             )
         elif m["region"] != config.region:
             yield Hit(

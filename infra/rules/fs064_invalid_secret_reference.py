@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.regions import partition_of, shown
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import key_path, workloads
-from fastscale.infra.secrets import SECRET_ARN_SUFFIX, Arn, parse_kms_key_arn, parse_secret_arn, partition_of
+from fastscale.infra.secrets import SECRET_ARN_SUFFIX, Arn, parse_kms_key_arn, parse_secret_arn
 
 EXAMPLE = """\
 project: demo
@@ -51,7 +52,7 @@ def _placement_problem(arn: Arn, region: str) -> str | None:
 )
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     region = config.region
-    example = f"arn:{partition_of(region)}:secretsmanager:{region}:<account>:secret:<name>"
+    example = f"arn:{partition_of(region)}:secretsmanager:{shown(region)}:<account>:secret:<name>"
     for path, _ep, workload in workloads(config):
         for name, ref in workload.secrets.items():
             where = key_path(f"{path}.secrets", name)
@@ -66,7 +67,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
                 key = parse_kms_key_arn(ref.kms_key_arn)
                 if key is None:
                     yield Hit(f"{where}.kms_key_arn", f"the KMS key of {name}'s secret is not a KMS key ARN.",
-                              f"use the key's ARN, arn:{partition_of(region)}:kms:{region}:<account>:key/<key id> "
+                              f"use the key's ARN, arn:{partition_of(region)}:kms:{shown(region)}:<account>:key/<key id> "
                               "(not an alias)")
                 elif (problem := _placement_problem(key, region)) is not None:
                     yield Hit(f"{where}.kms_key_arn", f"the KMS key of {name}'s secret {problem}.",

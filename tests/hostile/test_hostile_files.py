@@ -54,10 +54,50 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "endpoint_url_metadata.yaml": ("FS000", "link-local, cloud metadata"),
     "endpoint_url_metadata_decimal.yaml": ("FS000", "link-local, cloud metadata"),
     "endpoint_url_metadata_ipv6.yaml": ("FS000", "link-local, cloud metadata"),
+    # accepted by the schema, refused by AWS at deploy: validate refuses them, with line and fix
+    "region_typo_commercial.yaml": ("FS075", "'us-eats-1' is not an AWS region"),
+    "region_typo_europe.yaml": ("FS075", "'eu-wset-1' is not an AWS region"),
+    "region_typo_opt_in.yaml": ("FS075", "'ap-southeast-7x' is not an AWS region"),
+    "region_typo_china.yaml": ("FS075", "'cn-nrth-1' is not an AWS region"),
+    "region_typo_govcloud.yaml": ("FS075", "'us-gov-wst-1' is not an AWS region"),
+    "model_data_file_url.yaml": ("FS076", "it is a file:// URL"),
+    "image_not_a_reference.yaml": ("FS077", "characters no image reference holds"),
+    "role_arn_wildcard.yaml": ("FS078", "it has a wildcard"),
+    "tag_reserved_prefix.yaml": ("FS079", "reserved for AWS"),
+    "sns_topic_not_sns.yaml": ("FS080", "not an SNS topic ARN"),
+    "sns_topic_other_partition.yaml": ("FS080", "partition aws-us-gov"),
+    "model_dir_without_model_data.yaml": ("FS081", "no model_data is set"),
+    "secret_in_tag.yaml": ("FS063", "looks like a GitHub token"),
+    "url_password_in_environment.yaml": ("FS063", "looks like a password in a URL"),
+    "azure_connection_string.yaml": ("FS063", "looks like an Azure storage account key"),
+    "service_bus_key_in_tag.yaml": ("FS063", "looks like an Azure shared access key"),
+    "password_pair_in_state_key.yaml": ("FS063", "looks like a password in a connection string"),
+}
+
+#: Files whose first finding is a rule's (not the schema's): (line it names, words of its fix).
+FIXES: dict[str, tuple[int, str]] = {
+    "region_typo_commercial.yaml": (2, "did you mean us-east-1"),
+    "region_typo_europe.yaml": (2, "did you mean eu-west-1"),
+    "region_typo_opt_in.yaml": (2, "did you mean ap-southeast-7"),
+    "region_typo_china.yaml": (2, "did you mean cn-north-1"),
+    "region_typo_govcloud.yaml": (2, "did you mean us-gov-west-1"),
+    "model_data_file_url.yaml": (8, "set model_data to s3://<bucket>/<prefix>/"),
+    "image_not_a_reference.yaml": (7, "use registry/repository:tag"),
+    "role_arn_wildcard.yaml": (6, "arn:aws:iam::<account>:role/<name>"),
+    "tag_reserved_prefix.yaml": (5, "without the 'aws:' prefix"),
+    "sns_topic_not_sns.yaml": (7, "arn:aws:sns:us-east-1:<account>:<topic>"),
+    "sns_topic_other_partition.yaml": (7, "arn:aws:sns:us-east-1:<account>:<topic>"),
+    "model_dir_without_model_data.yaml": (9, "set model_data to the S3 URI"),
+    "secret_in_tag.yaml": (5, "a tag never holds a credential"),
+    "url_password_in_environment.yaml": (9, "move DATABASE_URL to `secrets`"),
+    "azure_connection_string.yaml": (9, "move FEEDBACK_STORE to `secrets`"),
+    "service_bus_key_in_tag.yaml": (4, "a tag never holds a credential"),
+    "password_pair_in_state_key.yaml": (6, "remove it from the config"),
 }
 
 #: Values of the literal-secret files that must never be echoed.
-SECRETS = ("hf_FAKEfake", "correct-horse", "sk-proj-FAKE", "AKIAFAKE", "Zq8vN3xR7")
+SECRETS = ("hf_FAKEfake", "correct-horse", "sk-proj-FAKE", "AKIAFAKE", "Zq8vN3xR7", "ghp_FAKEfake", "S3cr3tFAKE",
+           "FAKEazureKEY0fake", "FAKEsbKEY0fake", "FAKEpassw0rd")
 
 
 def validate(*args: str):
@@ -87,6 +127,11 @@ def test_hostile_file_exits_2_with_its_finding(name):
     assert (first["code"], first["severity"]) == (code, "error")
     assert words in first["message"]
     assert not any(s in as_json.stdout + text.output for s in SECRETS)
+    if name in FIXES:
+        line, fix = FIXES[name]
+        assert (first["line"], first["path"] in flat) == (line, True)
+        assert fix in first["hint"]
+        assert fix in flat  # the text form shows the fix too
 
 
 def test_oversized_file_exits_2_without_being_parsed(tmp_path):

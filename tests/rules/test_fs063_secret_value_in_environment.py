@@ -49,3 +49,22 @@ def test_fallback_override_values_are_checked(run_rule, hits, single_model):
     assert hits(run_rule("FS063", single_model)) == [
         ("FS063", "error", "endpoints[0].capacity.fallback[0].model.environment.HUB")
     ]
+
+
+def test_tags_and_other_fields_are_scanned(run_rule, hits, single_model):
+    single_model["tags"] = {"team": "ml-platform", "deploy": TOKENS["github"]}
+    single_model["endpoints"][0]["model"]["model_data"] = "s3://demo-models/" + TOKENS["aws secret access key"] + "/"
+    assert sorted(hits(run_rule("FS063", single_model))) == [
+        ("FS063", "error", "endpoints[0].model.model_data"), ("FS063", "error", "tags.deploy")]
+
+
+@pytest.mark.parametrize(("value", "secret"), [
+    ("postgres://admin:S3cr3tPassw0rd@db:5432/app", "S3cr3tPassw0rd"),
+    ("Server=db;User Id=app;Password=Tr0ub4dor3;", "Tr0ub4dor3"),
+    ("AccountName=a;AccountKey=Q0FGRUJBQkVGQUtF+/Zz9==;", "Q0FGRUJBQkVGQUtF"),
+    ("Endpoint=sb://ns/;SharedAccessKeyName=Root;SharedAccessKey=AbCdEf123+/=", "AbCdEf123"),
+])
+def test_connection_strings_with_credentials_are_errors(run_rule, hits, single_model, value, secret):
+    found = run_rule("FS063", _env(single_model, STORE=value))
+    assert hits(found) == [("FS063", "error", "endpoints[0].model.environment.STORE")]
+    assert secret not in found[0].message + found[0].hint
