@@ -132,6 +132,24 @@ class SageMakerEndpoint(Group):
         for c in names.components:
             model = self._model(f"{c.spec.name}-model", c.model, c.spec)
             self.components[c.name] = self._component(c.spec, c.name, model)
+        self._import_adopted()
+
+    def _import_adopted(self) -> None:
+        """Import blocks (the engine's `import_from`) for the live resources the config adopted: the first
+        deploy reads them into the state instead of creating them; once they are in it, the blocks change nothing."""
+        adopted = self.spec.adopted
+        if adopted is None:
+            return
+        self.endpoint.import_from(self.names.endpoint)
+        if self.names.endpoint_config:
+            self.endpoint_config.import_from(self.names.endpoint_config)
+        if adopted.model and adopted.model in self.models:
+            self.models[adopted.model].import_from(adopted.model)
+        for c in self.names.components:
+            if c.spec.adopted is not None:
+                self.components[c.name].import_from(c.spec.adopted.arn)  # awscc identifies a component by ARN
+                if c.spec.adopted.model and c.spec.adopted.model in self.models:
+                    self.models[c.spec.adopted.model].import_from(c.spec.adopted.model)
 
     # ----------------------------------------------------------------------------------------- models
 
@@ -146,7 +164,7 @@ class SageMakerEndpoint(Group):
                 primary_container=sagemaker.ModelContainer(
                     image=workload.image,
                     environment=container_environment(workload) or None,
-                    model_data_source=model_data_source(workload.model_data) if workload.model_data else None,
+                    **self._model_data(name, workload),
                 ),
                 vpc_config=sagemaker.VpcConfig(
                     security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)
@@ -163,6 +181,16 @@ class SageMakerEndpoint(Group):
         self.models[name] = model
         self.refs[f"model:{name}"] = model.attr("name")
         return model
+
+    def _model_data(self, name: str, workload: ModelSpec | InferenceComponentSpec) -> dict[str, object]:
+        """`model_data_source`, or `model_data_url` for the adopted model when it names its data that way (the
+        form is part of the model, and a model cannot change: the other form would replace it)."""
+        if not workload.model_data:
+            return {}
+        adopted = workload.adopted if isinstance(workload, InferenceComponentSpec) else self.spec.adopted
+        if adopted is not None and adopted.model_data_url and name == adopted.model:
+            return {"model_data_url": workload.model_data}
+        return {"model_data_source": model_data_source(workload.model_data)}
 
     def _pool_models(self, model: ModelSpec, default_name: str) -> dict[int, str]:
         """One more SageMaker model per fallback pool whose model differs (image, data, environment)."""
@@ -190,7 +218,8 @@ class SageMakerEndpoint(Group):
     def _endpoint_config(self, single: dict, *, literal_model: str | None) -> EndpointConfigResource:
         ep = self.spec
         uses_components = ep.uses_inference_components
-        routing = ROUTING_STRATEGIES[ep.routing]
+        # No routing: no RoutingConfig at all, SageMaker's default (RANDOM), as on an endpoint made without one.
+        routing = ROUTING_STRATEGIES[ep.routing] if ep.routing is not None else None
         cbd = Lifecycle(create_before_destroy=True)
         # Inference-component endpoints need the role on the configuration (no model carries it there)
         # and scale their instances themselves (managed instance scaling) as components add copies.
@@ -210,13 +239,15 @@ class SageMakerEndpoint(Group):
                 **self._variant_fields(),
                 **single,
                 managed_instance_scaling=scaling,
-                routing_config=[sagemaker.RoutingConfig(routing_strategy=routing)],
+                routing_config=[sagemaker.RoutingConfig(routing_strategy=routing)] if routing else None,
             )
             return sagemaker.SagemakerEndpointConfiguration(
                 self,
                 "endpoint-config",
                 sagemaker.SagemakerEndpointConfigurationProps(
-                    name_prefix=self.names.endpoint_config_prefix,
+                    # An adopted configuration keeps its live name (until a change removes `adopted.endpoint_config`).
+                    name=self.names.endpoint_config,
+                    name_prefix=None if self.names.endpoint_config else self.names.endpoint_config_prefix,
                     production_variants=[variant],
                     execution_role_arn=role_arn,
                     kms_key_arn=ep.kms_key_arn,
@@ -248,7 +279,7 @@ class SageMakerEndpoint(Group):
                 **capacity_attrs.variant_fields(ep, pool_models),
                 **fields,
                 managed_instance_scaling=scaling,
-                routing_config=awscc.RoutingConfig(routing_strategy=routing),
+                routing_config=awscc.RoutingConfig(routing_strategy=routing) if routing else None,
             )
             return awscc.SagemakerEndpointConfigProps(
                 endpoint_config_name=name,
@@ -268,7 +299,7 @@ class SageMakerEndpoint(Group):
         stand_in_role = (ep.execution_role_arn or f"role/{self.names.execution_role}") if uses_components else None
         content = to_terraform(props("", literal_model, stand_in_role, self.pool_models))
         digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:CONFIG_DIGEST_LEN]
-        name = f"{self.names.endpoint_config_prefix}{digest}"
+        name = self.names.endpoint_config or f"{self.names.endpoint_config_prefix}{digest}"
         return awscc.SagemakerEndpointConfig(
             self,
             "endpoint-config",
@@ -342,8 +373,9 @@ class SageMakerEndpoint(Group):
                 number_of_accelerator_devices_required=spec.resources.accelerators,
                 number_of_cpu_cores_required=spec.resources.cpus,
             ),
-            # Always explicit: the API's default when omitted is undocumented.
-            data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache),
+            # Explicit unless the config says null: the API's default when omitted is undocumented (an adopted
+            # component made without it keeps it unset, so adopting changes nothing).
+            data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache) if spec.data_cache is not None else None,
             startup_parameters=timeouts
             if (timeouts.model_data_download_timeout_in_seconds or timeouts.container_startup_health_check_timeout_in_seconds)
             else None,
