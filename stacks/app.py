@@ -85,3 +85,14 @@ def synthesize(
     document = json.loads((stack_dir / STACK_FILE).read_text())
     counts = Counter({rtype: len(items) for rtype, items in document.get("resource", {}).items()})
     return SynthResult(outdir=out, stack_name=name, stack_dir=stack_dir, resource_counts=dict(sorted(counts.items())))
+
+
+def import_blocks(config: FastscaleConfig) -> list[dict[str, str]]:
+    """The stack's Terraform import blocks (`{"to": address, "id": live id}`), as the stack file holds them:
+    what the next deploy reads into the state instead of creating (see `adopted` in the config)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="fastscale-imports-") as tmp:
+        result = synthesize(config, Path(tmp) / "cdktf.out", project_root=tmp)
+        document = json.loads(result.stack_file.read_text())
+    return [{"to": block["to"], "id": block["id"]} for block in document.get("import", [])]
