@@ -21,8 +21,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastscale.infra.aws.clients import ClientsArg, is_not_found, paginate, resolve, translate_errors
-from fastscale.infra.aws_facts import COMPONENT_COPIES, SERVICE_NAMESPACE, VARIANT_INSTANCES
+from fastscale.infra.aws.clients import ClientsArg, paginate, resolve, translate_errors
+from fastscale.infra.aws_facts import SERVICE_NAMESPACE
 from fastscale.infra.naming import VARIANT_NAME, component_resource_id, variant_resource_id
 
 #: Predefined target-tracking metric types -> the config's `autoscaling.metric`.
@@ -133,12 +133,6 @@ def read_live(endpoint: str, region: str, *, clients: ClientsArg = None) -> Live
         for alarm in paginate(cw, "describe_alarms", "MetricAlarms", AlarmNames=alarm_names[start:start + 100]):
             live.alarms[alarm["AlarmName"]] = alarm
     return live
-
-
-def is_unknown_endpoint(exc: Exception) -> bool:
-    from botocore.exceptions import ClientError
-
-    return isinstance(exc, ClientError) and is_not_found(exc)
 
 
 # --------------------------------------------------------------------------------------------- build
