@@ -155,6 +155,7 @@ class SageMakerEndpoint(Group):
 
     def _model(self, id_: str, name: str, workload: ModelSpec | InferenceComponentSpec) -> sagemaker.SagemakerModel:
         ep = self.spec
+        source, url = self._model_data(name, workload)
         model = sagemaker.SagemakerModel(
             self,
             id_,
@@ -164,7 +165,8 @@ class SageMakerEndpoint(Group):
                 primary_container=sagemaker.ModelContainer(
                     image=workload.image,
                     environment=container_environment(workload) or None,
-                    **self._model_data(name, workload),
+                    model_data_source=source,
+                    model_data_url=url,
                 ),
                 vpc_config=sagemaker.VpcConfig(
                     security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)
@@ -182,15 +184,17 @@ class SageMakerEndpoint(Group):
         self.refs[f"model:{name}"] = model.attr("name")
         return model
 
-    def _model_data(self, name: str, workload: ModelSpec | InferenceComponentSpec) -> dict[str, object]:
-        """`model_data_source`, or `model_data_url` for the adopted model when it names its data that way (the
-        form is part of the model, and a model cannot change: the other form would replace it)."""
+    def _model_data(
+        self, name: str, workload: ModelSpec | InferenceComponentSpec
+    ) -> tuple[sagemaker.ModelDataSource | None, str | None]:
+        """(`model_data_source`, `model_data_url`): the URL for the adopted model when it names its data that way
+        (the form is part of the model, and a model cannot change: the other form would replace it)."""
         if not workload.model_data:
-            return {}
+            return None, None
         adopted = workload.adopted if isinstance(workload, InferenceComponentSpec) else self.spec.adopted
         if adopted is not None and adopted.model_data_url and name == adopted.model:
-            return {"model_data_url": workload.model_data}
-        return {"model_data_source": model_data_source(workload.model_data)}
+            return None, workload.model_data
+        return model_data_source(workload.model_data), None
 
     def _pool_models(self, model: ModelSpec, default_name: str) -> dict[int, str]:
         """One more SageMaker model per fallback pool whose model differs (image, data, environment)."""

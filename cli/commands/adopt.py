@@ -87,7 +87,7 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
     from fastscale.infra.config import FastscaleConfig
 
     # The command line's --endpoint-url (and its opt-in) checked as for every command, on a stand-in config.
-    probe = apply_target(FastscaleConfig.model_construct(region=region, endpoint_url=None))
+    probe = apply_target(FastscaleConfig.model_construct(project="adopt", region=region, endpoints=[], endpoint_url=None))
     clients = AwsClients(region, endpoint_url=probe.endpoint_url, trust_remote_endpoint=probe.remote_endpoint_trusted)
     try:
         live = read_live(endpoint, region, clients=clients)

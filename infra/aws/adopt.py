@@ -349,10 +349,10 @@ def _refusals(live: Live) -> list[str]:
             out.append(f"component {c['InferenceComponentName']} runs an inline container: fastscale components run a model")
         if spec.get("BaseInferenceComponentName"):
             out.append(f"component {c['InferenceComponentName']} is an adapter: fastscale does not model adapters")
-        model = live.models.get(spec.get("ModelName", ""))
-        if model is not None and role and model.get("ExecutionRoleArn") != role:
-            out.append(f"model {spec['ModelName']} runs as {model.get('ExecutionRoleArn')}, not as the endpoint's role")
-        if model is not None and model.get("VpcConfig"):
+        runs = live.models.get(spec.get("ModelName", ""))
+        if runs is not None and role and runs.get("ExecutionRoleArn") != role:
+            out.append(f"model {spec['ModelName']} runs as {runs.get('ExecutionRoleArn')}, not as the endpoint's role")
+        if runs is not None and runs.get("VpcConfig"):
             out.append(f"model {spec['ModelName']} has a VPC configuration: adopt does not map it for components yet")
     return out
 
