@@ -22,15 +22,22 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastscale.infra.aws.clients import ClientsArg, paginate, resolve, translate_errors
-from fastscale.infra.aws_facts import SERVICE_NAMESPACE
+from fastscale.infra.aws_facts import (
+    COMPONENT_HIGH_RESOLUTION,
+    COMPONENT_INVOCATIONS,
+    SERVICE_NAMESPACE,
+    TARGET_TRACKING,
+    VARIANT_HIGH_RESOLUTION,
+    VARIANT_INVOCATIONS,
+)
 from fastscale.infra.naming import VARIANT_NAME, component_resource_id, variant_resource_id
 
 #: Predefined target-tracking metric types -> the config's `autoscaling.metric`.
 METRICS = {
-    "SageMakerVariantConcurrentRequestsPerModelHighResolution": "high_resolution",
-    "SageMakerVariantInvocationsPerInstance": "invocations",
-    "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution": "high_resolution",
-    "SageMakerInferenceComponentInvocationsPerCopy": "invocations",
+    VARIANT_HIGH_RESOLUTION: "high_resolution",
+    VARIANT_INVOCATIONS: "invocations",
+    COMPONENT_HIGH_RESOLUTION: "high_resolution",
+    COMPONENT_INVOCATIONS: "invocations",
 }
 ROUTING = {"LEAST_OUTSTANDING_REQUESTS": "least_outstanding_requests", "RANDOM": "random"}
 #: Application Auto Scaling's cooldowns when a target-tracking policy sets none (the config writes them).
@@ -236,7 +243,7 @@ def _autoscaling(
     adopted["scalable_target"] = True
     out: dict[str, Any] = {"enabled": True}
     policies = live.policies.get(rid, [])
-    tracking = [p for p in policies if p.get("PolicyType") == "TargetTrackingScaling"]
+    tracking = [p for p in policies if p.get("PolicyType") == TARGET_TRACKING]
     chosen = next((p for p in tracking if (p["TargetTrackingScalingPolicyConfiguration"].get(
         "PredefinedMetricSpecification") or {}).get("PredefinedMetricType") in METRICS), None)
     if chosen is not None:
