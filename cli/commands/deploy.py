@@ -8,7 +8,6 @@ options, the plan -> confirm -> apply flow) is in :mod:`fastscale.cli.stack`.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -28,7 +27,6 @@ from fastscale.cli.progress import Reporter
 from fastscale.cli.stack import (
     AWS_ENV_HELP,
     ENV_HELP,
-    PLAN_FILE,
     StackCommand,
     auto_approve_option,
     out_option,
@@ -133,12 +131,13 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
         cmd = StackCommand("plan", checked, as_json, reporter)
         try:
             runner = cmd.prepare(terraform_bin, out)
-            plan_file = Path(runner.workdir).resolve() / PLAN_FILE
+            saved = cmd.new_plan()
             try:
-                result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=plan_file)
-                classification = cmd.classify(runner, plan_file) if result.has_changes else PlanClassification()
+                result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=saved.path)
+                classification = cmd.classify(runner, saved.path) if result.has_changes else PlanClassification()
             finally:
-                plan_file.unlink(missing_ok=True)  # it can hold sensitive values, and nothing applies it
+                saved.discard()  # it can hold sensitive values, and nothing applies it
+                cmd.release_lock()
         except KeyboardInterrupt:
             cmd.interrupted()
         reporter.close()

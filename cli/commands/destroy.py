@@ -245,7 +245,12 @@ class DestroyCommand(StackCommand):
             self.summary["claimed_log_groups"] = claimed
 
     def terraform_destroy(self, terraform_bin: str | None, out: str, auto_approve: bool) -> tuple[str, str] | None:
-        """Run Terraform's destroy; None when it succeeded, else (the step that failed, the message)."""
+        """Run Terraform's destroy; None when it succeeded, else (the step that failed, the message).
+
+        The stack's lock comes first, outside the Terraform phase: while another run holds it the destroy
+        ends there (exit 1), before the log groups are tagged and without the proof (that run is changing
+        the stack)."""
+        self.take_lock(out)
         self.claim_logs()
         self.terraform_phase = True
         try:
@@ -255,6 +260,7 @@ class DestroyCommand(StackCommand):
             return exc.step, exc.message
         finally:
             self.terraform_phase = False
+            self.release_lock()  # the proof that follows reads AWS only
         if not destroyed.ok:
             return "destroy", f"terraform destroy failed (exit code {destroyed.returncode})"
         return None
