@@ -103,9 +103,9 @@ class StackLocked(StackLockError):
         self.holder = holder
         who = holder.describe() if holder is not None else "another fastscale run (it has not yet written who it is)"
         super().__init__(
-            f"stack {stack_dir.name} is in use by {who}, which holds {self.path} from its synthesis until its "
-            "apply or destroy has finished. Nothing was synthesized, planned or applied. Wait for that run to "
-            "end (or stop it), then run this command again: its plan may be out of date by then."
+            f"stack {stack_dir.name} is in use by {who}, which holds {self.path} while it synthesizes, plans "
+            "and applies. Nothing was synthesized, planned or applied. Wait for that run to end (or stop it), "
+            "then run this command again."
         )
 
 

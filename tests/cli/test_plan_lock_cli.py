@@ -312,3 +312,10 @@ def test_a_second_run_while_the_first_waits_at_its_prompt_is_refused_and_nothing
     assert state_addresses(project) == (BASIC if first == "deploy" else set())
     assert plan_files(project) == []
     assert_lock_free(project)
+
+
+@pytest.mark.parametrize("command", ["plan", "deploy", "destroy"])
+def test_help_says_the_stack_is_locked_and_a_second_run_exits_1(command):
+    text = " ".join(run(command, "--help").output.split())
+    assert "fastscale.lock" in text and "exits 1" in text
+    assert "another run holds the stack's lock" in text  # in the exit codes
