@@ -419,7 +419,7 @@ class StackCommand:
         assert self.lock is not None, "prepare() takes the lock before anything is planned"
         return self.lock.new_plan()
 
-    def show_only_what_was_planned(self, plan: SavedPlan) -> None:
+    def record_shown_plan(self, plan: SavedPlan) -> None:
         """Right after Terraform wrote the plan, before it is shown: record its SHA-256."""
         from fastscale.infra.plan_session import PlanChanged
 
@@ -428,7 +428,7 @@ class StackCommand:
         except PlanChanged as exc:
             self.fail(str(exc))
 
-    def apply_only_what_was_shown(self, plan: SavedPlan) -> None:
+    def refuse_changed_plan(self, plan: SavedPlan) -> None:
         """Just before the apply: the plan file must still be the one shown, else exit 1, nothing applied."""
         from fastscale.infra.plan_session import PlanChanged
 
@@ -575,7 +575,7 @@ def plan_confirm_apply(
     plan_file = saved.path
     try:
         plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
-        cmd.show_only_what_was_planned(saved)
+        cmd.record_shown_plan(saved)
         cmd.reporter.close()
         if not plan.has_changes:
             if not cmd.as_json:
@@ -593,7 +593,7 @@ def plan_confirm_apply(
             cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
         if classification is not None and before_apply is not None:
             before_apply(classification)
-        cmd.apply_only_what_was_shown(saved)
+        cmd.refuse_changed_plan(saved)
         return cmd.run(step, runner.apply, plan_file=plan_file, fatal=fatal)
     finally:
         # A saved plan can hold sensitive values; it is only needed for this one apply.
