@@ -35,13 +35,12 @@ from fastscale.cli.progress import Reporter
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
+    from fastscale.infra.plan_session import SavedPlan, StackLock
     from fastscale.infra.rollout import ClassifiedChange, PlanClassification
     from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
-#: Saved plan that `deploy` / `destroy` show, ask about, then apply: what is applied is what was shown.
-PLAN_FILE = "fastscale.tfplan"
 
 ENV_HELP = """\b
 Environment:
@@ -170,6 +169,8 @@ class StackCommand:
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
         self.event_hooks: list[Callable[[TerraformEvent], None]] = []
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
+        #: The stack's lock (infra.plan_session), held from before synthesis until the apply or destroy ended.
+        self.lock: StackLock | None = None
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
         if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
             self.summary["endpoint_url"] = self.config.endpoint_url
@@ -178,6 +179,7 @@ class StackCommand:
 
     def finish(self, code: int, ok: bool | None = None) -> NoReturn:
         """End the command: the JSON summary (with --json) and the exit code."""
+        self.release_lock()
         self.reporter.close()
         self.summary["ok"] = code == EXIT_OK if ok is None else ok
         if self.as_json:
@@ -209,6 +211,7 @@ class StackCommand:
 
     def interrupted(self) -> NoReturn:
         """Ctrl-C: say what state things were left in, then exit 130."""
+        self.release_lock()
         self.reporter.close()
         last = self.runner.last_result if self.runner is not None else None
         if last is not None and last.interrupted:
@@ -309,8 +312,8 @@ class StackCommand:
             self.fail("over the account's instance quota: nothing was synthesized, planned or applied.", EXIT_BAD_INPUT)
 
     def prepare(self, terraform_bin: str | None, out: str) -> TerraformRunner:
-        """Find the binary, check quotas (plan, deploy), synthesize, ``terraform init``. Exits 1 on any
-        failure, 2 when over quota."""
+        """Find the binary, take the stack's lock, check quotas (plan, deploy), synthesize, ``terraform
+        init``. Exits 1 on any failure (the lock held by another run included), 2 when over quota."""
         from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
 
         try:
@@ -318,6 +321,7 @@ class StackCommand:
         except TerraformError as exc:
             self.fail(str(exc))
         self.summary["terraform_binary"] = binary
+        self.take_lock(out)
         if self.command in ("plan", "deploy"):
             self.quota_preflight()
 
@@ -364,10 +368,74 @@ class StackCommand:
         return result
 
     def confirm(self, question: str) -> None:
-        """Ask; a "no" ends the command with exit 1 and nothing changed."""
+        """Ask; anything but a yes ends the command with exit 1 and nothing changed: a "no", an empty
+        answer (the default is No) or the end of input. Ctrl-C at the prompt is an interrupt (exit 130)."""
         self.reporter.close()
-        if not click.confirm(question, default=False, err=True):
+        try:
+            answer = click.confirm(question, default=False, err=True)
+        except click.Abort as exc:  # click turns both EOF and Ctrl-C at its prompt into Abort
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None
+            self.fail("cancelled: no answer (end of input): nothing was changed.")
+        if not answer:
             self.fail("cancelled: nothing was changed.")
+
+    # -- the stack's lock and the saved plan (all of it in infra.plan_session) -----------------------
+
+    def take_lock(self, out: str) -> None:
+        """Take the stack's lock before anything is synthesized or asked of AWS: a second run on the stack
+        ends here with exit 1, naming the run that holds it. A lock whose run ended without releasing it
+        is taken over, with a notice. Taken once: a second call while it is held does nothing."""
+        if self.lock is not None and self.lock.held:
+            return
+        from fastscale.infra.outputs import OutputPathError
+        from fastscale.infra.plan_session import StackLocked, StackLockError, lock_stack
+        from fastscale.infra.state import StateLayoutError
+
+        try:
+            self.lock = lock_stack(self.config, out, self.command)
+        except (StateLayoutError, OutputPathError) as exc:
+            self.fail(str(exc), EXIT_BAD_INPUT)
+        except StackLocked as exc:
+            self.summary["locked_by"] = exc.holder.to_dict() if exc.holder is not None else None
+            self.fail(str(exc))
+        except StackLockError as exc:
+            self.fail(str(exc))
+        self.summary["lock"] = str(self.lock.path)
+        previous = self.lock.previous
+        if previous is not None:
+            self.summary["lock_taken_over"] = previous.to_dict()
+            removed = f"; removed the plan file(s) it left: {', '.join(p.name for p in self.lock.removed_plans)}" \
+                if self.lock.removed_plans else ""
+            self.reporter.note(f"notice: took over the lock of {previous.describe()}, which ended without "
+                               f"releasing it ({self.lock.path}){removed}", style="yellow")
+
+    def release_lock(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+    def new_plan(self) -> SavedPlan:
+        """A plan file of this run only (unique name, owner-only), under the stack's lock."""
+        assert self.lock is not None, "prepare() takes the lock before anything is planned"
+        return self.lock.new_plan()
+
+    def record_shown_plan(self, plan: SavedPlan) -> None:
+        """Right after Terraform wrote the plan, before it is shown: record its SHA-256."""
+        from fastscale.infra.plan_session import PlanChanged
+
+        try:
+            plan.seal()
+        except PlanChanged as exc:
+            self.fail(str(exc))
+
+    def refuse_changed_plan(self, plan: SavedPlan) -> None:
+        """Just before the apply: the plan file must still be the one shown, else exit 1, nothing applied."""
+        from fastscale.infra.plan_session import PlanChanged
+
+        try:
+            plan.verify()
+        except PlanChanged as exc:
+            self.fail(str(exc))
 
     def check_names(self) -> None:
         """Before Terraform runs: every name the stack creates must be free or already this stack's.
@@ -490,14 +558,24 @@ def plan_confirm_apply(
     A failed apply ends the command (exit 1), unless ``before_apply`` is given: the caller then decides
     (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
     left behind.
+
+    The plan file is this run's own (:mod:`infra.plan_session`: a fresh name, owner-only, removed here);
+    its SHA-256 is recorded before it is shown and checked just before the apply (exit 1 if it changed).
+    The stack's lock, taken in :meth:`StackCommand.prepare`, is released here once the apply or destroy
+    has ended, whichever way.
     """
     step = "destroy" if destroy else "apply"
     fatal = not destroy and before_apply is None
     if auto_approve and destroy:
-        return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
-    plan_file = Path(runner.workdir).resolve() / PLAN_FILE
+        try:
+            return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
+        finally:
+            cmd.release_lock()  # the destroy has ended: the next run on the stack may plan
+    saved = cmd.new_plan()
+    plan_file = saved.path
     try:
         plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
+        cmd.record_shown_plan(saved)
         cmd.reporter.close()
         if not plan.has_changes:
             if not cmd.as_json:
@@ -515,10 +593,13 @@ def plan_confirm_apply(
             cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
         if classification is not None and before_apply is not None:
             before_apply(classification)
+        cmd.refuse_changed_plan(saved)
         return cmd.run(step, runner.apply, plan_file=plan_file, fatal=fatal)
     finally:
         # A saved plan can hold sensitive values; it is only needed for this one apply.
-        plan_file.unlink(missing_ok=True)
+        saved.discard()
+        # The apply or destroy has ended (or never will): the next run on the stack may plan.
+        cmd.release_lock()
 
 
 #: How each planned action is marked, as Terraform marks it in its own plan output.
