@@ -124,3 +124,11 @@ MAX_ROLLBACK_ALARMS = 10
 #: variant, or copies of the component).
 STEP_PERCENT_MIN = 5
 STEP_PERCENT_MAX = 50
+
+# --------------------------------------------------------------------------------------------- invocations
+
+#: Real-time invocations: "A customer's model containers must respond to requests within 60 seconds. The model
+#: itself can have a maximum processing time of 60 seconds before responding to invocations" (SageMaker Runtime
+#: API reference, InvokeEndpoint). The request-level simulation fails a request whose first token (the start of
+#: the response) comes later than this.
+INVOCATION_TIMEOUT_S = 60
