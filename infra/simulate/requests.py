@@ -471,87 +471,101 @@ class RequestLoad:
             self.qarea += self.waiting * dt
             self.last = now
 
-    def _admit(self, r: int, c: int, now: float) -> None:
-        free = self.free
-        free[c] -= 1
-        k = self.slots - free[c]
-        start = self.prefill_free[c]
-        if start < now:
-            start = now
-        first = start + self.inp[r] * self.inv_prefill
-        self.prefill_free[c] = first
-        arrived = self.arr[r]
-        self.wait[r] = now - arrived
-        if first - arrived > self.timeout:
-            # The invocation times out before the first token; the container still runs the prefill.
-            self.status[r] = _TIMED_OUT
-            heapq.heappush(self.heap, (first, 0, c, r))
-            return
-        self.status[r] = _SERVED
-        done = first + self.out[r] * self.inv_decode[k]
-        self.ttft[r] = first - arrived
-        self.e2e[r] = done - arrived
-        heapq.heappush(self.heap, (done, 0, c, r))
-
     def _run_until(self, end: float) -> int:
+        """Serve arrivals and events before ``end``; returns the requests that failed with no copy in service.
+
+        One loop with everything in locals: it runs for every request of every candidate of a search."""
         heap, arr, n = self.heap, self.arr, self.n
+        inp, out, status, wait, ttft, e2e = self.inp, self.out, self.status, self.wait, self.ttft, self.e2e
+        free, outstanding, queues, prefill_free = self.free, self.outstanding, self.queues, self.prefill_free
+        routable, lor, slots, timeout = self.routable, self.lor, self.slots, self.timeout
+        inv_prefill, inv_decode = self.inv_prefill, self.inv_decode
+        push, pop, inf = heapq.heappush, heapq.heappop, math.inf
+        total, waiting, last, area, qarea = self.total, self.waiting, self.last, self.area, self.qarea
         rejected = 0
         i = self.next
+        admit: list[tuple[int, int, float]] = []  # (request, copy, when) to start now
         while True:
-            a = arr[i] if i < n else math.inf
-            e = heap[0][0] if heap else math.inf
+            a = arr[i] if i < n else inf
+            e = heap[0][0] if heap else inf
             if a >= end and e >= end:
                 break
             if e <= a:
-                at, kind, c, r = heapq.heappop(heap)
-                if at > self.last:
-                    self.area += self.total * (at - self.last)
-                    self.qarea += self.waiting * (at - self.last)
-                    self.last = at
+                at, kind, c, r = pop(heap)
+                if at > last:
+                    area += total * (at - last)
+                    qarea += waiting * (at - last)
+                    last = at
                 if kind == 0:  # a slot is released
-                    self.free[c] += 1
-                    self.outstanding[c] -= 1
-                    self.total -= 1
-                    queue = self.queues[c]
-                    while queue and self.free[c] > 0:
+                    free[c] += 1
+                    outstanding[c] -= 1
+                    total -= 1
+                    queue = queues[c]
+                    while queue and free[c] > 0:
                         q = queue.popleft()
-                        if self.status[q]:
+                        if status[q]:
                             continue  # timed out while queued
-                        self.waiting -= 1
-                        self._admit(q, c, at)
-                elif not self.status[r]:  # still queued when its time-out passes
-                    self.status[r] = _TIMED_OUT
-                    self.wait[r] = self.timeout
-                    self.outstanding[c] -= 1
-                    self.total -= 1
-                    self.waiting -= 1
-                continue
-            if a > self.last:
-                self.area += self.total * (a - self.last)
-                self.qarea += self.waiting * (a - self.last)
-                self.last = a
-            r = i
-            i += 1
-            routable = self.routable
-            if not routable:
-                self.status[r] = _NO_CAPACITY
-                rejected += 1
-                continue
-            if self.lor:
-                c = routable[0]
-                if len(routable) > 1:
-                    c = min(routable, key=self.outstanding.__getitem__)
+                        waiting -= 1
+                        admit.append((q, c, at))
+                        free[c] -= 1
+                elif not status[r]:  # still queued when its time-out passes
+                    status[r] = _TIMED_OUT
+                    wait[r] = timeout
+                    outstanding[c] -= 1
+                    total -= 1
+                    waiting -= 1
+                if not admit:
+                    continue
             else:
-                c = routable[self.rng.randrange(len(routable))]
-            self.outstanding[c] += 1
-            self.total += 1
-            if self.free[c] > 0:
-                self._admit(r, c, a)
-            else:
-                self.queues[c].append(r)
-                self.waiting += 1
-                heapq.heappush(heap, (a + self.timeout, 1, c, r))
+                if a > last:
+                    area += total * (a - last)
+                    qarea += waiting * (a - last)
+                    last = a
+                r = i
+                i += 1
+                if not routable:
+                    status[r] = _NO_CAPACITY
+                    rejected += 1
+                    continue
+                if not lor:
+                    c = routable[self.rng.randrange(len(routable))]
+                elif len(routable) > 1:
+                    c = min(routable, key=outstanding.__getitem__)
+                else:
+                    c = routable[0]
+                outstanding[c] += 1
+                total += 1
+                if free[c] <= 0:
+                    queues[c].append(r)
+                    waiting += 1
+                    push(heap, (a + timeout, 1, c, r))
+                    continue
+                free[c] -= 1
+                admit.append((r, c, a))
+            # Requests taking a slot (its free count already lowered): prefill one prompt at a time, then decode
+            # at the per-sequence rate of the batch it joins.
+            for r, c, now in admit:
+                k = slots - free[c]
+                start = prefill_free[c]
+                if start < now:
+                    start = now
+                first = start + inp[r] * inv_prefill
+                prefill_free[c] = first
+                arrived = arr[r]
+                wait[r] = now - arrived
+                if first - arrived > timeout:
+                    # The invocation times out before the first token; the container still runs the prefill.
+                    status[r] = _TIMED_OUT
+                    push(heap, (first, 0, c, r))
+                    continue
+                status[r] = _SERVED
+                done = first + out[r] * inv_decode[k]
+                ttft[r] = first - arrived
+                e2e[r] = done - arrived
+                push(heap, (done, 0, c, r))
+            admit.clear()
         self.next = i
+        self.total, self.waiting, self.last, self.area, self.qarea = total, waiting, last, area, qarea
         return rejected
 
 
