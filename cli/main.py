@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("synth", "Validate, then synthesize the Terraform JSON stack."),
     "estimate": ("estimate", "Estimate scale-out time per scenario and the hourly/monthly cost."),
     "simulate": ("simulate", "Replay a traffic spike against the configured scaling, layer by layer."),
+    "recommend": ("recommend", "Find the cheapest scaling settings that meet a TTFT SLO on a request trace."),
     "plan": ("deploy", "Validate, synthesize and show the Terraform plan."),
     "deploy": ("deploy", "Validate, synthesize, apply, then verify the live endpoints."),
     "status": ("deploy", "Verify what is live against the config, without changing anything."),

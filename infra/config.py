@@ -277,13 +277,16 @@ class Serving(_Strict):
         "Measure it with a load test of one copy.",
     )
     prefill_tokens_per_second: Number | None = Field(
-        None, gt=0, description="Prompt tokens one copy processes per second (request-level simulation; default from the simulate parameters)."
+        None,
+        gt=0,
+        description="Prompt tokens one copy prefills per second, measured (`simulate --requests`, `recommend`). Unset: "
+        "estimated from the accelerator's FP16 throughput and model_size_gb (infra/simulate_params.json).",
     )
     decode_tokens_per_second: Number | None = Field(
         None,
         gt=0,
-        description="Tokens per second one request generates when it runs alone on a copy (request-level simulation; "
-        "default from the simulate parameters).",
+        description="Tokens per second one request generates when it runs alone on a copy, measured (`simulate "
+        "--requests`, `recommend`). Unset: estimated from the accelerator's memory bandwidth and model_size_gb.",
     )
     fast_model_loader: bool = Field(
         False,

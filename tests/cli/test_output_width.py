@@ -171,3 +171,19 @@ def test_a_closed_pipe_ends_quietly_with_141(project):
     assert first.strip().endswith(b" errors")
     assert proc.returncode == 141, err
     assert b"Traceback" not in err and b"BrokenPipe" not in err and err == b""
+
+
+def test_recommend_and_request_simulation_fit_80_columns(narrow, tmp_path):
+    trace = tmp_path / "t.csv"
+    trace.write_text("timestamp,input_tokens,output_tokens\n"
+                     + "".join(f"{120 + i * 1.5:.1f},{700 + i % 300},{100 + i % 120}\n" for i in range(300)))
+    example = str(ROOT / "examples" / "scale-to-zero-short-tail.yaml")
+    result = run("recommend", example, "--trace", str(trace), "--ttft-p99", "30", "--instance-types", "ml.g5.xlarge",
+                 "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert_fits(result.stdout)
+    assert "cheapest within TTFT p99 <= 30 s" in result.stdout
+    result = run("simulate", example, "--requests", str(trace))
+    assert result.exit_code == 0, result.output
+    assert_fits(result.stdout)
+    assert "requests served" in result.stdout
