@@ -16,7 +16,7 @@ from fastscale.stacks.endpoint import SageMakerEndpoint
 from fastscale.stacks.engine import Construct, LocalBackend, S3Backend
 from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
 from fastscale.stacks.providers import add_providers
-from fastscale.stacks.resources.base import Output, ResourceStack, engine_literal
+from fastscale.stacks.resources.base import Output, ResourceStack, engine_verbatim
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
 from fastscale.stacks.scaling import EndpointScaling
 
@@ -57,12 +57,12 @@ class EndpointStack(ResourceStack):
 
     def _backend(self, config: FastscaleConfig, state_path: str | None) -> None:
         state = config.state
-        # The engine renders the backend itself: every value goes through `engine_literal` (escaped for
-        # Terraform's template syntax, the engine's token syntax refused).
+        # The engine renders the backend itself, and Terraform reads it without evaluating anything (a
+        # backend block's JSON strings are literal): values as written, the engine's token syntax refused.
         if isinstance(state, S3State):
-            settings = engine_literal({"bucket": state.bucket, "key": state.key, "region": state.region or config.region,
-                                       "kms_key_id": state.kms_key_id, "dynamodb_table": state.dynamodb_table},
-                                      "state")
+            settings = engine_verbatim({"bucket": state.bucket, "key": state.key,
+                                        "region": state.region or config.region, "kms_key_id": state.kms_key_id,
+                                        "dynamodb_table": state.dynamodb_table}, "state")
             S3Backend(self, encrypt=state.encrypt, **settings)
             # S3-native locking (Terraform >= 1.10) postdates cdktf 0.21's S3Backend props.
             if state.use_lockfile:
@@ -71,11 +71,11 @@ class EndpointStack(ResourceStack):
                 for key, value in (("endpoints", {"s3": state.endpoint_url}), ("use_path_style", True),
                                    ("skip_credentials_validation", True), ("skip_requesting_account_id", True),
                                    ("skip_metadata_api_check", True)):
-                    self.add_override(f"terraform.backend.s3.{key}", engine_literal(value, "state.endpoint_url"))
+                    self.add_override(f"terraform.backend.s3.{key}", engine_verbatim(value, "state.endpoint_url"))
         else:
             if state_path is None:
                 raise ValueError("the local backend needs state_path (see infra.state.local_state_placement)")
-            LocalBackend(self, path=engine_literal(state_path, "state.path"))
+            LocalBackend(self, path=engine_verbatim(state_path, "state.path"))
 
     def _outputs(self) -> None:
         """One output per endpoint (keyed by its config name) with what the next step needs: the names to

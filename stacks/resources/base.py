@@ -27,8 +27,9 @@ mixes references with literal text (an ARN with the account's reference, a JSON 
 `Interpolated`, made with `tf_format`, `json_text` or `+`, whose literal parts are escaped and whose
 references are not. Both are `str` subclasses, so props keep their types; an f-string, `%`, `.join` or
 `json.dumps` turns them back into a plain (literal) `str`. Strings the engine renders itself (providers,
-backend, outputs) go through `engine_literal`, which also refuses the engine's own token syntax, since the
-engine would resolve it even escaped.
+outputs) go through `engine_literal`, which also refuses the engine's own token syntax, since the engine
+would resolve it even escaped; the backend block, which Terraform reads without evaluating it (JSON strings
+are literal there), goes through `engine_verbatim`: not escaped, the token syntax refused all the same.
 """
 
 from __future__ import annotations
@@ -162,15 +163,20 @@ class EngineTokenError(ValueError):
     even escaped. Validation refuses such values (rule FS074) before synthesis."""
 
 
-def engine_literal(value: Any, where: str) -> Any:
-    """`render(value)` for what the engine renders itself (provider and backend settings, outputs): the
-    same escaping, and the engine's token syntax refused in literal text."""
-    rendered = render(value)
-    if ENGINE_TOKEN in json.dumps(rendered):
+def engine_verbatim(value: Any, where: str) -> Any:
+    """`value` unchanged, for settings the engine renders itself and Terraform reads without evaluating
+    them (the backend block: HCL takes JSON strings literally there); the engine's token syntax refused."""
+    if ENGINE_TOKEN in json.dumps(value):
         raise EngineTokenError(
             f"{where}: a value holds the CDK engine's token syntax ({ENGINE_TOKEN}...]}}), which the engine "
             "would resolve instead of passing it on literally")
-    return rendered
+    return value
+
+
+def engine_literal(value: Any, where: str) -> Any:
+    """`render(value)` for what the engine renders itself and Terraform evaluates (provider settings,
+    outputs): the same escaping, and the engine's token syntax refused (see `engine_verbatim`)."""
+    return engine_verbatim(render(value), where)
 
 
 def to_terraform(value: Any) -> Any:
