@@ -35,4 +35,4 @@ def test_every_field_refuses_or_warns_about_a_template_payload(tmp_path, kind):
             assert payload not in warnings[0]["message"] + warnings[0]["hint"], label
             assert warnings[0]["line"] is not None, label
             outcomes["warned"] += 1
-    assert outcomes["refused"] >= 10 and outcomes["warned"] >= 15, outcomes
+    assert outcomes["refused"] >= 40 and outcomes["warned"] >= 6, outcomes
