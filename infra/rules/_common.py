@@ -249,3 +249,4 @@ def cheapest_instance_for(weights_gib: float, architecture: str) -> str | None:
     """The cheapest catalog type whose accelerators together hold the weights with headroom and run containers
     of ``architecture`` (infra.instance_fit decides, for every caller)."""
     return instance_fit.cheapest_instance_for(weights_gib, architecture)
+
