@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fastscale.infra import capacity as capacity_facts
 from fastscale.infra.aws_facts import (
     COMPONENT_COPIES,
     NO_CAPACITY_METRIC,
@@ -33,7 +34,6 @@ from fastscale.infra.aws_facts import (
     TARGET_TRACKING,
     VARIANT_INSTANCES,
 )
-from fastscale.infra import capacity as capacity_facts
 from fastscale.infra.config import Autoscaling, FastscaleConfig
 from fastscale.infra.detection import WorkloadKind, scaling_metric
 from fastscale.infra.naming import ComponentNames, EndpointNames, tags

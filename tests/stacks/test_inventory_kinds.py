@@ -8,7 +8,6 @@ import pkgutil
 
 from fastscale.infra.aws.inventory import KINDS
 
-
 #: Terraform's built-in resource: it lives in the state only, nothing in AWS to inventory or delete.
 STATE_ONLY = {"terraform_data"}
 
