@@ -505,9 +505,9 @@ def avoid_hint(resource_type: str, paths: Sequence[str], action_reason: str | No
         return (f"{article} {what}'s name cannot change in place: keep the old name, or add the renamed {what} as a new "
                 "entry, move clients to it, and remove the old one in a later deploy")
     if any(p.startswith("deployment_config") for p in paths):
-        return ("hashicorp/aws replaces an endpoint whose rollback alarms change: keep the endpoint's rollback "
-                "alarms as they are live, or turn automatic rollback off for this endpoint (deployment.auto_rollback: "
-                "false) to leave it untouched; or accept one replacement with --allow-downtime")
+        return ("hashicorp/aws replaces an endpoint whose rollback configuration is added or removed (alarms edited "
+                "inside it are updated in place): keep automatic rollback as it is live for this endpoint "
+                "(deployment.auto_rollback), or accept one replacement with --allow-downtime")
     if "endpoint_name" in paths or "variant_name" in paths or (
             resource_type == COMPONENT_TYPE and action_reason == "replace_by_triggers"):
         return ("a component cannot move to another endpoint or variant in place: add it under a new name where "
