@@ -253,12 +253,17 @@ class StackCommand:
         from fastscale.infra.terraform import TerraformError
 
         try:
-            classification = classify_plan(plan_document(runner, plan_file), rollout_inputs(self.config))
+            classification = classify_plan(plan_document(runner, plan_file),
+                                           rollout_inputs(self.config, live=self.live_counts()))
         except (TerraformError, PlanFormatError) as exc:
             self.fail(f"cannot read the saved plan back: {exc}")
         self.classification = classification
         self.summary["classification"] = classification.to_dict()
         return classification
+
+    def live_counts(self) -> dict[str, int | None]:
+        """The live instance counts read before the plan (endpoint name -> count), for the rollout inputs."""
+        return {name: found["live"] for name, found in (self.summary.get("cutover") or {}).items()}
 
     def refuse_downtime(self, classification: PlanClassification, allow_downtime: bool) -> None:
         """A plan that replaces a live endpoint or inference component ends the command with exit 2,
@@ -347,6 +352,7 @@ class StackCommand:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):
             self.check_names()  # after the local checks (binary, --out, synthesis), before Terraform runs
+            self.carry_live_counts(stack_dir)
         self.run("init", self.runner.init)
         return self.runner
 
@@ -469,6 +475,37 @@ class StackCommand:
             "or delete what is in the way if it is really yours. Nothing was planned or applied.",
             code=EXIT_BAD_INPUT,
         )
+
+    def carry_live_counts(self, stack_dir: Path) -> None:
+        """Before Terraform plans: each endpoint's live instance count, carried into the count a new endpoint
+        configuration starts with (``infra.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
+        import json
+
+        from fastscale.infra import cutover
+        from fastscale.infra.aws.clients import AwsError
+        from fastscale.infra.aws.cutover import live_instance_counts
+        from fastscale.infra.naming import endpoint_name
+
+        self.reporter.step("cut-over", "reading the endpoints' live instance counts")
+        try:
+            live = live_instance_counts(self.config, clients=aws_clients(self.config))
+        except AwsError as exc:
+            self.fail(f"cannot read the endpoints' live instance counts: {exc}")
+        try:  # only the variables the stack declares (Terraform warns about any other value)
+            declared = json.loads((stack_dir / "cdk.tf.json").read_text()).get("variable") or {}
+        except (OSError, ValueError):
+            declared = {}
+        values = {k: v for k, v in cutover.tfvars(self.config, live).items() if k in declared}
+        (stack_dir / cutover.TFVARS_FILE).write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+        self.summary["cutover"] = {
+            endpoint_name(self.config.project, ep.name): {
+                "live": live.get(endpoint_name(self.config.project, ep.name)),
+                "initial": ep.instances.initial,
+                "max": ep.instances.max,
+                "starts_at": values.get(cutover.variable_name(ep), ep.instances.initial),
+            }
+            for ep in self.config.endpoints
+        }
 
     def follow_rollouts(self, classification: PlanClassification) -> None:
         """Before the apply: follow every endpoint and component the plan rolls out, while Terraform applies
@@ -643,6 +680,8 @@ def print_change_summary(
             what = f"{_type_label(c)} {c.name}" if c.name else c.address
             timing = f"about {_duration(c.duration.seconds)} ({c.duration.formula})" if c.duration else c.duration_note
             say(f"  {_esc(what)}: {_esc(c.strategy.describe() if c.strategy else c.kind.label)}; {_esc(timing)}", indent="    ")
+            for note in c.notes:
+                say(f"    {_esc(note)}", indent="      ")
         longest = classification.longest_rollout_seconds()
         if longest is not None and len(classification.rollouts) > 1:
             say(f"  Terraform applies them side by side: about {_duration(longest)} for the longest.", indent="    ")

@@ -433,7 +433,9 @@ class ScaleInPolicy(_Strict):
         "to release more instances.",
     )
     cooldown_minutes: int | None = Field(
-        None, description="Minutes after the last endpoint operation before scale-in is considered (5-1440; AWS default 20)."
+        None,
+        description="CooldownInMinutes: minutes after the last endpoint operation before the endpoint evaluates "
+        "consolidation scale-in (5-1440; AWS default 20). AWS documents it for consolidation only.",
     )
     max_step: int | None = Field(None, description="Most instances released at a time (1-100; AWS default 1).")
 
@@ -488,7 +490,15 @@ class EndpointSpec(_Strict):
     model_download_timeout: ApiInt | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
     startup_health_check_timeout: ApiInt | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
     metrics_publish_frequency: ApiInt | None = Field(
-        None, description="MetricsConfig.MetricPublishFrequencyInSeconds: 10, 30, 60, 120, 180, 240 or 300."
+        None,
+        description="MetricsConfig.MetricPublishFrequencyInSeconds: 10, 30, 60, 120, 180, 240 or 300. Without "
+        "enhanced_metrics it applies to utilization metrics only; invocation metrics stay at 60 s.",
+    )
+    enhanced_metrics: bool = Field(
+        False,
+        description="MetricsConfig.EnableEnhancedMetrics: invocation metrics (Invocations, ModelLatency, 4XX/5XX "
+        "errors ...) are published at metrics_publish_frequency too, with instance and (for inference "
+        "components) container granularity. Off: AWS's default.",
     )
     volume_size_gb: ApiInt | None = Field(
         None, ge=1, le=512, description="ML storage volume per instance in GB, 1-512 (single-model endpoints)."
@@ -522,7 +532,7 @@ class EndpointSpec(_Strict):
     def needs_awscc(self) -> bool:
         """Whether this endpoint has hashicorp/awscc resources: inference components, or a metrics
         configuration (only awscc's endpoint configuration has one)."""
-        return self.uses_inference_components or self.metrics_publish_frequency is not None
+        return self.uses_inference_components or self.metrics_publish_frequency is not None or self.enhanced_metrics
 
     @property
     def scales_to_zero(self) -> bool:

@@ -3,11 +3,12 @@
 Per endpoint: `SageMakerEndpoint` (role, models, configuration, endpoint, components), then its auto
 scaling (`EndpointScaling`) and alarms (`EndpointAlarms`); then every endpoint's and component's update
 settings (`stacks.deployment`, which references the alarms); once per stack: the dashboard, the
-providers, the state backend and the outputs.
+providers, the state backend, the cut-over count variables (`infra.cutover`) and the outputs.
 """
 
 from __future__ import annotations
 
+from fastscale.infra import cutover
 from fastscale.infra.config import FastscaleConfig, S3State
 from fastscale.infra.deployment import rollouts
 from fastscale.infra.naming import all_endpoint_names, stack_name
@@ -31,6 +32,8 @@ class EndpointStack(ResourceStack):
         self.config = config
         add_providers(self, config)
         self._backend(config, state_path)
+        # Each endpoint configuration's initial count (infra.cutover): one engine call for all of them.
+        self.add_override("variable", cutover.variables(config))
 
         self.endpoints: dict[str, SageMakerEndpoint] = {}
         # An AWS emulator neither performs nor stores a deployment configuration (moto drops it), so the

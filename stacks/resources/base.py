@@ -272,6 +272,9 @@ class Lifecycle:
     create_before_destroy: bool | None = None
     #: Attribute paths Terraform leaves alone after creation (e.g. what auto scaling changes).
     ignore_changes: Sequence[str] | None = None
+    #: Addresses (`terraform_data.<id>`, see `Resource.address`) whose update or replacement replaces this
+    #: resource too, in Terraform's own ordering.
+    replace_triggered_by: Sequence[str] | None = None
 
 
 def _register(element: Resource[Any] | DataSource[Any], scope: Construct, id_: str) -> str:
@@ -339,6 +342,11 @@ class Resource(_NoEngineTokens, Deferred, TerraformResource, Generic[P], metacla
     def attr(self, name: str) -> Ref:
         """A Terraform reference to one of this resource's attributes (e.g. `arn`)."""
         return Ref(f"${{{self.TYPE}.{self.logical_id}.{name}}}")
+
+    @property
+    def address(self) -> str:
+        """The resource's address (`<type>.<logical id>`), as `depends_on` and `replace_triggered_by` name it."""
+        return _address(self)
 
     @property
     def arn(self) -> Ref:

@@ -87,7 +87,7 @@ class RoutingConfig:
 class ProductionVariant:
     variant_name: str
     instance_type: str
-    initial_instance_count: int
+    initial_instance_count: int | str  # a count, or a reference to the stack's cut-over variable
     model_name: str | None = None  # unset on inference-component endpoints
     managed_instance_scaling: ManagedInstanceScaling | None = None
     routing_config: Sequence[RoutingConfig] | None = None

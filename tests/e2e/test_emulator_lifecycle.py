@@ -8,16 +8,18 @@ that holds hashicorp/aws the test skips and says why. The config pins the provid
 checks against what the stack writes.
 
 Gaps of the emulator (moto 5.2.5) worked around in the test config, each of which a real account does not have:
-- Auto scaling is off: the aws provider reads a scalable target's tags with Application Auto Scaling's
-  ListTagsForResource, which moto does not implement, so creating the target fails.
+- Auto scaling is off in the lifecycle test (test_live_updates turns it on): the aws provider reads a
+  scalable target's tags with Application Auto Scaling's ListTagsForResource, which moto does not
+  implement; tests/e2e/moto_shims.py adds it.
 - ml.g4dn.xlarge instead of a current GPU type: moto only accepts a fixed list of older instance types
   (it rejects ml.g6.*).
 - Single-model endpoint without `metrics_publish_frequency`: inference components and the metrics
   configuration are hashicorp/awscc resources (AWS Cloud Control API), which moto does not emulate; rule
   FS072 refuses them with an emulator target anyway.
 - moto has no UpdateEndpoint, which the provider calls to move the endpoint to a new configuration: the
-  `emulator` fixture adds a minimal one to the emulator (switch the endpoint to the named configuration and
-  its variants), as AWS does once an update finishes.
+  `emulator` fixture adds one (tests/e2e/moto_shims.py: switch the endpoint to the named configuration and
+  its variants, as AWS does once an update finishes, and refuse an instance-type change of an auto-scaled
+  variant, as AWS does).
 - moto creates endpoints InService at once, so the waits end on their first look.
 """
 
@@ -35,6 +37,7 @@ import boto3
 import pytest
 import yaml
 
+from tests.e2e.moto_shims import shims
 from tests.tf_mirror import cli_config, find_aws_mirror, where_looked
 
 REGION = "us-east-1"
@@ -51,37 +54,20 @@ pytestmark = [
 ]
 
 
-def _update_endpoint(self):
-    """UpdateEndpoint for moto's SageMaker emulator: the endpoint now runs the named configuration."""
-    from moto.sagemaker.responses import ActionResult
-
-    backend = self.sagemaker_backend
-    backend.describe_endpoint(self._get_param("EndpointName"))  # the emulator's own "Could not find" error
-    endpoint = backend.endpoints[self._get_param("EndpointName")]
-    config = backend.describe_endpoint_config(self._get_param("EndpointConfigName"))
-    endpoint.endpoint_config_name = config["EndpointConfigName"]
-    endpoint.production_variants = endpoint._process_production_variants(config["ProductionVariants"])
-    return ActionResult({"EndpointArn": endpoint.arn})
-
-
 @pytest.fixture(scope="module")
 def emulator():
-    from moto.sagemaker.responses import SageMakerResponse
     from moto.server import ThreadedMotoServer
-
-    patch = pytest.MonkeyPatch()
-    patch.setattr(SageMakerResponse, "update_endpoint", _update_endpoint, raising=False)
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.stop()
-        patch.undo()
+    with shims():
+        server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+        server.start()
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            server.stop()
 
 
 @pytest.fixture

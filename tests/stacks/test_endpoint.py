@@ -105,7 +105,10 @@ def test_single_model_configuration(examples):
     assert "execution_role_arn" not in cfg and "managed_instance_scaling" not in variant
     ep = stack.config.endpoints[0]
     assert variant["instance_type"] == ep.instance_type
-    assert variant["initial_instance_count"] == ep.instances.initial
+    # The cut-over variable, defaulting to instances.initial, set only at creation (infra.cutover).
+    assert variant["initial_instance_count"] == "${var.cutover_instances_llama3-neuron}"
+    assert stack.doc["variable"]["cutover_instances_llama3-neuron"]["default"] == ep.instances.initial
+    assert cfg["lifecycle"]["ignore_changes"] == ["production_variants[0].initial_instance_count"]
     assert variant["volume_size_in_gb"] == ep.volume_size_gb
     assert variant["model_data_download_timeout_in_seconds"] == ep.model_download_timeout
     assert cfg["kms_key_arn"] == ep.kms_key_arn
