@@ -71,9 +71,11 @@ def strings_of(value: Any) -> list[str]:
 def evaluated_parts(doc: dict[str, Any]) -> list[str]:
     """What Terraform would evaluate in a synthesized stack, other than the stack's own references. The
     `//` metadata is a comment, and the backend block is read without evaluation."""
+    declared = {f"${{var.{name}}}" for name in doc.get("variable", {})}  # the stack's own input variables
     doc = {k: v for k, v in doc.items() if k != "//"}
     doc["terraform"] = {k: v for k, v in doc.get("terraform", {}).items() if k != "backend"}
-    return [o for s in strings_of(doc) for o in unescaped_openers(s) if not STACK_REFERENCE.fullmatch(o)]
+    return [o for s in strings_of(doc) for o in unescaped_openers(s)
+            if not STACK_REFERENCE.fullmatch(o) and o not in declared]
 
 
 def test_the_opener_scan_reads_escapes_as_terraform_does():
