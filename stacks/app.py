@@ -102,3 +102,11 @@ def synthesize_document(config: FastscaleConfig) -> dict[str, Any]:
             text = text.replace(json.dumps(spelling)[1:-1], "<synth dir>")
         document: dict[str, Any] = json.loads(text)
     return document
+
+
+def project_snapshot(config: FastscaleConfig, project_dir: str | Path) -> str:
+    """The snapshot file `fastscale init` writes for a new project's tests/test_stack.py: the stack as
+    `fastscale.stacks.testing.synth` gives it, normalized the same way, in syrupy's JSON format."""
+    from fastscale.infra.stack_snapshot import snapshot_json
+
+    return snapshot_json(synthesize_document(config), {str(Path(project_dir).resolve()): "<project>"})

@@ -326,6 +326,7 @@ def mismatches(actual: Any, pattern: Any) -> list[Mismatch]:
 
 def assert_matches(actual: Any, pattern: Any, what: str = "value") -> None:
     """Raise AssertionError listing every difference between ``actual`` and ``pattern``, with paths."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this one
     found = mismatches(actual, pattern)
     if found:
         lines = "\n".join(f"  {m}" for m in found)

@@ -112,6 +112,7 @@ class Template:
     def one(self, resource_type: str, pattern: Any = None) -> dict[str, Any]:
         """The body of the one resource of this type that matches ``pattern``; AssertionError when there is
         none (with the closest one and its differences) or more than one (with their names)."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not this one
         found = self.find(resource_type, pattern)
         if len(found) == 1:
             return next(iter(found.values()))
@@ -124,11 +125,13 @@ class Template:
 
     def has_resource_properties(self, resource_type: str, pattern: Any) -> None:
         """At least one resource of this type matches ``pattern`` (plain dicts match partially)."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not this one
         if not self.find(resource_type, pattern):
             raise AssertionError(self._no_match_message(resource_type, pattern))
 
     def all_resources_properties(self, resource_type: str, pattern: Any) -> None:
         """Every resource of this type matches ``pattern``, and there is at least one."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not this one
         resources = self.resources(resource_type)
         if not resources:
             raise AssertionError(self._none_of_type(resource_type))
@@ -142,12 +145,14 @@ class Template:
             raise AssertionError("\n".join(parts))
 
     def resource_count_is(self, resource_type: str, count: int) -> None:
+        __tracebackhide__ = True  # pytest shows the caller's line, not this one
         found = self.resources(resource_type)
         if len(found) != count:
             names = f": {', '.join(sorted(found))}" if found else ""
             raise AssertionError(f"expected {count} {resource_type} resource(s), found {len(found)}{names}")
 
     def resource_properties_count_is(self, resource_type: str, pattern: Any, count: int) -> None:
+        __tracebackhide__ = True  # pytest shows the caller's line, not this one
         found = self.find(resource_type, pattern)
         if len(found) != count:
             names = f": {', '.join(sorted(found))}" if found else ""

@@ -192,6 +192,7 @@ def assert_valid_terraform(template: Any, *, terraform: str | None = None,
     """AssertionError listing Terraform's diagnostics unless `terraform validate` accepts the aws part of
     ``template``; :class:`TerraformUnavailable` when the check cannot run here. Warnings do not fail it
     (they are in the returned report)."""
+    __tracebackhide__ = True  # pytest shows the caller's line, not this one
     report = validate(template, terraform=terraform, mirror=mirror)
     if not report.valid:
         problems = "\n".join(f"  {p}" for p in report.problems())
