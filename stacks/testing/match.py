@@ -86,6 +86,10 @@ class Matcher:
     def describe(self) -> str:
         raise NotImplementedError
 
+    def view(self) -> Any:
+        """The pattern as JSON data for messages: a matcher shows as {"$name": its pattern} or "$name()"."""
+        return f"${self.describe()}"
+
     def __repr__(self) -> str:
         return self.describe()
 
@@ -101,6 +105,17 @@ def as_matcher(pattern: Any, partial_objects: bool = True) -> Matcher:
     if pattern is None or isinstance(pattern, (str, int, float, bool)):
         return _Literal(pattern)
     raise TypeError(f"a pattern is JSON data or a Match matcher, not {type(pattern).__name__}: {pattern!r}")
+
+
+def pattern_view(pattern: Any) -> Any:
+    """``pattern`` as JSON data for messages, each matcher shown by its view()."""
+    if isinstance(pattern, Matcher):
+        return pattern.view()
+    if isinstance(pattern, dict):
+        return {k: pattern_view(v) for k, v in pattern.items()}
+    if isinstance(pattern, (list, tuple)):
+        return [pattern_view(v) for v in pattern]
+    return pattern
 
 
 def _not_found(actual: Any, path: Path, expected: str) -> list[Mismatch]:
@@ -122,6 +137,9 @@ class _Literal(Matcher):
 
     def describe(self) -> str:
         return _show(self.value)
+
+    def view(self) -> Any:
+        return self.value
 
 
 class _ObjectMatch(Matcher):
@@ -146,6 +164,9 @@ class _ObjectMatch(Matcher):
 
     def describe(self) -> str:
         return f"{self.name}({_show(self.pattern, 80)})"
+
+    def view(self) -> Any:
+        return {f"${self.name}": pattern_view(self.pattern)}
 
 
 class _ArrayMatch(Matcher):
@@ -193,6 +214,9 @@ class _ArrayMatch(Matcher):
 
     def describe(self) -> str:
         return f"{self.name}({_show(self.pattern, 80)})"
+
+    def view(self) -> Any:
+        return {f"${self.name}": pattern_view(self.pattern)}
 
 
 class _Absent(Matcher):
@@ -243,6 +267,9 @@ class _Not(Matcher):
     def describe(self) -> str:
         return f"not_({self.inner.describe()})"
 
+    def view(self) -> Any:
+        return {"$not_": self.inner.view()}
+
 
 class _SerializedJson(Matcher):
     def __init__(self, pattern: Any):
@@ -261,6 +288,9 @@ class _SerializedJson(Matcher):
 
     def describe(self) -> str:
         return f"serialized_json({self.inner.describe()})"
+
+    def view(self) -> Any:
+        return {"$serialized_json": self.inner.view()}
 
 
 class Match:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fastscale.infra.stack_snapshot import normalize
-from fastscale.stacks.testing.match import Mismatch, as_matcher
+from fastscale.stacks.testing.match import Mismatch, as_matcher, pattern_view
 
 #: How much of the closest resource a failure message shows.
 _SHOWN_LINES = 60
@@ -59,7 +59,7 @@ def synth(config: Any) -> Template:
 
 
 def _format_body(body: Any) -> str:
-    lines = json.dumps(body, indent=2, sort_keys=True, default=repr).splitlines()
+    lines = json.dumps(body, indent=2, sort_keys=True).splitlines()
     if len(lines) > _SHOWN_LINES:
         lines = [*lines[:_SHOWN_LINES], f"... ({len(lines) - _SHOWN_LINES} more lines)"]
     return "\n".join("    " + line for line in lines)
@@ -185,6 +185,6 @@ class Template:
         return (
             f"no {resource_type} matches the pattern ({len(resources)} resource(s) of this type).\n"
             f"The closest is {closest}, {len(diffs)} difference(s):\n{listed}\n"
-            f"Pattern:\n{_format_body(pattern)}\n"
+            f"Pattern:\n{_format_body(pattern_view(pattern))}\n"
             f"{closest}:\n{_format_body(resources[closest])}"
         )

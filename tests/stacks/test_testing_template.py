@@ -85,7 +85,8 @@ def test_has_resource_properties_passes_and_fails_with_the_closest_resource_and_
         "model_name": Match.absent(),
     })
     with pytest.raises(AssertionError) as failed:
-        component.has_resource_properties(ENDPOINT_CONFIG, {"production_variants": [{"instance_type": "ml.g5.2xlarge"}]})
+        component.has_resource_properties(ENDPOINT_CONFIG, {"production_variants": [{"instance_type": "ml.g5.2xlarge"}],
+                                                             "model_name": Match.absent()})
     message = str(failed.value)
     [name] = component.resources(ENDPOINT_CONFIG)
     assert message.startswith(f"no {ENDPOINT_CONFIG} matches the pattern (1 resource(s) of this type).\n"
@@ -93,6 +94,7 @@ def test_has_resource_properties_passes_and_fails_with_the_closest_resource_and_
                               "  /production_variants/0/instance_type: expected 'ml.g5.2xlarge', found 'ml.g6.12xlarge'\n"
                               "Pattern:\n")
     assert '"instance_type": "ml.g5.2xlarge"' in message, "the pattern is shown"
+    assert '"model_name": "$absent()"' in message, "matchers in the pattern are shown by name"
     assert f"{name}:\n" in message and '"name_prefix": "demo-chat-"' in message, "the closest resource is shown"
 
 
