@@ -125,7 +125,7 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  fastscale validate {cfg}")
     out.print(f"  fastscale estimate {cfg}")
     out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
-    out.print(f"  make -C {directory} install-dev test   (pytest: tests/test_stack.py, the stack's own tests)")
+    out.print(f"  make -C {directory} install-dev test")
     out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then:")
     out.print(f"  fastscale deploy {cfg}")
     from rich.markup import escape

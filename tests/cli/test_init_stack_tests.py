@@ -36,6 +36,7 @@ def project(tmp_path_factory):
     target = tmp_path_factory.mktemp("init") / "proj"
     result = invoke("init", target, "--project", "demo-tests")
     assert result.exit_code == 0, result.output
+    assert f"  make -C {target} install-dev test\n" in result.output, "init says how to run them"
     return target
 
 
