@@ -18,6 +18,7 @@ import yaml
 
 from fastscale.infra import __version__
 from fastscale.infra.outputs import check_output_dir, refuse_symlinks, write_text_nofollow
+from fastscale.infra.stack_snapshot import PROJECT_SNAPSHOT
 
 if TYPE_CHECKING:
     from fastscale.infra.rules import Finding
@@ -28,6 +29,10 @@ CI_FILES = {"github": ".github/workflows/fastscale.yml", "gitlab": ".gitlab-ci.y
 SCHEMA_FILE = "fastscale.schema.json"
 #: The one place a generated project names the fastscale it installs (README, Makefile and CI read it).
 REQUIREMENTS_FILE = "requirements.txt"
+#: What `make test` installs besides fastscale: pytest and syrupy.
+DEV_REQUIREMENTS_FILE = "requirements-dev.txt"
+#: The project's own stack tests (fastscale.stacks.testing); their snapshot is written by `init` too.
+STACK_TEST_FILE = "tests/test_stack.py"
 DISTRIBUTION = "fastscale"
 #: Versions written into generated pipelines (pinned so a pipeline run is reproducible).
 CHECKOV_VERSION = "3.3.30"
@@ -121,6 +126,8 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
         "ci_file": CI_FILES.get(opts.ci, ""),
         "requirement": opts.fastscale_requirement or installed_requirement(),
         "requirements_file": REQUIREMENTS_FILE,
+        "dev_requirements_file": DEV_REQUIREMENTS_FILE,
+        "snapshot_file": PROJECT_SNAPSHOT,
         "schema_file": SCHEMA_FILE,
         "checkov_version": CHECKOV_VERSION,
         "terraform_version": TERRAFORM_VERSION,
@@ -194,6 +201,8 @@ def render_project(opts: ProjectOptions) -> dict[str, str]:
         "fastscale.yaml": render("project/fastscale.yaml.j2", **ctx),
         SCHEMA_FILE: dump_json_schema(),
         REQUIREMENTS_FILE: render("project/requirements.txt.j2", **ctx),
+        DEV_REQUIREMENTS_FILE: render("project/requirements-dev.txt.j2", **ctx),
+        STACK_TEST_FILE: render("project/test_stack.py.j2", **ctx),
         ".checkov.yaml": _checkov_config(),
         "cdktf.json": render("project/cdktf.json.j2", **ctx),
         "main.py": render("project/main.py.j2", **ctx),

@@ -19,6 +19,7 @@ from fastscale.infra.scaffold import (
     render_project,
     write_project,
 )
+from fastscale.infra.stack_snapshot import PROJECT_SNAPSHOT
 
 _PROJECT_PATTERN = r"[a-z0-9](-?[a-z0-9])*"
 
@@ -70,7 +71,9 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
 
     Writes fastscale.yaml (commented, valid for the chosen workload) and its JSON Schema for editors,
     requirements.txt (the fastscale to install), cdktf.json and main.py (so `cdktf synth` / `cdktf deploy`
-    work), a CI/CD workflow, a Makefile, .checkov.yaml, .gitignore and a README. Existing files are never
+    work), tests/test_stack.py (a snapshot test and property tests of the stack) with its snapshot,
+    requirements-dev.txt (pytest, syrupy), a CI/CD workflow, a Makefile (`make test` runs the tests),
+    .checkov.yaml, .gitignore and a README. Existing files are never
     overwritten without --force. The rendered config is validated first: if it has errors (for example the
     model does not fit --instance-type), nothing is written and the options that would work are suggested.
 
@@ -100,6 +103,7 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
         _explain_refusal(opts, errors)
         sys.exit(EXIT_BAD_INPUT)
     files = render_project(opts)
+    files[PROJECT_SNAPSHOT] = ""  # written below, once the checks pass (synthesizing takes a few seconds)
 
     check_project_target(directory, files)  # .git, unwritable, symbolic links: exit 2, nothing written
     clashes = existing_files(directory, files)
@@ -111,6 +115,7 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
             indent="  ",
         )
         sys.exit(EXIT_BAD_INPUT)
+    no_snapshot = _add_snapshot(files, directory)
     written = write_project(directory, files)
     say(f"[bold green]Created {name}[/] in {directory}:", indent="  ")
     for path in written:
@@ -120,10 +125,14 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  fastscale validate {cfg}")
     out.print(f"  fastscale estimate {cfg}")
     out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
+    out.print(f"  make -C {directory} install-dev test")
     out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then:")
     out.print(f"  fastscale deploy {cfg}")
     from rich.markup import escape
 
+    if no_snapshot:
+        say(f"[yellow]warning:[/] {PROJECT_SNAPSHOT} was not written, so `make test` fails until `make snapshot` "
+            f"writes it: synthesizing the stack failed here ({escape(no_snapshot)})", stderr=True, indent="  ")
     installs = files[REQUIREMENTS_FILE].strip().splitlines()[-1]
     say(f"\n{REQUIREMENTS_FILE} installs {escape(installs)}", indent="  ")
     if ci != "none" and "file:" in installs:
@@ -133,6 +142,23 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
             stderr=True,
             indent="  ",
         )
+
+
+def _add_snapshot(files: dict[str, str], directory: Path) -> str | None:
+    """Put the stack snapshot of tests/test_stack.py into ``files``, so `make test` passes on the new project.
+    Returns why not (the file is left out) when the stack cannot be synthesized here, e.g. without node."""
+    import yaml
+
+    from fastscale.infra.config import parse_config
+    from fastscale.stacks.app import project_snapshot
+
+    try:
+        config = parse_config(yaml.safe_load(files["fastscale.yaml"]), "fastscale.yaml", files["fastscale.yaml"])
+        files[PROJECT_SNAPSHOT] = project_snapshot(config, directory)
+    except Exception as err:  # the engine's own errors (node missing, jsii) have no common base class
+        del files[PROJECT_SNAPSHOT]
+        return f"{type(err).__name__}: {err}"
+    return None
 
 
 def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
