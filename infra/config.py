@@ -76,8 +76,9 @@ class ScaleFromZero(_Strict):
 
     period: ApiInt = Field(
         60,
-        description="Alarm period in seconds on NoCapacityInvocationFailures. 10/20/30 are accepted with a "
-        "warning: AWS does not document that this metric is published at high resolution.",
+        description="Alarm period in seconds on NoCapacityInvocationFailures. 60 is the period of AWS's developer "
+        "guide; 10/20/30 (AWS's samples use 30) are accepted with a note (FS028): AWS does not document that this "
+        "metric is published at high resolution.",
     )
     evaluation_periods: ApiInt = Field(1, description="Datapoints that must breach before the first copy is added.")
     cooldown: ApiInt = Field(60, description="Step-scaling cooldown in seconds.")
