@@ -301,6 +301,12 @@ class _Workload(_Strict):
     model_data: str | None = Field(
         None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
     )
+    accept_eula: bool = Field(
+        False,
+        description="Accept the end-user license agreement of the model in `model_data` (ModelAccessConfig."
+        "AcceptEula on its S3 data source), as gated JumpStart models require; needs `model_data`. Set it only "
+        "after reading the model's license.",
+    )
     model_size_gb: Number | None = Field(None, ge=0, description="Model weights in GB; checked against accelerator memory.")
     image_size_gb: Number | None = Field(
         None, gt=0, description="Compressed image size in GB; used by `fastscale estimate` (default from the estimate data)."
