@@ -480,7 +480,14 @@ class EndpointSpec(_Strict):
     )
     instances: Capacity = Field(default_factory=Capacity, description="Instance counts of the endpoint's variant.")
     routing: Literal["least_outstanding_requests", "random"] = Field(
-        "least_outstanding_requests", description="How requests are routed among instances / copies."
+        "least_outstanding_requests",
+        description="How the endpoint routes requests among its instances / copies (the variant's RoutingConfig."
+        "RoutingStrategy). fastscale's default is least_outstanding_requests, deliberately not AWS's (RANDOM, "
+        "used when an endpoint sets none): generative requests vary widely in length, and random routing can "
+        "queue requests behind a long generation while another instance sits idle; least outstanding requests "
+        "sends each request to the instance with the most free capacity (AWS ML blog, \"Minimize real-time "
+        "inference latency by using Amazon SageMaker routing strategies\"). random: AWS's default, e.g. to keep "
+        "an existing endpoint's routing unchanged.",
     )
     model: ModelSpec | None = Field(None, description="Single-model endpoint. Mutually exclusive with inference_components.")
     inference_components: list[InferenceComponentSpec] = Field(

@@ -243,3 +243,20 @@ def test_secrets_reach_the_container_as_arns_only(synth_dict):
     (model,) = stack.of_type("aws_sagemaker_model").values()
     assert model["primary_container"]["environment"] == {"OPTION_MAX_MODEL_LEN": "8192", "HF_TOKEN_SECRET_ARN": arn}
     assert "HF_TOKEN" not in model["primary_container"]["environment"]
+
+
+def test_every_routing_value_maps_to_a_strategy_the_api_knows():
+    """`routing` is an enum-like string that grows with AWS (prefix- and KV-aware routing): every value the
+    config accepts must have a RoutingStrategy, and every strategy must be one botocore knows."""
+    import typing
+
+    import botocore.session
+
+    from fastscale.infra.config import EndpointSpec
+    from fastscale.stacks.endpoint import ROUTING_STRATEGIES
+
+    accepted = set(typing.get_args(EndpointSpec.model_fields["routing"].annotation))
+    assert accepted == set(ROUTING_STRATEGIES)
+    model = botocore.session.get_session().get_service_model("sagemaker")
+    assert set(ROUTING_STRATEGIES.values()) <= set(model.shape_for("RoutingStrategy").enum)
+    assert EndpointSpec.model_fields["routing"].default == "least_outstanding_requests"  # documented as deliberate
