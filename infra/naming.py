@@ -77,7 +77,7 @@ def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceCompo
     only with its name.
     """
     vpc = {"subnets": sorted(ep.vpc.subnets), "security_groups": sorted(ep.vpc.security_groups)} if ep.vpc else None
-    content = {
+    content: dict[str, object] = {
         "image": workload.image,
         "model_data": workload.model_data,
         "environment": container_environment(workload),
