@@ -76,8 +76,9 @@ class ScaleFromZero(_Strict):
 
     period: ApiInt = Field(
         60,
-        description="Alarm period in seconds on NoCapacityInvocationFailures. 10/20/30 are accepted with a "
-        "warning: AWS does not document that this metric is published at high resolution.",
+        description="Alarm period in seconds on NoCapacityInvocationFailures. 60 is the period of AWS's developer "
+        "guide; 10/20/30 (AWS's samples use 30) are accepted with a note (FS028): AWS does not document that this "
+        "metric is published at high resolution.",
     )
     evaluation_periods: ApiInt = Field(1, description="Datapoints that must breach before the first copy is added.")
     cooldown: ApiInt = Field(60, description="Step-scaling cooldown in seconds.")
@@ -303,6 +304,12 @@ class _Workload(_Strict):
     model_data: str | None = Field(
         None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
     )
+    accept_eula: bool = Field(
+        False,
+        description="Accept the end-user license agreement of the model in `model_data` (ModelAccessConfig."
+        "AcceptEula on its S3 data source), as gated JumpStart models require; needs `model_data`. Set it only "
+        "after reading the model's license.",
+    )
     model_size_gb: Number | None = Field(None, ge=0, description="Model weights in GB; checked against accelerator memory.")
     image_size_gb: Number | None = Field(
         None, gt=0, description="Compressed image size in GB; used by `fastscale estimate` (default from the estimate data)."
@@ -478,7 +485,14 @@ class EndpointSpec(_Strict):
     )
     instances: Capacity = Field(default_factory=Capacity, description="Instance counts of the endpoint's variant.")
     routing: Literal["least_outstanding_requests", "random"] = Field(
-        "least_outstanding_requests", description="How requests are routed among instances / copies."
+        "least_outstanding_requests",
+        description="How the endpoint routes requests among its instances / copies (the variant's RoutingConfig."
+        "RoutingStrategy). fastscale's default is least_outstanding_requests, deliberately not AWS's (RANDOM, "
+        "used when an endpoint sets none): generative requests vary widely in length, and random routing can "
+        "queue requests behind a long generation while another instance sits idle; least outstanding requests "
+        "sends each request to the instance with the most free capacity (AWS ML blog, \"Minimize real-time "
+        "inference latency by using Amazon SageMaker routing strategies\"). random: AWS's default, e.g. to keep "
+        "an existing endpoint's routing unchanged.",
     )
     model: ModelSpec | None = Field(None, description="Single-model endpoint. Mutually exclusive with inference_components.")
     inference_components: list[InferenceComponentSpec] = Field(

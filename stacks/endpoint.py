@@ -66,8 +66,9 @@ CONFIG_DIGEST_LEN = 12
 EndpointConfigResource = sagemaker.SagemakerEndpointConfiguration | awscc.SagemakerEndpointConfig
 
 
-def model_data_source(uri: str) -> sagemaker.ModelDataSource:
-    """An S3 prefix is loaded uncompressed (fastest to download); an object is a `.tar.gz` or one file."""
+def model_data_source(uri: str, accept_eula: bool = False) -> sagemaker.ModelDataSource:
+    """An S3 prefix is loaded uncompressed (fastest to download); an object is a `.tar.gz` or one file.
+    ``accept_eula``: the model's license is accepted (`ModelAccessConfig`, only set when true)."""
     loc = parse_s3_uri(uri)
     if loc is not None and loc.is_prefix:
         kind, compression = sagemaker.S3_PREFIX, sagemaker.COMPRESSION_NONE
@@ -76,7 +77,14 @@ def model_data_source(uri: str) -> sagemaker.ModelDataSource:
     else:
         kind, compression = sagemaker.S3_OBJECT, sagemaker.COMPRESSION_NONE
     return sagemaker.ModelDataSource(
-        s3_data_source=[sagemaker.S3DataSource(s3_uri=uri, s3_data_type=kind, compression_type=compression)]
+        s3_data_source=[
+            sagemaker.S3DataSource(
+                s3_uri=uri,
+                s3_data_type=kind,
+                compression_type=compression,
+                model_access_config=sagemaker.ModelAccessConfig(accept_eula=True) if accept_eula else None,
+            )
+        ]
     )
 
 
@@ -166,7 +174,9 @@ class SageMakerEndpoint(Group):
                 primary_container=sagemaker.ModelContainer(
                     image=workload.image,
                     environment=container_environment(workload) or None,
-                    model_data_source=model_data_source(workload.model_data) if workload.model_data else None,
+                    model_data_source=model_data_source(workload.model_data, workload.accept_eula)
+                    if workload.model_data
+                    else None,
                 ),
                 vpc_config=sagemaker.VpcConfig(
                     security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)

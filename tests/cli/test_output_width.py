@@ -155,6 +155,16 @@ def test_readme_lists_the_exit_codes_each_help_documents():
     assert "130 when interrupted" in readme
 
 
+def test_readme_shows_every_flag_required_without_a_terminal():
+    """A command whose --help says an option is required without a terminal shows it in its README row: the
+    README is where a CI author copies the command line from."""
+    readme = (ROOT / "README.md").read_text()
+    rows = dict(re.findall(r"^\| `fastscale ([a-z-]+)([^`]*)`", readme, flags=re.M))
+    needs = {c for c in COMMANDS if "--auto-approve" in run(c, "--help").stdout}
+    assert needs >= {"deploy", "destroy", "sweep"}
+    assert {c for c in needs if "--auto-approve" not in rows[c]} == set()
+
+
 def test_a_closed_pipe_ends_quietly_with_141(project):
     """`fastscale validate ... | head -1`: the reader goes away while output is still coming."""
     import subprocess

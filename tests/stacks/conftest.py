@@ -121,6 +121,7 @@ def variant_configs() -> dict[str, dict[str, Any]]:
     own_role["state"] = {"backend": "s3", "bucket": "tf-state", "key": "demo.tfstate"}
 
     pools_single = copy.deepcopy(BASE_CONFIG)
+    pools_single["endpoints"][0]["model"]["accept_eula"] = True  # reaches the pools' models too
     pools_single["endpoints"][0]["capacity"] = {
         "fallback": [
             {"instance_type": "ml.g5.2xlarge",

@@ -195,6 +195,28 @@ def test_model_data_source(synth_dict, model_data, data_type, compression):
     }
 
 
+def test_accept_eula_reaches_the_models_s3_data_source(synth_dict):
+    data = component_config(model_data="s3://demo-models/llama/", accept_eula=True)
+    stack = synth_dict(data)
+    [source] = stack.one("aws_sagemaker_model")["primary_container"]["model_data_source"]["s3_data_source"]
+    assert source["model_access_config"] == {"accept_eula": True}
+    # The component runs that model by name: the acceptance travels with it.
+    component = stack.one("awscc_sagemaker_inference_component")
+    model_id = next(iter(stack.of_type("aws_sagemaker_model")))
+    assert component["specification"]["model_name"] == f"${{aws_sagemaker_model.{model_id}.name}}"
+
+
+def test_accept_eula_renames_the_model_only_when_set():
+    from fastscale.infra.config import parse_config
+    from fastscale.infra.naming import all_endpoint_names
+
+    def model(**extra):
+        return all_endpoint_names(parse_config(component_config(model_data="s3://demo-models/llama/", **extra)))[0]
+
+    assert model().components[0].model == model(accept_eula=False).components[0].model  # live stacks keep their names
+    assert model().components[0].model != model(accept_eula=True).components[0].model  # a new model is a new name
+
+
 def test_models_are_created_before_the_old_ones_are_destroyed(examples):
     for stack in examples.values():
         names = all_endpoint_names(stack.config)[0]
@@ -229,3 +251,20 @@ def test_secrets_reach_the_container_as_arns_only(synth_dict):
     (model,) = stack.of_type("aws_sagemaker_model").values()
     assert model["primary_container"]["environment"] == {"OPTION_MAX_MODEL_LEN": "8192", "HF_TOKEN_SECRET_ARN": arn}
     assert "HF_TOKEN" not in model["primary_container"]["environment"]
+
+
+def test_every_routing_value_maps_to_a_strategy_the_api_knows():
+    """`routing` is an enum-like string that grows with AWS (prefix- and KV-aware routing): every value the
+    config accepts must have a RoutingStrategy, and every strategy must be one botocore knows."""
+    import typing
+
+    import botocore.session
+
+    from fastscale.infra.config import EndpointSpec
+    from fastscale.stacks.endpoint import ROUTING_STRATEGIES
+
+    accepted = set(typing.get_args(EndpointSpec.model_fields["routing"].annotation))
+    assert accepted == set(ROUTING_STRATEGIES)
+    model = botocore.session.get_session().get_service_model("sagemaker")
+    assert set(ROUTING_STRATEGIES.values()) <= set(model.shape_for("RoutingStrategy").enum)
+    assert EndpointSpec.model_fields["routing"].default == "least_outstanding_requests"  # documented as deliberate
