@@ -336,7 +336,11 @@ class StackCommand:
         try:
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
             # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
-            env = {"AWS_ENDPOINT_URL": self.config.endpoint_url} if self.config.endpoint_url else None
+            # Without credentials of its own in the environment, it gets the emulator's dummy ones.
+            from fastscale.infra.aws.clients import emulator_credentials
+
+            url = self.config.endpoint_url
+            env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
             self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
