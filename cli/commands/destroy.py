@@ -256,7 +256,7 @@ class DestroyCommand(StackCommand):
         finally:
             self.terraform_phase = False
         if not destroyed.ok:
-            return "destroy", f"terraform destroy failed (exit code {destroyed.returncode})"
+            return "destroy", self.failure_message("destroy", destroyed)
         return None
 
 
