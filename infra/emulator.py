@@ -125,7 +125,7 @@ def _list_tags_for_resource(self: Any) -> str:
 
 def _update_endpoint(self: Any) -> Any:
     """UpdateEndpoint: the endpoint now runs the named configuration and its variants."""
-    from moto.sagemaker.responses import ActionResult
+    from moto.core.responses import ActionResult
 
     backend = self.sagemaker_backend
     name = self._get_param("EndpointName")

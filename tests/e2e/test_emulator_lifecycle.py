@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from fastscale.infra.emulator import Emulator
-from tests.e2e.emulator_support import MARKS, REGION, aws, fastscale, project_env, summary
+from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, summary
 
 pytestmark = MARKS
 
