@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measure-scaleout": ("measure", "Add one copy or instance on a live endpoint and time it."),
     "explain": ("explain", "Explain why a live endpoint did or did not scale, with fixes."),
     "init": ("init", "Create a new fastscale project (config, cdktf app, CI workflow)."),
+    "emulator": ("emulator", "Run a local AWS emulator to rehearse deploy and destroy without an account."),
 }
 
 

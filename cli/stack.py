@@ -346,7 +346,11 @@ class StackCommand:
         try:
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
             # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
-            env = {"AWS_ENDPOINT_URL": self.config.endpoint_url} if self.config.endpoint_url else None
+            # Without credentials of its own in the environment, it gets the emulator's dummy ones.
+            from fastscale.infra.aws.clients import emulator_credentials
+
+            url = self.config.endpoint_url
+            env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
             self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
@@ -370,8 +374,41 @@ class StackCommand:
         self.summary["terraform"] = terraform_summary(result)
         self.show_diagnostics(result)
         if not result.ok and fatal:
-            self.fail(f"terraform {step} failed (exit code {result.returncode})")
+            self.fail(self.failure_message(step, result))
         return result
+
+    def sweep_command(self) -> str:
+        """The command line that deletes what this stack left (see `fastscale sweep`), ready to paste."""
+        import shlex
+
+        target = f" --endpoint-url {shlex.quote(self.config.endpoint_url)}" if self.config.endpoint_url else ""
+        return f"fastscale sweep {shlex.quote(self.checked.source)}{target} --auto-approve"
+
+    def failure_message(self, step: str, result: TerraformResult) -> str:
+        """Why a Terraform step failed, naming the resources it failed on and the command that recovers.
+
+        A resource whose create failed half-way (say a scalable target created, then its tags unreadable)
+        stays in Terraform's state; when Terraform then cannot read it back, every plan fails on it, and so
+        do deploy and destroy alike. `fastscale sweep` does not need Terraform: it deletes what the stack's
+        tags prove its own, after which Terraform's refresh finds the resource gone and drops it."""
+        head = f"terraform {step} failed (exit code {result.returncode})"
+        failed = result.failed_resources
+        self.summary["failed_resources"] = failed
+        if not failed:
+            return head
+        named = ", ".join(failed)
+        where = f"the emulator at {self.config.endpoint_url}" if self.config.endpoint_url else "AWS"
+        recover = (f"`{self.sweep_command()}` deletes what the stack left in {where} (only what its tags prove "
+                   "its own); Terraform then finds it gone, and deploy and destroy run again")
+        if step == "apply":
+            return (f"{head} at {named}: a create that failed half-way stays in Terraform's state. Fix the cause "
+                    f"above and deploy again; if Terraform then cannot read it back, {recover}.")
+        self.summary["recover_with"] = self.sweep_command()
+        if step == "plan":
+            return (f"{head}: Terraform cannot read {named} back from {where}, so neither deploy nor destroy can "
+                    f"plan past it. To recover: {recover}. On a live stack that deletes its endpoints too: to keep "
+                    "them, fix the cause above and run this command again.")
+        return f"{head} at {named}. To recover: {recover}."
 
     def confirm(self, question: str) -> None:
         """Ask; anything but a yes ends the command with exit 1 and nothing changed: a "no", an empty
