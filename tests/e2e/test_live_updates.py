@@ -20,7 +20,7 @@ import yaml
 from botocore.exceptions import ClientError
 
 from tests.e2e import moto_shims
-from tests.e2e.test_emulator_lifecycle import (  # noqa: F401  (fixtures)
+from tests.e2e.moto_project import (  # noqa: F401  (fixtures)
     IMAGE,
     REGION,
     emulator,
