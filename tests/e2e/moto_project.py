@@ -13,6 +13,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import boto3
@@ -46,8 +47,11 @@ def emulator():
     with shims():
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         server.start()
+        url = f"http://127.0.0.1:{port}"
+        # moto keeps its backends per process: start from an empty account whatever an earlier module left
+        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=30).close()
         try:
-            yield f"http://127.0.0.1:{port}"
+            yield url
         finally:
             server.stop()
 
