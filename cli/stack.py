@@ -35,13 +35,12 @@ from fastscale.cli.progress import Reporter
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
+    from fastscale.infra.plan_session import SavedPlan, StackLock
     from fastscale.infra.rollout import ClassifiedChange, PlanClassification
     from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
-#: Saved plan that `deploy` / `destroy` show, ask about, then apply: what is applied is what was shown.
-PLAN_FILE = "fastscale.tfplan"
 
 ENV_HELP = """\b
 Environment:
@@ -170,6 +169,8 @@ class StackCommand:
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
         self.event_hooks: list[Callable[[TerraformEvent], None]] = []
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
+        #: The stack's lock (infra.plan_session), held from before synthesis until the apply or destroy ended.
+        self.lock: StackLock | None = None
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
         if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
             self.summary["endpoint_url"] = self.config.endpoint_url
@@ -178,6 +179,7 @@ class StackCommand:
 
     def finish(self, code: int, ok: bool | None = None) -> NoReturn:
         """End the command: the JSON summary (with --json) and the exit code."""
+        self.release_lock()
         self.reporter.close()
         self.summary["ok"] = code == EXIT_OK if ok is None else ok
         if self.as_json:
@@ -209,6 +211,7 @@ class StackCommand:
 
     def interrupted(self) -> NoReturn:
         """Ctrl-C: say what state things were left in, then exit 130."""
+        self.release_lock()
         self.reporter.close()
         last = self.runner.last_result if self.runner is not None else None
         if last is not None and last.interrupted:
@@ -250,12 +253,17 @@ class StackCommand:
         from fastscale.infra.terraform import TerraformError
 
         try:
-            classification = classify_plan(plan_document(runner, plan_file), rollout_inputs(self.config))
+            classification = classify_plan(plan_document(runner, plan_file),
+                                           rollout_inputs(self.config, live=self.live_counts()))
         except (TerraformError, PlanFormatError) as exc:
             self.fail(f"cannot read the saved plan back: {exc}")
         self.classification = classification
         self.summary["classification"] = classification.to_dict()
         return classification
+
+    def live_counts(self) -> dict[str, int | None]:
+        """The live instance counts read before the plan (endpoint name -> count), for the rollout inputs."""
+        return {name: found["live"] for name, found in (self.summary.get("cutover") or {}).items()}
 
     def refuse_downtime(self, classification: PlanClassification, allow_downtime: bool) -> None:
         """A plan that replaces a live endpoint or inference component ends the command with exit 2,
@@ -309,8 +317,8 @@ class StackCommand:
             self.fail("over the account's instance quota: nothing was synthesized, planned or applied.", EXIT_BAD_INPUT)
 
     def prepare(self, terraform_bin: str | None, out: str) -> TerraformRunner:
-        """Find the binary, check quotas (plan, deploy), synthesize, ``terraform init``. Exits 1 on any
-        failure, 2 when over quota."""
+        """Find the binary, take the stack's lock, check quotas (plan, deploy), synthesize, ``terraform
+        init``. Exits 1 on any failure (the lock held by another run included), 2 when over quota."""
         from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
 
         try:
@@ -318,6 +326,7 @@ class StackCommand:
         except TerraformError as exc:
             self.fail(str(exc))
         self.summary["terraform_binary"] = binary
+        self.take_lock(out)
         if self.command in ("plan", "deploy"):
             self.quota_preflight()
 
@@ -337,12 +346,17 @@ class StackCommand:
         try:
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
             # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
-            env = {"AWS_ENDPOINT_URL": self.config.endpoint_url} if self.config.endpoint_url else None
+            # Without credentials of its own in the environment, it gets the emulator's dummy ones.
+            from fastscale.infra.aws.clients import emulator_credentials
+
+            url = self.config.endpoint_url
+            env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
             self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):
             self.check_names()  # after the local checks (binary, --out, synthesis), before Terraform runs
+            self.carry_live_counts(stack_dir)
         self.run("init", self.runner.init)
         return self.runner
 
@@ -360,14 +374,111 @@ class StackCommand:
         self.summary["terraform"] = terraform_summary(result)
         self.show_diagnostics(result)
         if not result.ok and fatal:
-            self.fail(f"terraform {step} failed (exit code {result.returncode})")
+            self.fail(self.failure_message(step, result))
         return result
 
+    def sweep_command(self) -> str:
+        """The command line that deletes what this stack left (see `fastscale sweep`), ready to paste."""
+        import shlex
+
+        target = f" --endpoint-url {shlex.quote(self.config.endpoint_url)}" if self.config.endpoint_url else ""
+        return f"fastscale sweep {shlex.quote(self.checked.source)}{target} --auto-approve"
+
+    def failure_message(self, step: str, result: TerraformResult) -> str:
+        """Why a Terraform step failed, naming the resources it failed on and the command that recovers.
+
+        A resource whose create failed half-way (say a scalable target created, then its tags unreadable)
+        stays in Terraform's state; when Terraform then cannot read it back, every plan fails on it, and so
+        do deploy and destroy alike. `fastscale sweep` does not need Terraform: it deletes what the stack's
+        tags prove its own, after which Terraform's refresh finds the resource gone and drops it."""
+        head = f"terraform {step} failed (exit code {result.returncode})"
+        failed = result.failed_resources
+        self.summary["failed_resources"] = failed
+        if not failed:
+            return head
+        named = ", ".join(failed)
+        where = f"the emulator at {self.config.endpoint_url}" if self.config.endpoint_url else "AWS"
+        recover = (f"`{self.sweep_command()}` deletes what the stack left in {where} (only what its tags prove "
+                   "its own); Terraform then finds it gone, and deploy and destroy run again")
+        if step == "apply":
+            return (f"{head} at {named}: a create that failed half-way stays in Terraform's state. Fix the cause "
+                    f"above and deploy again; if Terraform then cannot read it back, {recover}.")
+        self.summary["recover_with"] = self.sweep_command()
+        if step == "plan":
+            return (f"{head}: Terraform cannot read {named} back from {where}, so neither deploy nor destroy can "
+                    f"plan past it. To recover: {recover}. On a live stack that deletes its endpoints too: to keep "
+                    "them, fix the cause above and run this command again.")
+        return f"{head} at {named}. To recover: {recover}."
+
     def confirm(self, question: str) -> None:
-        """Ask; a "no" ends the command with exit 1 and nothing changed."""
+        """Ask; anything but a yes ends the command with exit 1 and nothing changed: a "no", an empty
+        answer (the default is No) or the end of input. Ctrl-C at the prompt is an interrupt (exit 130)."""
         self.reporter.close()
-        if not click.confirm(question, default=False, err=True):
+        try:
+            answer = click.confirm(question, default=False, err=True)
+        except click.Abort as exc:  # click turns both EOF and Ctrl-C at its prompt into Abort
+            if isinstance(exc.__context__, KeyboardInterrupt):
+                raise KeyboardInterrupt from None
+            self.fail("cancelled: no answer (end of input): nothing was changed.")
+        if not answer:
             self.fail("cancelled: nothing was changed.")
+
+    # -- the stack's lock and the saved plan (all of it in infra.plan_session) -----------------------
+
+    def take_lock(self, out: str) -> None:
+        """Take the stack's lock before anything is synthesized or asked of AWS: a second run on the stack
+        ends here with exit 1, naming the run that holds it. A lock whose run ended without releasing it
+        is taken over, with a notice. Taken once: a second call while it is held does nothing."""
+        if self.lock is not None and self.lock.held:
+            return
+        from fastscale.infra.outputs import OutputPathError
+        from fastscale.infra.plan_session import StackLocked, StackLockError, lock_stack
+        from fastscale.infra.state import StateLayoutError
+
+        try:
+            self.lock = lock_stack(self.config, out, self.command)
+        except (StateLayoutError, OutputPathError) as exc:
+            self.fail(str(exc), EXIT_BAD_INPUT)
+        except StackLocked as exc:
+            self.summary["locked_by"] = exc.holder.to_dict() if exc.holder is not None else None
+            self.fail(str(exc))
+        except StackLockError as exc:
+            self.fail(str(exc))
+        self.summary["lock"] = str(self.lock.path)
+        previous = self.lock.previous
+        if previous is not None:
+            self.summary["lock_taken_over"] = previous.to_dict()
+            removed = f"; removed the plan file(s) it left: {', '.join(p.name for p in self.lock.removed_plans)}" \
+                if self.lock.removed_plans else ""
+            self.reporter.note(f"notice: took over the lock of {previous.describe()}, which ended without "
+                               f"releasing it ({self.lock.path}){removed}", style="yellow")
+
+    def release_lock(self) -> None:
+        if self.lock is not None:
+            self.lock.release()
+
+    def new_plan(self) -> SavedPlan:
+        """A plan file of this run only (unique name, owner-only), under the stack's lock."""
+        assert self.lock is not None, "prepare() takes the lock before anything is planned"
+        return self.lock.new_plan()
+
+    def record_shown_plan(self, plan: SavedPlan) -> None:
+        """Right after Terraform wrote the plan, before it is shown: record its SHA-256."""
+        from fastscale.infra.plan_session import PlanChanged
+
+        try:
+            plan.seal()
+        except PlanChanged as exc:
+            self.fail(str(exc))
+
+    def refuse_changed_plan(self, plan: SavedPlan) -> None:
+        """Just before the apply: the plan file must still be the one shown, else exit 1, nothing applied."""
+        from fastscale.infra.plan_session import PlanChanged
+
+        try:
+            plan.verify()
+        except PlanChanged as exc:
+            self.fail(str(exc))
 
     def check_names(self) -> None:
         """Before Terraform runs: every name the stack creates must be free or already this stack's.
@@ -401,6 +512,37 @@ class StackCommand:
             "or delete what is in the way if it is really yours. Nothing was planned or applied.",
             code=EXIT_BAD_INPUT,
         )
+
+    def carry_live_counts(self, stack_dir: Path) -> None:
+        """Before Terraform plans: each endpoint's live instance count, carried into the count a new endpoint
+        configuration starts with (``infra.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
+        import json
+
+        from fastscale.infra import cutover
+        from fastscale.infra.aws.clients import AwsError
+        from fastscale.infra.aws.cutover import live_instance_counts
+        from fastscale.infra.naming import endpoint_name
+
+        self.reporter.step("cut-over", "reading the endpoints' live instance counts")
+        try:
+            live = live_instance_counts(self.config, clients=aws_clients(self.config))
+        except AwsError as exc:
+            self.fail(f"cannot read the endpoints' live instance counts: {exc}")
+        try:  # only the variables the stack declares (Terraform warns about any other value)
+            declared = json.loads((stack_dir / "cdk.tf.json").read_text()).get("variable") or {}
+        except (OSError, ValueError):
+            declared = {}
+        values = {k: v for k, v in cutover.tfvars(self.config, live).items() if k in declared}
+        (stack_dir / cutover.TFVARS_FILE).write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+        self.summary["cutover"] = {
+            endpoint_name(self.config.project, ep.name): {
+                "live": live.get(endpoint_name(self.config.project, ep.name)),
+                "initial": ep.instances.initial,
+                "max": ep.instances.max,
+                "starts_at": values.get(cutover.variable_name(ep), ep.instances.initial),
+            }
+            for ep in self.config.endpoints
+        }
 
     def follow_rollouts(self, classification: PlanClassification) -> None:
         """Before the apply: follow every endpoint and component the plan rolls out, while Terraform applies
@@ -490,14 +632,24 @@ def plan_confirm_apply(
     A failed apply ends the command (exit 1), unless ``before_apply`` is given: the caller then decides
     (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
     left behind.
+
+    The plan file is this run's own (:mod:`infra.plan_session`: a fresh name, owner-only, removed here);
+    its SHA-256 is recorded before it is shown and checked just before the apply (exit 1 if it changed).
+    The stack's lock, taken in :meth:`StackCommand.prepare`, is released here once the apply or destroy
+    has ended, whichever way.
     """
     step = "destroy" if destroy else "apply"
     fatal = not destroy and before_apply is None
     if auto_approve and destroy:
-        return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
-    plan_file = Path(runner.workdir).resolve() / PLAN_FILE
+        try:
+            return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
+        finally:
+            cmd.release_lock()  # the destroy has ended: the next run on the stack may plan
+    saved = cmd.new_plan()
+    plan_file = saved.path
     try:
         plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
+        cmd.record_shown_plan(saved)
         cmd.reporter.close()
         if not plan.has_changes:
             if not cmd.as_json:
@@ -515,10 +667,13 @@ def plan_confirm_apply(
             cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
         if classification is not None and before_apply is not None:
             before_apply(classification)
+        cmd.refuse_changed_plan(saved)
         return cmd.run(step, runner.apply, plan_file=plan_file, fatal=fatal)
     finally:
         # A saved plan can hold sensitive values; it is only needed for this one apply.
-        plan_file.unlink(missing_ok=True)
+        saved.discard()
+        # The apply or destroy has ended (or never will): the next run on the stack may plan.
+        cmd.release_lock()
 
 
 #: How each planned action is marked, as Terraform marks it in its own plan output.
@@ -562,6 +717,8 @@ def print_change_summary(
             what = f"{_type_label(c)} {c.name}" if c.name else c.address
             timing = f"about {_duration(c.duration.seconds)} ({c.duration.formula})" if c.duration else c.duration_note
             say(f"  {_esc(what)}: {_esc(c.strategy.describe() if c.strategy else c.kind.label)}; {_esc(timing)}", indent="    ")
+            for note in c.notes:
+                say(f"    {_esc(note)}", indent="      ")
         longest = classification.longest_rollout_seconds()
         if longest is not None and len(classification.rollouts) > 1:
             say(f"  Terraform applies them side by side: about {_duration(longest)} for the longest.", indent="    ")

@@ -8,7 +8,6 @@ options, the plan -> confirm -> apply flow) is in :mod:`fastscale.cli.stack`.
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import click
@@ -28,7 +27,6 @@ from fastscale.cli.progress import Reporter
 from fastscale.cli.stack import (
     AWS_ENV_HELP,
     ENV_HELP,
-    PLAN_FILE,
     StackCommand,
     auto_approve_option,
     out_option,
@@ -103,15 +101,19 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     which SageMaker rolls out while serving; with the expected duration), replace (something that serves
     no traffic itself), or replace with downtime (an endpoint or component deleted and created again,
     named with the attribute that forces it; `deploy` refuses it without --allow-downtime). Nothing in
-    AWS is changed. Progress goes to stderr; with --json, progress events are JSON lines on stderr and a
-    summary object (counts, planned changes, their classification, diagnostics) is printed on stdout.
+    AWS is changed. Like `deploy` and `destroy` it holds the stack's lock (FILE's stack directory under
+    --out, `fastscale.lock`) from before synthesis until the plan is read: while another run holds it,
+    it exits 1 naming that run. Progress goes to stderr; with --json, progress events are JSON lines on
+    stderr and a summary object (counts, planned changes, their classification, diagnostics) is printed
+    on stdout.
 
     \b
     Exit codes:
       0  the plan succeeded (with or without changes)
       1  Terraform failed (its message is shown), synthesis failed (no Node.js),
-         AWS failed, or no usable terraform/tofu binary (missing, older than
-         1.2, or not answering `version` within 20 s)
+         AWS failed, no usable terraform/tofu binary (missing, older than
+         1.2, or not answering `version` within 20 s), or another run holds
+         the stack's lock (named; nothing was synthesized or planned)
       2  bad input: the config has errors, or --out is inside .git, not
          writable or holds a symbolic link, or more maximum instances of a type
          than the account's Service Quotas allow (nothing was synthesized or
@@ -133,12 +135,13 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
         cmd = StackCommand("plan", checked, as_json, reporter)
         try:
             runner = cmd.prepare(terraform_bin, out)
-            plan_file = Path(runner.workdir).resolve() / PLAN_FILE
+            saved = cmd.new_plan()
             try:
-                result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=plan_file)
-                classification = cmd.classify(runner, plan_file) if result.has_changes else PlanClassification()
+                result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=saved.path)
+                classification = cmd.classify(runner, saved.path) if result.has_changes else PlanClassification()
             finally:
-                plan_file.unlink(missing_ok=True)  # it can hold sensitive values, and nothing applies it
+                saved.discard()  # it can hold sensitive values, and nothing applies it
+                cmd.release_lock()
         except KeyboardInterrupt:
             cmd.interrupted()
         reporter.close()
@@ -195,8 +198,17 @@ def deploy_command(
     uses stops the deploy with exit 2, nothing applied. Terraform then plans into a saved plan, which is
     classified as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
     (downtime) stops here with exit 2, nothing applied, unless --allow-downtime; creating new ones is not
-    downtime. Without --auto-approve the plan is shown and you are asked to confirm; what is applied is
-    exactly the plan you saw. Without a terminal (CI) --auto-approve is required.
+    downtime. Without --auto-approve the plan is shown and you are asked to confirm (the default is No:
+    an empty answer or the end of input applies nothing); what is applied is exactly the plan you saw.
+    Without a terminal (CI) --auto-approve is required.
+
+    One run at a time per stack: from before synthesis until Terraform's apply has ended, the deploy
+    holds the stack's lock, `fastscale.lock` in the stack directory (`cdktf.out/stacks/<project>/` by
+    default, see --out), and its plan is a file of its own
+    (`fastscale-*.tfplan`, owner-only, removed when the run ends) whose SHA-256 is checked just before
+    the apply. A plan, deploy or destroy of the same stack started meanwhile exits 1 at once, naming the
+    run that holds the lock (command, pid, host, since when); a lock left by a run that ended without
+    releasing it is taken over with a notice.
 
     An endpoint or component that the plan rolls out (rolling or blue/green) is followed while Terraform
     applies (its status and deployment stage from SageMaker) and until it settles (bounded by --timeout):
@@ -213,8 +225,10 @@ def deploy_command(
          rollout was rolled back (the alarm is named) or failed or was still
          going at --timeout, a check differs, AWS failed (throttled after 5
          attempts, a server error, no credentials, unreachable: one `error:`
-         line names the call), no usable terraform/tofu binary, or the
-         confirmation was declined
+         line names the call), no usable terraform/tofu binary, the
+         confirmation was declined or not given, another run holds the stack's
+         lock (named; nothing was synthesized or applied), or the saved plan
+         changed after it was shown (nothing was applied)
       2  bad input: the config has errors, no --auto-approve without a terminal,
          an unusable --out, or more maximum instances of a type than the
          account's Service Quotas allow (nothing was synthesized or applied);
@@ -238,7 +252,7 @@ def deploy_command(
             # --no-wait: a rollout still going is reported, not failed (Terraform itself waited for the update).
             failed = [o.message() for o in outcomes if not o.ok and not (no_wait and o.outcome == "timed_out")]
             if not applied.ok:
-                cmd.fail("; ".join([f"terraform apply failed (exit code {applied.returncode})", *failed]))
+                cmd.fail("; ".join([cmd.failure_message("apply", applied), *failed]))
             if failed:
                 cmd.fail("the deployment did not finish: " + "; ".join(failed)
                          + ". Terraform's state may record the new version: fix the cause, then deploy again.")

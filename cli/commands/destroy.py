@@ -245,7 +245,12 @@ class DestroyCommand(StackCommand):
             self.summary["claimed_log_groups"] = claimed
 
     def terraform_destroy(self, terraform_bin: str | None, out: str, auto_approve: bool) -> tuple[str, str] | None:
-        """Run Terraform's destroy; None when it succeeded, else (the step that failed, the message)."""
+        """Run Terraform's destroy; None when it succeeded, else (the step that failed, the message).
+
+        The stack's lock comes first, outside the Terraform phase: while another run holds it the destroy
+        ends there (exit 1), before the log groups are tagged and without the proof (that run is changing
+        the stack)."""
+        self.take_lock(out)
         self.claim_logs()
         self.terraform_phase = True
         try:
@@ -255,8 +260,9 @@ class DestroyCommand(StackCommand):
             return exc.step, exc.message
         finally:
             self.terraform_phase = False
+            self.release_lock()  # the proof that follows reads AWS only
         if not destroyed.ok:
-            return "destroy", f"terraform destroy failed (exit code {destroyed.returncode})"
+            return "destroy", self.failure_message("destroy", destroyed)
         return None
 
 
@@ -271,7 +277,12 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
     """Destroy the stack of FILE with Terraform, then prove with boto3 that nothing is left.
 
     Runs `terraform destroy` on the synthesized stack (without --auto-approve the destroy plan is shown
-    and you are asked to confirm; without a terminal --auto-approve is required). Then, always — also
+    and you are asked to confirm, default No: an empty answer or the end of input destroys nothing;
+    without a terminal --auto-approve is required). Like `deploy` it holds the stack's lock
+    (`fastscale.lock` in `cdktf.out/stacks/<project>/`, see --out) from before anything is synthesized
+    or tagged until Terraform's destroy has ended, and applies only the plan file it showed: while
+    another run holds the lock the destroy exits 1 at once, naming that run (command, pid, host, since
+    when), without running the proof below. Otherwise, always — also
     when there is no terraform binary, or synthesis, `terraform init`, `plan` or `destroy` failed (the
     failed step is named) — AWS is asked by name, prefix and tag for every endpoint, inference
     component, endpoint configuration, model, scaling target and policy, alarm, dashboard, role and log
@@ -290,7 +301,8 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
       0  destroyed, and nothing of the stack is left
       1  a Terraform step failed (named; the proof still ran), something of
          the stack is left (listed), AWS failed (one `error:` line names the
-         call), or the confirmation was declined
+         call), the confirmation was declined or not given, or another run
+         holds the stack's lock (named; nothing was done)
       2  bad input: the config has errors, no --auto-approve without a terminal,
          or an unusable --out (nothing was synthesized, destroyed or asked of AWS)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)

@@ -17,8 +17,9 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_data"
 REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
 needs_binary = pytest.mark.skipif(REAL_BINARY is None, reason="needs terraform or tofu on PATH")
 
-#: What the fixture stacks' state is called: the real stack's local backend default for project "demo".
-STATE_FILE = "terraform.demo.tfstate"
+#: What the fixture stacks' state is called: the real stack's local backend default for project "demo" in
+#: us-east-1 (infra.state.default_state_file).
+STATE_FILE = "terraform.demo.us-east-1.tfstate"
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -49,7 +50,7 @@ class FixtureSynth:
         stack_dir = Path(outdir) / "stacks" / config.project
         stack_dir.mkdir(parents=True, exist_ok=True)
         doc = self.stack if isinstance(self.stack, dict) else json.loads((FIXTURES / self.stack / "main.tf.json").read_text())
-        doc = {**doc, "terraform": {"backend": {"local": {"path": f"../../../terraform.{config.project}.tfstate"}}}}
+        doc = {**doc, "terraform": {"backend": {"local": {"path": f"../../../terraform.{config.project}.{config.region}.tfstate"}}}}
         (stack_dir / "main.tf.json").write_text(json.dumps(doc))
         return FakeSynthResult(Path(outdir), config.project, stack_dir)
 

@@ -234,7 +234,9 @@ def test_synth_does_not_write_through_a_symlinked_stack_file(tmp_path):
 
 def test_plan_reports_an_unusable_output_directory_with_exit_2(project, tmp_path):
     out = tmp_path / ".git" / "out"
-    assert_one_line_failure(invoke("plan", "fastscale.yaml", "--out", out), 2, "synthesis failed", "inside a .git")
+    # Checked before the stack's lock is taken in it, so before synthesis too.
+    assert_one_line_failure(invoke("plan", "fastscale.yaml", "--out", out), 2, "inside a .git")
+    assert not out.exists()
     doc = assert_json_failure(invoke("plan", "fastscale.yaml", "--out", out, "--json"), 2, "inside a .git")
     assert doc["command"] == "plan"
 
