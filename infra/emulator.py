@@ -1,7 +1,7 @@
 """A local AWS emulator for rehearsing a deploy: moto's server, plus what fastscale needs that moto lacks.
 
 ``fastscale emulator`` runs it in the foreground; the end-to-end tests run the same server in a thread. It
-is moto (``pip install 'fastscale[emulator]'``) with three differences, each checked against moto 5.2.5:
+is moto (``pip install 'fastscale[emulator]'``) with four differences, each checked against moto 5.2.5:
 
 - **Application Auto Scaling tags.** moto accepts ``RegisterScalableTarget`` but drops its ``Tags`` and has
   no ``TagResource``, ``UntagResource`` or ``ListTagsForResource``. The hashicorp/aws provider reads a
@@ -12,6 +12,13 @@ is moto (``pip install 'fastscale[emulator]'``) with three differences, each che
 - **UpdateEndpoint.** moto has none; the provider calls it to move an endpoint to a new endpoint
   configuration. Here the endpoint runs the named configuration and its variants at once, as AWS does once
   an update has finished.
+- **DescribeModel and DescribeEndpointConfig as AWS answers them.** moto answers an unset ``VpcConfig``
+  (model) and ``DataCaptureConfig`` (configuration) with empty objects, and leaves out the container's
+  ``Mode``, which AWS answers as ``SingleModel`` when none was set (API reference, ``ContainerDefinition.Mode``).
+  hashicorp/aws reads the empty objects as present blocks and a missing mode as a change, both of which force
+  a new model or configuration: a resource made outside Terraform (the SageMaker Python SDK, the console) and
+  imported (``fastscale adopt``) would then plan a replacement that a real account does not get. Here the
+  empty objects are left out and the mode is answered.
 - **Service Quotas.** moto answers ``ListServiceQuotas`` with an HTTP 500 page (not implemented), which
   reads like an AWS outage. Here it is ``UnknownOperationException`` saying the emulator has no Service
   Quotas API, so fastscale's quota preflight says that instead.
@@ -137,6 +144,24 @@ def _update_endpoint(self: Any) -> Any:
     return ActionResult({"EndpointArn": endpoint.arn})
 
 
+def _as_aws_answers(original: Callable[[Any], Any], *unset: str, mode: bool = False) -> Callable[[Any], Any]:
+    """A Describe call's answer without the members in ``unset`` that are empty (never set), and with the
+    primary container's ``Mode`` when ``mode`` (AWS's default, ``SingleModel``, when none was set)."""
+
+    def describe(self: Any) -> Any:
+        from moto.core.responses import ActionResult
+
+        body = dict(original(self).result)
+        for key in unset:
+            if not any((body.get(key) or {}).values()):
+                body.pop(key, None)
+        if mode and isinstance(body.get("PrimaryContainer"), dict):
+            body["PrimaryContainer"] = {"Mode": "SingleModel", **body["PrimaryContainer"]}
+        return ActionResult(body)
+
+    return describe
+
+
 def _no_service_quotas(self: Any) -> str:
     raise _json_error(NO_QUOTAS_CODE, f"{NO_QUOTAS_MESSAGE}: ListServiceQuotas is not emulated")
 
@@ -153,6 +178,9 @@ def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
         (ApplicationAutoScalingResponse, "untag_resource", _untag_resource),
         (ApplicationAutoScalingResponse, "list_tags_for_resource", _list_tags_for_resource),
         (SageMakerResponse, "update_endpoint", _update_endpoint),
+        (SageMakerResponse, "describe_model", _as_aws_answers(SageMakerResponse.describe_model, "VpcConfig", mode=True)),
+        (SageMakerResponse, "describe_endpoint_config",
+         _as_aws_answers(SageMakerResponse.describe_endpoint_config, "DataCaptureConfig")),
         (ServiceQuotasResponse, "list_service_quotas", _no_service_quotas),
     ]
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from fastscale.infra import catalog
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.config import Adopted, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.deployment import component_alarm_kinds, rollback_only_endpoint_kinds
 from fastscale.infra.secrets import container_environment
 
@@ -158,6 +158,30 @@ class EndpointNames:
         for c in self.components:
             names += [*c.alarms.values(), *(n for n in (c.scale_from_zero_alarm, c.stuck_at_zero_alarm) if n)]
         return names
+
+
+def adopted_resources(config: FastscaleConfig) -> set[tuple[str, str]]:
+    """(inventory kind, lower-case name) of every live resource the config adopts (`adopted` blocks): made
+    outside fastscale and so not tagged as the stack's until the first deploy imports and tags them. Scalable
+    targets are named by their resource id; the scaling policies on an adopted target go with it."""
+    out: set[tuple[str, str]] = set()
+    for ep in config.endpoints:
+        adopted = ep.adopted
+        if adopted is None:
+            continue
+        names = endpoint_names(config, ep)
+        out.add(("endpoint", names.endpoint.lower()))
+        workloads: list[tuple[Adopted | None, str]] = [(adopted, names.resource_id)]
+        workloads += [(c.spec.adopted, c.resource_id) for c in names.components]
+        for block, resource_id in workloads:
+            if block is None:
+                continue
+            if block.model:
+                out.add(("model", block.model.lower()))
+            if block.scalable_target:
+                out.add(("scalable-target", resource_id.lower()))
+        out |= {("inference-component", c.name.lower()) for c in names.components if c.spec.adopted is not None}
+    return out
 
 
 OPERATIONAL_ALARMS = ("model-latency", "5xx-errors", "gpu-memory")

@@ -53,6 +53,7 @@ from fastscale.infra.naming import (
     TAG_MANAGED_BY,
     TAG_REGION,
     TAG_STACK,
+    adopted_resources,
     all_endpoint_names,
     component_resource_id,
     dashboard_name,
@@ -175,11 +176,13 @@ class Inventory:
         return [r for r in self.resources if not r.ownership.ours]
 
     def name_clashes(self) -> list[Resource]:
-        """Names the stack creates that exist and are not this stack's (case-insensitively for SageMaker)."""
+        """Names the stack creates that exist and are not this stack's (case-insensitively for SageMaker).
+        What the config adopts is not a clash: the stack imports it (and tags it) instead of creating it."""
         return [
             r
             for r in self.resources
             if r.found_by == "name" and not _is_data(r) and r.ownership.verdict in (OTHER_STACK, NOT_OURS)
+            and not r.data.get("adopted")
         ]
 
     def caches(self) -> str:
@@ -253,6 +256,7 @@ class Scan:
         self.stack = stack_name(config)
         self.region = config.region
         self.names = all_endpoint_names(config)
+        self.adopted = adopted_resources(config)
         self.inventory = Inventory(self.stack, self.region)
         self._keys: set[tuple[str, str]] = set()
         # Resources the tagging index lists with this stack's tag: ARN -> tags, by kind.
@@ -270,10 +274,18 @@ class Scan:
     def add(self, resource: Resource) -> Resource:
         if resource.found_by == "name":
             resource.data.setdefault("config_path", self.config_path(resource.kind, resource.name))
+            if self.is_adopted(resource):
+                resource.data["adopted"] = True
         if resource.key not in self._keys:
             self._keys.add(resource.key)
             self.inventory.resources.append(resource)
         return resource
+
+    def is_adopted(self, resource: Resource) -> bool:
+        """Whether the config adopts `resource` (an `adopted` block names it, or its scalable target)."""
+        if resource.kind == "scaling-policy":
+            return ("scalable-target", str(resource.data.get("ResourceId", "")).lower()) in self.adopted
+        return (resource.kind, resource.name.lower()) in self.adopted
 
     def found(self, kind: str, name: str) -> Resource | None:
         lowered = name.lower()
