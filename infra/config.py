@@ -630,6 +630,11 @@ class EndpointSpec(_Strict):
         return bool(self.inference_components)
 
     @property
+    def routing_in_effect(self) -> Literal["least_outstanding_requests", "random"]:
+        """How the endpoint really routes: `routing`, or AWS's default (random) when it is null."""
+        return self.routing or "random"
+
+    @property
     def needs_awscc(self) -> bool:
         """Whether this endpoint has hashicorp/awscc resources: inference components, or a metrics
         configuration (only awscc's endpoint configuration has one)."""

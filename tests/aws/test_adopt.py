@@ -54,6 +54,7 @@ def test_an_sdk_endpoint_becomes_a_valid_config_that_keeps_every_live_name(aws):
     assert names.resource_id == RID and names.target_tracking_policy == "sdk-policy"
     ep = config.endpoints[0]
     assert ep.routing is None and ep.execution_role_arn == ROLE and ep.deployment.auto_rollback is False
+    assert ep.routing_in_effect == "random"  # what simulate and recommend model: AWS's default
     assert (ep.instances.initial, ep.instances.min, ep.instances.max) == (2, 2, 6)
     assert ep.model is not None and ep.model.model_data == "s3://sdk-bucket/model.tar.gz"
     assert ep.model.environment == {"HF_MODEL_ID": "/opt/ml/model"}
@@ -165,3 +166,27 @@ def test_a_component_with_data_cache_on_keeps_it_on():
     adoption = build_config(read_live(NAME, REGION, clients=stub_component_endpoint({"EnableCaching": True})), REGION, "ic")
     assert parse_config(adoption.data).endpoints[0].inference_components[0].data_cache is True
     assert not [n for n in adoption.notes if n.path.endswith(".data_cache")]
+
+
+def test_adopted_names_are_no_clash_but_stay_untouched_until_tagged_and_other_taken_names_still_clash(aws, clock):
+    from fastscale.infra.aws.inventory import take_inventory
+    from fastscale.infra.aws.sweep import sweep
+
+    sdk_endpoint(aws)
+    scaling(aws)
+    data = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk").data
+    # A second, fastscale-named endpoint whose name someone else already uses: still a clash.
+    other = {**data["endpoints"][0], "name": "other", "adopted": None}
+    other["model"] = {**other["model"], "autoscaling": {"enabled": False}}
+    aws["sagemaker"].create_endpoint(EndpointName="sdk-other", EndpointConfigName=NAME)
+    config = parse_config({**data, "endpoints": [data["endpoints"][0], other]})
+
+    inventory = take_inventory(config, clients=aws)
+    adopted = {(r.kind, r.name) for r in inventory.resources if r.data.get("adopted")}
+    assert adopted == {("endpoint", NAME), ("model", MODEL), ("scalable-target", RID), ("scaling-policy", "sdk-policy")}
+    assert [(r.kind, r.name) for r in inventory.name_clashes()] == [("endpoint", "sdk-other")]
+    # Adopting is no proof of ownership: before the first deploy tags them, nothing of it is the stack's.
+    assert not [r for r in inventory.resources if r.ownership.ours]
+    report = sweep(config, clients=aws, clock=clock)
+    assert report.actions == [] and ("endpoint", NAME) in {(f.kind, f.name) for f in report.not_touched}
+    assert aws["sagemaker"].describe_endpoint(EndpointName=NAME)["EndpointStatus"] == "InService"
