@@ -325,6 +325,9 @@ def _refusals(live: Live) -> list[str]:
             out.append(f"variant {v['VariantName']} has no instance type (serverless): fastscale needs one")
         if v.get("ModelName") and live.components:
             out.append("the variant has a model and inference components")
+        if v.get("ModelName") and (v.get("ManagedInstanceScaling") or {}).get("Status") == "ENABLED":
+            out.append(f"variant {v['VariantName']} has a model and managed instance scaling: fastscale scales a "
+                       "single-model endpoint with Application Auto Scaling only, which would need a new configuration")
         if not v.get("ModelName"):
             scaling = v.get("ManagedInstanceScaling") or {}
             if scaling.get("Status") != "ENABLED":

@@ -190,3 +190,15 @@ def test_adopted_names_are_no_clash_but_stay_untouched_until_tagged_and_other_ta
     report = sweep(config, clients=aws, clock=clock)
     assert report.actions == [] and ("endpoint", NAME) in {(f.kind, f.name) for f in report.not_touched}
     assert aws["sagemaker"].describe_endpoint(EndpointName=NAME)["EndpointStatus"] == "InService"
+
+
+def test_a_model_variant_with_managed_instance_scaling_is_refused(aws):
+    sdk_endpoint(aws)
+    live = read_live(NAME, REGION, clients=aws)
+    live.config["ProductionVariants"][0]["ManagedInstanceScaling"] = {
+        "Status": "ENABLED", "MinInstanceCount": 1, "MaxInstanceCount": 4}
+    with pytest.raises(AdoptRefused) as refused:
+        build_config(live, REGION, "sdk")
+    assert [r for r in refused.value.reasons if "managed instance scaling" in r] == [
+        "variant AllTraffic has a model and managed instance scaling: fastscale scales a single-model endpoint "
+        "with Application Auto Scaling only, which would need a new configuration"]
