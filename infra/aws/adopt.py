@@ -325,6 +325,13 @@ def _refusals(live: Live) -> list[str]:
             out.append(f"variant {v['VariantName']} has no instance type (serverless): fastscale needs one")
         if v.get("ModelName") and live.components:
             out.append("the variant has a model and inference components")
+        routing = v.get("RoutingConfig") or {}
+        if routing.get("RoutingStrategy") is not None and routing["RoutingStrategy"] not in ROUTING:
+            out.append(f"variant {v['VariantName']} routes with {routing['RoutingStrategy']}: fastscale routes with "
+                       f"{' or '.join(sorted(ROUTING))} (or SageMaker's default)")
+        elif set(routing) - {"RoutingStrategy"}:
+            out.append(f"variant {v['VariantName']} sets {', '.join(sorted(set(routing) - {'RoutingStrategy'}))} in its "
+                       "RoutingConfig, which fastscale does not model")
         if v.get("ModelName") and (v.get("ManagedInstanceScaling") or {}).get("Status") == "ENABLED":
             out.append(f"variant {v['VariantName']} has a model and managed instance scaling: fastscale scales a "
                        "single-model endpoint with Application Auto Scaling only, which would need a new configuration")

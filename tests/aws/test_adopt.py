@@ -202,3 +202,15 @@ def test_a_model_variant_with_managed_instance_scaling_is_refused(aws):
     assert [r for r in refused.value.reasons if "managed instance scaling" in r] == [
         "variant AllTraffic has a model and managed instance scaling: fastscale scales a single-model endpoint "
         "with Application Auto Scaling only, which would need a new configuration"]
+
+
+def test_a_routing_strategy_fastscale_does_not_model_is_refused_not_a_traceback(aws):
+    sdk_endpoint(aws)
+    live = read_live(NAME, REGION, clients=aws)
+    live.config["ProductionVariants"][0]["RoutingConfig"] = {
+        "RoutingStrategy": "PREFIX_AWARE", "PrefixAwareRoutingConfig": {"PrefixLength": 64}}
+    with pytest.raises(AdoptRefused) as refused:
+        build_config(live, REGION, "sdk")
+    assert [r for r in refused.value.reasons if "routes with" in r] == [
+        "variant AllTraffic routes with PREFIX_AWARE: fastscale routes with LEAST_OUTSTANDING_REQUESTS or RANDOM "
+        "(or SageMaker's default)"]
