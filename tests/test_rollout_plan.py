@@ -101,15 +101,24 @@ def test_a_rollout_without_estimate_says_why():
     assert found.duration is None and "not in the config" in found.duration_note
 
 
-@pytest.mark.parametrize("actions", [["delete", "create"], ["create", "delete"]])
-def test_replacing_a_live_component_or_endpoint_is_downtime(actions):
+@pytest.mark.parametrize(("actions", "order"), [
+    (["delete", "create"], "deleted, then created"),
+    (["create", "delete"], "created beside the old one, then the old one deleted"),
+])
+def test_replacing_a_live_component_or_endpoint_is_downtime(actions, order):
     after = {**COMPONENT, "endpoint_name": "demo-other"}
     found = one(change("awscc_sagemaker_inference_component", actions, COMPONENT, after, replace_paths=[["endpoint_name"]],
                        reason="replace_because_cannot_update"))
     assert found.kind is ChangeKind.DOWNTIME and found.replace_paths == ("endpoint_name",)
-    assert "endpoint_name cannot change in place" in found.reason and "another endpoint" in found.avoid
-    found = one(change("aws_sagemaker_endpoint", actions, ENDPOINT, {**ENDPOINT, "name": "b"}, replace_paths=[["name"]]))
-    assert found.kind is ChangeKind.DOWNTIME and "keep the old name" in found.avoid
+    assert found.actions == tuple(actions)
+    # The reason says which order Terraform takes: the requests that fail differ (none served, or both for a moment).
+    assert found.reason == f"endpoint_name cannot change in place: {order}"
+    assert "another endpoint" in found.avoid
+    entry = change("aws_sagemaker_endpoint", actions, ENDPOINT, {**ENDPOINT, "name": "b"}, replace_paths=[["name"]])
+    found = one(entry)
+    assert found.kind is ChangeKind.DOWNTIME and found.reason == f"name cannot change in place: {order}"
+    assert found.name == "b" and "keep the old name" in found.avoid
+    assert classify_plan(plan(entry)).summary()["downtime"] == ["aws_sagemaker_endpoint.x"]
 
 
 def test_a_tainted_endpoint_is_downtime_with_the_reason_and_the_way_out():
