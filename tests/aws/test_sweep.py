@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 from fastscale.infra.aws.cleanup import verify_cleanup
-from fastscale.infra.aws.sweep import sweep
+from fastscale.infra.aws.sweep import Found, InUse, SweepAction, sweep
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     COMPONENT_DIM,
@@ -311,3 +311,53 @@ def test_endpoint_found_only_by_its_tags_is_deleted(aws, clock):
     report = sweep(single_model_config(), clients={**aws, "sagemaker": sm, "resourcegroupstaggingapi": tagging}, clock=clock)
     sm_stub.assert_no_pending_responses()
     assert steps(report) == [("endpoint", old, "deleted")]
+
+
+# --------------------------------------------------------------------------------------------- the parts
+
+
+def test_kinds_are_deleted_in_whole_blocks_in_the_safe_order(aws, clock):
+    _leftovers_of_single_model(aws)
+    aws["logs"].create_log_group(logGroupName=f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}")
+    report = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
+    assert report.ok, steps(report)
+    blocks = [kind for i, kind in enumerate(a.kind for a in report.actions) if i == 0 or report.actions[i - 1].kind != kind]
+    # Each kind once, as one block: no alarm after a policy, no model before its endpoint, logs before the role.
+    assert blocks == ["alarm", "dashboard", "scaling-policy", "scalable-target", "endpoint", "endpoint-config", "model",
+                      "log-group", "iam-role"]
+
+
+def test_the_report_as_json_and_its_actions_as_text(aws, clock):
+    _leftovers_of_single_model(aws)
+    aws["logs"].create_log_group(logGroupName=f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}")
+    report = sweep(single_model_config(), clients=aws, clock=clock)
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data == {
+        "ok": True,
+        "dry_run": False,
+        "actions": [{"kind": a.kind, "name": a.name, "status": a.status, "detail": a.detail} for a in report.actions],
+        "not_touched": [{"kind": "alarm", "name": "demo-hand-made", "reason": report.not_touched[0].reason}],
+        "kept": [{"kind": "log-group", "name": f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}", "reason": report.kept[0].reason}],
+    }
+    assert report.by_status("deleted") == report.actions and report.by_status("failed") == []
+    role = report.actions[-1]
+    assert str(role) == f"deleted: iam-role {SINGLE.execution_role} (inline policy sagemaker-access)"
+    assert str(SweepAction("endpoint", "e", "deleted")) == "deleted: endpoint e"
+    assert str(Found("alarm", "a", "why")) == "alarm a: why"
+
+
+def test_what_is_in_use_is_keyed_by_kind_and_lower_case_name_and_a_role_by_its_arns_last_part():
+    uses = InUse()
+    uses.add("iam-role", "arn:aws:iam::123456789012:role/service-role/Demo-Chat-Role", ("endpoint", "e1"))
+    uses.add("model", "Demo-Model", ("endpoint", "e1"))
+    uses.add("model", "demo-model", ("inference-component", "c1"))
+    uses.add("model", "demo-model", ("endpoint", "e1"))  # the same user once
+    uses.add("endpoint-config", "a/b", ("endpoint", "e2"))  # only a role's name is cut at "/"
+    uses.add("model", None, ("endpoint", "e3"))
+    uses.add("model", "", ("endpoint", "e3"))
+    assert uses.users == {
+        ("iam-role", "demo-chat-role"): [("endpoint", "e1")],
+        ("model", "demo-model"): [("endpoint", "e1"), ("inference-component", "c1")],
+        ("endpoint-config", "a/b"): [("endpoint", "e2")],
+    }
+    assert uses.unknown == ""
