@@ -242,10 +242,13 @@ def test_adapters_are_deleted_before_their_base(aws, clock):
     queue_in_use(sm_stub)  # the endpoint is gone: nothing uses the configuration
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    progress = []
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
     sm_stub.assert_no_pending_responses()
     components = [a.name for a in report.actions if a.kind == "inference-component"]
     assert components == [LLAMA, QWEN]
+    waits = {p.what for p in progress if not isinstance(p, SweepAction)}
+    assert {f"adapter inference components {LLAMA} to be deleted", f"inference components {QWEN} to be deleted"} <= waits
 
 
 def test_a_component_that_never_goes_keeps_its_endpoint_and_the_role(aws, clock):
@@ -361,3 +364,35 @@ def test_what_is_in_use_is_keyed_by_kind_and_lower_case_name_and_a_role_by_its_a
         ("endpoint-config", "a/b"): [("endpoint", "e2")],
     }
     assert uses.unknown == ""
+
+
+def test_components_already_deleting_are_awaited_without_a_second_delete(aws, clock):
+    sm, sm_stub = stubbed("sagemaker")
+    queue_sagemaker_discovery(
+        sm_stub,
+        stack=component_config(),
+        endpoints=[(EP, "InService", COMPONENT_TAGS)],
+        components=[(QWEN, EP, "Deleting", COMPONENT_TAGS, None), (LLAMA, EP, "Deleting", COMPONENT_TAGS, None)],
+        configs=[(CONFIG, COMPONENT_TAGS)],
+    )
+    # A destroy asked already: no delete_inference_component is queued, so asking again fails the Stubber.
+    sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP, "Deleting"), {"InferenceComponentName": QWEN})
+    not_found(sm_stub, "describe_inference_component", "inference component", LLAMA, InferenceComponentName=LLAMA)
+    not_found(sm_stub, "describe_inference_component", "inference component", QWEN, InferenceComponentName=QWEN)
+    sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
+    not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    queue_in_use(sm_stub)
+    sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
+
+    progress = []
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
+    sm_stub.assert_no_pending_responses()
+    assert steps(report) == [
+        ("inference-component", LLAMA, "deleted"),
+        ("inference-component", QWEN, "deleted"),
+        ("endpoint", EP, "deleted"),
+        ("endpoint-config", CONFIG, "deleted"),
+    ]
+    # What is awaited is named as what it is (not adapters: neither has a base).
+    waits = {p.what for p in progress if not isinstance(p, SweepAction)}
+    assert f"inference components {QWEN}, {LLAMA} to be deleted" in waits
