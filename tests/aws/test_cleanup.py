@@ -302,6 +302,7 @@ def test_the_report_as_json_and_as_text_carries_every_list(aws):
     deploy_single_model(aws)
     logs = f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}"
     aws["logs"].create_log_group(logGroupName=logs, tags=OURS)
+    put_alarm(aws["cloudwatch"], "demo-hand-made", {"fastscale:stack": "demo"})  # not managed-by=fastscale
     report = verify_cleanup(single_model_config(), clients=aws)
     data = json.loads(json.dumps(report.to_dict()))
     assert data["ok"] is False and set(data) == {"ok", "leftovers", "not_touched", "kept", "checked", "caches"}
@@ -311,7 +312,9 @@ def test_the_report_as_json_and_as_text_carries_every_list(aws):
     endpoint = next(x for x in data["leftovers"] if x["kind"] == "endpoint")
     assert endpoint["name"] == SINGLE.endpoint and endpoint["arn"].endswith(f":endpoint/{SINGLE.endpoint}")
     assert [(x["kind"], x["name"]) for x in data["kept"]] == [("log-group", logs)]
-    assert data["not_touched"] == [] and data["checked"] == report.checked and data["checked"]
+    (hand_made,) = data["not_touched"]
+    assert (hand_made["kind"], hand_made["name"]) == ("alarm", "demo-hand-made") and "not managed-by" in hand_made["detail"]
+    assert data["checked"] == report.checked and data["checked"]
     assert data["caches"] == report.caches and SINGLE.endpoint in data["caches"]
     # As text: kind, name, then the detail after a colon when there is one.
     found = next(x for x in report.leftovers if x.kind == "endpoint")

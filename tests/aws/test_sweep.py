@@ -396,3 +396,46 @@ def test_components_already_deleting_are_awaited_without_a_second_delete(aws, cl
     # What is awaited is named as what it is (not adapters: neither has a base).
     waits = {p.what for p in progress if not isinstance(p, SweepAction)}
     assert f"inference components {QWEN}, {LLAMA} to be deleted" in waits
+
+
+def test_a_synchronous_delete_gone_or_refused_is_reported_and_the_sweep_goes_on(clock):
+    """What AWS answers a synchronous delete with: not found is already gone, anything else a failure that blocks
+    nothing but itself (real botocore errors; the kind's delete call replaced)."""
+    from dataclasses import replace
+
+    from botocore.exceptions import ClientError
+
+    from fastscale.infra.aws.inventory import KIND, Inventory, Resource
+    from fastscale.infra.aws.sweep import _Sweeper
+    from fastscale.infra.aws.waiters import Deadline
+
+    answers = {
+        "gone": ClientError({"Error": {"Code": "ResourceNotFound", "Message": "no alarm gone"}}, "DeleteAlarms"),
+        "denied": ClientError({"Error": {"Code": "AccessDenied", "Message": "not authorized"}}, "DeleteAlarms"),
+    }
+
+    def delete(aws, r):
+        if r.name in answers:
+            raise answers[r.name]
+        return None
+
+    kind = replace(KIND["alarm"], delete=delete)
+    alarms = [Resource("alarm", name, detail="CloudWatch alarm") for name in ("gone", "denied", "fine")]
+    sweeper = _Sweeper({}, Inventory("demo", "us-east-1", alarms), False, None, Deadline(60, clock), 1)
+    sweeper.sweep_kind(kind, alarms)
+    assert [(a.name, a.status, a.detail) for a in sweeper.report.actions] == [
+        ("gone", "already-gone", ""),
+        ("denied", "failed", "AccessDenied: not authorized"),
+        ("fine", "deleted", "CloudWatch alarm"),
+    ]
+    assert sweeper.failed == {("alarm", "denied")} and sweeper.gone == {("alarm", "gone"), ("alarm", "fine")}
+    assert not sweeper.report.ok
+
+
+def test_a_user_the_inventory_does_not_know_is_named_as_not_this_stacks(clock):
+    from fastscale.infra.aws.inventory import Inventory
+    from fastscale.infra.aws.sweep import _Sweeper
+    from fastscale.infra.aws.waiters import Deadline
+
+    sweeper = _Sweeper({}, Inventory("demo", "us-east-1"), False, None, Deadline(60, clock), 1)
+    assert sweeper._holder("endpoint", "someone-elses") == "endpoint someone-elses (not this stack's)"
