@@ -7,7 +7,8 @@ URLs, misspelt regions in every partition, values AWS would refuse at deploy (fi
 string as image, wildcard role ARNs, aws: tag keys, a queue as SNS topic, /opt/ml/model without model data),
 secrets in tags and in connection strings, ...) plus generated ones too large or too strange to commit (a
 file just over the size limit, a file of the largest accepted size made of many small keys, a FIFO,
-/dev/zero) is run through the
+/dev/zero, Terraform template payloads planted in every string field of the schema by
+tests/template_fields.py) is run through the
 installed console script, once as text and once with --json, each in a fresh process: the exit code must
 be 2 and the output must hold no traceback. The budget applies to reading, loading and validating the
 file (timed inside a fresh process, imports excluded) and to the peak resident memory of the CLI process
@@ -71,7 +72,7 @@ def generated(directory: Path) -> list[Path]:
     # Not files at all: reading a FIFO used to block every command for ever; a device never ends.
     fifo = directory / "generated_fifo.yaml"
     os.mkfifo(fifo)
-    return [over, many, endpoints, fifo, Path("/dev/zero")]
+    return [over, many, endpoints, fifo, Path("/dev/zero"), *template_payloads(directory)]
 
 
 def silent_server_run() -> dict[str, object]:
@@ -102,6 +103,26 @@ def silent_server_run() -> dict[str, object]:
           and "waiting for sagemaker DescribeEndpoint" in done.stderr)
     return {"file": "status vs. a never-answering server", "load_validate_s": 0.0, "cli_s": round(elapsed, 3),
             "peak_rss_mb": 0.0, "exit": done.returncode, "ok": ok}
+
+
+def template_payloads(directory: Path) -> list[Path]:
+    """One file per Terraform template payload (`${file("x")}`, a `%{}` directive, the engine's token), planted in
+    every string field of each base config of tests/template_fields.py at once: names and other checked
+    fields are refused, the rest get FS073 warnings."""
+    import yaml
+
+    from tests.template_fields import BASE_CONFIGS, PAYLOADS, plant, string_fields
+
+    files = []
+    for kind, payload in PAYLOADS.items():
+        for base, config in BASE_CONFIGS.items():
+            data = json.loads(json.dumps(config))
+            for field in string_fields():
+                plant(data, field, payload)
+            path = directory / f"generated_template_{kind}_{base}.yaml"
+            path.write_text(yaml.safe_dump(data, sort_keys=False))
+            files.append(path)
+    return files
 
 
 def load_and_validate_once(path: str) -> None:

@@ -13,7 +13,7 @@ import click
 
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
 from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
-from fastscale.infra.rules import Finding, Severity, has_errors, run_rules, with_lines
+from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
 
 if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
     from rich.console import Console
@@ -298,11 +298,12 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
     from rich.markup import escape
     from rich.table import Table
 
-    for severity, style in ((Severity.ERROR, "red"), (Severity.WARNING, "yellow")):
+    for severity, style, noun in ((Severity.ERROR, "red", "error"), (Severity.WARNING, "yellow", "warning"),
+                                  (Severity.INFO, "cyan", "note")):
         group = [f for f in findings if f.severity is severity]
         if not group:
             continue
-        table = Table(title=f"{len(group)} {severity.value}{'s' if len(group) != 1 else ''}", title_style=f"bold {style}",
+        table = Table(title=f"{len(group)} {noun}{'s' if len(group) != 1 else ''}", title_style=f"bold {style}",
                       title_justify="left", show_lines=True, expand=False)
         table.add_column("code", style=style, no_wrap=True)
         table.add_column("path", overflow="fold")
@@ -312,15 +313,15 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
             where = f"line {f.line}, {f.path}" if f.line else f.path
             table.add_row(f.code, escape(where), escape(f.message), escape(f.hint))
         print_table(table, lead=2)
-    errors = sum(f.severity is Severity.ERROR for f in findings)
-    warnings = len(findings) - errors
+    errors, warnings, notes = (count(findings, s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    counts = ", ".join([f"{warnings} warning(s)"] * bool(warnings) + [f"{notes} note(s)"] * bool(notes))
     if errors:
         say(f"[bold red]✗ {escape(source)}: invalid[/] ({errors} error(s), {warnings} warning(s))", indent="  ")
     elif unchecked is not None:
         say(f"[bold red]✗ {escape(source)}: not checked with AWS[/] (no errors in the file itself): "
             f"{escape(unchecked)}", indent="  ")
     else:
-        say(f"[bold green]✓ {escape(source)}: valid[/]" + (f" ({warnings} warning(s))" if warnings else ""), indent="  ")
+        say(f"[bold green]✓ {escape(source)}: valid[/]" + (f" ({counts})" if counts else ""), indent="  ")
 
 
 def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
@@ -364,6 +365,8 @@ def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = Fal
             print_findings(findings, path)
             say("[red]Nothing was done: fix the errors above first.[/]", stderr=True)
         sys.exit(EXIT_BAD_INPUT)
-    if findings and not quiet_if_clean and not as_json:
-        print_findings(findings, path)
+    # Notes are for `validate`: a command that goes on to act shows what needs attention, not what AWS does.
+    shown = [f for f in findings if f.severity is not Severity.INFO]
+    if shown and not quiet_if_clean and not as_json:
+        print_findings(shown, path)
     return Checked(config, findings, path)

@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "synth": ("synth", "Validate, then synthesize the Terraform JSON stack."),
     "estimate": ("estimate", "Estimate scale-out time per scenario and the hourly/monthly cost."),
     "simulate": ("simulate", "Replay a traffic spike against the configured scaling, layer by layer."),
+    "recommend": ("recommend", "Find the cheapest scaling settings that meet a TTFT SLO on a request trace."),
     "plan": ("deploy", "Validate, synthesize and show the Terraform plan."),
     "deploy": ("deploy", "Validate, synthesize, apply, then verify the live endpoints."),
     "status": ("deploy", "Verify what is live against the config, without changing anything."),
@@ -35,6 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measure-scaleout": ("measure", "Add one copy or instance on a live endpoint and time it."),
     "explain": ("explain", "Explain why a live endpoint did or did not scale, with fixes."),
     "init": ("init", "Create a new fastscale project (config, cdktf app, CI workflow)."),
+    "emulator": ("emulator", "Run a local AWS emulator to rehearse deploy and destroy without an account."),
 }
 
 

@@ -253,12 +253,17 @@ class StackCommand:
         from fastscale.infra.terraform import TerraformError
 
         try:
-            classification = classify_plan(plan_document(runner, plan_file), rollout_inputs(self.config))
+            classification = classify_plan(plan_document(runner, plan_file),
+                                           rollout_inputs(self.config, live=self.live_counts()))
         except (TerraformError, PlanFormatError) as exc:
             self.fail(f"cannot read the saved plan back: {exc}")
         self.classification = classification
         self.summary["classification"] = classification.to_dict()
         return classification
+
+    def live_counts(self) -> dict[str, int | None]:
+        """The live instance counts read before the plan (endpoint name -> count), for the rollout inputs."""
+        return {name: found["live"] for name, found in (self.summary.get("cutover") or {}).items()}
 
     def refuse_downtime(self, classification: PlanClassification, allow_downtime: bool) -> None:
         """A plan that replaces a live endpoint or inference component ends the command with exit 2,
@@ -341,12 +346,17 @@ class StackCommand:
         try:
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
             # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
-            env = {"AWS_ENDPOINT_URL": self.config.endpoint_url} if self.config.endpoint_url else None
+            # Without credentials of its own in the environment, it gets the emulator's dummy ones.
+            from fastscale.infra.aws.clients import emulator_credentials
+
+            url = self.config.endpoint_url
+            env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
             self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):
             self.check_names()  # after the local checks (binary, --out, synthesis), before Terraform runs
+            self.carry_live_counts(stack_dir)
         self.run("init", self.runner.init)
         return self.runner
 
@@ -364,8 +374,41 @@ class StackCommand:
         self.summary["terraform"] = terraform_summary(result)
         self.show_diagnostics(result)
         if not result.ok and fatal:
-            self.fail(f"terraform {step} failed (exit code {result.returncode})")
+            self.fail(self.failure_message(step, result))
         return result
+
+    def sweep_command(self) -> str:
+        """The command line that deletes what this stack left (see `fastscale sweep`), ready to paste."""
+        import shlex
+
+        target = f" --endpoint-url {shlex.quote(self.config.endpoint_url)}" if self.config.endpoint_url else ""
+        return f"fastscale sweep {shlex.quote(self.checked.source)}{target} --auto-approve"
+
+    def failure_message(self, step: str, result: TerraformResult) -> str:
+        """Why a Terraform step failed, naming the resources it failed on and the command that recovers.
+
+        A resource whose create failed half-way (say a scalable target created, then its tags unreadable)
+        stays in Terraform's state; when Terraform then cannot read it back, every plan fails on it, and so
+        do deploy and destroy alike. `fastscale sweep` does not need Terraform: it deletes what the stack's
+        tags prove its own, after which Terraform's refresh finds the resource gone and drops it."""
+        head = f"terraform {step} failed (exit code {result.returncode})"
+        failed = result.failed_resources
+        self.summary["failed_resources"] = failed
+        if not failed:
+            return head
+        named = ", ".join(failed)
+        where = f"the emulator at {self.config.endpoint_url}" if self.config.endpoint_url else "AWS"
+        recover = (f"`{self.sweep_command()}` deletes what the stack left in {where} (only what its tags prove "
+                   "its own); Terraform then finds it gone, and deploy and destroy run again")
+        if step == "apply":
+            return (f"{head} at {named}: a create that failed half-way stays in Terraform's state. Fix the cause "
+                    f"above and deploy again; if Terraform then cannot read it back, {recover}.")
+        self.summary["recover_with"] = self.sweep_command()
+        if step == "plan":
+            return (f"{head}: Terraform cannot read {named} back from {where}, so neither deploy nor destroy can "
+                    f"plan past it. To recover: {recover}. On a live stack that deletes its endpoints too: to keep "
+                    "them, fix the cause above and run this command again.")
+        return f"{head} at {named}. To recover: {recover}."
 
     def confirm(self, question: str) -> None:
         """Ask; anything but a yes ends the command with exit 1 and nothing changed: a "no", an empty
@@ -469,6 +512,37 @@ class StackCommand:
             "or delete what is in the way if it is really yours. Nothing was planned or applied.",
             code=EXIT_BAD_INPUT,
         )
+
+    def carry_live_counts(self, stack_dir: Path) -> None:
+        """Before Terraform plans: each endpoint's live instance count, carried into the count a new endpoint
+        configuration starts with (``infra.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
+        import json
+
+        from fastscale.infra import cutover
+        from fastscale.infra.aws.clients import AwsError
+        from fastscale.infra.aws.cutover import live_instance_counts
+        from fastscale.infra.naming import endpoint_name
+
+        self.reporter.step("cut-over", "reading the endpoints' live instance counts")
+        try:
+            live = live_instance_counts(self.config, clients=aws_clients(self.config))
+        except AwsError as exc:
+            self.fail(f"cannot read the endpoints' live instance counts: {exc}")
+        try:  # only the variables the stack declares (Terraform warns about any other value)
+            declared = json.loads((stack_dir / "cdk.tf.json").read_text()).get("variable") or {}
+        except (OSError, ValueError):
+            declared = {}
+        values = {k: v for k, v in cutover.tfvars(self.config, live).items() if k in declared}
+        (stack_dir / cutover.TFVARS_FILE).write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+        self.summary["cutover"] = {
+            endpoint_name(self.config.project, ep.name): {
+                "live": live.get(endpoint_name(self.config.project, ep.name)),
+                "initial": ep.instances.initial,
+                "max": ep.instances.max,
+                "starts_at": values.get(cutover.variable_name(ep), ep.instances.initial),
+            }
+            for ep in self.config.endpoints
+        }
 
     def follow_rollouts(self, classification: PlanClassification) -> None:
         """Before the apply: follow every endpoint and component the plan rolls out, while Terraform applies
@@ -643,6 +717,8 @@ def print_change_summary(
             what = f"{_type_label(c)} {c.name}" if c.name else c.address
             timing = f"about {_duration(c.duration.seconds)} ({c.duration.formula})" if c.duration else c.duration_note
             say(f"  {_esc(what)}: {_esc(c.strategy.describe() if c.strategy else c.kind.label)}; {_esc(timing)}", indent="    ")
+            for note in c.notes:
+                say(f"    {_esc(note)}", indent="      ")
         longest = classification.longest_rollout_seconds()
         if longest is not None and len(classification.rollouts) > 1:
             say(f"  Terraform applies them side by side: about {_duration(longest)} for the longest.", indent="    ")

@@ -138,3 +138,11 @@ MODEL_DATA_MAX_LEN = 1024
 RESERVED_TAG_PREFIX = "aws:"
 #: Most user tags one resource may carry (SageMaker, IAM, CloudWatch alike).
 MAX_TAGS_PER_RESOURCE = 50
+
+# --------------------------------------------------------------------------------------------- invocations
+
+#: Real-time invocations: "A customer's model containers must respond to requests within 60 seconds. The model
+#: itself can have a maximum processing time of 60 seconds before responding to invocations" (SageMaker Runtime
+#: API reference, InvokeEndpoint). The request-level simulation fails a request whose first token (the start of
+#: the response) comes later than this.
+INVOCATION_TIMEOUT_S = 60

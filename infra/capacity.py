@@ -131,6 +131,7 @@ def needs_awscc_config(ep: EndpointSpec) -> bool:
     cap = ep.capacity
     return bool(
         ep.metrics_publish_frequency is not None
+        or ep.enhanced_metrics
         or cap.fallback
         or cap.provision_timeout is not None
         or cap.reservation_arn

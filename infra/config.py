@@ -76,8 +76,9 @@ class ScaleFromZero(_Strict):
 
     period: ApiInt = Field(
         60,
-        description="Alarm period in seconds on NoCapacityInvocationFailures. 10/20/30 are accepted with a "
-        "warning: AWS does not document that this metric is published at high resolution.",
+        description="Alarm period in seconds on NoCapacityInvocationFailures. 60 is the period of AWS's developer "
+        "guide; 10/20/30 (AWS's samples use 30) are accepted with a note (FS028): AWS does not document that this "
+        "metric is published at high resolution.",
     )
     evaluation_periods: ApiInt = Field(1, description="Datapoints that must breach before the first copy is added.")
     cooldown: ApiInt = Field(60, description="Step-scaling cooldown in seconds.")
@@ -277,13 +278,16 @@ class Serving(_Strict):
         "Measure it with a load test of one copy.",
     )
     prefill_tokens_per_second: Number | None = Field(
-        None, gt=0, description="Prompt tokens one copy processes per second (request-level simulation; default from the simulate parameters)."
+        None,
+        gt=0,
+        description="Prompt tokens one copy prefills per second, measured (`simulate --requests`, `recommend`). Unset: "
+        "estimated from the accelerator's FP16 throughput and model_size_gb (infra/simulate_params.json).",
     )
     decode_tokens_per_second: Number | None = Field(
         None,
         gt=0,
-        description="Tokens per second one request generates when it runs alone on a copy (request-level simulation; "
-        "default from the simulate parameters).",
+        description="Tokens per second one request generates when it runs alone on a copy, measured (`simulate "
+        "--requests`, `recommend`). Unset: estimated from the accelerator's memory bandwidth and model_size_gb.",
     )
     fast_model_loader: bool = Field(
         False,
@@ -299,6 +303,12 @@ class _Workload(_Strict):
     image: str = Field(..., min_length=1, description="Container image URI; use Amazon ECR in the endpoint's region so image caching applies.")
     model_data: str | None = Field(
         None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
+    )
+    accept_eula: bool = Field(
+        False,
+        description="Accept the end-user license agreement of the model in `model_data` (ModelAccessConfig."
+        "AcceptEula on its S3 data source), as gated JumpStart models require; needs `model_data`. Set it only "
+        "after reading the model's license.",
     )
     model_size_gb: Number | None = Field(None, ge=0, description="Model weights in GB; checked against accelerator memory.")
     image_size_gb: Number | None = Field(
@@ -430,7 +440,9 @@ class ScaleInPolicy(_Strict):
         "to release more instances.",
     )
     cooldown_minutes: int | None = Field(
-        None, description="Minutes after the last endpoint operation before scale-in is considered (5-1440; AWS default 20)."
+        None,
+        description="CooldownInMinutes: minutes after the last endpoint operation before the endpoint evaluates "
+        "consolidation scale-in (5-1440; AWS default 20). AWS documents it for consolidation only.",
     )
     max_step: int | None = Field(None, description="Most instances released at a time (1-100; AWS default 1).")
 
@@ -473,7 +485,14 @@ class EndpointSpec(_Strict):
     )
     instances: Capacity = Field(default_factory=Capacity, description="Instance counts of the endpoint's variant.")
     routing: Literal["least_outstanding_requests", "random"] = Field(
-        "least_outstanding_requests", description="How requests are routed among instances / copies."
+        "least_outstanding_requests",
+        description="How the endpoint routes requests among its instances / copies (the variant's RoutingConfig."
+        "RoutingStrategy). fastscale's default is least_outstanding_requests, deliberately not AWS's (RANDOM, "
+        "used when an endpoint sets none): generative requests vary widely in length, and random routing can "
+        "queue requests behind a long generation while another instance sits idle; least outstanding requests "
+        "sends each request to the instance with the most free capacity (AWS ML blog, \"Minimize real-time "
+        "inference latency by using Amazon SageMaker routing strategies\"). random: AWS's default, e.g. to keep "
+        "an existing endpoint's routing unchanged.",
     )
     model: ModelSpec | None = Field(None, description="Single-model endpoint. Mutually exclusive with inference_components.")
     inference_components: list[InferenceComponentSpec] = Field(
@@ -485,7 +504,15 @@ class EndpointSpec(_Strict):
     model_download_timeout: ApiInt | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
     startup_health_check_timeout: ApiInt | None = Field(None, description="Default for the models of this endpoint (60-3600 s).")
     metrics_publish_frequency: ApiInt | None = Field(
-        None, description="MetricsConfig.MetricPublishFrequencyInSeconds: 10, 30, 60, 120, 180, 240 or 300."
+        None,
+        description="MetricsConfig.MetricPublishFrequencyInSeconds: 10, 30, 60, 120, 180, 240 or 300. Without "
+        "enhanced_metrics it applies to utilization metrics only; invocation metrics stay at 60 s.",
+    )
+    enhanced_metrics: bool = Field(
+        False,
+        description="MetricsConfig.EnableEnhancedMetrics: invocation metrics (Invocations, ModelLatency, 4XX/5XX "
+        "errors ...) are published at metrics_publish_frequency too, with instance and (for inference "
+        "components) container granularity. Off: AWS's default.",
     )
     volume_size_gb: ApiInt | None = Field(
         None, ge=1, le=512, description="ML storage volume per instance in GB, 1-512 (single-model endpoints)."
@@ -519,7 +546,7 @@ class EndpointSpec(_Strict):
     def needs_awscc(self) -> bool:
         """Whether this endpoint has hashicorp/awscc resources: inference components, or a metrics
         configuration (only awscc's endpoint configuration has one)."""
-        return self.uses_inference_components or self.metrics_publish_frequency is not None
+        return self.uses_inference_components or self.metrics_publish_frequency is not None or self.enhanced_metrics
 
     @property
     def scales_to_zero(self) -> bool:

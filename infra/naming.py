@@ -71,18 +71,21 @@ def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceCompo
     A SageMaker model cannot be updated, only replaced, and the endpoint configuration that uses it is
     created before the old one is destroyed (Terraform then does the same for the model it depends on).
     With a fixed name the new model would collide with the old one still in place, so the name carries a
-    digest of every setting that forces a new model: image, model data, environment, role and VPC. The role
+    digest of every setting that forces a new model: image, model data, EULA acceptance, environment, role
+    and VPC. The role
     is the user's ARN, or the name of the role fastscale creates (``execution_role``), whose ARN changes
     only with its name.
     """
     vpc = {"subnets": sorted(ep.vpc.subnets), "security_groups": sorted(ep.vpc.security_groups)} if ep.vpc else None
-    content = {
+    content: dict[str, object] = {
         "image": workload.image,
         "model_data": workload.model_data,
         "environment": container_environment(workload),
         "execution_role_arn": ep.execution_role_arn or (f"role/{execution_role}" if execution_role else None),
         "vpc": vpc,
     }
+    if workload.accept_eula:  # only when set, so the names of existing models stay as they were
+        content["accept_eula"] = True
     digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:MODEL_DIGEST_LEN]
     return f"{base[: SAGEMAKER_NAME_MAX - MODEL_DIGEST_LEN - 1]}-{digest}"
 

@@ -79,16 +79,15 @@ def refuse_symlinks(paths: Iterable[str | os.PathLike[str]], what: str = "output
                                   "or choose another output directory")
 
 
-def write_text_nofollow(path: Path, text: str, mode: int = 0o644) -> None:
-    """Write ``path`` without ever following a symbolic link at its last component (O_NOFOLLOW), and
-    without blocking on a FIFO (O_NONBLOCK; anything but a regular file is refused)."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
-    refuse_symlinks([path])
-    fd = os.open(path, flags, mode)
+def _write_regular_file(path: str | os.PathLike[str], text: str, flags: int, mode: int, named: str,
+                        advice: str = "") -> None:
+    """Open ``path`` for writing without blocking (O_NONBLOCK), refuse it unless it is a regular file (the
+    error says "<named> is <kind>, not a regular file<advice>"), then truncate and write ``text``."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK | flags, mode)
     try:
         kind = special_kind(os.fstat(fd).st_mode)
         if kind is not None:
-            raise OutputPathError(f"{str(path)!r} is {kind}, not a regular file: remove it first")
+            raise OutputPathError(f"{named} is {kind}, not a regular file{advice}")
         os.set_blocking(fd, True)
         os.ftruncate(fd, 0)
     except BaseException:
@@ -96,23 +95,19 @@ def write_text_nofollow(path: Path, text: str, mode: int = 0o644) -> None:
         raise
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(text)
+
+
+def write_text_nofollow(path: Path, text: str, mode: int = 0o644) -> None:
+    """Write ``path`` without ever following a symbolic link at its last component (O_NOFOLLOW), and
+    without blocking on a FIFO (O_NONBLOCK; anything but a regular file is refused)."""
+    refuse_symlinks([path])
+    _write_regular_file(path, text, getattr(os, "O_NOFOLLOW", 0), mode, repr(str(path)), ": remove it first")
 
 
 def write_text_regular(path: str | os.PathLike[str], text: str) -> None:
     """Write a user-named file (``schema --out``) without blocking: a FIFO, device or socket is refused."""
     refuse_special(path, "output file")
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NONBLOCK, 0o644)
-    try:
-        kind = special_kind(os.fstat(fd).st_mode)
-        if kind is not None:
-            raise OutputPathError(f"output file {os.fspath(path)!r} is {kind}, not a regular file")
-        os.set_blocking(fd, True)
-        os.ftruncate(fd, 0)
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
+    _write_regular_file(path, text, 0, 0o644, f"output file {os.fspath(path)!r}")
 
 
 #: The stack file of cdktf's layout: `<outdir>/stacks/<stack>/cdk.tf.json`.

@@ -123,10 +123,12 @@ def _admits(op: str, ref: Version, parts: int, v: Version) -> bool:
 
 def aws_needs(config: FastscaleConfig) -> list[Need]:
     """What the aws resources of this config need beyond AWS_FLOOR."""
+    from fastscale.infra.capacity import needs_awscc_config
+
     needs = [Need("every aws resource fastscale writes", AWS_FLOOR,
                   "the oldest hashicorp/aws release fastscale is checked against")]
     for i, ep in enumerate(config.endpoints):
-        if ep.uses_inference_components and ep.metrics_publish_frequency is None:
+        if ep.uses_inference_components and not needs_awscc_config(ep):
             needs.append(Need("aws_sagemaker_endpoint_configuration.execution_role_arn", "6.21.0",
                               f"endpoints[{i}] hosts inference components (execution role on the endpoint "
                               "configuration, production variant without model_name)"))

@@ -23,8 +23,9 @@ not a stack sets one. Pure: no AWS, no Terraform, no cdktf.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -36,6 +37,11 @@ if TYPE_CHECKING:
 ENDPOINT_TYPE = "aws_sagemaker_endpoint"
 COMPONENT_TYPE = "awscc_sagemaker_inference_component"
 SERVING_TYPES = (ENDPOINT_TYPE, COMPONENT_TYPE)
+
+#: The resources a new endpoint configuration is planned as (hashicorp/aws and awscc).
+CONFIG_TYPES = ("aws_sagemaker_endpoint_configuration", "awscc_sagemaker_endpoint_config")
+#: An Application Auto Scaling target (a variant's instance count or a component's copy count).
+SCALING_TARGET_TYPE = "aws_appautoscaling_target"
 
 #: What a person calls each serving type.
 TYPE_LABELS = {ENDPOINT_TYPE: "endpoint", COMPONENT_TYPE: "inference component"}
@@ -88,6 +94,15 @@ _ACTION_REASONS = {
     "replace_because_tainted": "it is tainted: an earlier apply failed part-way through creating it",
     "replace_by_request": "its replacement was requested (-replace)",
     "replace_by_triggers": "a resource named in its replace_triggered_by changed",
+}
+
+
+#: Why the stack asks Terraform to replace a resource of each type with ``replace_triggered_by``.
+_TRIGGER_REASONS = {
+    COMPONENT_TYPE: "its endpoint is renamed, and a component cannot move to another endpoint",
+    SCALING_TARGET_TYPE: "the variant's instance type changes: deregistered before the endpoint's update and registered "
+                         "again after it (AWS fails an instance-type change of a variant registered for auto scaling)",
+    "aws_appautoscaling_policy": "its scalable target is deregistered and registered again around the endpoint's update",
 }
 
 
@@ -307,6 +322,9 @@ class RolloutInputs:
     unit: str  # "copy" or "instance"
     startup_seconds: float | None  # None: the estimate cannot say (see note)
     note: str = ""
+    #: endpoints: the config's instances.initial, and the live count read before the plan (None: not live)
+    initial: int | None = None
+    live: int | None = None
 
 
 @dataclass(frozen=True)
@@ -360,15 +378,18 @@ def _minutes(seconds: float) -> str:
     return f"{seconds:.0f}s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None) -> dict[str, RolloutInputs]:
+def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None,
+                   live: Mapping[str, int | None] | None = None) -> dict[str, RolloutInputs]:
     """Per SageMaker name (endpoint or inference component), what its rollout duration depends on.
 
     A component replaces ``copies.initial`` copies, each the estimate's "new copy, no data cache" start-up
-    (a new version is not in any instance's cache) without its detection phases; an endpoint replaces
-    ``instances.initial`` instances, each a new instance's start-up (with container image caching where it
-    applies). The live counts may differ from the initial ones when auto scaling has moved them.
+    (a new version is not in any instance's cache) without its detection phases; an endpoint starts its
+    cut-over count of instances (``infra.cutover``: the live count from ``live``, by endpoint name, within
+    ``instances.initial`` and ``instances.max``), each a new instance's start-up (with container image
+    caching where it applies). A component's live copy count may differ when auto scaling has moved it.
     """
     from fastscale.infra.config import InferenceComponentSpec
+    from fastscale.infra.cutover import cutover_count
     from fastscale.infra.estimate import estimate_config
     from fastscale.infra.naming import component_name, endpoint_name
 
@@ -384,9 +405,11 @@ def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None
                 copy.seconds_from("image_pull") if copy else None, "" if copy else reason)
         name = endpoint_name(config.project, ep.name)
         if name not in out:  # an endpoint's fleet: its first workload's new instance
+            found = (live or {}).get(name)
             out[name] = RolloutInputs(
-                ep.instances.initial or 1, "instance",
-                instance.seconds_from("instance_provisioning") if instance else None, "" if instance else reason)
+                cutover_count(ep, found) or 1, "instance",
+                instance.seconds_from("instance_provisioning") if instance else None, "" if instance else reason,
+                initial=ep.instances.initial, live=found)
     return out
 
 
@@ -408,6 +431,8 @@ class ClassifiedChange:
     duration_note: str = ""
     avoid: str = ""  # downtime: how to make the change without it
     notice: str = ""  # what else the change sets off, for people (a renamed execution role)
+    #: what else goes with this change (the cut-over count, auto scaling paused around it)
+    notes: tuple[str, ...] = ()
 
     @property
     def is_rollout(self) -> bool:
@@ -429,6 +454,7 @@ class ClassifiedChange:
             "duration_note": self.duration_note or None,
             "avoid": self.avoid or None,
             "notice": self.notice or None,
+            "notes": list(self.notes),
         }
 
 
@@ -479,10 +505,11 @@ def avoid_hint(resource_type: str, paths: Sequence[str], action_reason: str | No
         return (f"{article} {what}'s name cannot change in place: keep the old name, or add the renamed {what} as a new "
                 "entry, move clients to it, and remove the old one in a later deploy")
     if any(p.startswith("deployment_config") for p in paths):
-        return ("hashicorp/aws replaces an endpoint whose rollback alarms change: keep the endpoint's rollback "
-                "alarms as they are live, or turn automatic rollback off for this endpoint (deployment.auto_rollback: "
-                "false) to leave it untouched; or accept one replacement with --allow-downtime")
-    if "endpoint_name" in paths or "variant_name" in paths:
+        return ("hashicorp/aws replaces an endpoint whose rollback configuration is added or removed (alarms edited "
+                "inside it are updated in place): keep automatic rollback as it is live for this endpoint "
+                "(deployment.auto_rollback), or accept one replacement with --allow-downtime")
+    if "endpoint_name" in paths or "variant_name" in paths or (
+            resource_type == COMPONENT_TYPE and action_reason == "replace_by_triggers"):
         return ("a component cannot move to another endpoint or variant in place: add it under a new name where "
                 "it should run, move clients to it, and remove the old one in a later deploy")
     shown = ", ".join(paths) or "the attribute"
@@ -510,6 +537,8 @@ def role_rename_notice(change: ResourceChange) -> str:
 
 
 def _replacement_reason(change: ResourceChange, paths: Sequence[str]) -> str:
+    if change.action_reason == "replace_by_triggers" and change.type in _TRIGGER_REASONS:
+        return _TRIGGER_REASONS[change.type]
     if change.action_reason in _ACTION_REASONS:
         return _ACTION_REASONS[change.action_reason]
     if paths:
@@ -569,5 +598,62 @@ def classify_plan(plan: Mapping[str, Any] | Iterable[ResourceChange],
                   inputs: Mapping[str, RolloutInputs] | None = None) -> PlanClassification:
     """Every change of a plan (``terraform show -json`` output, or changes already parsed), classified."""
     changes = parse_plan(plan) if isinstance(plan, Mapping) else list(plan)
-    found = (classify_change(c, inputs) for c in changes)
-    return PlanClassification(tuple(c for c in found if c is not None))
+    found = [c for c in (classify_change(c, inputs) for c in changes) if c is not None]
+    counts = cutover_counts(changes)
+    reregistered = {_variant_endpoint(c) for c in changes
+                    if c.type == SCALING_TARGET_TYPE and c.action_reason == "replace_by_triggers"}
+    out = []
+    for c in found:
+        if c.type == ENDPOINT_TYPE and c.is_rollout and c.name:
+            notes = list(c.notes)
+            if c.name in counts:
+                notes.append(_cutover_note(counts[c.name], (inputs or {}).get(c.name)))
+            if c.name in reregistered:
+                notes.append("auto scaling paused: the variant's scalable target and policy are deregistered before "
+                             "the update and registered again after it (AWS fails an instance-type change otherwise)")
+            c = replace(c, notes=tuple(notes))
+        out.append(c)
+    return PlanClassification(tuple(out))
+
+
+def cutover_counts(changes: Iterable[ResourceChange]) -> dict[str, int]:
+    """Endpoint name -> the initial instance count of the endpoint configuration the plan creates for it.
+
+    A configuration belongs to the endpoint whose name, with ``-``, begins its name: hashicorp/aws's
+    ``name_prefix``, or awscc's name, which is the same prefix and a hex digest (``stacks.endpoint``)."""
+    out: dict[str, int] = {}
+    for c in changes:
+        if c.type not in CONFIG_TYPES or "create" not in c.actions or not c.after:
+            continue
+        prefix = c.after.get("name_prefix")
+        if not isinstance(prefix, str):
+            match = _AWSCC_CONFIG_NAME.match(str(c.after.get("endpoint_config_name") or ""))
+            prefix = match.group(1) if match else None
+        variant = _one(c.after.get("production_variants"))
+        count = (variant or {}).get("initial_instance_count")
+        if prefix and prefix.endswith("-") and isinstance(count, int):
+            out[prefix[:-1]] = count
+    return out
+
+
+_AWSCC_CONFIG_NAME = re.compile(r"^(.+-)[0-9a-f]{12}$")
+
+
+def _variant_endpoint(change: ResourceChange) -> str | None:
+    """The endpoint of a variant's scalable target (``endpoint/<name>/variant/<variant>``)."""
+    values = change.before or change.after or {}
+    parts = str(values.get("resource_id") or "").split("/")
+    return parts[1] if len(parts) == 4 and parts[0] == "endpoint" else None
+
+
+def _cutover_note(count: int, inputs: RolloutInputs | None) -> str:
+    """Where the new fleet's size comes from: the live fleet, or instances.initial / instances.max."""
+    text = f"cut-over starts at {count} instance(s)"
+    live, initial = (inputs.live, inputs.initial) if inputs is not None else (None, None)
+    if live is not None and live > count:
+        return f"{text} (instances.max; {live} live)"
+    if live is not None and live == count and initial is not None and initial < count:
+        return f"{text} (live; instances.initial is {initial})"
+    if initial == count:
+        return f"{text} (instances.initial" + (f"; {live} live)" if live is not None else ")")
+    return text

@@ -18,6 +18,7 @@ import yaml
 
 from fastscale.infra import __version__
 from fastscale.infra.outputs import check_output_dir, refuse_symlinks, write_text_nofollow
+from fastscale.infra.stack_snapshot import PROJECT_SNAPSHOT
 
 if TYPE_CHECKING:
     from fastscale.infra.rules import Finding
@@ -28,10 +29,21 @@ CI_FILES = {"github": ".github/workflows/fastscale.yml", "gitlab": ".gitlab-ci.y
 SCHEMA_FILE = "fastscale.schema.json"
 #: The one place a generated project names the fastscale it installs (README, Makefile and CI read it).
 REQUIREMENTS_FILE = "requirements.txt"
+#: What `make test` installs besides fastscale: pytest and syrupy.
+DEV_REQUIREMENTS_FILE = "requirements-dev.txt"
+#: The project's own stack tests (fastscale.stacks.testing); their snapshot is written by `init` too.
+STACK_TEST_FILE = "tests/test_stack.py"
 DISTRIBUTION = "fastscale"
 #: Versions written into generated pipelines (pinned so a pipeline run is reproducible).
 CHECKOV_VERSION = "3.3.30"
 TERRAFORM_VERSION = "1.11.4"
+#: GPU instance types an emulator project may use, cheapest first: the ones moto 5.2.5 accepts for an
+#: endpoint configuration (it rejects current types such as ml.g6.*). tests/test_scaffold_emulator.py
+#: creates an endpoint configuration with each in moto.
+EMULATOR_INSTANCE_TYPES = (
+    "ml.g4dn.xlarge", "ml.g4dn.2xlarge", "ml.g4dn.4xlarge", "ml.g4dn.8xlarge", "ml.g4dn.12xlarge",
+    "ml.g4dn.16xlarge", "ml.p3.2xlarge", "ml.p3.8xlarge", "ml.p3.16xlarge",
+)
 
 
 @cache
@@ -90,13 +102,15 @@ class ProjectOptions:
     state_bucket: str | None = None
     #: pip requirement for fastscale in the new project; None: how this fastscale was installed.
     fastscale_requirement: str | None = None
+    #: URL of an AWS emulator: a project that rehearses there (single-model endpoint, local state, no CI).
+    emulator: str | None = None
 
 
 def _context(opts: ProjectOptions) -> dict[str, Any]:
     data = presets()
     model = data["models"][opts.model]
     state_bucket = opts.state_bucket
-    if state_bucket is None and opts.ci != "none":
+    if state_bucket is None and opts.ci != "none" and not opts.emulator:
         # A pipeline needs shared state with locking; local state would be lost with the runner.
         state_bucket = f"{opts.project}-tfstate"
     image = (
@@ -106,7 +120,7 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
         "project": opts.project,
         "region": opts.region,
         "model": model,
-        "instance_type": opts.instance_type or model["instance_type"],
+        "instance_type": opts.instance_type or _default_instance_type(opts, model),
         "accelerators": model["accelerators"],
         "endpoint": "llm",
         "component": opts.model,
@@ -121,27 +135,61 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
         "ci_file": CI_FILES.get(opts.ci, ""),
         "requirement": opts.fastscale_requirement or installed_requirement(),
         "requirements_file": REQUIREMENTS_FILE,
+        "dev_requirements_file": DEV_REQUIREMENTS_FILE,
+        "snapshot_file": PROJECT_SNAPSHOT,
         "schema_file": SCHEMA_FILE,
         "checkov_version": CHECKOV_VERSION,
         "terraform_version": TERRAFORM_VERSION,
+        "emulator": opts.emulator,
     }
+
+
+def _default_instance_type(opts: ProjectOptions, model: dict[str, Any]) -> str:
+    if opts.emulator:
+        return emulator_instance_type(opts) or EMULATOR_INSTANCE_TYPES[0]
+    return str(model["instance_type"])
+
+
+def _config_template(opts: ProjectOptions) -> str:
+    return "project/fastscale-emulator.yaml.j2" if opts.emulator else "project/fastscale.yaml.j2"
+
+
+def emulator_instance_type(opts: ProjectOptions) -> str | None:
+    """The cheapest of EMULATOR_INSTANCE_TYPES on which the model's config has no finding at all (neither
+    error nor warning); None when there is none (the model is too large for the emulator's older types)."""
+    from dataclasses import replace
+
+    from fastscale.infra import catalog
+
+    prices = {spec.instance_type: spec.price_per_hour_usd for spec in catalog.all_instances()}
+    for instance_type in sorted(EMULATOR_INSTANCE_TYPES, key=lambda t: prices.get(t, float("inf"))):
+        if not config_findings(replace(opts, instance_type=instance_type)):
+            return instance_type
+    return None
 
 
 def render_config(opts: ProjectOptions) -> str:
     """Only the new project's fastscale.yaml (what the rules check)."""
     from fastscale.templates import render
 
-    return render("project/fastscale.yaml.j2", **_context(opts))
+    return render(_config_template(opts), **_context(opts))
+
+
+def config_findings(opts: ProjectOptions) -> list[Finding]:
+    """Every finding (errors and warnings) of the config `opts` would write."""
+    from fastscale.infra.config import parse_config
+    from fastscale.infra.rules import run_rules
+
+    text = render_config(opts)
+    config = parse_config(yaml.safe_load(text), "fastscale.yaml", text)
+    return list(run_rules(config))
 
 
 def config_errors(opts: ProjectOptions) -> list[Finding]:
     """The error findings of the config `opts` would write (empty: the project starts valid)."""
-    from fastscale.infra.config import parse_config
-    from fastscale.infra.rules import Severity, run_rules
+    from fastscale.infra.rules import Severity
 
-    text = render_config(opts)
-    config = parse_config(yaml.safe_load(text), "fastscale.yaml", text)
-    return [f for f in run_rules(config) if f.severity is Severity.ERROR]
+    return [f for f in config_findings(opts) if f.severity is Severity.ERROR]
 
 
 @dataclass(frozen=True)
@@ -191,9 +239,11 @@ def render_project(opts: ProjectOptions) -> dict[str, str]:
 
     ctx = _context(opts)
     files = {
-        "fastscale.yaml": render("project/fastscale.yaml.j2", **ctx),
+        "fastscale.yaml": render(_config_template(opts), **ctx),
         SCHEMA_FILE: dump_json_schema(),
         REQUIREMENTS_FILE: render("project/requirements.txt.j2", **ctx),
+        DEV_REQUIREMENTS_FILE: render("project/requirements-dev.txt.j2", **ctx),
+        STACK_TEST_FILE: render("project/test_stack.py.j2", **ctx),
         ".checkov.yaml": _checkov_config(),
         "cdktf.json": render("project/cdktf.json.j2", **ctx),
         "main.py": render("project/main.py.j2", **ctx),

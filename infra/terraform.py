@@ -199,6 +199,13 @@ class TerraformResult:
     def warnings(self) -> list[Diagnostic]:
         return [d for d in self.diagnostics if d.severity == "warning"]
 
+    @property
+    def failed_resources(self) -> list[str]:
+        """Addresses of the managed resources Terraform's errors name, once each, in the order named (data
+        sources left out: deleting nothing fixes a failed read of one)."""
+        named = [d.address for d in self.errors if d.address and not d.address.startswith("data.")]
+        return list(dict.fromkeys(a.split("[", 1)[0] if a.endswith("]") else a for a in named if a))
+
     def raise_for_status(self) -> TerraformResult:
         if self.ok:
             return self

@@ -35,6 +35,9 @@ every finding at once, each with the exact config path, what is wrong and why it
 - **error**: the deploy would fail, or the endpoints would not behave as the file says. Exit code 2;
   `synth`, `plan` and `deploy` refuse to run.
 - **warning**: it works, but scales out slower, costs more or is riskier than it should. Reported; exit code 0.
+- **info**: a note, not a problem: the file does what AWS's own documentation or samples do, and there is
+  something worth knowing about it. `validate` shows it (severity `info` in `--json`); it never changes an
+  exit code, is not counted as a warning, and commands that deploy do not print it.
 
 Each rule lives in its own module, `infra/rules/<code>_<name>.py`, with a test module in `tests/rules/`.
 The example under each rule is a complete config that triggers it.
@@ -75,8 +78,8 @@ def render() -> str:
     for r in rules:
         anchor = f"{r.code}-{r.name}".lower()
         lines.append(f"| [{r.code}](#{anchor}) | `{r.name}` | {r.severity.value} | {r.summary} |")
-    errors = sum(r.severity is Severity.ERROR for r in rules)
-    lines += ["", f"{len(rules)} rules: {errors} errors, {len(rules) - errors} warnings.", ""]
+    errors, warnings, notes = (sum(r.severity is s for r in rules) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    lines += ["", f"{len(rules)} rules: {errors} errors, {warnings} warnings, {notes} info.", ""]
     for r in rules:
         lines += _section(r)
     return "\n".join(lines).rstrip("\n") + "\n"

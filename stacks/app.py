@@ -85,3 +85,28 @@ def synthesize(
     document = json.loads((stack_dir / STACK_FILE).read_text())
     counts = Counter({rtype: len(items) for rtype, items in document.get("resource", {}).items()})
     return SynthResult(outdir=out, stack_name=name, stack_dir=stack_dir, resource_counts=dict(sorted(counts.items())))
+
+
+def synthesize_document(config: FastscaleConfig) -> dict[str, Any]:
+    """The stack's Terraform JSON, synthesized into a temporary directory that is removed again.
+
+    The temporary directory stands for the project directory, holding `cdktf.out`: the JSON is the same as
+    `fastscale synth --out cdktf.out` writes in a project (the default local state path is relative to it).
+    Should the engine ever write the temporary path into the JSON, it reads ``<synth dir>`` instead."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="fastscale-synth-") as tmp:
+        result = synthesize(config, Path(tmp) / "cdktf.out", project_root=tmp)
+        text = result.stack_file.read_text()
+        for spelling in {tmp, str(Path(tmp).resolve())}:
+            text = text.replace(json.dumps(spelling)[1:-1], "<synth dir>")
+        document: dict[str, Any] = json.loads(text)
+    return document
+
+
+def project_snapshot(config: FastscaleConfig, project_dir: str | Path) -> str:
+    """The snapshot file `fastscale init` writes for a new project's tests/test_stack.py: the stack as
+    `fastscale.stacks.testing.synth` gives it, normalized the same way, in syrupy's JSON format."""
+    from fastscale.infra.stack_snapshot import snapshot_json
+
+    return snapshot_json(synthesize_document(config), {str(Path(project_dir).resolve()): "<project>"})

@@ -18,13 +18,28 @@ inline container because an inline container takes its model data only as one `.
 (`ArtifactUrl`), while uncompressed S3 prefixes load fastest, and because hashicorp/aws 6.25 cannot put a
 VPC on an endpoint configuration, whereas a model carries its own `vpc_config`.
 
-`metrics_publish_frequency` becomes the configuration's `MetricsConfig`, which hashicorp/aws 6.25 does not
-have, and neither has it instance pools, the provision timeout, a capacity reservation or a scale-in
+Cut-over count. An update switches the endpoint to the new configuration, and SageMaker starts the new
+fleet at that configuration's `InitialInstanceCount` (UpdateEndpoint's `RetainAllVariantProperties`
+defaults to false, and hashicorp/aws cannot send it). So the count is a Terraform variable
+(`infra.cutover`), by default `instances.initial`; `plan` and `deploy` set it to the live count when that
+is higher (capped by `instances.max`). `ignore_changes` on it keeps a count change alone from replacing
+the configuration (which would start an update for nothing); a configuration replaced for another
+reason is created with the count of that moment.
+
+Renames. A component cannot be moved to another endpoint (UpdateInferenceComponent has no endpoint), and
+awscc would update its `endpoint_name` in place: each component is replaced when the endpoint's name
+changes (`replace_triggered_by` a `terraform_data` holding the name).
+
+`metrics_publish_frequency` and `enhanced_metrics` become the configuration's `MetricsConfig`, which
+hashicorp/aws 6.25 does not have, and neither has it instance pools, the provision timeout, a capacity reservation or a scale-in
 policy (`stacks.capacity`). When any of them is set, the configuration is an
 `awscc_sagemaker_endpoint_config` instead, with the same variant. A fallback pool that runs another model
 gets its own SageMaker model (the pool's `model_name_override`); a component with fallback pools gets one
-specification per instance type (`specifications`), each with its own model where the pool overrides it. awscc has no `name_prefix`: its name is the same prefix plus a digest of the configuration's
-content, so it changes exactly when the configuration must be replaced, as `name_prefix` would.
+specification per instance type (`specifications`), each with its own model where the pool overrides it.
+awscc has no `name_prefix`: its name is the same prefix plus a digest of the configuration's content, so it
+changes exactly when the configuration must be replaced, as `name_prefix` would. Tags and the cut-over
+count are not in the digest: Cloud Control updates tags in place (`Tags` is the one property of
+AWS::SageMaker::EndpointConfig that is not create-only), and the count is left to `ignore_changes`.
 """
 
 from __future__ import annotations
@@ -32,14 +47,15 @@ from __future__ import annotations
 import hashlib
 import json
 
-from fastscale.infra import capacity
+from fastscale.infra import capacity, cutover
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.naming import EndpointNames, model_name, tags
 from fastscale.infra.secrets import container_environment
 from fastscale.stacks import capacity as capacity_attrs
 from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources import awscc, sagemaker
-from fastscale.stacks.resources.base import Group, Lifecycle, Resource, to_terraform
+from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, to_terraform
+from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
 from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
 ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS", "random": "RANDOM"}
@@ -50,8 +66,9 @@ CONFIG_DIGEST_LEN = 12
 EndpointConfigResource = sagemaker.SagemakerEndpointConfiguration | awscc.SagemakerEndpointConfig
 
 
-def model_data_source(uri: str) -> sagemaker.ModelDataSource:
-    """An S3 prefix is loaded uncompressed (fastest to download); an object is a `.tar.gz` or one file."""
+def model_data_source(uri: str, accept_eula: bool = False) -> sagemaker.ModelDataSource:
+    """An S3 prefix is loaded uncompressed (fastest to download); an object is a `.tar.gz` or one file.
+    ``accept_eula``: the model's license is accepted (`ModelAccessConfig`, only set when true)."""
     loc = parse_s3_uri(uri)
     if loc is not None and loc.is_prefix:
         kind, compression = sagemaker.S3_PREFIX, sagemaker.COMPRESSION_NONE
@@ -60,7 +77,14 @@ def model_data_source(uri: str) -> sagemaker.ModelDataSource:
     else:
         kind, compression = sagemaker.S3_OBJECT, sagemaker.COMPRESSION_NONE
     return sagemaker.ModelDataSource(
-        s3_data_source=[sagemaker.S3DataSource(s3_uri=uri, s3_data_type=kind, compression_type=compression)]
+        s3_data_source=[
+            sagemaker.S3DataSource(
+                s3_uri=uri,
+                s3_data_type=kind,
+                compression_type=compression,
+                model_access_config=sagemaker.ModelAccessConfig(accept_eula=True) if accept_eula else None,
+            )
+        ]
     )
 
 
@@ -129,6 +153,10 @@ class SageMakerEndpoint(Group):
             ),
         )
         self.refs["endpoint_name"] = self.endpoint.attr("name")
+        #: The endpoint's name as a trigger: its components are replaced when it changes (see the docstring).
+        self.endpoint_name_trigger = (
+            TerraformData(self, "endpoint-name", TerraformDataProps(input=names.endpoint)) if names.components else None
+        )
         for c in names.components:
             model = self._model(f"{c.spec.name}-model", c.model, c.spec)
             self.components[c.name] = self._component(c.spec, c.name, model)
@@ -146,7 +174,9 @@ class SageMakerEndpoint(Group):
                 primary_container=sagemaker.ModelContainer(
                     image=workload.image,
                     environment=container_environment(workload) or None,
-                    model_data_source=model_data_source(workload.model_data) if workload.model_data else None,
+                    model_data_source=model_data_source(workload.model_data, workload.accept_eula)
+                    if workload.model_data
+                    else None,
                 ),
                 vpc_config=sagemaker.VpcConfig(
                     security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)
@@ -183,15 +213,22 @@ class SageMakerEndpoint(Group):
         fields = dict(
             variant_name=self.names.variant,
             instance_type=ep.instance_type,
-            initial_instance_count=ep.instances.initial,
+            initial_instance_count=self.cutover_count,
         )
         return fields
+
+    @property
+    def cutover_count(self) -> Ref:
+        """The variant's initial count: the stack's cut-over variable (`infra.cutover`), a reference."""
+        return Ref(f"${{var.{cutover.variable_name(self.spec)}}}")
 
     def _endpoint_config(self, single: dict, *, literal_model: str | None) -> EndpointConfigResource:
         ep = self.spec
         uses_components = ep.uses_inference_components
         routing = ROUTING_STRATEGIES[ep.routing]
-        cbd = Lifecycle(create_before_destroy=True)
+        # The count is set at creation only: a count change alone must not replace the configuration, which
+        # would start a blue/green update for nothing (see the module's docstring).
+        cbd = Lifecycle(create_before_destroy=True, ignore_changes=[cutover.IGNORE_PATH])
         # Inference-component endpoints need the role on the configuration (no model carries it there)
         # and scale their instances themselves (managed instance scaling) as components add copies.
         role_arn = self.role_arn if uses_components else None
@@ -227,9 +264,16 @@ class SageMakerEndpoint(Group):
             )
 
         frequency = ep.metrics_publish_frequency
+        metrics = (
+            awscc.MetricsConfig(metric_publish_frequency_in_seconds=frequency,
+                                enable_enhanced_metrics=True if ep.enhanced_metrics else None)
+            if frequency is not None or ep.enhanced_metrics
+            else None
+        )
 
         def props(
-            name: str, model_name: str | None, role: str | None, pool_models: dict[int, str]
+            name: str, model_name: str | None, role: str | None, pool_models: dict[int, str], *,
+            count: int | str, with_tags: bool = True,
         ) -> awscc.SagemakerEndpointConfigProps:
             scaling = (
                 awscc.ManagedInstanceScaling(
@@ -244,7 +288,7 @@ class SageMakerEndpoint(Group):
             fields = dict(single, model_name=model_name) if single else {}
             variant = awscc.ProductionVariant(
                 variant_name=self.names.variant,
-                initial_instance_count=ep.instances.initial,
+                initial_instance_count=count,
                 **capacity_attrs.variant_fields(ep, pool_models),
                 **fields,
                 managed_instance_scaling=scaling,
@@ -255,18 +299,16 @@ class SageMakerEndpoint(Group):
                 production_variants=[variant],
                 execution_role_arn=role,
                 kms_key_id=ep.kms_key_arn,
-                metrics_config=awscc.MetricsConfig(metric_publish_frequency_in_seconds=frequency)
-                if frequency is not None
-                else None,
-                tags=awscc.tag_list(self.tags),
+                metrics_config=metrics,
+                tags=awscc.tag_list(self.tags) if with_tags else None,
             )
 
         # The digest is taken over the content with literal stand-ins for the two references (the model's
         # name is known, and the role's ARN only changes with its name), never over reference tokens, whose
         # text depends on construction order and would rename (and so redeploy) the endpoint for nothing.
-        # Tags are included: whether Cloud Control can update them in place is not documented.
+        # Tags and the count are left out: tags are updated in place, and the count is set at creation only.
         stand_in_role = (ep.execution_role_arn or f"role/{self.names.execution_role}") if uses_components else None
-        content = to_terraform(props("", literal_model, stand_in_role, self.pool_models))
+        content = to_terraform(props("", literal_model, stand_in_role, self.pool_models, count=0, with_tags=False))
         digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:CONFIG_DIGEST_LEN]
         name = f"{self.names.endpoint_config_prefix}{digest}"
         return awscc.SagemakerEndpointConfig(
@@ -277,6 +319,7 @@ class SageMakerEndpoint(Group):
                 single.get("model_name"),
                 role_arn,
                 {priority: self.refs[f"model:{m}"] for priority, m in self.pool_models.items()},
+                count=self.cutover_count,
             ),
             depends_on=self._role_ready,
             lifecycle=cbd,
@@ -311,7 +354,10 @@ class SageMakerEndpoint(Group):
                 tags=awscc.tag_list(self.tags),
             ),
             depends_on=[self.endpoint],
-            lifecycle=Lifecycle(ignore_changes=[awscc.SagemakerInferenceComponent.COPY_COUNT_PATH]),
+            lifecycle=Lifecycle(
+                ignore_changes=[awscc.SagemakerInferenceComponent.COPY_COUNT_PATH],
+                replace_triggered_by=[self.endpoint_name_trigger.address] if self.endpoint_name_trigger else None,
+            ),
         )
 
     def _pool_component_model(

@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformProvider
-from fastscale.stacks.resources.base import to_terraform
+from fastscale.stacks.resources.base import engine_literal, to_terraform
 
 AWS_SOURCE = "hashicorp/aws"
 AWSCC_SOURCE = "hashicorp/awscc"
@@ -66,9 +66,12 @@ class Provider(TerraformProvider):
             terraform_provider_source=self.SOURCE,
         )
         self.props = props
+        engine_literal(to_terraform(props), f"provider {self.NAME}")  # refused here rather than inside the engine
 
     def _synthesize_attributes(self) -> dict[str, Any]:
-        return to_terraform(self.props)
+        # Rendered by the engine itself: literals escaped for Terraform's template syntax.
+        rendered: dict[str, Any] = engine_literal(to_terraform(self.props), f"provider {self.NAME}")
+        return rendered
 
 
 class AwsProvider(Provider):

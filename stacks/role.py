@@ -28,7 +28,6 @@ touch without their own resource policies anyway.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from typing import Any
 
@@ -40,7 +39,7 @@ from fastscale.infra.naming import EndpointNames, tags
 from fastscale.infra.regions import partition_of
 from fastscale.infra.secrets import policy_resource
 from fastscale.stacks.engine import Construct
-from fastscale.stacks.resources.base import Group, resource_stack
+from fastscale.stacks.resources.base import Group, Ref, json_text, resource_stack, tf_format
 from fastscale.stacks.resources.iam import (
     CALLER_IDENTITY_ID,
     CallerIdentity,
@@ -88,14 +87,15 @@ def trust_policy(region: str, account: str) -> dict[str, Any]:
                 "Principal": {"Service": SAGEMAKER_PRINCIPAL},
                 "Action": "sts:AssumeRole",
                 "Condition": {
-                    "ArnLike": {"aws:SourceArn": f"arn:{partition(region)}:sagemaker:{region}:{account}:*"},
+                    # The account is a reference: tf_format keeps it one (an f-string would make it literal text).
+                    "ArnLike": {"aws:SourceArn": tf_format("arn:{}:sagemaker:{}:{}:*", partition(region), region, account)},
                 },
             }
         ],
     }
 
 
-def deploying_account(scope: Construct) -> str:
+def deploying_account(scope: Construct) -> Ref:
     """A reference to the account id, from the one caller-identity data source of the stack."""
     return resource_stack(scope).shared(CALLER_IDENTITY_ID, CallerIdentity.of_stack).attr("account_id")
 
@@ -207,8 +207,9 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
 
 
 def policy_json(document: dict[str, Any]) -> str:
-    """Compact, key-ordered JSON: inline role policies are limited to 10,240 characters."""
-    return json.dumps(document, separators=(",", ":"), sort_keys=True)
+    """Compact, key-ordered JSON: inline role policies are limited to 10,240 characters. References in the
+    document stay references (`json_text`); everything else in it is literal text."""
+    return json_text(document, separators=(",", ":"), sort_keys=True)
 
 
 class ExecutionRole(Group):

@@ -2,6 +2,14 @@
 
 * Single-model endpoint: the variant's instance count is the scalable target
   (`sagemaker:variant:DesiredInstanceCount`), tracked on ConcurrentRequestsPerModel.
+  SageMaker refuses an endpoint update that changes the instance type of a variant registered as a
+  scalable target ("If the update would change the instance type for any model that is a target for auto
+  scaling, the update fails": SageMaker developer guide, "Update an endpoint that uses auto scaling",
+  https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-scaling-update.html). So the target and its
+  policy are replaced whenever the variant's instance types change (`replace_triggered_by` a
+  `terraform_data` holding them): the target depends on the endpoint, so Terraform deletes the policy and
+  the target first, updates the endpoint, then registers the target and its policy again. Any other
+  endpoint update (a new image, model data, environment) keeps auto scaling registered.
 * Inference components: each component's copy count is a scalable target
   (`sagemaker:inference-component:DesiredCopyCount`), tracked on ConcurrentRequestsPerCopy. Instances follow
   the copies through the variant's managed instance scaling (set by the endpoint configuration).
@@ -15,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from fastscale.infra import capacity as capacity_facts
 from fastscale.infra.aws_facts import (
     COMPONENT_COPIES,
     NO_CAPACITY_METRIC,
@@ -39,7 +48,8 @@ from fastscale.stacks.resources.autoscaling import (
     StepScalingPolicyConfiguration,
     TargetTrackingScalingPolicyConfiguration,
 )
-from fastscale.stacks.resources.base import Group, Resource
+from fastscale.stacks.resources.base import Group, Lifecycle, Resource
+from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps, evaluation_window
 
 
@@ -67,6 +77,8 @@ class EndpointScaling(Group):
         self.target_tracking: dict[str, AppautoscalingPolicy] = {}
         self.scale_from_zero: dict[str, AppautoscalingPolicy] = {}
         self.scale_from_zero_alarms: dict[str, CloudwatchMetricAlarm] = {}
+        #: endpoint name -> the `terraform_data` holding its variant's instance types (auto-scaled variants)
+        self.instance_types: dict[str, TerraformData] = {}
 
         model = names.spec.model
         if model is not None:
@@ -90,6 +102,15 @@ class EndpointScaling(Group):
         policy_name = names.target_tracking_policy
         assert policy_name is not None  # set by naming whenever the model's autoscaling is enabled
         capacity = names.spec.instances
+        # Replaced with the target and its policy whenever the variant's instance types change: AWS fails
+        # an update that changes the instance type of a registered variant (see the module's docstring).
+        instance_types = TerraformData(
+            self,
+            "variant-instance-types",
+            TerraformDataProps(input=[p.instance_type for p in capacity_facts.pools_by_priority(names.spec)]),
+        )
+        reregister = Lifecycle(replace_triggered_by=[instance_types.address])
+        self.instance_types[names.endpoint] = instance_types
         target = AppautoscalingTarget(
             self,
             "variant-target",
@@ -102,11 +123,13 @@ class EndpointScaling(Group):
                 tags=self._tags,
             ),
             # The resource id is a literal name, so Terraform cannot infer that the endpoint must exist first.
+            # This order also makes a replaced target go before the endpoint's update and come back after it.
             depends_on=[endpoint],
+            lifecycle=reregister,
         )
         self.targets[names.endpoint] = target
         self.target_tracking[names.endpoint] = self._target_tracking(
-            "variant-target-tracking", policy_name, target, "model", autoscaling
+            "variant-target-tracking", policy_name, target, "model", autoscaling, lifecycle=reregister
         )
 
     # ----------------------------------------------------------------------------------------- components
@@ -190,8 +213,10 @@ class EndpointScaling(Group):
     # ----------------------------------------------------------------------------------------- shared
 
     def _target_tracking(
-        self, id_: str, name: str, target: AppautoscalingTarget, kind: WorkloadKind, autoscaling: Autoscaling
+        self, id_: str, name: str, target: AppautoscalingTarget, kind: WorkloadKind, autoscaling: Autoscaling,
+        lifecycle: Lifecycle | None = None,
     ) -> AppautoscalingPolicy:
+        """``lifecycle``: a policy replaced with its target (deregistering a target deletes its policies)."""
         metric = scaling_metric(kind, autoscaling)
         return AppautoscalingPolicy(
             self,
@@ -209,6 +234,7 @@ class EndpointScaling(Group):
                     scale_out_cooldown=autoscaling.scale_out_cooldown,
                 ),
             ),
+            lifecycle=lifecycle,
         )
 
 

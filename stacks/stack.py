@@ -3,11 +3,12 @@
 Per endpoint: `SageMakerEndpoint` (role, models, configuration, endpoint, components), then its auto
 scaling (`EndpointScaling`) and alarms (`EndpointAlarms`); then every endpoint's and component's update
 settings (`stacks.deployment`, which references the alarms); once per stack: the dashboard, the
-providers, the state backend and the outputs.
+providers, the state backend, the cut-over count variables (`infra.cutover`) and the outputs.
 """
 
 from __future__ import annotations
 
+from fastscale.infra import cutover
 from fastscale.infra.config import FastscaleConfig, S3State
 from fastscale.infra.deployment import rollouts
 from fastscale.infra.naming import all_endpoint_names, stack_name
@@ -16,7 +17,7 @@ from fastscale.stacks.endpoint import SageMakerEndpoint
 from fastscale.stacks.engine import Construct, LocalBackend, S3Backend
 from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
 from fastscale.stacks.providers import add_providers
-from fastscale.stacks.resources.base import Output, ResourceStack
+from fastscale.stacks.resources.base import Output, ResourceStack, engine_verbatim
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
 from fastscale.stacks.scaling import EndpointScaling
 
@@ -31,6 +32,8 @@ class EndpointStack(ResourceStack):
         self.config = config
         add_providers(self, config)
         self._backend(config, state_path)
+        # Each endpoint configuration's initial count (infra.cutover): one engine call for all of them.
+        self.add_override("variable", cutover.variables(config))
 
         self.endpoints: dict[str, SageMakerEndpoint] = {}
         # An AWS emulator neither performs nor stores a deployment configuration (moto drops it), so the
@@ -57,16 +60,13 @@ class EndpointStack(ResourceStack):
 
     def _backend(self, config: FastscaleConfig, state_path: str | None) -> None:
         state = config.state
+        # The engine renders the backend itself, and Terraform reads it without evaluating anything (a
+        # backend block's JSON strings are literal): values as written, the engine's token syntax refused.
         if isinstance(state, S3State):
-            S3Backend(
-                self,
-                bucket=state.bucket,
-                key=state.key,
-                region=state.region or config.region,
-                encrypt=state.encrypt,
-                kms_key_id=state.kms_key_id,
-                dynamodb_table=state.dynamodb_table,
-            )
+            settings = engine_verbatim({"bucket": state.bucket, "key": state.key,
+                                        "region": state.region or config.region, "kms_key_id": state.kms_key_id,
+                                        "dynamodb_table": state.dynamodb_table}, "state")
+            S3Backend(self, encrypt=state.encrypt, **settings)
             # S3-native locking (Terraform >= 1.10) postdates cdktf 0.21's S3Backend props.
             if state.use_lockfile:
                 self.add_override("terraform.backend.s3.use_lockfile", True)
@@ -74,11 +74,11 @@ class EndpointStack(ResourceStack):
                 for key, value in (("endpoints", {"s3": state.endpoint_url}), ("use_path_style", True),
                                    ("skip_credentials_validation", True), ("skip_requesting_account_id", True),
                                    ("skip_metadata_api_check", True)):
-                    self.add_override(f"terraform.backend.s3.{key}", value)
+                    self.add_override(f"terraform.backend.s3.{key}", engine_verbatim(value, "state.endpoint_url"))
         else:
             if state_path is None:
                 raise ValueError("the local backend needs state_path (see infra.state.local_state_placement)")
-            LocalBackend(self, path=state_path)
+            LocalBackend(self, path=engine_verbatim(state_path, "state.path"))
 
     def _outputs(self) -> None:
         """One output per endpoint (keyed by its config name) with what the next step needs: the names to
@@ -88,7 +88,9 @@ class EndpointStack(ResourceStack):
                 "endpoint_name": built.refs["endpoint_name"],
                 "endpoint_arn": built.endpoint.arn,
                 "endpoint_config_name": built.refs["endpoint_config_name"],
-                "execution_role_arn": built.role_arn,
+                # A reference either way: the config's own role ARN is read back from the model that uses it.
+                "execution_role_arn": built.role.arn if built.role is not None
+                else next(iter(built.models.values())).attr("execution_role_arn"),
                 "model_names": [built.refs[f"model:{name}"] for name in built.models],
                 "inference_component_names": [c.attr("inference_component_name") for c in built.components.values()],
             }

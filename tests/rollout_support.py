@@ -166,3 +166,18 @@ def rolling_endpoint_stack(version: int = 1) -> dict[str, Any]:
         "endpoint": _data({"name": "demo-chat", "endpoint_config_name": f"demo-chat-{version}",
                            "deployment_config": canary(25, 600, ENDPOINT_ALARMS)}, ("name",)),
     }}}
+
+
+def renamed_component_endpoint_stack(version: int = 1) -> dict[str, Any]:
+    """Version 2 renames an endpoint of inference components, wired as stacks.endpoint wires it: the
+    component depends on the endpoint and is replaced whenever the `terraform_data` holding the endpoint's
+    name changes (the component itself, as awscc's, has no attribute that forces a replacement)."""
+    name = "demo-shared-v2" if version >= 2 else "demo-shared"
+    chat = _data({"inference_component_name": "demo-chat", "endpoint_name": name})
+    chat["depends_on"] = ["terraform_data.shared"]
+    chat["lifecycle"] = {"replace_triggered_by": ["terraform_data.shared_name"]}
+    return {"resource": {"terraform_data": {
+        "shared": _data({"name": name, "endpoint_config_name": "demo-shared-1"}, ("name",)),
+        "shared_name": {"input": name},
+        "chat": chat,
+    }}}

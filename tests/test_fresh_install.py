@@ -96,6 +96,9 @@ def test_readme_steps_pass_in_a_fresh_venv(installed_project):
     project, _, script, steps = installed_project
     assert steps.returncode == 0, f"{script}\n--- stdout\n{steps.stdout[-4000:]}\n--- stderr\n{steps.stderr[-4000:]}"
     assert "make scan" in script and "pip install -r requirements.txt" in script
+    # The project's own stack tests ran against the snapshot init wrote (tests/test_stack.py).
+    assert "make test" in script and "pip install -r requirements-dev.txt" in script
+    assert re.search(r"\b[45] passed\b", steps.stdout) and "1 snapshot passed" in steps.stdout, steps.stdout[-3000:]
     assert (project / "cdktf.out" / "stacks" / "fresh-demo" / "cdk.tf.json").is_file()
     assert re.search(r"Passed checks: [1-9]\d*, Failed checks: 0", steps.stdout), steps.stdout[-2000:]
 

@@ -228,3 +228,58 @@ def test_the_plan_output_prints_the_role_rename_note(capsys, monkeypatch):
     print_change_summary(result, [{"address": "aws_iam_role.x", "action": "replace"}], classification)
     out = " ".join(capsys.readouterr().out.split())
     assert "Note: the execution role demo-chat-sagemaker is renamed demo-chat-sagemaker-us-east-1" in out
+
+
+# --------------------------------------------------------------------------------------------- cut-over and re-registration
+
+
+def _new_config(initial: int) -> dict:
+    return change("aws_sagemaker_endpoint_configuration", ["create", "delete"], {"name_prefix": "demo-chat-"},
+                  {"name_prefix": "demo-chat-", "production_variants": [{"initial_instance_count": initial}]},
+                  {"name": True})
+
+
+def _endpoint_switch() -> dict:
+    return change("aws_sagemaker_endpoint", ["update"], {"name": "demo-chat", "endpoint_config_name": "demo-chat-1"},
+                  {"name": "demo-chat"}, {"endpoint_config_name": True})
+
+
+@pytest.mark.parametrize(("planned", "live", "note"), [
+    (3, 3, "cut-over starts at 3 instance(s) (live; instances.initial is 1)"),
+    (1, None, "cut-over starts at 1 instance(s) (instances.initial)"),
+    (1, 1, "cut-over starts at 1 instance(s) (instances.initial; 1 live)"),
+    (4, 9, "cut-over starts at 4 instance(s) (instances.max; 9 live)"),
+])
+def test_an_endpoint_rollout_says_where_its_cutover_count_comes_from(planned, live, note):
+    inputs = {"demo-chat": RolloutInputs(min(max(1, live or 1), 4), "instance", 300.0, initial=1, live=live)}
+    found = {c.type: c for c in classify_plan(plan(_new_config(planned), _endpoint_switch()), inputs).changes}
+    assert found["aws_sagemaker_endpoint"].notes == (note,)
+    assert found["aws_sagemaker_endpoint"].to_dict()["notes"] == [note]
+
+
+def test_the_awscc_configuration_is_matched_by_its_name_and_digest():
+    config = change("awscc_sagemaker_endpoint_config", ["create", "delete"], None,
+                    {"endpoint_config_name": "demo-chat-0123456789ab",
+                     "production_variants": [{"initial_instance_count": 2}]})
+    other = change("awscc_sagemaker_endpoint_config", ["create", "delete"], None,
+                   {"endpoint_config_name": "demo-chat-x-0123456789ab", "production_variants": [{"initial_instance_count": 7}]})
+    found = {c.type: c for c in classify_plan(plan(config, _endpoint_switch())).changes}
+    assert found["aws_sagemaker_endpoint"].notes == ("cut-over starts at 2 instance(s)",)
+    found = {c.type: c for c in classify_plan(plan(other, _endpoint_switch())).changes}
+    assert found["aws_sagemaker_endpoint"].notes == ()  # another endpoint's (demo-chat-x) configuration
+
+
+def test_a_target_replaced_by_its_trigger_is_explained_on_the_endpoint():
+    target = change("aws_appautoscaling_target", ["delete", "create"],
+                    {"resource_id": "endpoint/demo-chat/variant/AllTraffic"},
+                    {"resource_id": "endpoint/demo-chat/variant/AllTraffic"}, reason="replace_by_triggers")
+    found = {c.type: c for c in classify_plan(plan(target, _endpoint_switch())).changes}
+    assert found["aws_appautoscaling_target"].kind is ChangeKind.REPLACE
+    assert "deregistered before the endpoint's update and registered again after it" in found["aws_appautoscaling_target"].reason
+    [note] = found["aws_sagemaker_endpoint"].notes
+    assert note.startswith("auto scaling paused: the variant's scalable target and policy are deregistered")
+    # A target replaced for another reason (a new resource id) says nothing about pausing.
+    moved = change("aws_appautoscaling_target", ["delete", "create"], {"resource_id": "endpoint/demo-chat/variant/AllTraffic"},
+                   {"resource_id": "endpoint/demo-chat/variant/AllTraffic"}, replace_paths=[["resource_id"]])
+    found = {c.type: c for c in classify_plan(plan(moved, _endpoint_switch())).changes}
+    assert found["aws_sagemaker_endpoint"].notes == ()

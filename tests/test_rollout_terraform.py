@@ -11,7 +11,15 @@ import pytest
 
 from fastscale.infra.rollout import ChangeKind, RolloutInputs, classify_plan
 from fastscale.infra.terraform import TerraformError, TerraformRunner
-from tests.rollout_support import as_sagemaker, live_stack, replaced_endpoint_stack, tags_only_stack
+from tests.rollout_support import (
+    COMPONENT,
+    ENDPOINT,
+    as_sagemaker,
+    live_stack,
+    renamed_component_endpoint_stack,
+    replaced_endpoint_stack,
+    tags_only_stack,
+)
 from tests.test_terraform_runner import REAL_BINARY, needs_binary
 
 pytestmark = [needs_binary, pytest.mark.terraform]
@@ -125,3 +133,35 @@ def test_show_plan_of_a_file_that_is_not_a_plan_fails_clearly(tmp_path):
     runner = TerraformRunner(REAL_BINARY, workdir, env={"TF_CLI_CONFIG_FILE": str(tmp_path / "none")})
     with pytest.raises(TerraformError, match="terraform show -json` failed"):
         runner.show_plan(workdir / "bogus.tfplan")
+
+
+def test_renaming_an_endpoint_replaces_its_components_too(tmp_path):
+    """The component would be updated in place without its trigger (awscc has no replace-on-change for
+    endpoint_name), and UpdateInferenceComponent cannot move it: the plan replaces it, and says why."""
+    raw = plan_change(tmp_path, renamed_component_endpoint_stack)
+    actions = {rc["name"]: (rc["change"]["actions"], rc.get("action_reason")) for rc in raw["resource_changes"]}
+    assert actions["chat"] == (["delete", "create"], "replace_by_triggers")
+    assert actions["shared"][0] == ["delete", "create"]
+
+    found = {c.address: c for c in classify_plan(as_sagemaker(raw, {"shared": ENDPOINT, "chat": COMPONENT})).changes}
+    chat = found["terraform_data.chat"]
+    assert chat.kind is ChangeKind.DOWNTIME and chat.name == "demo-chat"
+    assert chat.reason.startswith("its endpoint is renamed, and a component cannot move to another endpoint")
+    assert "cannot move to another endpoint or variant in place" in chat.avoid
+    assert found["terraform_data.shared"].kind is ChangeKind.DOWNTIME
+    assert found["terraform_data.shared_name"].kind is ChangeKind.IN_PLACE  # the trigger itself
+    assert sorted(classify_plan(as_sagemaker(raw, {"shared": ENDPOINT, "chat": COMPONENT})).summary()["downtime"]) == [
+        "terraform_data.chat", "terraform_data.shared"]
+
+
+def test_without_the_trigger_the_component_would_only_be_updated(tmp_path):
+    """What the trigger prevents: Terraform would send the new endpoint name as an in-place update."""
+
+    def untriggered(version: int = 1) -> dict:
+        stack = renamed_component_endpoint_stack(version)
+        del stack["resource"]["terraform_data"]["chat"]["lifecycle"]
+        return stack
+
+    raw = plan_change(tmp_path, untriggered)
+    [chat] = [rc for rc in raw["resource_changes"] if rc["name"] == "chat"]
+    assert chat["change"]["actions"] == ["update"]

@@ -1,65 +1,28 @@
-"""Finding a Terraform filesystem provider mirror that holds hashicorp/aws, for the tests that run the real
-aws provider offline (terraform validate of every example, the emulator lifecycle, plans of a live endpoint).
+"""A Terraform filesystem provider mirror that holds hashicorp/aws, for the tests that run the real aws
+provider offline (terraform validate of every example, the emulator lifecycle, plans of a live endpoint).
 
-Looked for in order: the directory in FASTSCALE_TF_MIRROR; the `filesystem_mirror` paths of the Terraform CLI
-configuration (TF_CLI_CONFIG_FILE, else ~/.terraformrc); /opt/tf-plugins (where the CI image keeps its
-mirror); Terraform's implicit local mirror directories on Linux.
+Found by fastscale.stacks.testing.terraform.find_aws_mirror (FASTSCALE_TF_MIRROR; the `filesystem_mirror`
+paths of the Terraform CLI configuration; /opt/tf-plugins, where the CI image keeps its mirror; Terraform's
+implicit local mirror directories on Linux).
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
-AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
-MIRROR_ENV = "FASTSCALE_TF_MIRROR"
-CANDIDATES = (
-    "/opt/tf-plugins",
-    "~/.terraform.d/plugins",
-    "~/.local/share/terraform/plugins",
-    "/usr/local/share/terraform/plugins",
-    "/usr/share/terraform/plugins",
+# The finding lives in the package: users' own tests use it through fastscale.stacks.testing.
+from fastscale.stacks.testing.terraform import (  # noqa: F401  (re-exported for the tests)
+    AWS_PROVIDER,
+    CANDIDATES,
+    MIRROR_ENV,
+    cli_config,
+    find_aws_mirror,
+    where_looked,
 )
-
-
-def _cli_config_mirrors() -> list[str]:
-    config = Path(os.environ.get("TF_CLI_CONFIG_FILE") or Path.home() / ".terraformrc")
-    if not config.is_file():
-        return []
-    return re.findall(r'filesystem_mirror\s*{[^}]*path\s*=\s*"([^"]+)"', config.read_text())
-
-
-def where_looked() -> str:
-    return f"{MIRROR_ENV}, the Terraform CLI configuration's filesystem_mirror, {', '.join(CANDIDATES)}"
-
-
-def find_aws_mirror() -> tuple[Path, str] | None:
-    """(mirror directory, newest hashicorp/aws version in it), or None."""
-    explicit = os.environ.get(MIRROR_ENV)
-    for raw in [explicit] if explicit else [*_cli_config_mirrors(), *CANDIDATES]:
-        base = Path(raw).expanduser()
-        versions = sorted(
-            (p.name for p in (base / AWS_PROVIDER).glob("*") if p.is_dir() and re.fullmatch(r"\d+\.\d+\.\d+", p.name)),
-            key=lambda v: tuple(map(int, v.split("."))),
-        )
-        if versions:
-            return base, versions[-1]
-    return None
-
-
-def cli_config(mirror: Path) -> str:
-    """A Terraform CLI configuration that installs hashicorp/aws from `mirror` and nothing else from it."""
-    return (
-        "provider_installation {\n"
-        f'  filesystem_mirror {{\n    path = "{mirror}"\n    include = ["{AWS_PROVIDER}"]\n  }}\n'
-        f'  direct {{\n    exclude = ["{AWS_PROVIDER}"]\n  }}\n'
-        "}\n"
-    )
-
 
 #: Provider settings that let hashicorp/aws plan with no AWS call (with `plan -refresh=false`).
 OFFLINE_PROVIDER = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "secret_key": "example",
@@ -68,15 +31,18 @@ OFFLINE_PROVIDER = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "
 
 
 class OfflineEndpointPlans:
-    """A Terraform working directory with one `aws_sagemaker_endpoint` that is live in a hand-written state.
+    """A Terraform working directory with one resource (by default an `aws_sagemaker_endpoint`) that is live
+    in a hand-written state.
 
     `plan(body, state_attributes)` writes the configuration and the state and returns the saved plan's path:
     hashicorp/aws from the mirror plans with `-refresh=false`, so the actions and replace paths are the
     provider's own and no AWS call is made. Initialised once (`init` starts the provider).
     """
 
-    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str], resource_name: str = "endpoint"):
+    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str], resource_name: str = "endpoint",
+                 resource_type: str = "aws_sagemaker_endpoint"):
         self.terraform, self.version, self.resource_name = terraform, mirror[1], resource_name
+        self.resource_type = resource_type
         (root / "terraformrc").write_text(cli_config(mirror[0]))
         self.env = {"TF_CLI_CONFIG_FILE": str(root / "terraformrc"), "TF_DATA_DIR": str(root / "data")}
         self.child_env = {**os.environ, **self.env, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
@@ -85,19 +51,20 @@ class OfflineEndpointPlans:
         self.work.mkdir()
         self._initialised = False
 
-    def _write(self, body: dict[str, Any]) -> None:
+    def _write(self, bodies: dict[str, dict[str, Any]]) -> None:
         (self.work / "main.tf.json").write_text(json.dumps({
             "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": self.version}}},
             "provider": {"aws": OFFLINE_PROVIDER},
-            "resource": {"aws_sagemaker_endpoint": {self.resource_name: body}},
+            "resource": {self.resource_type: bodies},
         }))
 
-    def _state(self, attributes: dict[str, Any]) -> dict[str, Any]:
+    def _state(self, states: dict[str, dict[str, Any]]) -> dict[str, Any]:
         return {"version": 4, "terraform_version": "1.11.4", "serial": 1,
                 "lineage": "00000000-0000-0000-0000-00000000abcd", "outputs": {},
-                "resources": [{"mode": "managed", "type": "aws_sagemaker_endpoint", "name": self.resource_name,
+                "resources": [{"mode": "managed", "type": self.resource_type, "name": name,
                                "provider": f'provider["{AWS_PROVIDER}"]',
-                               "instances": [{"schema_version": 0, "attributes": attributes}]}]}
+                               "instances": [{"schema_version": 0, "attributes": attributes}]}
+                              for name, attributes in states.items()]}
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run([self.terraform, *args], cwd=self.work, env=self.child_env, capture_output=True,
@@ -106,11 +73,15 @@ class OfflineEndpointPlans:
         return done
 
     def plan(self, body: dict[str, Any], state_attributes: dict[str, Any]) -> Path:
-        self._write(body)
+        return self.plan_many({self.resource_name: body}, {self.resource_name: state_attributes})
+
+    def plan_many(self, bodies: dict[str, dict[str, Any]], states: dict[str, dict[str, Any]]) -> Path:
+        """Several live resources of the type (by resource name) in one plan: one provider start for all."""
+        self._write(bodies)
         if not self._initialised:
             self._run("init", "-input=false", "-no-color")
             self._initialised = True
-        (self.work / "terraform.tfstate").write_text(json.dumps(self._state(state_attributes)))
+        (self.work / "terraform.tfstate").write_text(json.dumps(self._state(states)))
         self._run("plan", "-refresh=false", "-input=false", "-no-color", "-out=change.tfplan")
         return self.work / "change.tfplan"
 

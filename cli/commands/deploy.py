@@ -252,7 +252,7 @@ def deploy_command(
             # --no-wait: a rollout still going is reported, not failed (Terraform itself waited for the update).
             failed = [o.message() for o in outcomes if not o.ok and not (no_wait and o.outcome == "timed_out")]
             if not applied.ok:
-                cmd.fail("; ".join([f"terraform apply failed (exit code {applied.returncode})", *failed]))
+                cmd.fail("; ".join([cmd.failure_message("apply", applied), *failed]))
             if failed:
                 cmd.fail("the deployment did not finish: " + "; ".join(failed)
                          + ". Terraform's state may record the new version: fix the cause, then deploy again.")

@@ -262,7 +262,7 @@ class DestroyCommand(StackCommand):
             self.terraform_phase = False
             self.release_lock()  # the proof that follows reads AWS only
         if not destroyed.ok:
-            return "destroy", f"terraform destroy failed (exit code {destroyed.returncode})"
+            return "destroy", self.failure_message("destroy", destroyed)
         return None
 
 

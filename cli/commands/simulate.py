@@ -160,6 +160,82 @@ def render(sim, every: int | None) -> None:
     say("")
 
 
+def _secs(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.2f} s" if x < 10 else f"{x:,.1f} s"
+
+
+def render_requests(w, rs, trace) -> None:
+    """One workload replayed request by request: latency percentiles, failures, copies, cost."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    unit = "copy" if w.component else "instance"
+    st, summary, rates = rs.stats, rs.result.summary, rs.rates
+    say(f"[bold]{escape(w.name)}[/]: {w.instance_type}, target {w.target:g} concurrent requests per {unit}, "
+        f"{unit} count {w.units[0]}-{w.units[1]}, routing {rs.routing.replace('_', ' ')}")
+    say(f"requests: {escape(trace.description)}")
+    say(f"a {unit} serves {rates.slots} requests at once; prefill {rates.prefill_tokens_per_second:,.0f} tokens/s; "
+        f"decode {rates.decode_tokens_per_second:.1f} tokens/s per request alone, "
+        f"{rates.per_sequence_decode(rates.slots):.1f} with {rates.slots} ({escape('; '.join(rates.sources))})",
+        indent="  ")
+    table = Table(title="latency of served requests", title_justify="left", title_style="bold",
+                  caption="time to first token and end to end from arrival; queue: waiting for a slot on the copy",
+                  caption_justify="left")
+    table.add_column("")
+    for name in ("p50", "p90", "p99", "mean"):
+        table.add_column(name, justify="right")
+    for label, lat in (("time to first token", st.ttft), ("end to end", st.e2e), ("queue", st.queue)):
+        table.add_row(label, _secs(lat.p50), _secs(lat.p90), _secs(lat.p99), _secs(lat.mean))
+    print_table(table, lead=1)
+    say(f"{st.served:,} of {st.requests:,} requests served; {st.rejected:,} rejected ({st.rejected_fraction:.2%}): "
+        f"{st.no_capacity:,} with no {unit} in service, {st.timed_out:,} without a first token within "
+        f"{st.timeout_seconds:g} s", indent="  ")
+    if st.over_timeout_end_to_end:
+        say(f"{st.over_timeout_end_to_end:,} served requests took longer than {st.timeout_seconds:g} s end to end: "
+            "they time out with InvokeEndpoint unless the response streams", indent="  ")
+    say(f"peak {summary.peak_copies} {_plural(unit, summary.peak_copies)} on {summary.peak_instances} "
+        f"{_plural('instance', summary.peak_instances)}, {_usd(summary.cost_usd)} for the {trace.seconds} s window",
+        indent="  ")
+    for note in w.notes:
+        say(f"  [yellow]note:[/] {escape(note)}", indent="    ")
+    say("")
+
+
+def _simulate_requests(checked, selection, requests_path, profile_path, timeout, as_json) -> None:
+    from rich.markup import escape
+
+    from fastscale.infra import simulate as sim_mod
+    from fastscale.infra.simulate import requests as req
+
+    try:
+        trace = req.read_request_trace(requests_path)
+        profile = req.read_profile(profile_path) if profile_path else None
+    except req.RequestInputError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+    params = sim_mod.load_params()
+    runs, skipped = [], list(selection.skipped)
+    for w in selection.workloads:
+        try:
+            runs.append((w, req.simulate_workload_requests(checked.config, w, trace, params, profile=profile,
+                                                           timeout=timeout)))
+        except req.RequestInputError as exc:
+            skipped.append(str(exc))
+    if not runs:
+        for reason in skipped:
+            say(f"[bold red]error:[/] {escape(reason)}", stderr=True, indent="  ")
+        sys.exit(EXIT_BAD_INPUT)
+    if as_json:
+        print_json({"simulations": [{**w.to_dict(), "trace": trace.to_dict(), "requests": rs.to_dict()}
+                                    for w, rs in runs], "skipped": skipped})
+        return
+    for w, rs in runs:
+        render_requests(w, rs, trace)
+    for reason in skipped:
+        say(f"[yellow]not simulated:[/] {escape(reason)}", indent="  ")
+
+
 @click.command("simulate")
 @click.argument("config_file", metavar="FILE", type=UserPath(dir_okay=False))
 @click.option("--endpoint", "endpoint", metavar="E", help="Only this endpoint (its config name).")
@@ -179,13 +255,24 @@ def render(sim, every: int | None) -> None:
 @click.option("--cold-start", type=click.Choice(["p50", "p90"]), default="p50", show_default=True,
               help="Cold-start values new copies and instances start on: the typical (p50) or the slower p90 ones "
               "from infra/estimate_params.json.")
+@click.option("--requests", "requests_path", type=click.Path(dir_okay=False), metavar="CSV",
+              help="Replay individual requests instead: a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens "
+              "(Azure LLM inference traces) or timestamp,input_tokens,output_tokens (seconds). Prints TTFT, end-to-end "
+              "and queue p50/p90/p99, rejected requests and cost.")
+@click.option("--profile", "profile_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="With --requests: measured rates of one copy (YAML: max_concurrency, prefill_tokens_per_second, "
+              "decode_tokens_per_second; docs/simulate.md). Default: serving.* of the config, else an estimate "
+              "from the accelerator.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="With --requests: a request without its first token this long after it arrived fails "
+              "(default 60, SageMaker's invocation timeout).")
 @click.option("--every", type=click.IntRange(min=1), metavar="SECONDS",
               help="Print the demand/capacity table every SECONDS instead of at each change.")
 @click.option("--plot", "plot_path", type=UserPath(dir_okay=False),
               help="Also draw demand and capacity over time, one line per variant, to this PNG (needs matplotlib).")
 @json_option
 def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, duration, service_time, cold_start,
-                     every, plot_path, as_json) -> None:
+                     requests_path, profile_path, timeout, every, plot_path, as_json) -> None:
     """Replay a traffic spike against the configured scaling, second by second, layer by layer.
 
     For every endpoint / inference component of FILE (or the one chosen with --endpoint / --component), the
@@ -202,6 +289,12 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     minimum (or, where the config has a layer off, with it on). Parameters and sources:
     infra/simulate_params.json and infra/estimate_params.json.
 
+    With --requests CSV, every request of the trace is routed to a copy (the endpoint's routing), waits for
+    one of its serving.max_concurrency slots, is prefilled and decoded at the copy's token rates (--profile,
+    else serving.*, else the accelerator's roofline), and fails without a first token within --timeout or with
+    no copy in service; the scaling is the same model, on the concurrency the requests make. It prints
+    time-to-first-token, end-to-end and queue percentiles, rejected requests, peak copies and cost.
+
     \b
     Exit codes:
       0  simulated
@@ -214,9 +307,20 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
 
     from fastscale.infra import simulate as sim_mod
 
-    profiles = [name for name, given in (("--spike", spike), ("--ramp", ramp), ("--trace", trace_path)) if given]
+    profiles = [name for name, given in (("--spike", spike), ("--ramp", ramp), ("--trace", trace_path),
+                                         ("--requests", requests_path)) if given]
     if len(profiles) > 1:
         raise click.UsageError(f"give one traffic profile, not {' and '.join(profiles)}")
+    if requests_path:
+        clash = [name for name, given in (("--service-time", service_time), ("--duration", duration),
+                                          ("--every", every), ("--plot", plot_path)) if given]
+        if clash:
+            raise click.UsageError(f"{' and '.join(clash)} do not apply to --requests (the trace sets the window "
+                                   "and each request's service time)")
+    else:
+        unused = [name for name, given in (("--profile", profile_path), ("--timeout", timeout)) if given]
+        if unused:
+            raise click.UsageError(f"{' and '.join(unused)} only apply with --requests")
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     params = sim_mod.load_params()
     try:
@@ -229,6 +333,10 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
         if not selection.skipped:
             say("[bold red]error:[/] nothing to simulate in the selection", stderr=True)
         sys.exit(EXIT_BAD_INPUT)
+
+    if requests_path:
+        _simulate_requests(checked, selection, requests_path, profile_path, timeout, as_json)
+        return
 
     default_window = int(params.default_traffic.window_seconds.value)
     default_service = params.default_service_time_seconds.value

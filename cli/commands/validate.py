@@ -48,7 +48,8 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
 
     Errors (the deploy would fail or not behave as configured) are reported with the config path, its
     line, why and how to fix it; warnings (slower or costlier than it should be) are reported too but
-    do not fail. No AWS call is made unless --check-aws is given; with it, the images and model data
+    do not fail; notes (severity `info`: what AWS's own documentation or samples do, worth knowing)
+    are shown, never fail and are not counted as warnings. No AWS call is made unless --check-aws is given; with it, the images and model data
     must exist and the account's Service Quotas for endpoint usage must cover the maximum instances of
     each instance type, summed over the file's endpoints. With --json, one document on stdout
     whatever the number of files: `valid`, `exit_code` and `files` (per file: `file`, `valid`,
@@ -56,7 +57,7 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
 
     \b
     Exit codes:
-      0  every file is valid (warnings allowed)
+      0  every file is valid (warnings and notes allowed)
       1  --check-aws could not ask AWS (no credentials, unreachable, refused);
          the files have no errors, but their images and model data are
          unchecked, so no file is reported valid

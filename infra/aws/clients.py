@@ -195,6 +195,18 @@ SERVICE_ALIASES = {
 }
 
 
+def emulator_credentials(endpoint_url: str | None) -> dict[str, str]:
+    """The emulator's dummy credentials, as environment variables, for an emulator target whose environment
+    names no credentials (neither ``AWS_ACCESS_KEY_ID`` nor ``AWS_PROFILE``): a rehearsal then needs no
+    AWS setup, and credentials found elsewhere (a default profile, instance metadata) are not used for it.
+    Empty for a real target, or when the environment chose credentials itself."""
+    from fastscale.infra.emulator import DUMMY_CREDENTIALS
+
+    if not endpoint_url or os.environ.get("AWS_ACCESS_KEY_ID") or os.environ.get("AWS_PROFILE"):
+        return {}
+    return dict(DUMMY_CREDENTIALS)
+
+
 def client(
     service: str,
     region: str | None,
@@ -202,10 +214,16 @@ def client(
     endpoint_url: str | None = None,
 ) -> BaseClient:
     """A boto3 client with adaptive retries; ``service`` is a boto3 service name or one of SERVICE_ALIASES.
-    ``endpoint_url`` sends its calls to an AWS emulator instead of AWS."""
+    ``endpoint_url`` sends its calls to an AWS emulator instead of AWS (see :func:`emulator_credentials`)."""
     name = SERVICE_ALIASES.get(service, service)
-    maker = boto3.client if session is None else session.client
-    return instrument(maker(name, region_name=region, config=_client_config(), endpoint_url=endpoint_url))
+    keys: dict[str, Any] = {}
+    dummy = emulator_credentials(endpoint_url) if session is None else {}
+    if dummy:
+        keys = {"aws_access_key_id": dummy["AWS_ACCESS_KEY_ID"], "aws_secret_access_key": dummy["AWS_SECRET_ACCESS_KEY"]}
+    if session is None:
+        return instrument(boto3.client(name, region_name=region, config=_client_config(), endpoint_url=endpoint_url,
+                                       **keys))
+    return instrument(session.client(name, region_name=region, config=_client_config(), endpoint_url=endpoint_url))
 
 
 #: Key of the failed response under which :func:`instrument` records what the request was about.

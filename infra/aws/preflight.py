@@ -16,7 +16,9 @@ the account's Service Quotas value "<instance type> for endpoint usage" (service
 scale-out stops there without an error anyone sees. FS902 is an error when the maximum instances of every
 endpoint whose first-choice type it is, summed over the config, exceed that type's quota; a warning when
 a fallback pool's type has no quota at all (SageMaker could never fall back to it) or less than the
-endpoints falling back to it may ask for, and when the quotas could not be read.
+endpoints falling back to it may ask for, and when the quotas could not be read. Against an AWS emulator
+(``endpoint_url``) that has no Service Quotas API (moto, and fastscale's own emulator, which says so) the
+finding is one warning saying exactly that: there are no quotas to check outside a real account.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from botocore.exceptions import ClientError
 
 from fastscale.infra.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.aws.clients import (
+    UNSUPPORTED_CODES,
     AwsClients,
     ClientsArg,
     describe_error,
@@ -201,6 +204,24 @@ def endpoint_quotas(aws: AwsClients, instance_types: Iterable[str]) -> dict[str,
     return out
 
 
+#: How emulators answer a Service Quotas call they do not implement: moto 5.2.5 with an HTTP 500 page
+#: ("not implemented") for ListServiceQuotas and NoSuchResourceException for SageMaker's defaults;
+#: fastscale's emulator with UnknownOperationException.
+_NO_API_CODES = UNSUPPORTED_CODES | {"NoSuchResourceException"}
+
+
+def _lacks_quotas_api(exc: ClientError) -> bool:
+    status = exc.response.get("ResponseMetadata", {}).get("HTTPStatusCode")
+    return error_code(exc) in _NO_API_CODES or status in (404, 500, 501)
+
+
+def _short(exc: ClientError) -> str:
+    code = error_code(exc)
+    if code.isdigit():  # an HTML error page, not an AWS error
+        return f"HTTP {code} from {exc.operation_name}"
+    return f"{code} from {exc.operation_name}"
+
+
 def _count(n: float) -> str:
     return f"{n:g}"
 
@@ -222,6 +243,18 @@ def check_quotas(config: FastscaleConfig, clients: ClientsArg = None) -> list[Fi
     try:
         quotas = endpoint_quotas(aws, [*primary, *fallback])
     except ClientError as exc:
+        if config.endpoint_url and _lacks_quotas_api(exc):
+            return [
+                Finding(
+                    QUOTA_CODE,
+                    Severity.WARNING,
+                    "endpoints",
+                    f"the emulator at {config.endpoint_url} has no Service Quotas API ({_short(exc)}); "
+                    "quotas not checked",
+                    "nothing to fix for a rehearsal: instance quotas exist only in a real account, where plan, "
+                    "deploy and `validate --check-aws` check them",
+                )
+            ]
         if not is_access_error(exc):
             raise
         return [

@@ -470,6 +470,7 @@ def what_if(
 
 def _check_fits(spec: Any, model_size_gb: float, accelerators: int) -> None:
     """Refuse weights that cannot load into the accelerator memory a copy gets, with the fix."""
+    from fastscale.infra.instance_fit import accelerator_architecture
     from fastscale.infra.rules._common import GIB_PER_GB, WEIGHTS_MAX_SHARE, cheapest_instance_for
 
     weights_gib = model_size_gb * GIB_PER_GB
@@ -480,7 +481,7 @@ def _check_fits(spec: Any, model_size_gb: float, accelerators: int) -> None:
     if need <= spec.accelerator_count:
         fix = f"give the copy {need} accelerators (--accelerators {need})"
     else:
-        bigger = cheapest_instance_for(weights_gib / WEIGHTS_MAX_SHARE, spec.accelerator_kind)
+        bigger = cheapest_instance_for(weights_gib, accelerator_architecture(spec))
         fix = f"choose a type with more accelerator memory{f' such as {bigger}' if bigger else ''}"
     raise EstimateInputError(
         f"{model_size_gb:g} GB of weights do not fit the {available:g} GiB of accelerator memory a copy gets on "

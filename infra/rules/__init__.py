@@ -20,6 +20,9 @@ from fastscale.infra.config import FastscaleConfig, LineMap
 class Severity(str, Enum):
     ERROR = "error"  # the deploy would fail or the endpoint would not work as configured
     WARNING = "warning"  # it works, but slower, costlier or riskier than it should
+    #: a note on what AWS's own documentation or samples do, or an AWS behaviour worth knowing: shown by
+    #: `validate`, never fails a command and is never counted as a warning
+    INFO = "info"
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +87,7 @@ def all_rules() -> tuple[Rule, ...]:
     return tuple(sorted(_REGISTRY.values(), key=lambda r: r.code))
 
 
-_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1}
+_SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def run_rules(config: FastscaleConfig) -> list[Finding]:
@@ -113,3 +116,8 @@ def with_lines(findings: list[Finding], text: str) -> list[Finding]:
 
 def has_errors(findings: Iterable[Finding]) -> bool:
     return any(f.severity is Severity.ERROR for f in findings)
+
+
+def count(findings: Iterable[Finding], severity: Severity) -> int:
+    """How many of ``findings`` have ``severity`` (a note is never counted as a warning)."""
+    return sum(f.severity is severity for f in findings)

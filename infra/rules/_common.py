@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastscale.infra import capacity, instance_fit
+from fastscale.infra import capacity, catalog, instance_fit
 from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.capacity import Pool
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelOverride, ModelSpec
@@ -245,7 +245,51 @@ def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, E
                 yield f"{ep_path}.inference_components[{j}]", ep, names
 
 
+@dataclass(frozen=True)
+class SharedResource:
+    """One resource (accelerators, host memory or CPUs) of an inference-component endpoint at `instances.max`,
+    with what each component's copy reserves of it. Only made when every copy fits on one instance (FS006
+    reports a copy larger than an instance, which would otherwise be counted again here)."""
+
+    key: str  # the `resources` field: accelerators, memory_mb, cpus
+    unit: str  # as messages name it: "accelerator devices", ...
+    per_instance: float
+    instances: int  # instances.max
+    per_copy: tuple[float, ...]  # one per component, in config order (0: the component does not reserve it)
+
+    @property
+    def available(self) -> float:
+        return self.instances * self.per_instance
+
+    def demand(self, copies: list[int]) -> float:
+        """What the components need with ``copies`` copies each (same order as the components)."""
+        return sum(n * r for n, r in zip(copies, self.per_copy, strict=True))
+
+    def instances_for(self, demand: float) -> int:
+        return math.ceil(demand / self.per_instance)
+
+
+def shared_resources(ep: EndpointSpec) -> list[SharedResource]:
+    """The resources an inference-component endpoint shares among its components at `instances.max`; empty
+    for a single-model endpoint, an unknown or CPU instance type, or `instances.max` below 1."""
+    spec = catalog.get(ep.instance_type)
+    if not ep.inference_components or spec is None or ep.instances.max < 1:
+        return []
+    out = []
+    for key, per_instance, unit in (
+        ("accelerators", spec.accelerator_count, "accelerator devices"),
+        ("memory_mb", int(spec.memory_gib * 1024), "MB of host memory"),
+        ("cpus", spec.vcpus, "vCPUs"),
+    ):
+        per_copy = tuple(float(getattr(c.resources, key) or 0) for c in ep.inference_components)
+        if per_instance <= 0 or any(r > per_instance for r in per_copy):
+            continue
+        out.append(SharedResource(key, unit, per_instance, ep.instances.max, per_copy))
+    return out
+
+
 def cheapest_instance_for(weights_gib: float, architecture: str) -> str | None:
     """The cheapest catalog type whose accelerators together hold the weights with headroom and run containers
     of ``architecture`` (infra.instance_fit decides, for every caller)."""
     return instance_fit.cheapest_instance_for(weights_gib, architecture)
+

@@ -1,74 +1,69 @@
-"""Every component at its maximum copies must fit on the endpoint's maximum instances.
+"""The components cannot all be at their maximum copies at once: they share capped capacity.
 
-Summed over the endpoint's components, `copies.max` x `resources.accelerators` must not exceed
-`instances.max` x accelerators per instance. Otherwise auto scaling asks for copies that no instance can
-host: they stay pending, requests keep queueing, and the scale-out the file promises never happens.
-Host memory (`memory_mb`) and CPUs (`cpus`) are summed the same way. The sum is a necessary condition,
-not a sufficient one: copies do not split across instances, so packing can need more. A resource for
-which one copy already exceeds one instance is left to FS006, which names the cause.
+Summed over the endpoint's components, `copies.max` x `resources.accelerators` is more than
+`instances.max` x accelerators per instance (host memory, `memory_mb`, and CPUs, `cpus`, are summed the
+same way), while each component alone still reaches its `copies.max` with the others at their
+`copies.min`. The components then compete for the same instances: whichever scales out first takes the
+room, and the others stop short of their maximum until it scales in. AWS's own multi-model workshop
+does this on purpose (two 1-GPU components, 0-2 copies each, on at most two 1-GPU instances), so it is
+a warning that shows the arithmetic, not an error.
+
+Where it can never fit the rule does not speak: a copy larger than one instance is FS006's finding, and
+a component whose `copies.max` does not fit even with the others at their minimum is FS110's. The sum is
+a necessary condition, not a sufficient one: copies do not split across instances, so packing can need
+more.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
-from fastscale.infra import catalog
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, fmt_num
+from fastscale.infra.rules._common import endpoints, fmt_num, shared_resources
 
 EXAMPLE = """\
 project: demo
 region: us-east-1
 endpoints:
   - name: shared
-    instance_type: ml.g6.12xlarge
-    instances: {initial: 1, min: 1, max: 2}
+    instance_type: ml.g5.2xlarge
+    instances: {initial: 1, min: 0, max: 2}
     inference_components:
       - name: llama
         image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
-        resources: {accelerators: 2, memory_mb: 32768}
-        copies: {initial: 1, min: 1, max: 6}
+        resources: {accelerators: 1, memory_mb: 8192}
+        copies: {initial: 1, min: 0, max: 2}
+      - name: mistral
+        image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+        resources: {accelerators: 1, memory_mb: 8192}
+        copies: {initial: 1, min: 0, max: 2}
 """
 
 
 @rule(
     "FS011",
     "max-copies-do-not-fit",
-    Severity.ERROR,
-    "The components' maximum copies need more accelerators (or memory, CPUs) than the maximum instances have.",
+    Severity.WARNING,
+    "The components' maximum copies together need more accelerators (or memory, CPUs) than the maximum instances have.",
 )
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, ep in endpoints(config):
-        if not ep.inference_components or ep.instances.max < 1:
-            continue  # FS009 reports a max below 1
-        spec = catalog.get(ep.instance_type)
-        if spec is None:
-            continue  # unknown or CPU type: nothing reliable to sum against
-        per_instance = {
-            "accelerators": (spec.accelerator_count, "accelerator devices"),
-            "memory_mb": (int(spec.memory_gib * 1024), "MB of host memory"),
-            "cpus": (spec.vcpus, "vCPUs"),
-        }
-        for key, (capacity, unit) in per_instance.items():
-            requests = [getattr(c.resources, key) or 0 for c in ep.inference_components]
-            if capacity <= 0 or any(r > capacity for r in requests):
-                continue  # a copy that exceeds one instance is FS006's: do not report the same cause twice
-            demand = sum(c.copies.max * r for c, r in zip(ep.inference_components, requests))
-            available = ep.instances.max * capacity
-            if demand <= available:
+        comps = ep.inference_components
+        for res in shared_resources(ep):
+            at_max = res.demand([c.copies.max for c in comps])
+            if at_max <= res.available:
                 continue
-            parts = ", ".join(
-                f"{c.name} {c.copies.max} x {fmt_num(getattr(c.resources, key))}"
-                for c in ep.inference_components
-                if getattr(c.resources, key)
-            )
-            needed_instances = math.ceil(demand / capacity)
+            alone = [res.demand([o.copies.max if o is c else o.copies.min for o in comps]) for c in comps]
+            if any(d > res.available for d in alone):
+                continue  # a component that can never reach its max is FS110's error
+            parts = " + ".join(f"{c.name} {c.copies.max} x {fmt_num(r)}" for c, r in zip(comps, res.per_copy) if r)
             yield Hit(
                 f"{path}.instances.max",
-                f"at their max copies the components need {fmt_num(demand)} {unit} ({parts}) but "
-                f"{ep.instances.max} x {ep.instance_type} have {fmt_num(available)}: copies beyond that can never "
-                "be placed, so scale-out stops short of copies.max.",
-                f"set instances.max: {needed_instances} or more, or lower copies.max",
+                f"at their max copies the components need {parts} = {fmt_num(at_max)} {res.unit}, but "
+                f"{res.instances} x {ep.instance_type} x {fmt_num(res.per_instance)} = {fmt_num(res.available)}: "
+                "they share that capacity, so they cannot all be at copies.max at once (each one alone can), and "
+                "a component that scales out late stops short of its copies.max until another scales in.",
+                f"if that cap is deliberate, nothing to change; for every component at its max together, set "
+                f"instances.max: {res.instances_for(at_max)}",
             )

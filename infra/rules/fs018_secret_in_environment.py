@@ -17,6 +17,11 @@ The value is accepted when it is empty, a plain number or switch (`4096`, `true`
 rather than the secret itself: a Secrets Manager or SSM Parameter Store ARN or a dynamic reference
 (`{{resolve:...}}`), passed to the container unchanged for it to resolve. Values that *look* like secrets
 whatever their name are FS063's. The message never repeats the value.
+
+A Hugging Face Hub token (`HF_TOKEN`, `HUGGING_FACE_HUB_TOKEN`, ...) is almost always there for a stock
+LMI, TGI or vLLM image to download gated weights at start. Those images do not read a secret ARN, so the
+hint for them is the path that works on any image: download the weights once, stage them in S3 and set
+`model_data` (docs/secrets.md, "Gated models on stock containers"); the token then never reaches AWS.
 """
 
 from __future__ import annotations
@@ -42,6 +47,11 @@ endpoints:
 """
 
 
+#: Variables through which Hugging Face's libraries (and the LMI, TGI and vLLM images) read a Hub token.
+HUB_TOKEN_NAMES = frozenset({"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_HUB_TOKEN", "HF_API_TOKEN",
+                             "HUGGINGFACEHUB_API_TOKEN"})
+
+
 def flags(key: str, value: str) -> bool:
     """Whether FS018 reports this environment entry (shared with FS063, which leaves these to FS018)."""
     return is_secret_name(key) and not is_reference(value) and not is_plain_setting(value)
@@ -53,11 +63,15 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
         for key, value in environment.items():
             if not flags(key, value):
                 continue
-            yield Hit(
-                key_path(path, key),
-                f"{key} looks like a secret and holds a literal value: it would be stored in plain text in the "
-                "Terraform state, the synthesized stack and the SageMaker resource description.",
-                f"store it in AWS Secrets Manager and move it to `secrets: {{{key}: "
-                f"arn:{partition_of(config.region)}:secretsmanager:{shown(config.region)}:<account>:secret:<name>}}`; the container then reads it at "
-                "start (docs/secrets.md)",
-            )
+            message = (f"{key} looks like a secret and holds a literal value: it would be stored in plain text in "
+                       "the Terraform state, the synthesized stack and the SageMaker resource description.")
+            if key.upper() in HUB_TOKEN_NAMES:
+                hint = ("stock LMI/TGI/vLLM images cannot read a secret ARN: download the weights once with your "
+                        "token (`huggingface-cli download`), `aws s3 sync` them to a prefix in "
+                        f"{shown(config.region)}, set `model_data: s3://<bucket>/<prefix>/` and remove {key} "
+                        "(docs/secrets.md, \"Gated models on stock containers\")")
+            else:
+                hint = (f"store it in AWS Secrets Manager and move it to `secrets: {{{key}: "
+                        f"arn:{partition_of(config.region)}:secretsmanager:{shown(config.region)}:<account>:secret:<name>}}`; "
+                        "the container must then read it at start itself (docs/secrets.md)")
+            yield Hit(key_path(path, key), message, hint)

@@ -1,10 +1,19 @@
 """With high-resolution auto scaling, `metrics_publish_frequency` should be 10 (or unset).
 
-fastscale scales on the 10-second concurrency metrics. An explicit publish frequency above 10 s makes
-SageMaker publish the endpoint's utilization metrics (and, with enhanced metrics, its invocation metrics)
-at that slower pace; AWS does not document whether the high-resolution concurrency metrics are exempt,
-so a slower frequency risks scaling and alarms seeing fewer datapoints than the ~30 s reaction assumes.
-Only set values that are valid are checked here (FS021 reports the others).
+fastscale scales on the high-resolution concurrency metrics (`ConcurrentRequestsPerModel`,
+`ConcurrentRequestsPerCopy`), which SageMaker publishes every 10 seconds for auto scaling.
+`metrics_publish_frequency` is MetricsConfig.MetricPublishFrequencyInSeconds, and what it paces depends on
+`enhanced_metrics` (MetricsConfig.EnableEnhancedMetrics), as the SageMaker API reference says:
+
+- `enhanced_metrics: false` (the default): the frequency applies to **utilization** metrics only (CPU, memory,
+  GPU, GPU memory, disk); **invocation** metrics (`Invocations`, `ModelLatency`, `Invocation5XXErrors` ...)
+  stay at 60 seconds;
+- `enhanced_metrics: true`: the frequency applies to utilization **and** invocation metrics.
+
+An explicit frequency above 10 s slows those metrics down, and AWS does not document whether the
+high-resolution concurrency metrics are exempt, so a slower frequency risks scaling and alarms seeing fewer
+datapoints than the ~30 s reaction assumes. Only set values that are valid are checked here (FS021 reports
+the others).
 """
 
 from __future__ import annotations
@@ -46,9 +55,11 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
         ]
         if not high_res:
             continue
+        paced = "utilization and invocation metrics" if ep.enhanced_metrics else (
+            "utilization metrics (invocation metrics stay at 60 s without enhanced_metrics)")
         yield Hit(
             f"{path}.metrics_publish_frequency",
-            f"metrics are published every {f} s, but auto scaling of {', '.join(high_res)} uses 10-second "
+            f"{paced} are published every {f} s, but auto scaling of {', '.join(high_res)} uses 10-second "
             "high-resolution metrics: a slower publish frequency can delay the datapoints scaling and alarms react to, losing "
             "the ~30 s scale-out detection.",
             "set metrics_publish_frequency: 10, or remove it",

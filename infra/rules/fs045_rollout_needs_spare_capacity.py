@@ -1,4 +1,4 @@
-"""A rolling update of a component needs room for one batch of new copies beside the old ones.
+"""A rolling batch the file chose needs room beside the old copies at the component's maximum.
 
 A component's rolling update starts a batch of new copies, moves traffic to them and only then stops as
 many old copies. The batch needs free accelerators (and memory, CPUs) while the old copies still run: on
@@ -6,6 +6,12 @@ the instances there are, or on new ones that managed instance scaling adds, up t
 the component runs at `copies.max` (the other components at their `copies.min`) and `instances.max`
 leaves no room for one more batch, an update at peak load waits for scale-out that can never come: it
 stalls until traffic drops or the update times out and rolls back.
+
+The rule only checks a batch the file sets (`deployment.components.batch`, or a component's
+`deployment.rolling.batch`). fastscale's default batch is one copy, the smallest the API accepts: no
+other rollout needs less room, so a default endpoint filled to `instances.max` is the user's capacity
+choice, not a rollout risk fastscale could avoid, and the rule stays quiet on it (docs/updates.md says
+what an update at full capacity does).
 """
 
 from __future__ import annotations
@@ -13,11 +19,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from fastscale.infra import catalog
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.deployment import component_settings
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, fmt_num
+from fastscale.infra.rules._common import endpoints, fmt_num, shared_resources
 
 EXAMPLE = """\
 project: demo
@@ -31,6 +36,8 @@ endpoints:
         image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
         resources: {accelerators: 1, memory_mb: 16384}
         copies: {initial: 1, min: 1, max: 2}
+        deployment:
+          rolling: {batch: {type: COPY_COUNT, value: 1}}
 """
 
 PERCENT = 100
@@ -40,40 +47,33 @@ PERCENT = 100
     "FS045",
     "rollout-needs-spare-capacity",
     Severity.WARNING,
-    "At its maximum copies a component's rolling update has no room for a batch of new copies.",
+    "At its maximum copies a component's chosen rolling batch has no room beside the old copies.",
 )
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     for ep_path, ep in endpoints(config):
-        spec = catalog.get(ep.instance_type)
-        if not ep.inference_components or spec is None or ep.instances.max < 1:
-            continue  # unknown types and impossible capacities are other rules' findings
-        per_instance = {
-            "accelerators": (spec.accelerator_count, "accelerator devices"),
-            "memory_mb": (int(spec.memory_gib * 1024), "MB of host memory"),
-            "cpus": (spec.vcpus, "vCPUs"),
-        }
+        resources = shared_resources(ep)  # none for unknown types and impossible capacities: other rules' findings
         for j, comp in enumerate(ep.inference_components):
             comp_path = f"{ep_path}.inference_components[{j}]"
             settings = component_settings(ep, comp, ep_path, comp_path)
+            if not settings.batch_chosen:
+                continue  # fastscale's default: one copy, the smallest batch there is
             step = settings.rolling.batch
             batch = step.value if step.type == "COPY_COUNT" else math.ceil(step.value * comp.copies.max / PERCENT)
-            for key, (capacity, unit) in per_instance.items():
-                need = getattr(comp.resources, key) or 0
-                if capacity <= 0 or need <= 0 or need > capacity:
-                    continue  # a copy larger than an instance is FS006's finding
-                others = sum(o.copies.min * (getattr(o.resources, key) or 0) for o in ep.inference_components if o is not comp)
-                demand = (comp.copies.max + batch) * need + others
-                available = ep.instances.max * capacity
-                if demand <= available:
+            for res in resources:
+                need = res.per_copy[j]
+                if need <= 0:
                     continue
-                instances = math.ceil(demand / capacity)
+                demand = res.demand([comp.copies.max + batch if o is comp else o.copies.min for o in ep.inference_components])
+                if demand <= res.available:
+                    continue
                 yield Hit(
                     f"{settings.rolling_path}.batch",
                     f"an update of {comp.name} at {comp.copies.max} copies starts {batch} more "
-                    f"({fmt_num(need)} {unit} each) before it stops old ones: {fmt_num(demand)} {unit} with the other "
-                    f"components at their minimum, but {ep.instances.max} x {ep.instance_type} have "
-                    f"{fmt_num(available)}. At peak the update waits for a scale-out instances.max forbids, and "
+                    f"({fmt_num(need)} {res.unit} each) before it stops old ones: {fmt_num(demand)} {res.unit} with the "
+                    f"other components at their minimum, but {ep.instances.max} x {ep.instance_type} have "
+                    f"{fmt_num(res.available)}. At peak the update waits for a scale-out instances.max forbids, and "
                     "times out or rolls back.",
-                    f"set instances.max: {instances} (room for one batch), or lower copies.max of {comp.name}",
+                    f"set instances.max: {res.instances_for(demand)} (room for one batch), or lower copies.max of "
+                    f"{comp.name}" + (", or a batch of one copy" if batch > 1 else ""),
                 )
                 break  # one finding per component: the first resource that runs out names the problem

@@ -39,11 +39,12 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
         if ep.uses_inference_components:
             what, path = "inference components", f"endpoints[{i}].inference_components"
         else:
-            what, path = "a metrics configuration", f"endpoints[{i}].metrics_publish_frequency"
+            field = "metrics_publish_frequency" if ep.metrics_publish_frequency is not None else "enhanced_metrics"
+            what, path = "a metrics configuration", f"endpoints[{i}].{field}"
         yield Hit(
             path,
             f"endpoint '{ep.name}' needs {what}, written through the hashicorp/awscc provider, which fastscale "
             f"does not point at the emulator ({config.endpoint_url}): those resources would go to real AWS",
-            "test a single-model endpoint without metrics_publish_frequency against the emulator, or remove "
+            "test a single-model endpoint without metrics_publish_frequency and enhanced_metrics against the emulator, or remove "
             "endpoint_url to deploy to a real account",
         )

@@ -14,9 +14,9 @@ datapoint is closed and, ``lag`` seconds later, the alarms evaluate it. The rule
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 #: Slack when comparing floats that stand for whole counts (ceil of 8.000000001 must stay 8).
 _EPS = 1e-9
@@ -176,6 +176,17 @@ class Result:
         }
 
 
+class Load(Protocol):
+    """What the endpoint is asked to serve, when it is more than a number per second (the request-level model).
+
+    Each second the engine hands over the numbers of the units in service; the load serves its requests on
+    them for that second and returns (mean concurrent requests over the second, queued ones included; mean
+    requests waiting for a slot; requests that failed with no unit in service).
+    """
+
+    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]: ...
+
+
 # --------------------------------------------------------------------------------------------- state
 
 
@@ -216,9 +227,10 @@ def _ceil(x: float) -> int:
 
 
 class _Sim:
-    def __init__(self, spec: SimSpec, demand: tuple[float, ...]):
+    def __init__(self, spec: SimSpec, demand: tuple[float, ...], load: Load | None = None):
         self.spec = spec
         self.demand = demand
+        self.load = load
         self.events: list[Event] = []
         self.instances: list[_Instance] = []
         self.copies: list[_Copy] = []
@@ -399,10 +411,14 @@ class _Sim:
         arriving: list[tuple[int, _AlarmState, float | None, float]] = []
 
         desired_s, copies_s, serving_s, inst_s, inst_srv_s = [], [], [], [], []
-        capacity_s, queued_s, rejected_s = [], [], []
+        capacity_s, queued_s, rejected_s, demand_s = [], [], [], []
+        load = self.load
         announced: set[int] = set()
         new_serving: list[int] = []
         inst_announced: set[int] = set()
+        dirty, next_ready = True, math.inf
+        serving = inst_serving = placed = 0
+        serving_ids: list[int] = []
         for t in range(n):
             # 1. decisions that are due
             due = [p for p in self.pending if p[0] <= t]
@@ -419,32 +435,47 @@ class _Sim:
                         self.changed = True
             if self.changed:
                 self._reconcile(t)
-            # 2. what serves this second
-            serving = 0
-            for c in self.copies:
-                if c.ready <= t:
-                    serving += 1
-                    if c.number not in announced and c.ready > -math.inf:
-                        announced.add(c.number)
-                        new_serving.append(c.number)
-            if new_serving:
-                self.events.append(Event(t, "serving", f"{len(new_serving)} new {s.unit}(s) serve: {serving} serving"))
-                new_serving.clear()
-            inst_serving = 0
-            for inst in self.instances:
-                if inst.ready <= t:
-                    inst_serving += 1
-                    if inst.ready > -math.inf and inst.number not in inst_announced:
-                        inst_announced.add(inst.number)
-                        self.events.append(Event(t, "instance", f"instance {inst.number} in service"))
-            d = demand[t]
+                dirty = True
+            # 2. what serves this second (recounted only when copies changed or one came into service)
+            if dirty or t >= next_ready:
+                dirty = False
+                next_ready = math.inf
+                serving = 0
+                serving_ids = []
+                for c in self.copies:
+                    if c.ready <= t:
+                        serving += 1
+                        serving_ids.append(c.number)
+                        if c.number not in announced and c.ready > -math.inf:
+                            announced.add(c.number)
+                            new_serving.append(c.number)
+                    elif c.ready < next_ready:
+                        next_ready = c.ready
+                if new_serving:
+                    self.events.append(Event(t, "serving", f"{len(new_serving)} new {s.unit}(s) serve: {serving} serving"))
+                    new_serving.clear()
+                inst_serving = 0
+                for inst in self.instances:
+                    if inst.ready <= t:
+                        inst_serving += 1
+                        if inst.ready > -math.inf and inst.number not in inst_announced:
+                            inst_announced.add(inst.number)
+                            self.events.append(Event(t, "instance", f"instance {inst.number} in service"))
+                    elif inst.ready < next_ready:
+                        next_ready = inst.ready
+                placed = sum(1 for c in self.copies if c.instance is not None)
             cap = serving * s.unit_capacity
-            if serving == 0:
-                queued, rejected = 0.0, d / s.service_time
+            if load is not None:
+                d, queued, rejected = load.step(t, serving_ids)
             else:
-                queued, rejected = max(0.0, d - cap), 0.0
+                d = demand[t]
+                if serving == 0:
+                    queued, rejected = 0.0, d / s.service_time
+                else:
+                    queued, rejected = max(0.0, d - cap), 0.0
+            demand_s.append(d)
             desired_s.append(self.desired)
-            copies_s.append(sum(1 for c in self.copies if c.instance is not None))
+            copies_s.append(placed)
             serving_s.append(serving)
             inst_s.append(len(self.instances))
             inst_srv_s.append(inst_serving)
@@ -495,7 +526,7 @@ class _Sim:
                             self._step_from_zero(when)
 
         result = Result(
-            demand=tuple(demand),
+            demand=tuple(demand_s),
             desired=tuple(desired_s),
             copies=tuple(copies_s),
             serving=tuple(serving_s),
@@ -551,6 +582,10 @@ def _with_summary(r: Result, s: SimSpec, alarms: list[int]) -> Result:
     return Result(**{**r.__dict__, "summary": summary})
 
 
-def simulate(spec: SimSpec, demand: tuple[float, ...] | list[float]) -> Result:
-    """Replay ``demand`` (offered concurrency per second) against ``spec``; deterministic."""
-    return _Sim(spec, tuple(float(d) for d in demand)).run()
+def simulate(spec: SimSpec, demand: tuple[float, ...] | list[float], load: Load | None = None) -> Result:
+    """Replay ``demand`` (offered concurrency per second) against ``spec``; deterministic.
+
+    With a ``load``, the concurrency, queue and failures of each second come from it instead (``demand`` then
+    only sets the window and the starting count, from its first value); the result's demand is what it served.
+    """
+    return _Sim(spec, tuple(float(d) for d in demand), load).run()

@@ -40,6 +40,23 @@ class DefaultTraffic(_Strict):
     window_seconds: Param
 
 
+class AcceleratorRates(_Strict):
+    memory_bandwidth_gb_per_s: Param
+    fp16_tflops: Param
+
+
+class RequestParams(_Strict):
+    """The request-level model's defaults: the invocation timeout, how decoding slows with more sequences on
+    a copy, and the roofline figures a copy's token rates come from when nothing measured is given."""
+
+    invocation_timeout_seconds: Param
+    decode_slowdown_per_sequence: Param
+    decode_bandwidth_efficiency: Param
+    prefill_compute_efficiency: Param
+    tensor_parallel_efficiency: Param
+    accelerators: dict[str, AcceleratorRates]
+
+
 class SimulateParams(_Strict):
     description: str
     sources: dict[str, str]
@@ -49,6 +66,7 @@ class SimulateParams(_Strict):
     capacity: CapacityDefaults
     default_service_time_seconds: Param
     default_traffic: DefaultTraffic
+    requests: RequestParams
 
 
 def parse_params(text: str, source: str = PARAMS_FILE) -> SimulateParams:
@@ -62,6 +80,15 @@ def parse_params(text: str, source: str = PARAMS_FILE) -> SimulateParams:
         ("scale_in.datapoints", params.scale_in.datapoints),
         ("default_service_time_seconds", params.default_service_time_seconds),
         ("default_traffic.window_seconds", params.default_traffic.window_seconds),
+    ):
+        if p.value <= 0:
+            raise ParamsError(f"{source}: {name} must be positive")
+    r = params.requests
+    for name, p in (
+        ("requests.invocation_timeout_seconds", r.invocation_timeout_seconds),
+        ("requests.decode_bandwidth_efficiency", r.decode_bandwidth_efficiency),
+        ("requests.prefill_compute_efficiency", r.prefill_compute_efficiency),
+        ("requests.tensor_parallel_efficiency", r.tensor_parallel_efficiency),
     ):
         if p.value <= 0:
             raise ParamsError(f"{source}: {name} must be positive")

@@ -167,7 +167,7 @@ class CapacityReservationConfig:
 @dataclass(frozen=True, kw_only=True)
 class ProductionVariant:
     variant_name: str
-    initial_instance_count: int
+    initial_instance_count: int | str  # a count, or a reference to the stack's cut-over variable
     instance_type: str | None = None  # None when instance_pools replace it
     instance_pools: Sequence[InstancePool] | None = None
     variant_instance_provision_timeout_in_seconds: int | None = None
@@ -182,7 +182,8 @@ class ProductionVariant:
 
 @dataclass(frozen=True, kw_only=True)
 class MetricsConfig:
-    metric_publish_frequency_in_seconds: int
+    metric_publish_frequency_in_seconds: int | None = None
+    enable_enhanced_metrics: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -17,6 +17,19 @@ does not grow with the stack:
   callbacks (node asks each resource twice): each time the engine renders the stack it asks the stack's
   Python side once, and gets every element's attributes, from the props as they are at that moment, as one
   JSON text.
+
+Literals and references. Terraform evaluates `${...}` and `%{...}` inside every string of the JSON, so a
+string from the config would run as a Terraform expression (`${file("...")}`). This layer is the one place
+where strings are handed to the engine, and there every plain `str` is a literal: `render` escapes it for
+Terraform's template syntax (`escape_template`: `${` -> `$${`, `%{` -> `%%{`, map keys too), so AWS
+receives exactly the text. Only a `Ref` stays as it is: the references `attr` / `arn` write. A string that
+mixes references with literal text (an ARN with the account's reference, a JSON policy holding one) is an
+`Interpolated`, made with `tf_format`, `json_text` or `+`, whose literal parts are escaped and whose
+references are not. Both are `str` subclasses, so props keep their types; an f-string, `%`, `.join` or
+`json.dumps` turns them back into a plain (literal) `str`. Strings the engine renders itself (providers,
+outputs) go through `engine_literal`, which also refuses the engine's own token syntax, since the engine
+would resolve it even escaped; the backend block, which Terraform reads without evaluating it (JSON strings
+are literal there), goes through `engine_verbatim`: not escaped, the token syntax refused all the same.
 """
 
 from __future__ import annotations
@@ -25,11 +38,145 @@ import dataclasses
 import hashlib
 import json
 import re
+import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
 
 from fastscale.stacks.elements import Deferred, DeferredMeta, WaitingRoom
 from fastscale.stacks.engine import Construct, TerraformDataSource, TerraformOutput, TerraformResource, TerraformStack
+
+# ------------------------------------------------------------------------------------------------ literals
+
+#: What an engine token looks like inside a string (`${TfToken[TOKEN.12]}`).
+ENGINE_TOKEN = "TfToken["
+
+
+def escape_template(text: str) -> str:
+    """`text` as a Terraform template that evaluates to exactly `text`: `${` becomes `$${` and `%{`
+    becomes `%%{` (Terraform's escapes; a `$` or `%` not followed by `{` is already literal)."""
+    return text.replace("${", "$${").replace("%{", "%%{")
+
+
+class Ref(str):
+    """A Terraform reference written by the layer (`${aws_iam_role.<id>.arn}`): rendered as it is.
+
+    Made only by `Resource.attr` / `DataSource.attr` (and `arn`); any other `str` is a literal."""
+
+    def __add__(self, other: str) -> Interpolated:
+        return Interpolated._of((self, other))
+
+    def __radd__(self, other: str) -> Interpolated:
+        return Interpolated._of((other, self))
+
+
+class Interpolated(str):
+    """A string of literal parts and references: its text is their concatenation, and `render` escapes
+    the literal parts only. Made with `tf_format`, `json_text` or `+` on a `Ref`."""
+
+    parts: tuple[str, ...]
+
+    @classmethod
+    def _of(cls, parts: Sequence[str]) -> Interpolated:
+        flat: list[str] = []
+        for part in parts:
+            flat.extend(part.parts if isinstance(part, Interpolated) else (part,))
+        made = cls("".join(flat))
+        made.parts = tuple(flat)
+        return made
+
+    def __add__(self, other: str) -> Interpolated:
+        return Interpolated._of((self, other))
+
+    def __radd__(self, other: str) -> Interpolated:
+        return Interpolated._of((other, self))
+
+    def rendered(self) -> str:
+        return "".join(p if isinstance(p, Ref) else escape_template(p) for p in self.parts)
+
+
+def tf_format(pattern: str, *values: str) -> Interpolated:
+    """`pattern` with each `{}` replaced by the next value, keeping references as references:
+    `tf_format("arn:aws:sagemaker:{}:{}:*", region, account_ref)`. The pattern itself is literal text."""
+    pieces = pattern.split("{}")
+    if len(pieces) != len(values) + 1:
+        raise ValueError(f"{pattern!r} has {len(pieces) - 1} placeholders for {len(values)} values")
+    parts: list[str] = [pieces[0]]
+    for value, piece in zip(values, pieces[1:], strict=True):
+        parts += [value, piece]
+    return Interpolated._of(parts)
+
+
+def json_text(document: Any, **dumps: Any) -> str:
+    """`json.dumps(document, **dumps)`, except that references inside `document`'s strings stay references
+    (an `Interpolated` when there are any, so `render` escapes only the document's literal text)."""
+    nonce = secrets.token_hex(8)
+    found: list[str] = []
+
+    def mark(value: Any) -> Any:
+        if isinstance(value, (Ref, Interpolated)):
+            found.append(value)
+            return f"\x00{nonce}:{len(found) - 1}\x00"
+        if isinstance(value, dict):
+            return {mark(k): mark(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [mark(v) for v in value]
+        return value
+
+    text = json.dumps(mark(document), **dumps)
+    if not found:
+        return text
+    # json.dumps writes the marker's NUL characters as \u0000: the marker cannot occur in any other text.
+    marker = re.compile(r"\\u0000" + nonce + r":(\d+)\\u0000")
+    parts: list[str] = []
+    last = 0
+    for match in marker.finditer(text):
+        parts.append(text[last:match.start()])
+        value = found[int(match.group(1))]
+        # A value inside a JSON string: its literal parts need JSON's escaping, its references never do.
+        if isinstance(value, Interpolated):
+            parts += [p if isinstance(p, Ref) else json.dumps(p)[1:-1] for p in value.parts]
+        else:
+            parts.append(value)
+        last = match.end()
+    parts.append(text[last:])
+    return Interpolated._of(parts)
+
+
+def render(value: Any) -> Any:
+    """Terraform JSON values with every literal string escaped and every reference kept (see the module
+    docstring): what the layer hands to the engine."""
+    if isinstance(value, Ref):
+        return str(value)
+    if isinstance(value, Interpolated):
+        return value.rendered()
+    if isinstance(value, str):
+        return escape_template(value)
+    if isinstance(value, dict):
+        return {render(k): render(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [render(v) for v in value]
+    return value
+
+
+class EngineTokenError(ValueError):
+    """A literal handed to the engine itself holds the engine's token syntax, which the engine would resolve
+    even escaped. Validation refuses such values (rule FS074) before synthesis."""
+
+
+def engine_verbatim(value: Any, where: str) -> Any:
+    """`value` unchanged, for settings the engine renders itself and Terraform reads without evaluating
+    them (the backend block: HCL takes JSON strings literally there); the engine's token syntax refused."""
+    if ENGINE_TOKEN in json.dumps(value):
+        raise EngineTokenError(
+            f"{where}: a value holds the CDK engine's token syntax ({ENGINE_TOKEN}...]}}), which the engine "
+            "would resolve instead of passing it on literally")
+    return value
+
+
+def engine_literal(value: Any, where: str) -> Any:
+    """`render(value)` for what the engine renders itself and Terraform evaluates (provider settings,
+    outputs): the same escaping, and the engine's token syntax refused (see `engine_verbatim`)."""
+    return engine_verbatim(render(value), where)
 
 
 def to_terraform(value: Any) -> Any:
@@ -125,6 +272,9 @@ class Lifecycle:
     create_before_destroy: bool | None = None
     #: Attribute paths Terraform leaves alone after creation (e.g. what auto scaling changes).
     ignore_changes: Sequence[str] | None = None
+    #: Addresses (`terraform_data.<id>`, see `Resource.address`) whose update or replacement replaces this
+    #: resource too, in Terraform's own ordering.
+    replace_triggered_by: Sequence[str] | None = None
 
 
 def _register(element: Resource[Any] | DataSource[Any], scope: Construct, id_: str) -> str:
@@ -136,7 +286,25 @@ def _register(element: Resource[Any] | DataSource[Any], scope: Construct, id_: s
     return logical_id((*path, _construct_id(id_)))
 
 
-class Resource(Deferred, TerraformResource, Generic[P], metaclass=DeferredMeta):
+class UnresolvedTokenError(ValueError):
+    """An engine token was asked for (`get_string_attribute` and the like) instead of a reference written
+    with `attr`: in the props it would be a plain string, so a literal, never resolved."""
+
+
+class _NoEngineTokens:
+    """Mixin of resources and data sources: the engine's token getters are refused (see `UnresolvedTokenError`)."""
+
+    def _refuse(self, *_: Any, **__: Any) -> Any:
+        raise UnresolvedTokenError(
+            f"{type(self).__name__}: the engine's attribute tokens cannot be used in props (a plain string is a "
+            "literal): build references with the resource layer's `attr`")
+
+    get_string_attribute = get_list_attribute = get_number_attribute = get_boolean_attribute = _refuse
+    get_string_map_attribute = get_number_list_attribute = get_number_map_attribute = _refuse
+    get_boolean_map_attribute = get_any_map_attribute = interpolation_for_attribute = _refuse
+
+
+class Resource(_NoEngineTokens, Deferred, TerraformResource, Generic[P], metaclass=DeferredMeta):
     """Base of every typed resource: subclasses set TYPE and PROVIDER and take a props dataclass."""
 
     TYPE: ClassVar[str]
@@ -171,16 +339,21 @@ class Resource(Deferred, TerraformResource, Generic[P], metaclass=DeferredMeta):
             out["lifecycle"] = to_terraform(self._lifecycle)
         return out
 
-    def attr(self, name: str) -> str:
+    def attr(self, name: str) -> Ref:
         """A Terraform reference to one of this resource's attributes (e.g. `arn`)."""
-        return f"${{{self.TYPE}.{self.logical_id}.{name}}}"
+        return Ref(f"${{{self.TYPE}.{self.logical_id}.{name}}}")
 
     @property
-    def arn(self) -> str:
+    def address(self) -> str:
+        """The resource's address (`<type>.<logical id>`), as `depends_on` and `replace_triggered_by` name it."""
+        return _address(self)
+
+    @property
+    def arn(self) -> Ref:
         return self.attr("arn")
 
 
-class DataSource(Deferred, TerraformDataSource, Generic[P], metaclass=DeferredMeta):
+class DataSource(_NoEngineTokens, Deferred, TerraformDataSource, Generic[P], metaclass=DeferredMeta):
     """Base of every typed data source (`data.<TYPE>`): like `Resource`, its props are its arguments."""
 
     TYPE: ClassVar[str]
@@ -198,9 +371,9 @@ class DataSource(Deferred, TerraformDataSource, Generic[P], metaclass=DeferredMe
     def attributes(self) -> dict[str, Any]:
         return to_terraform(self.props)
 
-    def attr(self, name: str) -> str:
+    def attr(self, name: str) -> Ref:
         """A Terraform reference to one of the data source's attributes (e.g. `account_id`)."""
-        return f"${{data.{self.TYPE}.{self.logical_id}.{name}}}"
+        return Ref(f"${{data.{self.TYPE}.{self.logical_id}.{name}}}")
 
 
 class Output(Deferred, TerraformOutput, metaclass=DeferredMeta):
@@ -217,17 +390,8 @@ class Output(Deferred, TerraformOutput, metaclass=DeferredMeta):
         self.defer(stack, scope, id_)
 
     def engine_config(self) -> list[Any]:
-        return [None, None, self._config]
-
-
-#: What an engine token looks like inside a string (`${TfToken[TOKEN.12]}`): the engine resolves it only in
-#: what it renders itself, so one left in the props would reach the JSON as it is.
-ENGINE_TOKEN = "TfToken["
-
-
-class UnresolvedTokenError(ValueError):
-    """Props held an engine token (from `get_string_attribute` and the like) instead of a reference
-    written with `attr`."""
+        # The engine renders outputs itself: literals escaped, its token syntax refused.
+        return [None, None, engine_literal(self._config, f"output {self._id}")]
 
 
 class ResourceStack(WaitingRoom, TerraformStack):
@@ -262,15 +426,9 @@ class ResourceStack(WaitingRoom, TerraformStack):
         return [e for e in self._elements if isinstance(e, Resource)]
 
     def _attributes_json(self) -> str:
-        """What the engine adds to the stack's JSON when it renders it (see `elements.render_attributes`)."""
-        rendered = [[e.SECTION, e.TYPE, e.logical_id, e.attributes()] for e in self._elements]
-        text = json.dumps(rendered)
-        if ENGINE_TOKEN in text:
-            holders = [_address(e) for e in self._elements if ENGINE_TOKEN in json.dumps(e.attributes())]
-            raise UnresolvedTokenError(
-                f"unresolved engine token ({ENGINE_TOKEN}...]}}) in the stack's JSON, in {', '.join(holders)}: "
-                "build references with the resource layer's `attr`, not the engine's `get_*_attribute`")
-        return text
+        """What the engine adds to the stack's JSON when it renders it (see `elements.render_attributes`):
+        added after the engine resolved its own tokens, so the escaped literals reach the file as they are."""
+        return json.dumps([[e.SECTION, e.TYPE, e.logical_id, render(e.attributes())] for e in self._elements])
 
 
 def _address(element: Resource[Any] | DataSource[Any]) -> str:

@@ -1,7 +1,7 @@
 """SageMaker resources of hashicorp/aws 6.25: model, endpoint configuration, endpoint.
 
 Field names are the provider's attribute names. Blocks the provider limits to one item (`MaxItems: 1`:
-`primary_container`, `model_data_source`, `vpc_config`, `managed_instance_scaling`) are single
+`primary_container`, `model_data_source`, `model_access_config`, `vpc_config`, `managed_instance_scaling`) are single
 dataclasses and synthesize as JSON objects; repeatable blocks (`production_variants`, `s3_data_source`,
 `routing_config`) are lists, as the provider's own JSON form has them.
 """
@@ -28,10 +28,16 @@ MANAGED_SCALING_ENABLED = "ENABLED"
 
 
 @dataclass(frozen=True, kw_only=True)
+class ModelAccessConfig:
+    accept_eula: bool
+
+
+@dataclass(frozen=True, kw_only=True)
 class S3DataSource:
     s3_uri: str
     s3_data_type: str  # S3_PREFIX | S3_OBJECT
     compression_type: str  # COMPRESSION_NONE | COMPRESSION_GZIP
+    model_access_config: ModelAccessConfig | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -87,7 +93,7 @@ class RoutingConfig:
 class ProductionVariant:
     variant_name: str
     instance_type: str
-    initial_instance_count: int
+    initial_instance_count: int | str  # a count, or a reference to the stack's cut-over variable
     model_name: str | None = None  # unset on inference-component endpoints
     managed_instance_scaling: ManagedInstanceScaling | None = None
     routing_config: Sequence[RoutingConfig] | None = None

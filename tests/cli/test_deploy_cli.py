@@ -88,7 +88,8 @@ def test_deploy_applies_then_verifies_the_live_endpoint(project, synth, aws):
     assert "token-that-must-not-be-printed" not in result.output
     assert "all " in result.stdout and "checks match the config" in result.stdout
     assert "endpoint/demo-chat" in result.stdout and HIGH_RES_VARIANT in result.stdout
-    assert aws["calls"] == ["demo", "demo"]  # the name check before Terraform, the verification after
+    # the name check and the live instance counts before Terraform, the verification after
+    assert aws["calls"] == ["demo", "demo", "demo"]
 
 
 @needs_binary
@@ -119,7 +120,7 @@ def test_deploy_that_fails_mid_apply_shows_terraforms_error_and_verifies_nothing
     assert result.exit_code == 1
     assert "local-exec provisioner error" in result.stderr and "provisioner-boom" in result.stderr
     assert "terraform apply failed" in result.stderr
-    assert verified == [] and aws["calls"] == ["demo"]  # only the name check, before Terraform
+    assert verified == [] and aws["calls"] == ["demo", "demo"]  # only the name check and live counts, before Terraform
     assert "Traceback" not in result.output
     # What Terraform did manage to create is in the state, so a re-run continues from there.
     assert state_resources(project) == {
@@ -159,7 +160,7 @@ def test_interactive_deploy_applies_only_the_confirmed_plan(project, synth, aws,
     assert declined.exit_code == 1
     assert "Plan: 3 to add" in declined.stdout and "Apply these changes?" in declined.output
     assert "cancelled: nothing was changed" in declined.stderr
-    assert state_addresses(project) == set() and aws["calls"] == ["demo"]  # only the name check
+    assert state_addresses(project) == set() and aws["calls"] == ["demo", "demo"]  # name check, live counts
 
     accepted = run("deploy", "fastscale.yaml", input="y\n")
     assert accepted.exit_code == 0, accepted.output

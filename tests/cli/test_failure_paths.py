@@ -362,6 +362,8 @@ DOCUMENTED_EXIT_CODES = {
     "sweep": [0, 1, 2, 130],
     "measure-scaleout": [0, 1, 2, 130],
     "explain": [0, 3, 1, 2, 130],
+    "recommend": [0, 1, 2, 130],
+    "emulator": [0, 1, 2],
 }
 
 

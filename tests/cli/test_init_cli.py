@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from fastscale.cli.main import cli
 from fastscale.infra.config import load_config
-from fastscale.infra.rules import has_errors, run_rules
+from fastscale.infra.rules import Severity, has_errors, run_rules
 from fastscale.infra.scaffold import CI_FILES, model_choices
 
 
@@ -39,6 +39,20 @@ def test_rendered_project_validates(tmp_path, model):
     assert invoke("validate", target / "fastscale.yaml").exit_code == 0
     gitignore = (target / ".gitignore").read_text()
     assert "cdktf.out/" in gitignore and ".terraform/" in gitignore and "*.tfstate" in gitignore
+
+
+@pytest.mark.parametrize("scale_to_zero", [False, True], ids=["steady", "scale-to-zero"])
+@pytest.mark.parametrize("model", model_choices())
+def test_every_preset_validates_without_a_warning(tmp_path, model, scale_to_zero):
+    """The first `validate` of a new project shows nothing to fix: no error and no warning (a note, severity
+    info, is allowed), through the rules and through the command a user runs."""
+    target = tmp_path / "proj"
+    args = ["init", target, "--model", model, "--project", "demo-llm"] + (["--scale-to-zero"] if scale_to_zero else [])
+    assert invoke(*args).exit_code == 0
+    findings = run_rules(load_config(target / "fastscale.yaml"))
+    assert [f.to_dict() for f in findings if f.severity is not Severity.INFO] == []
+    result = invoke("validate", target / "fastscale.yaml")
+    assert result.exit_code == 0 and "warning" not in result.output, result.output
 
 
 def test_rendered_project_synthesizes(tmp_path):

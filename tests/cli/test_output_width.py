@@ -155,6 +155,17 @@ def test_readme_lists_the_exit_codes_each_help_documents():
     assert "130 when interrupted" in readme
 
 
+def test_readme_shows_every_flag_required_without_a_terminal():
+    """A command whose --help says an option is required without a terminal shows it in its README row: the
+    README is where a CI author copies the command line from."""
+    readme = (ROOT / "README.md").read_text()
+    rows = dict(re.findall(r"^\| `fastscale ([a-z-]+)([^`]*)`", readme, flags=re.M))
+    # the command's own option (other commands' help may show it in an example of what to run next)
+    needs = {c for c in COMMANDS if "--auto-approve" in run(c, "--help").stdout.partition("Options:")[2]}
+    assert needs >= {"deploy", "destroy", "sweep"}
+    assert {c for c in needs if "--auto-approve" not in rows[c]} == set()
+
+
 def test_a_closed_pipe_ends_quietly_with_141(project):
     """`fastscale validate ... | head -1`: the reader goes away while output is still coming."""
     import subprocess
@@ -171,3 +182,19 @@ def test_a_closed_pipe_ends_quietly_with_141(project):
     assert first.strip().endswith(b" errors")
     assert proc.returncode == 141, err
     assert b"Traceback" not in err and b"BrokenPipe" not in err and err == b""
+
+
+def test_recommend_and_request_simulation_fit_80_columns(narrow, tmp_path):
+    trace = tmp_path / "t.csv"
+    trace.write_text("timestamp,input_tokens,output_tokens\n"
+                     + "".join(f"{120 + i * 1.5:.1f},{700 + i % 300},{100 + i % 120}\n" for i in range(300)))
+    example = str(ROOT / "examples" / "scale-to-zero-short-tail.yaml")
+    result = run("recommend", example, "--trace", str(trace), "--ttft-p99", "30", "--instance-types", "ml.g5.xlarge",
+                 "--workers", "1")
+    assert result.exit_code == 0, result.output
+    assert_fits(result.stdout)
+    assert "cheapest within TTFT p99 <= 30 s" in result.stdout
+    result = run("simulate", example, "--requests", str(trace))
+    assert result.exit_code == 0, result.output
+    assert_fits(result.stdout)
+    assert "requests served" in result.stdout

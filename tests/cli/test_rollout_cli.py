@@ -12,6 +12,7 @@ import pytest
 from botocore.stub import ANY
 
 import fastscale.cli.stack as stack_module
+from fastscale.infra.rollout import ChangeKind
 from tests.aws.factories import deploy_single_model, stubbed
 from tests.aws.rollout_stubs import endpoint_answer
 from tests.cli.support import STATE_FILE, FixtureSynth, json_lines, needs_binary, run
@@ -165,3 +166,21 @@ def test_a_finished_rollout_is_shown_then_the_live_state_verified(project, aws, 
     assert "✓ endpoint demo-chat: new version in service (InService)" in result.stdout
     assert "rollout of endpoint demo-chat: Updating: to demo-chat-2; AllTraffic Baking" in result.stderr
     assert "checks match the config" in result.stdout
+
+
+def test_the_change_summary_prints_each_rollout_s_notes(capsys):
+    from fastscale.infra.rollout import ClassifiedChange, PlanClassification, Strategy
+    from fastscale.infra.terraform import TerraformResult
+
+    rollout = ClassifiedChange(
+        "aws_sagemaker_endpoint.chat", "aws_sagemaker_endpoint", ("update",), ChangeKind.BLUE_GREEN, "a new endpoint configuration",
+        name="demo-chat", strategy=Strategy(ChangeKind.BLUE_GREEN, configured=True, traffic="ALL_AT_ONCE"),
+        duration_note="no estimate", notes=("cut-over starts at 3 instance(s) (live; instances.initial is 1)",
+                                            "auto scaling paused: deregistered before, registered after"))
+    stack_module.print_change_summary(
+        TerraformResult("plan", 2, True, changed=1, has_changes=True),
+        [{"address": "aws_sagemaker_endpoint.chat", "action": "update"}], PlanClassification((rollout,)))
+    out = " ".join(capsys.readouterr().out.split())
+    assert "endpoint demo-chat: blue/green, all at once" in out
+    assert "cut-over starts at 3 instance(s) (live; instances.initial is 1)" in out
+    assert "auto scaling paused: deregistered before, registered after" in out

@@ -139,3 +139,34 @@ def test_rule_findings_carry_the_line_of_their_path(write_yaml):
 
     human = run("validate", path).output
     assert f"line {itype + 1}, endpoints[0].instance_type" in human
+
+
+def _thirty_second_scale_from_zero():
+    from tests.rules.conftest import scale_to_zero_config
+
+    data = scale_to_zero_config()
+    data["endpoints"][0]["inference_components"][0]["autoscaling"] = {"scale_from_zero": {"period": 30}}
+    return data
+
+
+def test_a_note_is_shown_but_neither_fails_nor_counts_as_a_warning(write_yaml):
+    path = write_yaml(_thirty_second_scale_from_zero())
+    result = run("validate", str(path))
+    assert result.exit_code == 0, result.output
+    assert "1 note" in result.output and "FS028" in result.output
+    assert "valid (1 note(s))" in result.output and "warning" not in result.output
+
+    result = run("validate", "--json", str(path))
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.output)
+    assert payload["valid"] is True and payload["exit_code"] == 0
+    [entry] = payload["files"]
+    assert [(f["code"], f["severity"]) for f in entry["findings"]] == [("FS028", "info")]
+
+
+def test_commands_that_act_do_not_print_notes(write_yaml, capsys):
+    from fastscale.cli.common import load_checked
+
+    checked = load_checked(str(write_yaml(_thirty_second_scale_from_zero())))
+    assert [f.code for f in checked.findings] == ["FS028"]  # kept for whoever wants them
+    assert "FS028" not in capsys.readouterr().out

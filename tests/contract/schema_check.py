@@ -61,9 +61,21 @@ def load_schemas(path: Path = SCHEMAS_PATH) -> dict[str, Any]:
     return document
 
 
+#: Terraform's built-in resources (provider terraform.io/builtin/terraform, part of the binary): their
+#: schema is Terraform's own, so it is written here instead of extracted.
+BUILTIN_RESOURCES: dict[str, Any] = {
+    "terraform_data": {"attributes": {"input": {"required": False, "type": "any"},
+                                      "triggers_replace": {"required": False, "type": "any"}}},
+}
+
+
+def _resources() -> dict[str, Any]:
+    return {**load_schemas()["resources"], **BUILTIN_RESOURCES}
+
+
 def resource_schema(resource_type: str) -> dict[str, Any] | None:
     """The recorded schema of one resource type, or None if it was not recorded."""
-    return load_schemas()["resources"].get(resource_type)
+    return _resources().get(resource_type)
 
 
 def check_resource(resource_type: str, attrs: dict) -> list[str]:
@@ -73,7 +85,7 @@ def check_resource(resource_type: str, attrs: dict) -> list[str]:
     ``production_variants[0].instance_typ: unknown attribute (did you mean
     'instance_type'?)``. An empty list means the body fits the schema.
     """
-    resources = load_schemas()["resources"]
+    resources = _resources()
     schema = resources.get(resource_type)
     if schema is None:
         return [f"unknown resource type {resource_type!r}{_did_you_mean(resource_type, resources)}; "
@@ -109,6 +121,11 @@ def check_stack(tf_json: dict) -> dict[str, list[str]]:
             continue
         for logical_id, body in instances.items():
             problems = check_resource(resource_type, body)
+            triggers = (body.get("lifecycle") or {}).get("replace_triggered_by") if isinstance(body, dict) else None
+            for index, address in enumerate(triggers or []):
+                kind, _, name = str(address).partition(".")
+                if name not in (resources.get(kind) or {}):
+                    problems.append(f"lifecycle.replace_triggered_by[{index}]: {address} is not a resource of the stack")
             if problems:
                 report[f"{resource_type}.{logical_id}"] = problems
     return report

@@ -1,9 +1,9 @@
 """What hashicorp/aws plans for a live single-model endpoint when its deployment_config changes, offline.
 
-The endpoint's `deployment_config.auto_rollback_configuration` forces a new resource in hashicorp/aws: a
-live endpoint that gets rollback alarms (the first deploy with automatic rollback, or a change of
-`rollback_alarms`) is replaced, while a change of the update policy alone (the bake time) is an update in
-place. docs/updates.md tells users so; this keeps that statement true for the provider on the machine. It
+The endpoint's `deployment_config.auto_rollback_configuration` block forces a new resource in hashicorp/aws
+when it is added or removed: a live endpoint that gets rollback alarms (the first deploy with automatic
+rollback) is replaced, while a change of the update policy alone (the bake time) is an update in place
+(alarms edited inside an existing block: tests/contract/test_update_classes_aws.py). docs/updates.md tells users so; this keeps that statement true for the provider on the machine. It
 plans the example's synthesized endpoint against a hand-written state with `-refresh=false`, so no AWS
 call is made.
 

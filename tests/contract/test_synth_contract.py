@@ -40,7 +40,8 @@ def test_variants_cover_both_configuration_resources_and_all_optional_blocks(sta
     for needle in ('"vpc_config"', '"kms_key_id"', '"max_memory_required_in_mb"',
                    '"Gzip"', '"RANDOM"', '"enable_caching": false', '"s3"', '"volume_size_in_gb"',
                    '"instance_pools"', '"model_name_override"', '"capacity_reservation_config"', '"scale_in_policy"',
-                   '"specifications"', '"scheduling_config"', '"variant_instance_provision_timeout_in_seconds"'):
+                   '"specifications"', '"scheduling_config"', '"variant_instance_provision_timeout_in_seconds"',
+                   '"model_access_config"'):
         assert needle in text, needle
     types = {t for name in VARIANTS for t in stacks[name].doc["resource"]}
     assert {"aws_sagemaker_endpoint_configuration", "awscc_sagemaker_endpoint_config"} <= types

@@ -13,8 +13,6 @@ Skips, with the reason, where there is no terraform binary or no mirror with has
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
 import subprocess
 from typing import Any
@@ -22,20 +20,20 @@ from typing import Any
 import pytest
 
 from fastscale.infra.config import load_config, parse_config
+from fastscale.stacks.testing.terraform import (
+    AWS_PROVIDER,
+    ENDPOINT_CONFIGURATION,
+    PLACEHOLDER_MODEL,
+    aws_part,
+    find_aws_mirror,
+    offline_env,
+    where_looked,
+)
 from tests.conftest import EXAMPLES
 from tests.stacks.conftest import synth, variant_configs
-from tests.tf_mirror import AWS_PROVIDER, find_aws_mirror, where_looked
-from tests.tf_mirror import cli_config as mirror_cli_config
 
-#: The one difference between the pinned aws 6.x and a 5.x mirror that the stacks meet: an endpoint
-#: configuration for inference components has `execution_role_arn` and variants without `model_name`, which
-#: aws 5.x rejects ("No argument ... named execution_role_arn", "model_name is required"). For 5.x the
-#: attribute is removed and a placeholder model name set, so the rest of the resource is still validated.
-ENDPOINT_CONFIGURATION = "aws_sagemaker_endpoint_configuration"
-PLACEHOLDER_MODEL = "model-set-by-aws-6"
-
-_AWSCC_REF = re.compile(r"\$\{awscc_[^}]*\}")
-
+# aws_part: the awscc cut and the 5.x adjustment (an endpoint configuration for inference components has
+# `execution_role_arn` and variants without `model_name`, which aws 5.x rejects), shared with users' tests.
 
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
@@ -47,37 +45,6 @@ pytestmark = [
         "and no registry access to download one",
     ),
 ]
-
-
-def aws_part(doc: dict[str, Any], aws_version: str) -> tuple[dict[str, Any], list[str]]:
-    """The document without anything awscc, the aws constraint pinned to ``aws_version``; and what was
-    cut from resources because the mirror's provider is older than the pin."""
-
-    def scrub(value: Any) -> Any:
-        if isinstance(value, str):
-            return _AWSCC_REF.sub("awscc-removed", value)
-        if isinstance(value, list):
-            return [scrub(v) for v in value if not (isinstance(v, str) and v.startswith("awscc_"))]
-        if isinstance(value, dict):
-            return {k: scrub(v) for k, v in value.items()}
-        return value
-
-    out = scrub({k: v for k, v in doc.items() if k != "//"})
-    out["resource"] = {t: items for t, items in out["resource"].items() if not t.startswith("awscc_")}
-    out["provider"] = {k: v for k, v in out["provider"].items() if k != "awscc"}
-    terraform = out["terraform"]
-    terraform.pop("backend", None)  # a child module has none; validate never touches state
-    terraform["required_providers"] = {"aws": {**terraform["required_providers"]["aws"], "version": aws_version}}
-    cut = []
-    if int(aws_version.split(".")[0]) < 6:
-        for name, body in out["resource"].get(ENDPOINT_CONFIGURATION, {}).items():
-            if body.pop("execution_role_arn", None) is not None:
-                cut.append(f"{ENDPOINT_CONFIGURATION}.{name}.execution_role_arn")
-            for variant in body.get("production_variants", []):
-                if "model_name" not in variant:
-                    variant["model_name"] = PLACEHOLDER_MODEL
-                    cut.append(f"{ENDPOINT_CONFIGURATION}.{name}.production_variants.model_name")
-    return out, cut
 
 
 @pytest.fixture(scope="module")
@@ -98,11 +65,7 @@ def validated(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any
         (module_root / name / "main.tf.json").write_text(json.dumps(parts[name], indent=1))
     calls = {name.replace("-", "_"): {"source": f"./{name}"} for name in parts}
     (module_root / "main.tf.json").write_text(json.dumps({"module": calls}, indent=1))
-    cli_config = root / "terraformrc"
-    cli_config.write_text(mirror_cli_config(mirror))
-    env = {**os.environ, "TF_CLI_CONFIG_FILE": str(cli_config), "TF_DATA_DIR": str(root / "tf-data"),
-           "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
-    env.pop("TF_PLUGIN_CACHE_DIR", None)
+    env = offline_env(root, mirror)
     init = subprocess.run([TERRAFORM, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
                           env=env, capture_output=True, text=True, timeout=300)
     assert init.returncode == 0, init.stdout + init.stderr

@@ -7,7 +7,7 @@ the first (command and pid), and change nothing; the first, answered "y", applie
 This is the case that once deleted a live endpoint: a deploy waiting at "Apply these changes?" applied
 the plan of a destroy started beside it.
 
-Mirror, emulator gaps and config: as tests/e2e/test_emulator_lifecycle.py, whose fixtures this reuses.
+Mirror, emulator gaps and config: as tests/e2e/moto_project.py, whose fixtures this reuses.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ import time
 
 import pytest
 
-from tests.e2e import test_emulator_lifecycle as lifecycle
-from tests.e2e.test_emulator_lifecycle import STEP_TIMEOUT, fastscale, sagemaker, write_config
+from tests.e2e import moto_project as lifecycle
+from tests.e2e.moto_project import STEP_TIMEOUT, fastscale, sagemaker, write_config
 
 pytestmark = lifecycle.pytestmark
 # The emulator (one per module) and the project directory with its environment.

@@ -51,7 +51,22 @@ def test_literal_secrets_are_errors(run_rule, hits, single_model, key):
     path = f"endpoints[0].model.environment.{key}" if "-" not in key else f'endpoints[0].model.environment["{key}"]'
     assert hits(found) == [("FS018", "error", path)]
     assert "s3cr3t-value-123" not in found[0].message + found[0].hint  # never echo the secret
+    if key.upper() in {"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN"}:
+        return  # a Hub token's hint is the S3 staging path: test_hub_token_hint_is_the_s3_staging_path
     assert "arn:aws:secretsmanager:us-east-1:" in found[0].hint and "secrets:" in found[0].hint
+
+
+@pytest.mark.parametrize("key", ["HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACEHUB_API_TOKEN"])
+def test_hub_token_hint_is_the_s3_staging_path(run_rule, hits, components, key):
+    # Stock LMI/TGI/vLLM images read the token from their environment, never from a secret ARN: the
+    # hint that works for them stages the weights in S3 once, so no token reaches AWS.
+    components["endpoints"][0]["inference_components"][0]["environment"] = {key: "hf_not_a_real_token_at_all"}
+    found = run_rule("FS018", components)
+    assert hits(found) == [("FS018", "error", f"endpoints[0].inference_components[0].environment.{key}")]
+    hint = found[0].hint
+    assert "huggingface-cli download" in hint and "aws s3 sync" in hint and "model_data: s3://" in hint
+    assert f"remove {key}" in hint and "us-east-1" in hint and "Gated models on stock containers" in hint
+    assert "secrets:" not in hint
 
 
 def test_components_are_checked(run_rule, hits, components):
@@ -75,3 +90,12 @@ def test_fallback_overrides_are_checked(run_rule, hits, single_model, components
     assert hits(run_rule("FS018", components)) == [
         ("FS018", "error", f"endpoints[0].capacity.fallback[0].components.{name}.environment.DB_PASS")
     ]
+
+
+def test_the_hub_token_hint_names_a_section_that_exists():
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "secrets.md").read_text()
+    assert "\n## Gated models on stock containers\n" in text
+    section = text.split("## Gated models on stock containers", 1)[1].split("\n## ", 1)[0]
+    assert "huggingface-cli download" in section and "aws s3 sync" in section and "model_data: s3://" in section

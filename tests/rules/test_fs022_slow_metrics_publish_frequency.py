@@ -23,3 +23,13 @@ def test_no_warning_without_high_resolution_scaling(run_rule, single_model):
 def test_invalid_values_are_left_to_fs021(run_rule, single_model):
     single_model["endpoints"][0]["metrics_publish_frequency"] = 15
     assert run_rule("FS022", single_model) == []
+
+
+def test_the_message_names_the_metrics_the_frequency_paces(run_rule, components):
+    ep = components["endpoints"][0]
+    ep["metrics_publish_frequency"] = 60
+    [found] = run_rule("FS022", components)
+    assert found.message.startswith("utilization metrics (invocation metrics stay at 60 s without enhanced_metrics)")
+    ep["enhanced_metrics"] = True
+    [found] = run_rule("FS022", components)
+    assert found.message.startswith("utilization and invocation metrics are published every 60 s")

@@ -22,3 +22,10 @@ def test_a_metrics_configuration_against_an_emulator_is_refused(run_rule, single
     single_model["endpoints"][0]["metrics_publish_frequency"] = 10
     [finding] = run_rule("FS072", single_model)
     assert finding.path == "endpoints[0].metrics_publish_frequency"
+
+
+def test_enhanced_metrics_against_an_emulator_is_refused_at_its_own_field(run_rule, single_model):
+    single_model.update(endpoint_url=URL)
+    single_model["endpoints"][0]["enhanced_metrics"] = True
+    [finding] = run_rule("FS072", single_model)
+    assert finding.path == "endpoints[0].enhanced_metrics" and "metrics configuration" in finding.message

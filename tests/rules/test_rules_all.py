@@ -98,6 +98,7 @@ def test_a_broken_config_reports_every_problem_at_once():
     codes = {f.code for f in findings}
     expected = {f"FS{n:03d}" for n in range(1, 30)} - {"FS002", "FS011", "FS014", "FS015", "FS022", "FS028"}
     assert expected <= codes, sorted(expected - codes)
-    # Errors are listed before warnings, so the blocking problems come first.
+    # Errors are listed before warnings, and warnings before notes, so the blocking problems come first.
+    order = [Severity.ERROR, Severity.WARNING, Severity.INFO]
     severities = [f.severity for f in findings]
-    assert severities == sorted(severities, key=lambda s: s is Severity.WARNING)
+    assert severities == sorted(severities, key=order.index)

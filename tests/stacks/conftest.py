@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from fastscale.infra.config import FastscaleConfig, load_config, parse_config
+from fastscale.stacks.testing import Template
 from tests.conftest import BASE_CONFIG, EXAMPLES
 
 IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
@@ -25,13 +26,16 @@ class Synthesized:
     result: Any  # stacks.app.SynthResult
     doc: dict[str, Any]
 
+    @property
+    def template(self) -> Template:
+        """The same document behind the public testing API (fastscale.stacks.testing), which these tests use."""
+        return Template(self.doc)
+
     def of_type(self, rtype: str) -> dict[str, dict[str, Any]]:
-        return self.doc.get("resource", {}).get(rtype, {})
+        return self.template.resources(rtype)
 
     def one(self, rtype: str) -> dict[str, Any]:
-        items = self.of_type(rtype)
-        assert len(items) == 1, f"expected one {rtype}, found {sorted(items)}"
-        return next(iter(items.values()))
+        return self.template.one(rtype)
 
     def all_resources(self):
         for rtype, items in self.doc.get("resource", {}).items():
@@ -117,6 +121,7 @@ def variant_configs() -> dict[str, dict[str, Any]]:
     own_role["state"] = {"backend": "s3", "bucket": "tf-state", "key": "demo.tfstate"}
 
     pools_single = copy.deepcopy(BASE_CONFIG)
+    pools_single["endpoints"][0]["model"]["accept_eula"] = True  # reaches the pools' models too
     pools_single["endpoints"][0]["capacity"] = {
         "fallback": [
             {"instance_type": "ml.g5.2xlarge",

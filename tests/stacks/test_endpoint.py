@@ -8,6 +8,7 @@ import pytest
 
 from fastscale.infra.naming import all_endpoint_names
 from fastscale.stacks.resources.awscc import SagemakerInferenceComponent
+from fastscale.stacks.testing import Match
 from tests.stacks.conftest import component_config
 
 REF = re.compile(r"^\$\{(?P<type>[a-z0-9_]+)\.(?P<id>[^.}]+)\.(?P<attr>[a-z_]+)\}$")
@@ -23,17 +24,18 @@ def ref(value: str) -> tuple[str, str, str]:
 
 
 def test_every_component_sets_data_caching_explicitly(examples):
-    components = examples["multi-model"].of_type("awscc_sagemaker_inference_component")
-    assert len(components) == 3
-    for body in components.values():
-        assert body["specification"]["data_cache_config"] == {"enable_caching": True}
+    template = examples["multi-model"].template
+    template.resource_count_is("awscc_sagemaker_inference_component", 3)
+    template.all_resources_properties("awscc_sagemaker_inference_component", {
+        "specification": {"data_cache_config": Match.exact({"enable_caching": True})},
+    })
 
 
 def test_data_caching_off_when_configured(synth_dict):
-    stack = synth_dict(component_config(data_cache=False))
-    assert stack.one("awscc_sagemaker_inference_component")["specification"]["data_cache_config"] == {
-        "enable_caching": False
-    }
+    synth_dict(component_config(data_cache=False)).template.all_resources_properties(
+        "awscc_sagemaker_inference_component",
+        {"specification": {"data_cache_config": Match.exact({"enable_caching": False})}},
+    )
 
 
 def test_component_copy_count_is_initial_and_ignored_afterwards(synth_dict):
@@ -66,34 +68,36 @@ def test_component_resources_and_timeouts(synth_dict):
     data = component_config(resources={"accelerators": 2, "memory_mb": 4096, "max_memory_mb": 8192, "cpus": 4},
                             model_download_timeout=600)
     data["endpoints"][0]["startup_health_check_timeout"] = 900
-    spec = synth_dict(data).one("awscc_sagemaker_inference_component")["specification"]
-    assert spec["compute_resource_requirements"] == {
-        "number_of_accelerator_devices_required": 2,
-        "min_memory_required_in_mb": 4096,
-        "max_memory_required_in_mb": 8192,
-        "number_of_cpu_cores_required": 4,
-    }
-    # the component's own value wins, the endpoint's fills the gap
-    assert spec["startup_parameters"] == {
-        "model_data_download_timeout_in_seconds": 600,
-        "container_startup_health_check_timeout_in_seconds": 900,
-    }
+    synth_dict(data).template.has_resource_properties("awscc_sagemaker_inference_component", {"specification": {
+        "compute_resource_requirements": Match.exact({
+            "number_of_accelerator_devices_required": 2,
+            "min_memory_required_in_mb": 4096,
+            "max_memory_required_in_mb": 8192,
+            "number_of_cpu_cores_required": 4,
+        }),
+        # the component's own value wins, the endpoint's fills the gap
+        "startup_parameters": Match.exact({
+            "model_data_download_timeout_in_seconds": 600,
+            "container_startup_health_check_timeout_in_seconds": 900,
+        }),
+    }})
 
 
 # --------------------------------------------------------------------------------------------- configurations
 
 
 def test_component_endpoint_configuration(synth_dict):
-    stack = synth_dict(component_config())
-    cfg = stack.one("aws_sagemaker_endpoint_configuration")
-    (variant,) = cfg["production_variants"]
-    assert "model_name" not in variant, "a component endpoint's variant runs no model itself"
-    rtype, _, attr = ref(cfg["execution_role_arn"])
-    assert (rtype, attr) == ("aws_iam_role", "arn")
-    assert variant["managed_instance_scaling"] == {"status": "ENABLED", "min_instance_count": 1, "max_instance_count": 2}
-    assert variant["routing_config"] == [{"routing_strategy": "LEAST_OUTSTANDING_REQUESTS"}]
-    assert cfg["name_prefix"] == "demo-chat-"
-    assert cfg["lifecycle"]["create_before_destroy"] is True
+    template = synth_dict(component_config()).template
+    template.has_resource_properties("aws_sagemaker_endpoint_configuration", {
+        "production_variants": [{
+            "model_name": Match.absent(),  # a component endpoint's variant runs no model itself
+            "managed_instance_scaling": Match.exact({"status": "ENABLED", "min_instance_count": 1, "max_instance_count": 2}),
+            "routing_config": Match.exact([{"routing_strategy": "LEAST_OUTSTANDING_REQUESTS"}]),
+        }],
+        "execution_role_arn": Match.string_like_regexp(r"^\$\{aws_iam_role\.[^.}]+\.arn\}$"),
+        "name_prefix": "demo-chat-",
+        "lifecycle": {"create_before_destroy": True},
+    })
 
 
 def test_single_model_configuration(examples):
@@ -105,7 +109,10 @@ def test_single_model_configuration(examples):
     assert "execution_role_arn" not in cfg and "managed_instance_scaling" not in variant
     ep = stack.config.endpoints[0]
     assert variant["instance_type"] == ep.instance_type
-    assert variant["initial_instance_count"] == ep.instances.initial
+    # The cut-over variable, defaulting to instances.initial, set only at creation (infra.cutover).
+    assert variant["initial_instance_count"] == "${var.cutover_instances_llama3-neuron}"
+    assert stack.doc["variable"]["cutover_instances_llama3-neuron"]["default"] == ep.instances.initial
+    assert cfg["lifecycle"]["ignore_changes"] == ["production_variants[0].initial_instance_count"]
     assert variant["volume_size_in_gb"] == ep.volume_size_gb
     assert variant["model_data_download_timeout_in_seconds"] == ep.model_download_timeout
     assert cfg["kms_key_arn"] == ep.kms_key_arn
@@ -116,8 +123,9 @@ def test_single_model_configuration(examples):
 def test_random_routing(synth_dict):
     data = component_config()
     data["endpoints"][0]["routing"] = "random"
-    variant = synth_dict(data).one("aws_sagemaker_endpoint_configuration")["production_variants"][0]
-    assert variant["routing_config"] == [{"routing_strategy": "RANDOM"}]
+    synth_dict(data).template.has_resource_properties("aws_sagemaker_endpoint_configuration", {
+        "production_variants": [{"routing_config": Match.exact([{"routing_strategy": "RANDOM"}])}],
+    })
 
 
 def test_endpoint_references_its_configuration(examples):
@@ -187,6 +195,28 @@ def test_model_data_source(synth_dict, model_data, data_type, compression):
     }
 
 
+def test_accept_eula_reaches_the_models_s3_data_source(synth_dict):
+    data = component_config(model_data="s3://demo-models/llama/", accept_eula=True)
+    stack = synth_dict(data)
+    [source] = stack.one("aws_sagemaker_model")["primary_container"]["model_data_source"]["s3_data_source"]
+    assert source["model_access_config"] == {"accept_eula": True}
+    # The component runs that model by name: the acceptance travels with it.
+    component = stack.one("awscc_sagemaker_inference_component")
+    model_id = next(iter(stack.of_type("aws_sagemaker_model")))
+    assert component["specification"]["model_name"] == f"${{aws_sagemaker_model.{model_id}.name}}"
+
+
+def test_accept_eula_renames_the_model_only_when_set():
+    from fastscale.infra.config import parse_config
+    from fastscale.infra.naming import all_endpoint_names
+
+    def model(**extra):
+        return all_endpoint_names(parse_config(component_config(model_data="s3://demo-models/llama/", **extra)))[0]
+
+    assert model().components[0].model == model(accept_eula=False).components[0].model  # live stacks keep their names
+    assert model().components[0].model != model(accept_eula=True).components[0].model  # a new model is a new name
+
+
 def test_models_are_created_before_the_old_ones_are_destroyed(examples):
     for stack in examples.values():
         names = all_endpoint_names(stack.config)[0]
@@ -221,3 +251,20 @@ def test_secrets_reach_the_container_as_arns_only(synth_dict):
     (model,) = stack.of_type("aws_sagemaker_model").values()
     assert model["primary_container"]["environment"] == {"OPTION_MAX_MODEL_LEN": "8192", "HF_TOKEN_SECRET_ARN": arn}
     assert "HF_TOKEN" not in model["primary_container"]["environment"]
+
+
+def test_every_routing_value_maps_to_a_strategy_the_api_knows():
+    """`routing` is an enum-like string that grows with AWS (prefix- and KV-aware routing): every value the
+    config accepts must have a RoutingStrategy, and every strategy must be one botocore knows."""
+    import typing
+
+    import botocore.session
+
+    from fastscale.infra.config import EndpointSpec
+    from fastscale.stacks.endpoint import ROUTING_STRATEGIES
+
+    accepted = set(typing.get_args(EndpointSpec.model_fields["routing"].annotation))
+    assert accepted == set(ROUTING_STRATEGIES)
+    model = botocore.session.get_session().get_service_model("sagemaker")
+    assert set(ROUTING_STRATEGIES.values()) <= set(model.shape_for("RoutingStrategy").enum)
+    assert EndpointSpec.model_fields["routing"].default == "least_outstanding_requests"  # documented as deliberate

@@ -8,9 +8,12 @@ import pkgutil
 
 from fastscale.infra.aws.inventory import KINDS
 
+#: Terraform's built-in resource: it lives in the state only, nothing in AWS to inventory or delete.
+STATE_ONLY = {"terraform_data"}
+
 
 def covered_types() -> set[str]:
-    return {t for kind in KINDS for t in kind.terraform_types}
+    return {t for kind in KINDS for t in kind.terraform_types} | STATE_ONLY
 
 
 def test_every_synthesized_resource_type_has_a_kind(examples):

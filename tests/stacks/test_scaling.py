@@ -20,7 +20,8 @@ from tests.conftest import EXAMPLES, ROOT
 
 MULTI_MODEL = ROOT / "examples" / "multi-model.yaml"
 SINGLE_MODEL = ROOT / "examples" / "qwen3-8b.yaml"
-OWN_TYPES = ("aws_appautoscaling_target", "aws_appautoscaling_policy", "aws_cloudwatch_metric_alarm", "aws_cloudwatch_dashboard")
+OWN_TYPES = ("aws_appautoscaling_target", "aws_appautoscaling_policy", "aws_cloudwatch_metric_alarm", "aws_cloudwatch_dashboard",
+             "terraform_data")
 REF = re.compile(r"^\$\{(?P<type>[a-z0-9_]+)\.(?P<id>[^.}]+)\.(?P<attr>[a-z_]+)\}$")
 
 
@@ -350,3 +351,37 @@ def test_endpoint_stack_wires_scaling_to_the_real_resources(path, examples):
     for kind, key in (("aws_appautoscaling_target", "resource_id"), ("aws_appautoscaling_policy", "name"),
                       ("aws_cloudwatch_metric_alarm", "alarm_name")):
         assert set(by_name(tf, kind, key)) == set(by_name(alone, kind, key)) != set()
+
+
+# --------------------------------------------------------------------------------------------- re-registration
+
+
+def test_a_variant_target_and_its_policy_are_replaced_when_the_instance_types_change():
+    """AWS fails an update that changes the instance type of a registered variant: the target and its policy
+    are replaced (deregistered, registered again) exactly when the trigger holding the types changes."""
+    tf = synth_example(SINGLE_MODEL)
+    [(trigger_id, trigger)] = tf["resource"]["terraform_data"].items()
+    assert trigger["input"] == [load_config(SINGLE_MODEL).endpoints[0].instance_type]
+    [target] = tf["resource"]["aws_appautoscaling_target"].values()
+    [policy] = tf["resource"]["aws_appautoscaling_policy"].values()
+    for resource in (target, policy):
+        assert resource["lifecycle"]["replace_triggered_by"] == [f"terraform_data.{trigger_id}"]
+    # The order that makes the replacement go around the endpoint's update: the target depends on the endpoint.
+    [endpoint_id] = tf["resource"]["aws_sagemaker_endpoint"]
+    assert target["depends_on"] == [f"aws_sagemaker_endpoint.{endpoint_id}"]
+
+
+def test_fallback_pools_are_in_the_trigger_in_priority_order(synth_dict):
+    data = yaml.safe_load(SINGLE_MODEL.read_text())
+    ep = data["endpoints"][0]
+    ep["capacity"] = {"fallback": [{"instance_type": "ml.g5.2xlarge", "priority": 3},
+                                   {"instance_type": "ml.g6e.2xlarge", "priority": 2}]}
+    [trigger] = synth_dict(data).of_type("terraform_data").values()
+    assert trigger["input"] == [ep["instance_type"], "ml.g6e.2xlarge", "ml.g5.2xlarge"]
+
+
+def test_component_targets_are_not_replaced_with_the_instance_type():
+    """Components scale copies, not the variant: AWS's rule is about variants registered as targets."""
+    tf = synth_example(MULTI_MODEL)
+    for target in tf["resource"]["aws_appautoscaling_target"].values():
+        assert "replace_triggered_by" not in target.get("lifecycle", {})

@@ -17,8 +17,13 @@ def test_provider_pins(examples):
     """aws in every stack; awscc (bounded below its next major version) only where awscc resources exist."""
     for stack in examples.values():
         required = stack.doc["terraform"]["required_providers"]
-        assert required["aws"] == {"source": "hashicorp/aws", "version": "~> 6.25"}
-        assert stack.doc["provider"]["aws"] == [{"region": stack.config.region}]
+        assert required["aws"] == {"source": "hashicorp/aws", "version": stack.config.providers.aws}
+        if stack.config.endpoint_url:  # the emulator example: every service the stack uses goes to the emulator
+            [aws] = stack.doc["provider"]["aws"]
+            assert aws["region"] == stack.config.region and aws["endpoints"]
+            assert {url for block in aws["endpoints"] for url in block.values()} == {stack.config.endpoint_url}
+        else:
+            assert stack.doc["provider"]["aws"] == [{"region": stack.config.region}]
         has_awscc = any(rtype.startswith("awscc_") for rtype in stack.doc["resource"])
         assert has_awscc == any(ep.needs_awscc for ep in stack.config.endpoints)
         if has_awscc:

@@ -1,0 +1,217 @@
+"""`fastscale recommend`: the cheapest scaling settings that meet a time-to-first-token SLO on a request trace."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from fastscale.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_FAILED,
+    fail,
+    json_option,
+    load_checked,
+    print_json,
+    print_table,
+    say,
+)
+
+
+def _types(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
+    if value is None:
+        return None
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names:
+        raise click.BadParameter("give at least one instance type, e.g. ml.g5.xlarge,ml.g6e.xlarge")
+    return names
+
+
+def _short(settings: dict, suffix: str):
+    return next((v for k, v in settings.items() if k.endswith(suffix)), None)
+
+
+def _describe(o) -> list[str]:
+    s = o.candidate.settings
+    copies = "copies" if _short(s, ".copies.min") is not None else "instances"
+    lo = _short(s, f".{copies}.min")
+    hi = _short(s, f".{copies}.max")
+    acc = _short(s, ".resources.accelerators")
+    shape = o.candidate.instance_type + (f" x{acc}" if acc is not None else "")
+    cool = f"{_short(s, '.scale_in_cooldown')}/{_short(s, '.scale_out_cooldown')}"
+    metric = "10 s" if _short(s, ".autoscaling.metric") == "high_resolution" else "60 s"
+    return [shape, f"{lo}-{hi}", f"{_short(s, '.target_concurrency'):g}", metric, cool]
+
+
+def render(rec) -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
+    search = rec.search
+    say(f"[bold]{escape(search.endpoint + (' / ' + search.component if search.component else ''))}[/]: "
+        f"{len(rec.outcomes)} candidates on {escape(search.trace.description)}")
+    for note in search.notes:
+        say(f"  {escape(note)}", indent="    ")
+    table = Table(title=f"cost against TTFT p99 (Pareto front, rejected <= {rec.max_rejected:.2%})",
+                  title_justify="left", title_style="bold",
+                  caption="type xN: accelerators per copy; min-max: copies (instances for a single-model endpoint); "
+                  "target: concurrent requests per copy; metric: 10 s high-resolution or 60 s; cooldowns: scale-in/"
+                  "scale-out seconds; cost over the trace", caption_justify="left")
+    for name, right in (("", False), ("cost", True), ("TTFT p99", True), ("e2e p99", True), ("rejected", True),
+                        ("type", False), ("min-max", True), ("target", True), ("metric", True), ("cooldowns", True)):
+        table.add_column(name, justify="right" if right else "left")
+    for o in rec.pareto:
+        chosen = rec.choice is not None and o is rec.choice
+        table.add_row("✓" if chosen else "", f"${o.cost_usd:,.2f}", f"{o.ttft_p99_s:.2f} s",
+                      "-" if o.e2e_p99_s is None else f"{o.e2e_p99_s:.1f} s", f"{o.rejected_fraction:.2%}",
+                      *_describe(o), style="bold green" if chosen else None)
+    print_table(table, lead=1)
+    if rec.choice is None:
+        say(f"[bold red]no candidate meets the SLO[/] (TTFT p99 <= {rec.ttft_p99_slo:g} s): {escape(rec.reason or '')}")
+        return
+    c = rec.choice
+    say(f"[bold green]cheapest within TTFT p99 <= {rec.ttft_p99_slo:g} s[/]: ${c.cost_usd:,.2f} over the trace, "
+        f"TTFT p99 {c.ttft_p99_s:.2f} s, end-to-end p99 {c.e2e_p99_s:.1f} s, {c.rejected_fraction:.2%} rejected; "
+        "settings:")
+    for path, value in c.candidate.settings.items():
+        say(f"  {escape(path)}: {escape(str(value))}", indent="    ")
+
+
+@click.command("recommend")
+@click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False))
+@click.option("--trace", "trace_path", required=True, type=click.Path(dir_okay=False), metavar="CSV",
+              help="Requests to serve: TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM inference traces) or "
+              "timestamp,input_tokens,output_tokens (seconds).")
+@click.option("--ttft-p99", "ttft_p99", required=True, type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="The SLO: 99th percentile of time to first token of the served requests.")
+@click.option("--max-rejected", type=click.FloatRange(min=0, max=1), default=0.0, show_default=True,
+              metavar="FRACTION", help="Share of requests that may fail (no capacity, or no first token within "
+              "the timeout).")
+@click.option("--instance-types", callback=_types, metavar="T1,T2,...",
+              help="Search these instance types. Default: the catalog's types of the configured accelerator kind "
+              "that hold the model, the 5 cheapest shapes for the trace's busiest minute, and the configured one.")
+@click.option("--endpoint", "endpoint", metavar="E", help="The endpoint to tune (needed when the file has several).")
+@click.option("--component", "component", metavar="C", help="The inference component to tune.")
+@click.option("--profile", "profile_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Measured rates of one copy (YAML, see docs/simulate.md); default serving.*, else an estimate "
+              "from the accelerator.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="A request without its first token this long after it arrived fails (default 60).")
+@click.option("--workers", type=click.IntRange(min=1), metavar="N",
+              help="Processes to simulate on (default: every core). The result does not depend on it.")
+@click.option("--write", "write_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write the whole config with the chosen settings to FILE (comments kept where the values can be "
+              "edited in place). Never the input file; an existing file only with --force.")
+@click.option("--force", is_flag=True, help="Let --write replace an existing file (never the input).")
+@json_option
+def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_types, endpoint, component,
+                      profile_path, timeout, workers, write_path, force, as_json) -> None:
+    """Find the cheapest settings that keep the TTFT p99 of a request trace within an SLO.
+
+    For one workload of FILE (choose it with --endpoint / --component when there are several), every
+    combination of instance type and accelerators per copy, minimum (0: scale to zero, inference components
+    only), maximum, target as a fraction of a copy's capacity, cooldowns and metric resolution is applied to
+    the config and replayed request by request, as `fastscale simulate --requests` does, on every core.
+    It prints the Pareto front of cost over the trace against TTFT p99 among candidates within
+    --max-rejected, and the cheapest candidate that meets the SLO; --write FILE writes the config with its
+    settings. --json: {"choice": C or null (with "reason"), "pareto": [C, ...]}, each C with settings
+    (config path -> value), cost_usd, ttft_p99_s, e2e_p99_s and rejected_fraction. A progress bar goes to
+    stderr.
+
+    \b
+    Exit codes:
+      0  a candidate meets the SLO (and was written with --write)
+      1  no candidate meets the SLO, or --write could not write or validate
+         the file
+      2  bad input: the config has errors, a missing or malformed trace or
+         profile, an unknown instance type, an SLO <= 0, an --endpoint /
+         --component not in the file or not naming one workload, or a --write
+         path that is the input or exists without --force
+      130  interrupted with Ctrl-C (the search stops; nothing is written)
+    """
+    from rich.markup import escape
+
+    from fastscale.infra import recommend as rec_mod
+    from fastscale.infra import safe_yaml
+    from fastscale.infra.simulate import requests as req
+
+    if write_path is not None:
+        target = Path(write_path)
+        if target.exists() and target.resolve() == Path(config_file).resolve():
+            raise click.BadParameter("refusing to overwrite the input file: give another path", param_hint="--write")
+        if target.exists() and not force:
+            raise click.BadParameter(f"{write_path} exists: give --force to replace it", param_hint="--write")
+    checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
+    try:
+        trace = req.read_request_trace(trace_path)
+        profile = req.read_profile(profile_path) if profile_path else None
+    except req.RequestInputError as exc:
+        fail(str(exc), EXIT_BAD_INPUT)
+    text = Path(config_file).read_text(encoding="utf-8")
+    data = safe_yaml.load(text).data
+    try:
+        search = rec_mod.build_search(checked.config, data, trace, endpoint=endpoint, component=component,
+                                      instance_types=instance_types, profile=profile, timeout=timeout)
+    except rec_mod.RecommendInputError as exc:
+        raise click.BadParameter(str(exc), param_hint=exc.option) from None
+
+    outcomes = _run(search, workers)
+    result = rec_mod.recommend(search, outcomes, ttft_p99, max_rejected)
+
+    written = None
+    if write_path is not None and result.choice is not None:
+        written = rec_mod.apply_to_text(text, result.choice.candidate.settings, config_file)
+        _write(write_path, written.text, force)
+    if as_json:
+        doc = result.to_dict()
+        if write_path is not None:
+            doc["written"] = None if written is None else {"path": write_path, "comments_kept": written.comments_kept}
+        print_json(doc)
+    else:
+        render(result)
+        if written is not None:
+            kept = "comments kept" if written.comments_kept else "comments could not be kept"
+            say(f"written to {escape(write_path)} ({kept}); check it with `fastscale validate {escape(write_path)}`")
+    if written is not None:
+        _validate_written(write_path, as_json)
+    if result.choice is None:
+        sys.exit(EXIT_FAILED)
+
+
+def _run(search, workers):
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from fastscale.infra import recommend as rec_mod
+
+    with Progress(TextColumn("simulating candidates"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task("candidates", total=len(search.candidates))
+        return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n))
+
+
+def _write(path: str, text: str, force: bool) -> None:
+    try:
+        with open(path, "w" if force else "x", encoding="utf-8") as handle:
+            handle.write(text)
+    except FileExistsError:
+        fail(f"{path} appeared while the search ran: give --force to replace it", EXIT_BAD_INPUT)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}", EXIT_FAILED)
+
+
+def _validate_written(path: str, as_json: bool) -> None:
+    from fastscale.cli.common import print_findings, rule_findings
+    from fastscale.infra.config import ConfigError, load_config
+    from fastscale.infra.rules import has_errors
+
+    try:
+        findings = rule_findings(load_config(path), path)
+    except ConfigError as err:
+        fail(f"the written file {path} does not load: {err}", EXIT_FAILED)
+    if has_errors(findings):
+        if not as_json:
+            print_findings(findings, path)
+        fail(f"the written file {path} has validation errors", EXIT_FAILED)

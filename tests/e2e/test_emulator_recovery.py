@@ -1,0 +1,77 @@
+"""A resource left half-created by a failed apply blocks neither deploy nor destroy for good: the error names
+it and the one command that recovers.
+
+The case, reproduced with moto's plain server (no fastscale additions): the aws provider creates the
+scalable target, then cannot read its tags (moto has no Application Auto Scaling ListTagsForResource), so
+the create fails half-way and the target stays in Terraform's state. Every later refresh fails on it, in
+deploy and destroy alike. The error names aws_appautoscaling_target and `fastscale sweep ... --auto-approve`;
+that command, run as printed, deletes what the stack left (proven by tags), after which destroy succeeds
+and, once the emulator can answer the call (fastscale's additions), deploy does too.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+import socket
+
+import pytest
+
+from fastscale.infra import emulator as emu
+from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, summary
+
+pytestmark = MARKS
+
+
+@pytest.fixture
+def plain_moto():
+    from moto.server import ThreadedMotoServer
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server.start()
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.stop()
+
+
+def test_a_half_created_scalable_target_names_itself_and_sweep_recovers_deploy_and_destroy(tmp_path, plain_moto):
+    env = project_env(tmp_path)
+    assert fastscale(tmp_path, env, "init", "demo", "--emulator", plain_moto).returncode == 0
+    demo = tmp_path / "demo"
+    aas = aws(plain_moto, "application-autoscaling")
+
+    first = fastscale(demo, env, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    assert first.returncode == 1
+    error = summary(first)["error"]
+    assert re.search(r"terraform apply failed \(exit code 1\) at aws_appautoscaling_target\.\S+: a create that "
+                     "failed half-way stays in Terraform's state", error), error
+    assert aas.describe_scalable_targets(ServiceNamespace="sagemaker")["ScalableTargets"]  # created, half-way
+
+    sweep = f"fastscale sweep fastscale.yaml --endpoint-url {plain_moto} --auto-approve"
+    for args in (("deploy", "fastscale.yaml", "--auto-approve", "--json"),
+                 ("destroy", "fastscale.yaml", "--auto-approve", "--json")):
+        blocked = fastscale(demo, env, *args)
+        assert blocked.returncode == 1, blocked.stdout + blocked.stderr
+        report = summary(blocked)
+        assert report["failed_resources"] == [a for a in report["failed_resources"]
+                                              if a.startswith("aws_appautoscaling_target.")] != []
+        assert report["recover_with"] == sweep
+        assert f"`{sweep}`" in report["error"]
+
+    # The one command, as printed.
+    recovered = fastscale(demo, env, *shlex.split(sweep)[1:])
+    assert recovered.returncode == 0, recovered.stdout + recovered.stderr
+    assert aas.describe_scalable_targets(ServiceNamespace="sagemaker")["ScalableTargets"] == []
+
+    destroyed = fastscale(demo, env, "destroy", "fastscale.yaml", "--auto-approve", "--json")
+    assert destroyed.returncode == 0, destroyed.stdout + destroyed.stderr
+
+    with emu.extended():  # the emulator now answers the tag calls: deploy goes through
+        deployed = fastscale(demo, env, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+        assert deployed.returncode == 0, deployed.stdout + deployed.stderr
+        [target] = aas.describe_scalable_targets(ServiceNamespace="sagemaker")["ScalableTargets"]
+        assert aas.list_tags_for_resource(ResourceARN=target["ScalableTargetARN"])["Tags"].get("project") == "demo"

@@ -1,0 +1,139 @@
+"""Changes to a live, auto-scaled single-model endpoint, through `fastscale` in its own process, the real
+terraform binary and hashicorp/aws against moto's server, with AWS's rules where moto has none
+(tests/e2e/moto_shims.py): UpdateEndpoint fails on an instance-type change while the variant is registered
+for auto scaling, as AWS's does.
+
+- a new image keeps auto scaling registered through the update, and the new configuration starts at the
+  live instance count (the endpoint was scaled out to 3), not at instances.initial (1);
+- a tags-only change plans no endpoint update and no new configuration;
+- an instance-type change deregisters the scalable target and its policy before the update and registers
+  them again after it: the update passes the AWS rule.
+
+Skips where the emulator lifecycle test skips (no terraform binary, no provider mirror).
+"""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+import yaml
+from botocore.exceptions import ClientError
+
+from tests.e2e import moto_shims
+from tests.e2e.moto_project import (  # noqa: F401  (fixtures)
+    IMAGE,
+    REGION,
+    emulator,
+    fastscale,
+    project,
+    pytestmark,
+    sagemaker,
+    summary,
+)
+
+ACCOUNT = "123456789012"  # moto's default account
+TARGET = "endpoint/emu-chat/variant/AllTraffic"
+
+
+def write(root, url: str, provider: str, *, tag: str = "1.0", instance_type: str = "ml.g4dn.xlarge",
+          tags: dict[str, str] | None = None) -> None:
+    config = {
+        "project": "emu",
+        "region": REGION,
+        "endpoint_url": url,
+        "providers": {"aws": f"= {provider}"},
+        "tags": tags or {"team": "ml"},
+        "endpoints": [{
+            "name": "chat",
+            "instance_type": instance_type,
+            "instances": {"initial": 1, "min": 1, "max": 4},
+            "model": {"image": IMAGE.format(tag=tag), "model_data": "s3://emu-models/small/", "model_size_gb": 2,
+                      "autoscaling": {"target_concurrency": 4}},
+        }],
+    }
+    (root / "fastscale.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+
+
+def scaled_out_to(count: int) -> None:
+    """What auto scaling does to the live endpoint: its variant now runs ``count`` instances."""
+    from moto.sagemaker.models import sagemaker_backends
+
+    [variant] = sagemaker_backends[ACCOUNT][REGION].endpoints["emu-chat"].production_variants
+    variant["CurrentInstanceCount"] = variant["DesiredInstanceCount"] = count
+
+
+def registered(url: str) -> list[str]:
+    api = boto3.client("application-autoscaling", region_name=REGION, endpoint_url=url,
+                       aws_access_key_id="testing", aws_secret_access_key="testing")
+    return [t["ResourceId"] for t in api.describe_scalable_targets(ServiceNamespace="sagemaker")["ScalableTargets"]]
+
+
+def by_address(plan: dict, type_: str) -> list[dict]:
+    return [c for c in plan["classification"]["resources"] if c["type"] == type_]
+
+
+def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F811  (the fixtures imported above)
+    root, _, provider = project
+    sm = sagemaker(emulator)
+    write(root, emulator, provider)
+    first = fastscale(project, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    assert first.returncode == 0, first.stderr
+    assert registered(emulator) == [TARGET]
+
+    # The shim refuses what AWS refuses: another instance type while the variant is registered.
+    config = sm.describe_endpoint_config(EndpointConfigName=sm.describe_endpoint(EndpointName="emu-chat")["EndpointConfigName"])
+    variant = {**config["ProductionVariants"][0], "InstanceType": "ml.g4dn.2xlarge"}
+    sm.create_endpoint_config(EndpointConfigName="probe", ProductionVariants=[
+        {k: variant[k] for k in ("VariantName", "ModelName", "InitialInstanceCount", "InstanceType")}])
+    with pytest.raises(ClientError, match="target for auto scaling"):
+        sm.update_endpoint(EndpointName="emu-chat", EndpointConfigName="probe")
+    sm.delete_endpoint_config(EndpointConfigName="probe")
+    moto_shims.CALLS.clear()
+
+    # A new image, with the endpoint scaled out to 3: auto scaling stays registered, the cut-over starts at 3.
+    # (Each deploy's --json summary holds the classification `fastscale plan` shows.)
+    scaled_out_to(3)
+    write(root, emulator, provider, tag="2.0")
+    updated = fastscale(project, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    assert updated.returncode == 0, updated.stderr
+    plan = summary(updated)
+    [endpoint] = by_address(plan, "aws_sagemaker_endpoint")
+    assert endpoint["class"] == "blue_green"
+    assert endpoint["notes"] == ["cut-over starts at 3 instance(s) (live; instances.initial is 1)"]
+    assert by_address(plan, "aws_appautoscaling_target") == []  # not touched by an image change
+    assert plan["cutover"]["emu-chat"] == {"live": 3, "initial": 1, "max": 4, "starts_at": 3}
+    [call] = moto_shims.CALLS
+    assert call["ok"] and call["registered"] == [TARGET]
+    live = sm.describe_endpoint_config(EndpointConfigName=sm.describe_endpoint(EndpointName="emu-chat")["EndpointConfigName"])
+    assert live["ProductionVariants"][0]["InitialInstanceCount"] == 3
+
+    # Tags only: in place, no new configuration, no endpoint update.
+    write(root, emulator, provider, tag="2.0", tags={"team": "ml", "cost-center": "42"})
+    tagged = fastscale(project, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    assert tagged.returncode == 0, tagged.stderr
+    plan = summary(tagged)
+    assert plan["classification"]["summary"]["rollouts"] == []
+    kinds = {c["type"]: c["class"] for c in plan["classification"]["resources"]}
+    assert kinds["aws_sagemaker_endpoint_configuration"] == "in_place" and kinds["aws_sagemaker_endpoint"] == "in_place"
+    assert len(moto_shims.CALLS) == 1  # no UpdateEndpoint since the image change
+
+    # Another instance type: deregistered before the update, registered again after it.
+    moto_shims.CALLS.clear()
+    write(root, emulator, provider, tag="2.0", tags={"team": "ml", "cost-center": "42"}, instance_type="ml.g4dn.2xlarge")
+    moved = fastscale(project, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    assert moved.returncode == 0, moved.stderr
+    plan = summary(moved)
+    [target] = by_address(plan, "aws_appautoscaling_target")
+    assert target["class"] == "replace" and "deregistered before the endpoint's update" in target["reason"]
+    [endpoint] = by_address(plan, "aws_sagemaker_endpoint")
+    assert any(n.startswith("auto scaling paused") for n in endpoint["notes"])
+    [call] = moto_shims.CALLS
+    assert call["ok"] and call["registered"] == [] and call["new"] == {"AllTraffic": "ml.g4dn.2xlarge"}
+    assert registered(emulator) == [TARGET]
+    policies = boto3.client("application-autoscaling", region_name=REGION, endpoint_url=emulator,
+                            aws_access_key_id="testing", aws_secret_access_key="testing").describe_scaling_policies(
+        ServiceNamespace="sagemaker")["ScalingPolicies"]
+    assert [p["PolicyName"] for p in policies] == ["emu-chat-target-tracking"]
+    assert plan["verification"]["ok"] is True
+
+    assert fastscale(project, "destroy", "fastscale.yaml", "--auto-approve").returncode == 0

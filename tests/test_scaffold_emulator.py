@@ -1,0 +1,85 @@
+"""`fastscale init --emulator URL` and examples/emulator.yaml: what an emulator can hold, valid with no finding."""
+
+from __future__ import annotations
+
+import boto3
+import pytest
+import yaml
+from click.testing import CliRunner
+from moto import mock_aws
+
+from fastscale.cli.main import cli
+from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.rules import run_rules
+from fastscale.infra.scaffold import (
+    EMULATOR_INSTANCE_TYPES,
+    ProjectOptions,
+    emulator_instance_type,
+    model_choices,
+    render_config,
+)
+from tests.conftest import ROOT
+
+URL = "http://127.0.0.1:5000"
+
+
+@mock_aws
+def test_moto_accepts_every_emulator_instance_type_and_rejects_current_ones():
+    sm = boto3.client("sagemaker", region_name="us-east-1")
+    sm.create_model(ModelName="m", ExecutionRoleArn="arn:aws:iam::123456789012:role/r",
+                    PrimaryContainer={"Image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1"})
+
+    def create(instance_type: str) -> None:
+        sm.create_endpoint_config(EndpointConfigName=instance_type.replace(".", "-"), ProductionVariants=[{
+            "VariantName": "v", "ModelName": "m", "InstanceType": instance_type, "InitialInstanceCount": 1}])
+
+    for instance_type in EMULATOR_INSTANCE_TYPES:
+        create(instance_type)
+    with pytest.raises(sm.exceptions.ClientError, match="enum value set"):
+        create("ml.g6.2xlarge")
+
+
+@pytest.mark.parametrize("model", model_choices())
+def test_every_preset_that_fits_the_emulator_renders_without_a_finding(model):
+    opts = ProjectOptions(project="demo", model=model, ci="none", emulator=URL)
+    chosen = emulator_instance_type(opts)
+    if chosen is None:  # too large for the emulator's older types: init refuses it (below)
+        assert model in ("qwen3-32b", "llama3-70b")
+        return
+    text = render_config(opts)
+    config = parse_config(yaml.safe_load(text), "fastscale.yaml", text)
+    assert list(run_rules(config)) == []
+    assert config.endpoint_url == URL and config.state.backend == "local"
+    [endpoint] = config.endpoints
+    assert endpoint.instance_type == chosen and not endpoint.uses_inference_components
+    assert endpoint.model is not None and endpoint.model.autoscaling.enabled
+
+
+def test_the_emulator_example_has_no_finding():
+    config = load_config(ROOT / "examples" / "emulator.yaml")
+    assert list(run_rules(config)) == [] and config.endpoint_url and config.state.backend == "local"
+
+
+def test_init_emulator_writes_a_project_without_pipeline(tmp_path):
+    result = CliRunner().invoke(cli, ["init", str(tmp_path / "demo"), "--emulator", URL])
+    assert result.exit_code == 0, result.output
+    written = sorted(p.name for p in (tmp_path / "demo").iterdir())
+    assert ".github" not in written and "fastscale.yaml" in written
+    assert "fastscale deploy fastscale.yaml --auto-approve" in result.output
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--ci", "github"], "--ci github does not go with --emulator"),
+    (["--state-bucket", "b"], "--state-bucket does not go with --emulator"),
+    (["--model", "llama3-70b"], "rehearse with --model llama3-8b | mistral-7b | qwen3-8b"),
+])
+def test_init_emulator_refuses_what_it_cannot_hold(tmp_path, args, says):
+    result = CliRunner().invoke(cli, ["init", str(tmp_path / "demo"), "--emulator", URL, *args])
+    assert result.exit_code == 2
+    assert says in " ".join(result.output.split())
+    assert not (tmp_path / "demo").exists()
+
+
+def test_init_emulator_refuses_a_url_that_is_not_one(tmp_path):
+    result = CliRunner().invoke(cli, ["init", str(tmp_path / "demo"), "--emulator", "localhost:5000"])
+    assert result.exit_code == 2 and "--emulator" in result.output
