@@ -283,3 +283,29 @@ def test_a_target_replaced_by_its_trigger_is_explained_on_the_endpoint():
                    {"resource_id": "endpoint/demo-chat/variant/AllTraffic"}, replace_paths=[["resource_id"]])
     found = {c.type: c for c in classify_plan(plan(moved, _endpoint_switch())).changes}
     assert found["aws_sagemaker_endpoint"].notes == ()
+
+
+# --------------------------------------------------------------------------------------------- same-name replacement
+
+MODEL = {"name": "demo-chat-aaaa1111", "vpc_config": []}
+
+
+@pytest.mark.parametrize(("actions", "after", "collides"), [
+    (["create", "delete"], {**MODEL, "vpc_config": [{"subnets": ["s"]}]}, "demo-chat-aaaa1111"),  # new one first
+    (["delete", "create"], {**MODEL, "vpc_config": [{"subnets": ["s"]}]}, None),  # old one gone first
+    (["create", "delete"], {**MODEL, "name": "demo-chat-bbbb2222"}, None),  # renamed: no clash
+    (["create", "delete"], {"vpc_config": []}, None),  # name known only after apply
+])
+def test_a_replacement_created_under_the_name_its_original_holds_is_a_collision(actions, after, collides):
+    found = one(change("aws_sagemaker_model", actions, MODEL, after, replace_paths=[["vpc_config"]]))
+    assert found.kind is ChangeKind.REPLACE and found.collides_as == collides
+    assert found.to_dict()["name_collision"] == collides
+    classification = classify_plan(plan(change("aws_sagemaker_model", actions, MODEL, after, replace_paths=[["vpc_config"]])))
+    assert [c.address for c in classification.name_collisions] == (["aws_sagemaker_model.x"] if collides else [])
+
+
+def test_an_endpoint_configuration_under_a_name_prefix_never_collides():
+    before = {"name": "demo-chat-2026", "name_prefix": "demo-chat-"}
+    found = one(change("aws_sagemaker_endpoint_configuration", ["create", "delete"], before,
+                       {"name_prefix": "demo-chat-"}, {"name": True}, replace_paths=[["production_variants"]]))
+    assert found.collides_as is None
