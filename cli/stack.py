@@ -286,6 +286,21 @@ class StackCommand:
             EXIT_BAD_INPUT,
         )
 
+    def refuse_name_collisions(self, classification: PlanClassification) -> None:
+        """A plan that would create a replacement under the name its live original still holds ends the command
+        with exit 1, nothing applied: AWS refuses the create, so the apply would stop half-way."""
+        found = classification.name_collisions
+        if not found:
+            return
+        named = "; ".join(f"{c.address} as {c.collides_as} ({', '.join(c.replace_paths) or c.reason})" for c in found)
+        self.fail(
+            f"this plan replaces {len(found)} resource(s) by creating the new one under the name the live one still "
+            f"holds, which AWS refuses, so the apply would stop half-way: {named}. Nothing was applied. fastscale "
+            "names change with every setting that forces a replacement, so the live resource differs in what it "
+            "did not write (changed outside this stack, or read back differently by the provider): see the listed "
+            "attributes with `fastscale plan`, and put the live resource back as the config says."
+        )
+
     def quota_preflight(self) -> None:
         """Service Quotas for endpoint usage against the config's maximum instances, before anything is
         synthesized: over quota ends the command with exit 2, nothing planned or applied. When the quotas
@@ -662,6 +677,7 @@ def plan_confirm_apply(
         if not cmd.as_json:
             print_change_summary(plan, cmd.changes, classification)
         if classification is not None:
+            cmd.refuse_name_collisions(classification)
             cmd.refuse_downtime(classification, allow_downtime)
         if not auto_approve:
             cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
@@ -727,6 +743,9 @@ def print_change_summary(
             say(f"[bold yellow]Note:[/] {_esc(c.notice)}.")
     if classification.downtime:
         print_downtime(classification.downtime)
+    for c in classification.name_collisions:
+        say(f"[bold red]Cannot apply:[/] {_esc(c.address)} would be created as {_esc(c.collides_as or '')} while the live one "
+            f"still holds that name ({_esc(c.reason)}); AWS refuses that, so `fastscale deploy` stops before applying.")
 
 
 def print_downtime(found: list[ClassifiedChange]) -> None:

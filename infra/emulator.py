@@ -1,7 +1,7 @@
 """A local AWS emulator for rehearsing a deploy: moto's server, plus what fastscale needs that moto lacks.
 
 ``fastscale emulator`` runs it in the foreground; the end-to-end tests run the same server in a thread. It
-is moto (``pip install 'fastscale[emulator]'``) with four differences, each checked against moto 5.2.5:
+is moto (``pip install 'fastscale[emulator]'``) with five differences, each checked against moto 5.2.5:
 
 - **Application Auto Scaling tags.** moto accepts ``RegisterScalableTarget`` but drops its ``Tags`` and has
   no ``TagResource``, ``UntagResource`` or ``ListTagsForResource``. The hashicorp/aws provider reads a
@@ -12,13 +12,16 @@ is moto (``pip install 'fastscale[emulator]'``) with four differences, each chec
 - **UpdateEndpoint.** moto has none; the provider calls it to move an endpoint to a new endpoint
   configuration. Here the endpoint runs the named configuration and its variants at once, as AWS does once
   an update has finished.
-- **DescribeModel and DescribeEndpointConfig as AWS answers them.** moto answers an unset ``VpcConfig``
-  (model) and ``DataCaptureConfig`` (configuration) with empty objects, and leaves out the container's
-  ``Mode``, which AWS answers as ``SingleModel`` when none was set (API reference, ``ContainerDefinition.Mode``).
-  hashicorp/aws reads the empty objects as present blocks and a missing mode as a change, both of which force
-  a new model or configuration: a resource made outside Terraform (the SageMaker Python SDK, the console) and
-  imported (``fastscale adopt``) would then plan a replacement that a real account does not get. Here the
-  empty objects are left out and the mode is answered.
+- **Empty optional structures.** moto answers a model made without a VPC with an empty ``VpcConfig``, and
+  an endpoint configuration without data capture with an empty ``DataCaptureConfig``; AWS leaves both out.
+  The provider reads each as a block the config lacks and, since neither can change in place, plans to
+  replace the model (under the same name) and the endpoint configuration on every deploy. Here they are
+  left out, as AWS does (``_OMITTED_WHEN_EMPTY``).
+- **The container's mode.** moto leaves ``PrimaryContainer.Mode`` out of ``DescribeModel`` when the model
+  was made without one (as the SageMaker Python SDK makes it); AWS answers ``SingleModel``, its default
+  (API reference, ``ContainerDefinition.Mode``). The provider reads a missing mode as a change that forces a
+  new model, so a model made outside Terraform and imported (``fastscale adopt``) would plan a replacement a
+  real account does not get. Here the default is answered.
 - **Service Quotas.** moto answers ``ListServiceQuotas`` with an HTTP 500 page (not implemented), which
   reads like an AWS outage. Here it is ``UnknownOperationException`` saying the emulator has no Service
   Quotas API, so fastscale's quota preflight says that instead.
@@ -144,20 +147,43 @@ def _update_endpoint(self: Any) -> Any:
     return ActionResult({"EndpointArn": endpoint.arn})
 
 
-def _as_aws_answers(original: Callable[[Any], Any], *unset: str, mode: bool = False) -> Callable[[Any], Any]:
-    """A Describe call's answer without the members in ``unset`` that are empty (never set), and with the
-    primary container's ``Mode`` when ``mode`` (AWS's default, ``SingleModel``, when none was set)."""
+#: Optional structures moto answers empty where AWS leaves them out: describe call -> their fields.
+_OMITTED_WHEN_EMPTY = {
+    "describe_model": ("VpcConfig",),
+    "describe_endpoint_config": ("DataCaptureConfig", "AsyncInferenceConfig", "ExplainerConfig"),
+}
+
+
+def _leave_out_empty(original: Callable[[Any], Any], fields: tuple[str, ...]) -> Callable[[Any], Any]:
+    """moto's describe call, without the `fields` it answers empty (`{}`, or every member empty)."""
 
     def describe(self: Any) -> Any:
         from moto.core.responses import ActionResult
 
-        body = dict(original(self).result)
-        for key in unset:
-            if not any((body.get(key) or {}).values()):
-                body.pop(key, None)
-        if mode and isinstance(body.get("PrimaryContainer"), dict):
-            body["PrimaryContainer"] = {"Mode": "SingleModel", **body["PrimaryContainer"]}
-        return ActionResult(body)
+        result = original(self)
+        body = getattr(result, "result", None)
+        if not isinstance(body, dict):
+            return result
+        empty = [f for f in fields if isinstance(body.get(f), dict) and not any(body[f].values())]
+        if not empty:
+            return result
+        return ActionResult({k: v for k, v in body.items() if k not in empty})
+
+    return describe
+
+
+def _with_default_mode(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """moto's DescribeModel with the primary container's ``Mode`` AWS answers when none was set."""
+
+    def describe(self: Any) -> Any:
+        from moto.core.responses import ActionResult
+
+        result = original(self)
+        body = getattr(result, "result", None)
+        container = body.get("PrimaryContainer") if isinstance(body, dict) else None
+        if not isinstance(container, dict) or "Mode" in container:
+            return result
+        return ActionResult({**body, "PrimaryContainer": {"Mode": "SingleModel", **container}})
 
     return describe
 
@@ -178,9 +204,10 @@ def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
         (ApplicationAutoScalingResponse, "untag_resource", _untag_resource),
         (ApplicationAutoScalingResponse, "list_tags_for_resource", _list_tags_for_resource),
         (SageMakerResponse, "update_endpoint", _update_endpoint),
-        (SageMakerResponse, "describe_model", _as_aws_answers(SageMakerResponse.describe_model, "VpcConfig", mode=True)),
-        (SageMakerResponse, "describe_endpoint_config",
-         _as_aws_answers(SageMakerResponse.describe_endpoint_config, "DataCaptureConfig")),
+        (SageMakerResponse, "describe_model", _with_default_mode(
+            _leave_out_empty(SageMakerResponse.describe_model, _OMITTED_WHEN_EMPTY["describe_model"]))),
+        (SageMakerResponse, "describe_endpoint_config", _leave_out_empty(
+            SageMakerResponse.describe_endpoint_config, _OMITTED_WHEN_EMPTY["describe_endpoint_config"])),
         (ServiceQuotasResponse, "list_service_quotas", _no_service_quotas),
     ]
 

@@ -129,6 +129,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
          profile, an unknown instance type, an SLO <= 0, an --endpoint /
          --component not in the file or not naming one workload, or a --write
          path that is the input or exists without --force
+      130  interrupted with Ctrl-C (the search stops; nothing is written)
     """
     from rich.markup import escape
 
