@@ -180,7 +180,9 @@ def _with_default_mode(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
         result = original(self)
         body = getattr(result, "result", None)
-        container = body.get("PrimaryContainer") if isinstance(body, dict) else None
+        if not isinstance(body, dict):
+            return result
+        container = body.get("PrimaryContainer")
         if not isinstance(container, dict) or "Mode" in container:
             return result
         return ActionResult({**body, "PrimaryContainer": {"Mode": "SingleModel", **container}})
