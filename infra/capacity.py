@@ -127,16 +127,6 @@ def every_workload(ep: EndpointSpec) -> list[ModelSpec | InferenceComponentSpec]
 
 
 def needs_awscc_config(ep: EndpointSpec) -> bool:
-    """Settings hashicorp/aws 6.25's endpoint configuration cannot express, so awscc's is used (prefix- and
-    KV-aware routing too: aws's `routing_config` has only `routing_strategy`, no prefix settings, and its
-    strategy validation follows its own SDK release)."""
-    cap = ep.capacity
-    return bool(
-        ep.routing in ("prefix_aware", "kv_aware")
-        or ep.metrics_publish_frequency is not None
-        or ep.enhanced_metrics
-        or cap.fallback
-        or cap.provision_timeout is not None
-        or cap.reservation_arn
-        or ep.scale_in is not None
-    )
+    """Settings hashicorp/aws 6.25's endpoint configuration cannot express, so awscc's is used
+    (`EndpointSpec.needs_awscc_config`, which the stack's provider list reads too)."""
+    return ep.needs_awscc_config

@@ -588,10 +588,26 @@ class EndpointSpec(_Strict):
         return bool(self.inference_components)
 
     @property
+    def needs_awscc_config(self) -> bool:
+        """Whether the endpoint configuration is awscc's: it sets what hashicorp/aws 6.25's cannot express (a
+        metrics configuration, instance pools, the provision timeout, a capacity reservation, a scale-in
+        policy, prefix-aware settings; KV-aware routing too, which its routing validation may not know)."""
+        cap = self.capacity
+        return bool(
+            self.routing in ("prefix_aware", "kv_aware")
+            or self.metrics_publish_frequency is not None
+            or self.enhanced_metrics
+            or cap.fallback
+            or cap.provision_timeout is not None
+            or cap.reservation_arn
+            or self.scale_in is not None
+        )
+
+    @property
     def needs_awscc(self) -> bool:
-        """Whether this endpoint has hashicorp/awscc resources: inference components, or a metrics
-        configuration (only awscc's endpoint configuration has one)."""
-        return self.uses_inference_components or self.metrics_publish_frequency is not None or self.enhanced_metrics
+        """Whether this endpoint has hashicorp/awscc resources: inference components, or awscc's endpoint
+        configuration (`needs_awscc_config`)."""
+        return self.uses_inference_components or self.needs_awscc_config
 
     @property
     def scales_to_zero(self) -> bool:

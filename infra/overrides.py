@@ -30,7 +30,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fastscale.infra import capacity
+from fastscale.infra import capacity, naming
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
 
 SCHEMA_FILE = Path(__file__).with_name("override_schema.json")
@@ -38,7 +38,7 @@ SCHEMA_FILE = Path(__file__).with_name("override_schema.json")
 ENDPOINT_CONFIG_AWS = "aws_sagemaker_endpoint_configuration"
 ENDPOINT_CONFIG_AWSCC = "awscc_sagemaker_endpoint_config"
 ENDPOINT = "aws_sagemaker_endpoint"
-MODEL = "aws_sagemaker_model"
+MODEL = naming.MODEL_TYPE
 INFERENCE_COMPONENT = "awscc_sagemaker_inference_component"
 
 #: Every type an override can target, and where (the docs list them from here).

@@ -21,7 +21,7 @@ def test_settings_without_prefix_aware(run_rule, hits, single_model):
     single_model["endpoints"][0].update(routing="kv_aware", prefix_routing={"prefix_length": 2048, "concurrency_threshold": 8})
     found = run_rule("FS104", single_model)
     assert hits(found) == [("FS104", "error", "endpoints[0].prefix_routing")]
-    assert "set routing: prefix_aware, or remove prefix_routing" == found[0].hint
+    assert found[0].hint == "set routing: prefix_aware, or remove prefix_routing"
 
 
 @pytest.mark.parametrize(("key", "value"), [("prefix_length", 1023), ("prefix_length", 65537),

@@ -150,3 +150,17 @@ def test_terraform_validate_accepts_an_override_and_rejects_a_misspelt_one(synth
     assert results["good"]["valid"] is True, results["good"]["diagnostics"]
     assert results["bad"]["valid"] is False
     assert any("enable_ssm_acess" in json.dumps(d) for d in results["bad"]["diagnostics"])
+
+
+def test_a_model_override_renames_the_model(synth_dict):
+    """SageMaker models are replaced, never updated, and created before the old one goes: an override that
+    forces a new model must give it a new name, or the two would collide."""
+    def names(data):
+        return sorted(b["name"] for b in synth_dict(data).of_type("aws_sagemaker_model").values())
+
+    plain = names(single())
+    isolated = names(single(aws_sagemaker_model={"enable_network_isolation": True}))
+    assert plain != isolated and len(isolated) == 1
+    assert names(single(aws_sagemaker_endpoint={"deployment_config.blue_green_update_policy.termination_wait_in_seconds": 30})) == plain
+    component = component_config(overrides={"aws_sagemaker_model": {"enable_network_isolation": True}})
+    assert names(component) != names(component_config())

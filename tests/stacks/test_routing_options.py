@@ -45,3 +45,16 @@ def test_the_inference_ami_version_reaches_either_configuration(synth_dict):
     data["endpoints"][0]["routing"] = "kv_aware"
     variant = synth_dict(data).one("awscc_sagemaker_endpoint_config")["production_variants"][0]
     assert variant["inference_ami_version"] == "al2-ami-sagemaker-inference-gpu-3-1"
+
+
+@pytest.mark.parametrize("setting", [{"routing": "kv_aware"}, {"capacity": {"provision_timeout": 600}},
+                                     {"scale_in": {"strategy": "IDLE_RELEASE"}}])
+def test_an_awscc_configuration_alone_brings_the_awscc_provider(synth_dict, setting):
+    """A single-model endpoint whose one awscc resource is its configuration still gets the awscc provider,
+    in the config's region and with the config's version constraint."""
+    data = copy.deepcopy(BASE_CONFIG)
+    data["endpoints"][0].update(setting)
+    doc = synth_dict(data).doc
+    assert "awscc_sagemaker_endpoint_config" in doc["resource"]
+    assert doc["terraform"]["required_providers"]["awscc"]["source"] == "hashicorp/awscc"
+    assert doc["provider"]["awscc"] == [{"region": "us-east-1"}]
