@@ -46,6 +46,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 
 from fastscale.infra import aws_facts, capacity, cutover
 from fastscale.infra import overrides as override_targets
@@ -435,7 +436,7 @@ class SageMakerEndpoint(Group):
         )
 
 
-def apply_overrides(overrides: Overrides, resources: dict[str, list[Resource]], where: str) -> None:
+def apply_overrides(overrides: Overrides, resources: Mapping[str, Sequence[Resource]], where: str) -> None:
     """Each `{type: {path: value}}` of ``overrides`` onto every resource of that type in ``resources`` (what
     the entry ``where`` synthesizes), through the resource layer's `add_override`."""
     for type_, paths in overrides.items():

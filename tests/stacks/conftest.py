@@ -154,7 +154,7 @@ def variant_configs() -> dict[str, dict[str, Any]]:
     overrides_single["endpoints"][0].update(inference_ami_version="al2023-ami-sagemaker-inference-gpu-4-1", overrides={
         "aws_sagemaker_endpoint_configuration": {"production_variants.0.enable_ssm_access": True,
                                                  "production_variants.0.core_dump_config.destination_s3_uri": "s3://dumps/"},
-        "aws_sagemaker_model": {"primary_container.environment.GREETING": "${literal}"},
+        "aws_sagemaker_model": {"primary_container.environment.GREETING": "hello"},
         "aws_sagemaker_endpoint": {"deployment_config.blue_green_update_policy.termination_wait_in_seconds": 30},
     })
     prefix_component = component_config(overrides={
