@@ -265,3 +265,16 @@ def path_problem(type_: str, path: str, value: Any) -> Problem | None:
                            f"override {where} itself")
         walked.append(part)
     return _value_problem(node, value, path, type_) or _owned(type_, path)
+
+
+def path_problems(config: FastscaleConfig) -> Iterator[tuple[str, str, str, Problem]]:
+    """(entry's config path, type, attribute path, problem) for every override of a type its entry can
+    target (a type it cannot is FS101's) whose path or value is wrong: FS102 and FS103 each report their kind."""
+    for where, targets, entry in entries(config):
+        for type_, paths in entry.items():
+            if type_ not in targets:
+                continue
+            for path, value in paths.items():
+                problem = path_problem(type_, path, value)
+                if problem is not None:
+                    yield where, type_, path, problem

@@ -35,11 +35,6 @@ endpoints:
 @rule("FS102", "override-unknown-attribute", Severity.ERROR,
       "An override's attribute path is not in the provider schema, or its value has the wrong type.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for where, targets, entry in overrides.entries(config):
-        for type_, paths in entry.items():
-            if type_ not in targets:
-                continue  # FS101
-            for path, value in paths.items():
-                problem = overrides.path_problem(type_, path, value)
-                if problem is not None and problem.kind == "unknown":
-                    yield Hit(key_path(key_path(f"{where}.overrides", type_), path), problem.message, problem.hint)
+    for where, type_, path, problem in overrides.path_problems(config):
+        if problem.kind == "unknown":
+            yield Hit(key_path(key_path(f"{where}.overrides", type_), path), problem.message, problem.hint)

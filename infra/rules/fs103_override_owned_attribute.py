@@ -43,11 +43,6 @@ endpoints:
 @rule("FS103", "override-owned-attribute", Severity.ERROR,
       "An override sets an attribute fastscale owns (names, ownership tags, references between resources).")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for where, targets, entry in overrides.entries(config):
-        for type_, paths in entry.items():
-            if type_ not in targets:
-                continue  # FS101
-            for path, value in paths.items():
-                problem = overrides.path_problem(type_, path, value)
-                if problem is not None and problem.kind == "owned":
-                    yield Hit(key_path(key_path(f"{where}.overrides", type_), path), problem.message, problem.hint)
+    for where, type_, path, problem in overrides.path_problems(config):
+        if problem.kind == "owned":
+            yield Hit(key_path(key_path(f"{where}.overrides", type_), path), problem.message, problem.hint)
