@@ -129,12 +129,23 @@ def component_targets(_component: InferenceComponentSpec) -> dict[str, str]:
     return {INFERENCE_COMPONENT: "the inference component", MODEL: "the component's model (and its pools' models)"}
 
 
-def entries(config: FastscaleConfig) -> Iterator[tuple[str, dict[str, str], Mapping[str, Mapping[str, Any]]]]:
-    """(config path of the entry, the types it can target, its overrides) for every endpoint and component."""
+Entry = tuple[str, dict[str, str], Mapping[str, Mapping[str, Any]], EndpointSpec]
+
+
+def entries(config: FastscaleConfig) -> Iterator[Entry]:
+    """(config path of the entry, the types it can target, its overrides, its endpoint) for every endpoint
+    and component."""
     for i, ep in enumerate(config.endpoints):
-        yield f"endpoints[{i}]", endpoint_targets(ep), ep.overrides
+        yield f"endpoints[{i}]", endpoint_targets(ep), ep.overrides, ep
         for j, c in enumerate(ep.inference_components):
-            yield f"endpoints[{i}].inference_components[{j}]", component_targets(c), c.overrides
+            yield f"endpoints[{i}].inference_components[{j}]", component_targets(c), c.overrides, ep
+
+
+def written_lengths(ep: EndpointSpec) -> dict[str, int]:
+    """How many elements fastscale writes in the lists an index may go past the first of (paths without
+    indexes, the same for every type that has them): an index may name one of them or the next one."""
+    pools = len(capacity.pools(ep)) if capacity.has_pools(ep) else 0
+    return {"production_variants": 1, "production_variants.instance_pools": pools, "specifications": pools}
 
 
 def target_problem(type_: str, targets: Mapping[str, str], where: str) -> Problem | None:
@@ -234,9 +245,11 @@ def _value_problem(node: Mapping[str, Any], value: Any, where: str, type_: str) 
                    f"not {type(value).__name__}.", f"give {where} {_WORDS[kind]}")
 
 
-def path_problem(type_: str, path: str, value: Any) -> Problem | None:
+def path_problem(type_: str, path: str, value: Any, lengths: Mapping[str, int] | None = None) -> Problem | None:
     """What is wrong with overriding `path` of `type_` with `value` (None when nothing): the path against the
-    provider schema, the value's type, then fastscale's own attributes. `type_` must be targetable."""
+    provider schema, the value's type, then fastscale's own attributes. `type_` must be targetable. An index
+    past the first is accepted only on the lists of `lengths` (`written_lengths`), up to the next element:
+    elsewhere fastscale does not know how many elements it writes, so set the whole list instead."""
     parts = _parts(path)
     if any(not p for p in parts):
         return Problem("unknown", f"{path!r} is not a dotted attribute path (an empty part).",
@@ -257,6 +270,14 @@ def path_problem(type_: str, path: str, value: Any) -> Problem | None:
             if not part.isdigit():
                 return Problem("unknown", f"{where} is a list: the next part of the path must be an index, not {part!r}.",
                                f"write {where}.0.{part} for the first element")
+            bare = ".".join(p for p in walked if not p.isdigit())
+            most = (lengths or {}).get(bare, 0)
+            if int(part) > most:
+                said = f"fastscale writes {most} element(s) there" if bare in (lengths or {}) else \
+                    "fastscale checks indexes past the first only on production_variants, instance_pools and specifications"
+                return Problem("unknown", f"{where}.{part} is past the end of {where}: {said}, and an index may "
+                               "name one of them or the next one.",
+                               f"use an index up to {most}" + ("" if bare in (lengths or {}) else f", or set {where} whole (a list)"))
             node = node["element"]
         elif kind == "map":
             node = node["element"]
@@ -270,11 +291,12 @@ def path_problem(type_: str, path: str, value: Any) -> Problem | None:
 def path_problems(config: FastscaleConfig) -> Iterator[tuple[str, str, str, Problem]]:
     """(entry's config path, type, attribute path, problem) for every override of a type its entry can
     target (a type it cannot is FS101's) whose path or value is wrong: FS102 and FS103 each report their kind."""
-    for where, targets, entry in entries(config):
+    for where, targets, entry, ep in entries(config):
+        lengths = written_lengths(ep)
         for type_, paths in entry.items():
             if type_ not in targets:
                 continue
             for path, value in paths.items():
-                problem = path_problem(type_, path, value)
+                problem = path_problem(type_, path, value, lengths)
                 if problem is not None:
                     yield where, type_, path, problem

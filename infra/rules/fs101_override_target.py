@@ -33,7 +33,7 @@ endpoints:
 
 @rule("FS101", "override-target", Severity.ERROR, "An override targets a resource type its endpoint or component does not synthesize.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for where, targets, entry in overrides.entries(config):
+    for where, targets, entry, _ep in overrides.entries(config):
         for type_ in entry:
             problem = overrides.target_problem(type_, targets, where)
             if problem is not None:

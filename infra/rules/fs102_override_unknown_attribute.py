@@ -6,7 +6,8 @@ schema of the targeted type (hashicorp/aws 6.25.0, hashicorp/awscc 1.106.0, ship
 infra/override_schema.json): every part an attribute, a list stepped into by a numeric index
 (`production_variants.0`), a single nested block by its attributes without an index, a map by its key; then
 the value's type (string, number, bool, list, mapping of attributes). An unknown name comes with the closest
-attribute there is.
+attribute there is. An index may name an element fastscale writes or the next one; fastscale counts them in
+`production_variants`, `instance_pools` and `specifications`, and accepts only index 0 on other lists.
 """
 
 from __future__ import annotations

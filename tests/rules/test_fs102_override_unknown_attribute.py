@@ -79,3 +79,20 @@ endpoints:
     found = [f for f in json.loads(result.output)["files"][0]["findings"] if f["code"] == "FS102"]
     assert found and found[0]["line"] == 10
     assert "did you mean enable_ssm_access?" in found[0]["hint"]
+
+
+def test_an_index_past_what_fastscale_writes_is_refused(run_rule, hits, single_model):
+    found = run_rule("FS102", _set(single_model, "production_variants.3.enable_ssm_access", True))
+    assert hits(found) == [("FS102", "error",
+                            'endpoints[0].overrides.aws_sagemaker_endpoint_configuration["production_variants.3.enable_ssm_access"]')]
+    assert "writes 1 element(s)" in found[0].message and "index up to 1" in found[0].hint
+    # The next element (1) is allowed (it is created); on a list fastscale does not count, only the first.
+    assert run_rule("FS102", _set(single_model, "production_variants.1.variant_name", "b")) == []
+    found = run_rule("FS102", _set(single_model, "production_variants.0.routing_config.1.routing_strategy", "RANDOM"))
+    assert "indexes past the first" in found[0].message
+    # With fallback pools the variant has one instance pool per type (awscc's configuration).
+    single_model["endpoints"][0]["capacity"] = {"fallback": [{"instance_type": "ml.g5.2xlarge"}]}
+    assert run_rule("FS102", _set(single_model, "production_variants.0.instance_pools.2.priority", 3,
+                                  "awscc_sagemaker_endpoint_config")) == []
+    assert hits(run_rule("FS102", _set(single_model, "production_variants.0.instance_pools.3.priority", 3,
+                                       "awscc_sagemaker_endpoint_config")))[0][:2] == ("FS102", "error")
