@@ -40,7 +40,13 @@ from fastscale.infra.simulate.params import SimulateParams
 from fastscale.infra.simulate.traffic import MAX_TRACE_BYTES, MAX_WINDOW_SECONDS
 
 #: Routing strategies as the config spells them (ProductionVariantRoutingConfig.RoutingStrategy).
-ROUTINGS = ("least_outstanding_requests", "random")
+ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
+#: Strategies queued as least outstanding requests. A trace holds token counts, not prompts, so which requests
+#: share a prefix (PREFIX_AWARE) or whose prompt start an instance holds in its KV cache (KV_AWARE) is unknown,
+#: and AWS documents no figure for the time a hit saves; KV_AWARE falls back to least outstanding requests
+#: when no instance holds the prompt's start, and PREFIX_AWARE moves a request on at its concurrency
+#: threshold. So both are modelled as least outstanding requests, with no prefill saved (docs/simulate.md).
+QUEUED_AS_LEAST_OUTSTANDING = ("least_outstanding_requests", "prefix_aware", "kv_aware")
 
 #: Header of the public Azure LLM inference traces, and of a trace with times in seconds (case-insensitive).
 AZURE_COLUMNS = ("timestamp", "contexttokens", "generatedtokens")
@@ -413,7 +419,7 @@ class RequestLoad:
         self.slots = rates.slots
         self.inv_prefill = 1.0 / rates.prefill_tokens_per_second
         self.inv_decode = [0.0] + [1.0 / rates.per_sequence_decode(k) for k in range(1, rates.slots + 1)]
-        self.lor = routing == "least_outstanding_requests"
+        self.lor = routing in QUEUED_AS_LEAST_OUTSTANDING
         self.rng = random.Random(seed)
         nan = math.nan
         self.ttft = [nan] * n
