@@ -113,7 +113,7 @@ class Reporter:
 
     def _say(self, markup: str, indent: str = "    ") -> None:
         """One message, wrapped at spaces to the output's width (see :func:`cli.common.say`)."""
-        from fastscale.cli.common import output_width, wrap_text
+        from fastscale.cli.output import output_width, wrap_text
 
         for line in wrap_text(self.console.render_str(markup), output_width(self.console), indent):
             self.console.print(line, highlight=False, soft_wrap=True)

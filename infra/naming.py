@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from fastscale.infra import catalog
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
-from fastscale.infra.deployment import component_alarm_kinds, rollback_only_endpoint_kinds
 from fastscale.infra.secrets import container_environment
+from fastscale.infra.update_settings import component_alarm_kinds, rollback_only_endpoint_kinds
 
 #: Every endpoint has one production variant; SageMaker's console default name.
 VARIANT_NAME = "AllTraffic"

@@ -13,8 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.deployment import COMPONENT_ROLLBACK_KINDS, rollouts
+from fastscale.infra.deployment import rollouts
 from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.update_settings import COMPONENT_ROLLBACK_KINDS
 
 EXAMPLE = """\
 project: demo
