@@ -12,8 +12,10 @@ import click
 
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
 from fastscale.cli.output import console, output_width, say, wrap_text
-from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
+from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
+from fastscale.infra.network import remote_hint, remote_reason
 from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
+from fastscale.infra.safe_files import SpecialFileError, read_bytes, refuse_special
 
 if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
     from rich.console import Console
@@ -29,8 +31,6 @@ class UserPath(click.Path):
     anything opens it and blocks (``infra.safe_files``)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from fastscale.infra.safe_files import SpecialFileError, refuse_special
-
         converted = super().convert(value, param, ctx)
         try:
             refuse_special(os.fsdecode(converted), "path")
@@ -48,8 +48,6 @@ _TRUST_KEY = "fastscale.send_credentials_to_endpoint_url"
 
 def _remember_endpoint_url(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value:
-        from fastscale.infra.config import check_endpoint_url
-
         try:
             ctx.meta[_ENDPOINT_URL_KEY] = check_endpoint_url(value)
         except ValueError as exc:
@@ -98,8 +96,6 @@ def apply_target(config: FastscaleConfig, *, announce: bool = True) -> Fastscale
     url = ctx.meta.get(_ENDPOINT_URL_KEY) if ctx is not None else None
     trusted = bool(ctx.meta.get(_TRUST_KEY)) if ctx is not None else False
     if url:
-        from fastscale.infra.network import remote_hint, remote_reason
-
         reason = remote_reason(url, "--endpoint-url")
         if reason and not trusted:
             raise click.BadParameter(f"{reason}: {remote_hint(url)}", param_hint="'--endpoint-url'")
@@ -262,8 +258,6 @@ def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
 
     findings = run_rules(config)
     try:
-        from fastscale.infra.safe_files import read_bytes
-
         text = read_bytes(Path(path), 1 << 24, "config file").decode("utf-8")
     except (OSError, ValueError):  # it was read a moment ago; without it, findings keep their paths
         return findings

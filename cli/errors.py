@@ -77,7 +77,7 @@ def explain(exc: BaseException) -> tuple[str, int]:
     if _instance_of(exc, "botocore.exceptions", "ClientError") or _instance_of(
         exc, "botocore.exceptions", "BotoCoreError"
     ):
-        from fastscale.infra.aws.clients import describe_failure
+        from fastscale.infra.aws.clients import describe_failure  # lazy: boto3, loaded only when this runs
 
         return one_line(describe_failure(exc)), EXIT_FAILED
     if _instance_of(exc, "jsii.errors", "JSIIError") or _instance_of(exc, "jsii.errors", "JavaScriptError"):

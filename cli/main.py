@@ -105,7 +105,9 @@ class LazyGroup(click.Group):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from fastscale.stacks.engine_choice import engine_summary  # reads package metadata only
+    from fastscale.stacks.engine_choice import (
+        engine_summary,  # lazy: only --version needs it; --help loads no stacks code
+    )
 
     click.echo(f"fastscale, version {__version__}")
     click.echo(f"engine: {engine_summary()}")

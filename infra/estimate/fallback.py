@@ -8,7 +8,7 @@ the whole attempt (AWS: it is the total across pools, not a per-pool wait).
 
 from __future__ import annotations
 
-from fastscale.infra import capacity
+from fastscale.infra import capacity, catalog
 from fastscale.infra.config import EndpointSpec, InferenceComponentSpec, ModelSpec
 from fastscale.infra.estimate.params import EstimateParams
 from fastscale.infra.estimate.timeline import (
@@ -29,8 +29,6 @@ def fallback_scenario(
     ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec, inputs: WorkloadInputs, params: EstimateParams
 ) -> tuple[Scenario | None, list[str]]:
     """The scenario (None when the endpoint has no fallback pool or it cannot be estimated) and notes."""
-    from fastscale.infra import catalog
-
     pool = capacity.next_pool(ep)
     if pool is None:
         return None, []

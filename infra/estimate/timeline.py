@@ -14,8 +14,12 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from fastscale.infra import catalog
+from fastscale.infra.artifacts import parse_image
 from fastscale.infra.config import Autoscaling, EndpointSpec, InferenceComponentSpec, ScaleFromZero
 from fastscale.infra.estimate.params import EstimateParams, load_params
+from fastscale.infra.instance_fit import accelerator_architecture
+from fastscale.infra.rules._common import GIB_PER_GB, WEIGHTS_MAX_SHARE, cheapest_instance_for
 
 #: Phases in timeline order, with the words the human output uses.
 PHASE_LABELS: dict[str, str] = {
@@ -305,14 +309,10 @@ def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> t
 
 
 def image_is_ecr(image: str) -> bool:
-    from fastscale.infra.artifacts import parse_image
-
     return parse_image(image).is_ecr
 
 
 def _unknown_type_reason(instance_type: str) -> str:
-    from fastscale.infra import catalog
-
     if catalog.is_known_instance_type(instance_type):
         return (
             f"{instance_type} has no accelerator; the catalog holds network bandwidth for GPU, Inferentia and "
@@ -326,8 +326,6 @@ def workload_inputs(
     ep: EndpointSpec, workload: Any, params: EstimateParams
 ) -> tuple[WorkloadInputs | None, list[str]]:
     """The inputs for one single model or component of a config, or None and the reason it cannot be estimated."""
-    from fastscale.infra import catalog
-
     spec = catalog.get(ep.instance_type)
     if spec is None:
         return None, [f"not estimated: {_unknown_type_reason(ep.instance_type)}"]
@@ -399,8 +397,6 @@ def what_if(
     Unset options take the config's defaults (high-resolution metric, the scale-from-zero alarm settings),
     so a what-if matches what the same workload would get from a config file.
     """
-    from fastscale.infra import catalog
-
     params = params or load_params()
     spec = catalog.get(instance_type)
     if spec is None:
@@ -435,9 +431,6 @@ def what_if(
 
 def _check_fits(spec: Any, model_size_gb: float, accelerators: int) -> None:
     """Refuse weights that cannot load into the accelerator memory a copy gets, with the fix."""
-    from fastscale.infra.instance_fit import accelerator_architecture
-    from fastscale.infra.rules._common import GIB_PER_GB, WEIGHTS_MAX_SHARE, cheapest_instance_for
-
     weights_gib = model_size_gb * GIB_PER_GB
     available = accelerators * spec.accelerator_memory_gib
     if weights_gib <= available:

@@ -22,6 +22,7 @@ from fastscale.infra.aws_facts import (
     NO_CAPACITY_METRIC,
     TARGET_TRACKING,
 )
+from fastscale.infra.simulate.params import load_params
 
 _FAILED_ACTIVITY_STATUSES = frozenset({"Failed", "Unfulfilled"})
 
@@ -231,8 +232,6 @@ def _alarm_state_at(ev: Evidence, alarm: str, at: datetime) -> tuple[str | None,
 def reinvoke_seconds() -> float:
     """How often CloudWatch invokes an Auto Scaling action again while its alarm stays in ALARM: the figure
     (and source) the simulator uses, so both reason with the same AWS semantics."""
-    from fastscale.infra.simulate.params import load_params
-
     return float(load_params().alarm_reinvoke_seconds.value)
 
 
