@@ -31,7 +31,10 @@ from pydantic import (
 
 from fastscale.infra import safe_yaml
 from fastscale.infra.limits import ApiInt, Number
+from fastscale.infra.network import refused_reason
 from fastscale.infra.provider_versions import DEFAULT_AWS, DEFAULT_AWSCC, Constraint, ConstraintError
+from fastscale.infra.safe_files import SpecialFileError, read_bytes
+from fastscale.infra.secrets import redact as mask
 
 _ENV_NAME_RE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 
@@ -701,7 +704,6 @@ def check_endpoint_url(value: str | None) -> str | None:
         parts.port  # noqa: B018 - raises on a port that is not a number in range
     except ValueError:
         raise ValueError(f"'{value}' has an invalid port") from None
-    from fastscale.infra.network import refused_reason
 
     refused = refused_reason(value)
     if refused is not None:
@@ -866,8 +868,6 @@ def _friendly(err: ErrorDetails, loc: tuple[Any, ...] = ()) -> str:
 
 def redact(text: str) -> str:
     """A schema message with any credential it quotes masked (a URL's password, a token): see infra.secrets."""
-    from fastscale.infra.secrets import redact as mask
-
     return mask(text)
 
 
@@ -897,8 +897,6 @@ def parse_config(
 
 def load_config(path: str | Path) -> FastscaleConfig:
     """Read and validate a fastscale YAML file. Raises ConfigError (never a raw YAML/pydantic traceback)."""
-    from fastscale.infra.safe_files import SpecialFileError, read_bytes
-
     p = Path(path)
     try:
         # Read at most one byte past the limit: a huge file is refused without reading it all. A FIFO,

@@ -12,10 +12,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from fastscale.infra import catalog
+from fastscale.infra import capacity, catalog
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
-from fastscale.infra.deployment import component_alarm_kinds, rollback_only_endpoint_kinds
 from fastscale.infra.secrets import container_environment
+from fastscale.infra.update_settings import component_alarm_kinds, rollback_only_endpoint_kinds
 
 #: Every endpoint has one production variant; SageMaker's console default name.
 VARIANT_NAME = "AllTraffic"
@@ -195,8 +195,6 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
 def pool_model_names(ep_name: str, ep: EndpointSpec, components: list[ComponentNames], execution_role: str | None) -> list[str]:
     """The extra SageMaker models of an endpoint's fallback pools: one per pool whose override changes what
     makes a model (image, model data, environment), named as the model it replaces on that pool."""
-    from fastscale.infra import capacity
-
     out: list[str] = []
     for pool in capacity.pools(ep)[1:]:
         if ep.model is not None:

@@ -24,7 +24,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastscale.infra import catalog
+from fastscale.infra import catalog, safe_yaml
 from fastscale.infra.config import (
     ConfigError,
     EndpointSpec,
@@ -45,6 +45,7 @@ from fastscale.infra.simulate.requests import (
     service_rates,
     simulate_requests,
 )
+from fastscale.infra.yaml_edit import edit
 
 #: Share of an accelerator's memory the weights may take (the rest is the KV cache): as rule FS008 warns.
 WEIGHTS_MAX_SHARE = 0.90
@@ -577,9 +578,6 @@ def apply_to_text(text: str, settings: dict[str, Any], source: str) -> Written:
     """The config text with the settings applied: edited in place (comments kept) when every path can be, and
     read back to the same values; otherwise the file's data with the settings, written anew."""
     import yaml
-
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.yaml_edit import edit
 
     edited = edit(text, settings)
     if edited is not None:

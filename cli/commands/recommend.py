@@ -14,10 +14,17 @@ from fastscale.cli.common import (
     fail,
     json_option,
     load_checked,
+    print_findings,
     print_json,
     print_table,
+    rule_findings,
     say,
 )
+from fastscale.infra import recommend as rec_mod
+from fastscale.infra import safe_yaml
+from fastscale.infra.config import ConfigError, load_config
+from fastscale.infra.rules import has_errors
+from fastscale.infra.simulate import requests as req
 
 
 def _types(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
@@ -133,10 +140,6 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     """
     from rich.markup import escape
 
-    from fastscale.infra import recommend as rec_mod
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.simulate import requests as req
-
     if write_path is not None:
         target = Path(write_path)
         if target.exists() and target.resolve() == Path(config_file).resolve():
@@ -184,8 +187,6 @@ def _run(search, workers):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from fastscale.infra import recommend as rec_mod
-
     with Progress(TextColumn("simulating candidates"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("candidates", total=len(search.candidates))
@@ -203,10 +204,6 @@ def _write(path: str, text: str, force: bool) -> None:
 
 
 def _validate_written(path: str, as_json: bool) -> None:
-    from fastscale.cli.common import print_findings, rule_findings
-    from fastscale.infra.config import ConfigError, load_config
-    from fastscale.infra.rules import has_errors
-
     try:
         findings = rule_findings(load_config(path), path)
     except ConfigError as err:

@@ -35,6 +35,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from fastscale.infra import catalog, safe_yaml
+from fastscale.infra.config import InferenceComponentSpec, format_path
 from fastscale.infra.simulate.engine import Result, SimSpec, simulate
 from fastscale.infra.simulate.params import SimulateParams
 from fastscale.infra.simulate.traffic import MAX_TRACE_BYTES, MAX_WINDOW_SECONDS
@@ -222,9 +224,6 @@ class Profile(BaseModel):
 
 
 def read_profile(path: str | Path) -> Profile:
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.config import format_path
-
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -292,8 +291,6 @@ class ServiceRates:
 def roofline(instance_type: str, accelerators: int, model_size_gb: float, params: SimulateParams) -> tuple[float, float] | None:
     """(prefill tokens/s, decode tokens/s of one sequence alone) of one copy from the accelerator's figures;
     None when the catalog or the parameters do not know the accelerator."""
-    from fastscale.infra import catalog
-
     spec = catalog.get(instance_type)
     if spec is None or model_size_gb <= 0 or accelerators < 1:
         return None
@@ -310,9 +307,6 @@ def roofline(instance_type: str, accelerators: int, model_size_gb: float, params
 def copy_accelerators(ep: Any, w: Any, instance_type: str | None = None) -> int:
     """Accelerators one copy runs on: the component's reservation, or every accelerator of a single-model
     endpoint's instance."""
-    from fastscale.infra import catalog
-    from fastscale.infra.config import InferenceComponentSpec
-
     if isinstance(w, InferenceComponentSpec):
         return int(w.resources.accelerators or 0)
     spec = catalog.get(instance_type or ep.instance_type)
