@@ -156,7 +156,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     except rec_mod.RecommendInputError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
 
-    outcomes = _run(search, workers)
+    outcomes = _run(search, workers, max_rejected)
     result = rec_mod.recommend(search, outcomes, ttft_p99, max_rejected)
 
     written = None
@@ -179,7 +179,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
         sys.exit(EXIT_FAILED)
 
 
-def _run(search, workers):
+def _run(search, workers, max_rejected):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -188,7 +188,8 @@ def _run(search, workers):
     with Progress(TextColumn("simulating candidates"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("candidates", total=len(search.candidates))
-        return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n))
+        return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n),
+                                    max_rejected=max_rejected)
 
 
 def _write(path: str, text: str, force: bool) -> None:
