@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastscale.infra import safe_yaml
-from fastscale.infra.config import load_config
+from fastscale.infra.config import load_config, parse_config
 from fastscale.infra.recommend import (
+    apply_to_text,
     build_search,
     evaluate,
     evaluate_all,
@@ -22,6 +23,7 @@ from fastscale.infra.recommend import (
     minimum_groups,
     recommend,
 )
+from fastscale.infra.rules import has_errors, run_rules
 from fastscale.infra.simulate.engine import simulate
 from fastscale.infra.simulate.params import load_params
 from fastscale.infra.simulate.requests import RequestLoad, read_request_trace
@@ -94,6 +96,8 @@ def test_the_hour_shares_and_stops_a_lot(hour):
     search, _ = hour
     fast = evaluate_all(search, workers=1, max_rejected=0.0)
     assert sum(o.stopped_early for o in fast) >= len(fast) // 4
+    doc = recommend(search, fast, 5.0, 0.0).to_dict()
+    assert doc["candidates_stopped_early"] == sum(o.stopped_early for o in fast) and doc["candidates"] == len(fast)
     groups = minimum_groups(search)
     assert len(groups) == len(search.candidates) // 3 and all(len(g) == 3 for g in groups)
 
@@ -155,8 +159,8 @@ def test_outcomes_stopped_under_a_stricter_limit_are_refused(quarter):
 @settings(max_examples=60, deadline=None)
 @given(st.floats(0.05, 70), st.floats(0.05, 70))
 def test_a_stricter_slo_never_gives_a_cheaper_choice_on_the_hour(hour, a, b):
-    """On the real one-hour trace, through the fast path: the choice's cost never falls as the SLO tightens,
-    and it meets the SLO."""
+    """On the real one-hour trace, through the fast path: the choice's cost never falls as the SLO tightens, it
+    meets the SLO, the front is non-dominated, and the config written with the choice validates."""
     search, _ = hour
     fast = _hour_fast(search)
     strict, loose = sorted((a, b))
@@ -169,6 +173,10 @@ def test_a_stricter_slo_never_gives_a_cheaper_choice_on_the_hour(hour, a, b):
         for y in front:
             assert x is y or not (x.cost_usd <= y.cost_usd and x.ttft_p99_s <= y.ttft_p99_s)
     assert all(math.isfinite(o.cost_usd) for o in front)
+    if easy is not None:
+        written = apply_to_text(ZERO.read_text(), easy.candidate.settings, str(ZERO))
+        assert written.comments_kept
+        assert not has_errors(run_rules(parse_config(safe_yaml.load(written.text).data)))
 
 
 _FAST: dict[int, tuple] = {}
