@@ -88,7 +88,7 @@ def render(rec) -> None:
               help="The SLO: 99th percentile of time to first token of the served requests.")
 @click.option("--max-rejected", type=click.FloatRange(min=0, max=1), default=0.0, show_default=True,
               metavar="FRACTION", help="Share of requests that may fail (no capacity, or no first token within "
-              "the timeout).")
+              "the timeout). A candidate's replay stops once more have failed: it can no longer be chosen.")
 @click.option("--instance-types", callback=_types, metavar="T1,T2,...",
               help="Search these instance types. Default: the catalog's types of the configured accelerator kind "
               "that hold the model, the 5 cheapest shapes for the trace's busiest minute, and the configured one.")
