@@ -95,7 +95,7 @@ def render(rec) -> None:
               help="The SLO: 99th percentile of time to first token of the served requests.")
 @click.option("--max-rejected", type=click.FloatRange(min=0, max=1), default=0.0, show_default=True,
               metavar="FRACTION", help="Share of requests that may fail (no capacity, or no first token within "
-              "the timeout).")
+              "the timeout). A candidate's replay stops once more have failed: it can no longer be chosen.")
 @click.option("--instance-types", callback=_types, metavar="T1,T2,...",
               help="Search these instance types. Default: the catalog's types of the configured accelerator kind "
               "that hold the model, the 5 cheapest shapes for the trace's busiest minute, and the configured one.")
@@ -160,7 +160,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     except rec_mod.RecommendInputError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
 
-    outcomes = _run(search, workers)
+    outcomes = _run(search, workers, max_rejected)
     result = rec_mod.recommend(search, outcomes, ttft_p99, max_rejected)
 
     written = None
@@ -183,14 +183,15 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
         sys.exit(EXIT_FAILED)
 
 
-def _run(search, workers):
+def _run(search, workers, max_rejected):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("simulating candidates"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("candidates", total=len(search.candidates))
-        return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n))
+        return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n),
+                                    max_rejected=max_rejected)
 
 
 def _write(path: str, text: str, force: bool) -> None:
