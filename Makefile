@@ -32,10 +32,12 @@ demo: $(STAMP)
 	  $(BIN)/fastscale estimate $$f || exit $$?; \
 	done
 
-## The whole test suite, then the security scan of the synthesized Terraform.
+## The whole test suite (after ruff, mypy and the import contracts of pyproject.toml), then the security scan of
+## the synthesized Terraform.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(MAKE) --no-print-directory typecheck
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/pytest
 	bash scripts/engine_elements.sh check
 	bash scripts/run_checkov.sh

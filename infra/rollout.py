@@ -29,6 +29,11 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.config import InferenceComponentSpec
+from fastscale.infra.cutover import cutover_count
+from fastscale.infra.estimate import estimate_config
+from fastscale.infra.naming import component_name_of, endpoint_name_of
+
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
     from fastscale.infra.estimate.params import EstimateParams
@@ -394,11 +399,6 @@ def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None
     ``instances.initial`` and ``instances.max``), each a new instance's start-up (with container image
     caching where it applies). A component's live copy count may differ when auto scaling has moved it.
     """
-    from fastscale.infra.config import InferenceComponentSpec
-    from fastscale.infra.cutover import cutover_count
-    from fastscale.infra.estimate import estimate_config
-    from fastscale.infra.naming import component_name_of, endpoint_name_of
-
     out: dict[str, RolloutInputs] = {}
     workloads = [(ep, w) for ep in config.endpoints for _, w in ep.workloads()]
     for estimate, (ep, workload) in zip(estimate_config(config, params), workloads, strict=True):

@@ -22,6 +22,11 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.infra import safe_yaml
+from fastscale.infra.config import ConfigError, FastscaleConfig, parse_config
+from fastscale.infra.regions import is_sagemaker_region, suggest
+from fastscale.infra.rules import has_errors, run_rules, with_lines
+from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
 
 HEADER = (
     "# Written by `fastscale adopt` from the live endpoint {endpoint} ({region}).\n"
@@ -69,22 +74,17 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
     if (target.exists() or target.is_symlink()) and not force:
         fail(f"{out} exists: adopt never overwrites a file; choose another --out, or --force to replace it", EXIT_BAD_INPUT)
 
-    from fastscale.infra.regions import is_sagemaker_region, suggest
-
     if not is_sagemaker_region(region):
         close = suggest(region)
         raise click.BadParameter(f"'{region}' is not a region with SageMaker AI"
                                  + (f" (did you mean {' or '.join(close)}?)" if close else ""), param_hint="'--region'")
     if project is not None:
-        from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
-
         if not SAGEMAKER_NAME_RE.match(project):
             raise click.BadParameter("letters, digits and hyphens, starting and ending with a letter or digit",
                                      param_hint="'--project'")
 
-    from fastscale.infra.aws.adopt import AdoptRefused, build_config, default_project, read_live
-    from fastscale.infra.aws.clients import AwsClients, AwsError
-    from fastscale.infra.config import FastscaleConfig
+    from fastscale.infra.aws.adopt import AdoptRefused, build_config, default_project, read_live  # lazy: boto3
+    from fastscale.infra.aws.clients import AwsClients, AwsError  # lazy: boto3
 
     # The command line's --endpoint-url (and its opt-in) checked as for every command, on a stand-in config.
     probe = apply_target(FastscaleConfig.model_construct(project="adopt", region=region, endpoints=[], endpoint_url=None))
@@ -102,8 +102,6 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
 
     text = _yaml(adoption.data, endpoint, region)
     config, findings = _validate(text, out)
-    from fastscale.infra.rules import has_errors
-
     if has_errors(findings):
         if as_json:
             print_json({"written": None, "config": adoption.data, "findings": [f.to_dict() for f in findings],
@@ -114,7 +112,7 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
                 stderr=True)
         sys.exit(EXIT_BAD_INPUT)
 
-    from fastscale.stacks.app import import_blocks
+    from fastscale.stacks.app import import_blocks  # lazy: the CDK engine
 
     imports = import_blocks(config)
     _write(target, text, force)
@@ -147,9 +145,6 @@ def _yaml(data: dict[str, Any], endpoint: str, region: str) -> str:
 
 def _validate(text: str, source: str) -> tuple[Any, list[Any]]:
     """The written text read back as `fastscale validate` reads a file: schema, then every rule."""
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.config import ConfigError, parse_config
-    from fastscale.infra.rules import run_rules, with_lines
 
     loaded = safe_yaml.load(text)
     try:

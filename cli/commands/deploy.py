@@ -36,6 +36,7 @@ from fastscale.cli.stack import (
     refuse_without_terminal,
     terraform_bin_option,
 )
+from fastscale.infra.rollout import PlanClassification
 
 #: Default seconds `deploy` waits for endpoints and components to become InService before verifying.
 DEFAULT_WAIT_TIMEOUT = 3600
@@ -128,8 +129,6 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     A config with errors or a name clash also exits 2 then: a pipeline that
     acts on the codes should run `fastscale validate` first.
     """
-    from fastscale.infra.rollout import PlanClassification
-
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("plan", checked, as_json, reporter)

@@ -18,6 +18,9 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.infra.detection import detection_summary
+from fastscale.infra.outputs import synth_targets
+from fastscale.infra.state import StateLayoutError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -60,10 +63,6 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
     checked = [load_checked(path, as_json=as_json) for path in config_files]
     several = len(checked) > 1
 
-    from fastscale.infra.detection import detection_summary
-    from fastscale.infra.outputs import synth_targets
-    from fastscale.infra.state import StateLayoutError
-
     try:
         # several: every output is checked before any is written (one FILE: `synthesize` checks its own)
         targets = synth_targets([(c.source, c.config) for c in checked], outdir) if several else [Path(outdir)]
@@ -72,8 +71,8 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
         fail(str(exc), EXIT_BAD_INPUT)  # with --json: one JSON object with `error` (cli.errors)
 
     # imports jsii and starts node: only once the configs are known to be good
-    from fastscale.stacks.app import synthesize
-    from fastscale.stacks.engine import ENGINE
+    from fastscale.stacks.app import synthesize  # lazy: cdktf/jsii, loaded only when this runs
+    from fastscale.stacks.engine import ENGINE  # lazy: cdktf/jsii, loaded only when this runs
 
     engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}
     documents = []

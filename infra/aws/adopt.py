@@ -39,14 +39,17 @@ METRICS = {
     COMPONENT_HIGH_RESOLUTION: "high_resolution",
     COMPONENT_INVOCATIONS: "invocations",
 }
-ROUTING = {"LEAST_OUTSTANDING_REQUESTS": "least_outstanding_requests", "RANDOM": "random"}
+ROUTING = {"LEAST_OUTSTANDING_REQUESTS": "least_outstanding_requests", "RANDOM": "random",
+           "PREFIX_AWARE": "prefix_aware", "KV_AWARE": "kv_aware"}
+#: A variant's RoutingConfig keys the config reproduces.
+_ROUTING_KEYS = {"RoutingStrategy", "PrefixAwareRoutingConfig"}
 #: Application Auto Scaling's cooldowns when a target-tracking policy sets none (the config writes them).
 AAS_DEFAULT_COOLDOWN = 300
 #: Keys of a live variant the config reproduces; any other key set is refused (see `_variant_refusals`).
 _VARIANT_KEYS = {
     "VariantName", "ModelName", "InitialInstanceCount", "InstanceType", "InitialVariantWeight",
     "VolumeSizeInGB", "ModelDataDownloadTimeoutInSeconds", "ContainerStartupHealthCheckTimeoutInSeconds",
-    "ManagedInstanceScaling", "RoutingConfig",
+    "ManagedInstanceScaling", "RoutingConfig", "InferenceAmiVersion",
 }
 #: Keys of a live endpoint configuration the config reproduces.
 _CONFIG_KEYS = {
@@ -165,8 +168,15 @@ def build_config(live: Live, region: str, project: str) -> Adoption:
         adopted["variant"] = variant["VariantName"]
     spec: dict[str, Any] = {"name": "main", "instance_type": variant["InstanceType"]}
 
-    strategy = (variant.get("RoutingConfig") or {}).get("RoutingStrategy")
+    routing_config = variant.get("RoutingConfig") or {}
+    strategy = routing_config.get("RoutingStrategy")
     spec["routing"] = ROUTING[strategy] if strategy else None
+    prefix = routing_config.get("PrefixAwareRoutingConfig")
+    if prefix:
+        spec["prefix_routing"] = {"prefix_length": prefix.get("PrefixLength"),
+                                  "concurrency_threshold": prefix.get("ConcurrencyThreshold")}
+    if variant.get("InferenceAmiVersion"):
+        spec["inference_ami_version"] = variant["InferenceAmiVersion"]
     if strategy is None:
         notes.append(Note(f"{path}.routing", "no RoutingConfig on the live variant: kept unset (SageMaker's default, "
                           "RANDOM); `least_outstanding_requests` would need a new endpoint configuration", "kept"))
@@ -329,8 +339,8 @@ def _refusals(live: Live) -> list[str]:
         if routing.get("RoutingStrategy") is not None and routing["RoutingStrategy"] not in ROUTING:
             out.append(f"variant {v['VariantName']} routes with {routing['RoutingStrategy']}: fastscale routes with "
                        f"{' or '.join(sorted(ROUTING))} (or SageMaker's default)")
-        elif set(routing) - {"RoutingStrategy"}:
-            out.append(f"variant {v['VariantName']} sets {', '.join(sorted(set(routing) - {'RoutingStrategy'}))} in its "
+        elif set(routing) - _ROUTING_KEYS:
+            out.append(f"variant {v['VariantName']} sets {', '.join(sorted(set(routing) - _ROUTING_KEYS))} in its "
                        "RoutingConfig, which fastscale does not model")
         if v.get("ModelName") and (v.get("ManagedInstanceScaling") or {}).get("Status") == "ENABLED":
             out.append(f"variant {v['VariantName']} has a model and managed instance scaling: fastscale scales a "

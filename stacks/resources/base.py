@@ -34,6 +34,7 @@ are literal there), goes through `engine_verbatim`: not escaped, the token synta
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -196,6 +197,44 @@ def to_terraform(value: Any) -> Any:
     return value
 
 
+class OverrideError(ValueError):
+    """An override path that does not fit the attributes it is applied to (validation reports it first)."""
+
+
+def apply_override(attributes: dict[str, Any], path: str, value: Any) -> None:
+    """Set `attributes` at the dotted `path` to `value`, in place: a numeric part indexes a list (an existing
+    element, or the next one, which is created), any other part a map key (the map created when missing)."""
+    parts = path.split(".")
+    value = copy.deepcopy(value)  # the attributes never share (and a later override never changes) the caller's data
+    node: Any = attributes
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        where = ".".join(parts[: i + 1])
+        if isinstance(node, list):
+            if not part.isdigit():
+                raise OverrideError(f"{path}: {'.'.join(parts[:i])} is a list, so {part!r} must be an index")
+            index = int(part)
+            if index > len(node):
+                raise OverrideError(f"{path}: {where} is past the end of a list of {len(node)}")
+            if index == len(node):
+                node.append(None)
+            if last:
+                node[index] = value
+            else:
+                if node[index] is None:
+                    node[index] = [] if parts[i + 1].isdigit() else {}
+                node = node[index]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            else:
+                if node.get(part) is None:
+                    node[part] = [] if parts[i + 1].isdigit() else {}
+                node = node[part]
+        else:
+            raise OverrideError(f"{path}: {'.'.join(parts[:i])} holds a single value, not attributes")
+
+
 # ------------------------------------------------------------------------------------------------ logical ids
 
 _HIDDEN = "Default"  # left out of the id entirely
@@ -325,6 +364,7 @@ class Resource(_NoEngineTokens, Deferred, TerraformResource, Generic[P], metacla
         self.props = props
         self._depends_on = list(depends_on) if depends_on else []
         self._lifecycle = lifecycle
+        self._overrides: list[tuple[str, Any]] = []
         self.logical_id = _register(self, scope, id_)  # TerraformResource(scope, id_, ...), with the stack's others
 
     def engine_config(self) -> list[Any]:
@@ -333,11 +373,21 @@ class Resource(_NoEngineTokens, Deferred, TerraformResource, Generic[P], metacla
     def attributes(self) -> dict[str, Any]:
         """The Terraform attributes of the props as they are now, with the meta-arguments."""
         out = to_terraform(self.props)
+        for path, value in self._overrides:
+            apply_override(out, path, value)
         if self._depends_on:
             out["depends_on"] = [_address(d) for d in self._depends_on]
         if self._lifecycle is not None:
             out["lifecycle"] = to_terraform(self._lifecycle)
         return out
+
+    def add_override(self, path: str, value: Any) -> None:
+        """Set the attribute at the dotted `path` (`production_variants.0.enable_ssm_access`) to `value`, over
+        what the props write: the engine's `addOverride`, done in Python because the layer hands the engine
+        the attributes itself (an engine override of an attribute the props set would clash with them).
+        Numeric parts index lists; missing maps are created. `value` is data like props: every plain `str`
+        in it, nested ones included, is a literal, escaped by `render` with the rest of the attributes."""
+        self._overrides.append((path, value))
 
     def attr(self, name: str) -> Ref:
         """A Terraform reference to one of this resource's attributes (e.g. `arn`)."""

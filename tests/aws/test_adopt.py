@@ -204,13 +204,27 @@ def test_a_model_variant_with_managed_instance_scaling_is_refused(aws):
         "with Application Auto Scaling only, which would need a new configuration"]
 
 
+def test_prefix_aware_routing_and_the_ami_version_are_kept_with_their_settings(aws):
+    sdk_endpoint(aws)
+    live = read_live(NAME, REGION, clients=aws)
+    variant = live.config["ProductionVariants"][0]
+    variant["RoutingConfig"] = {"RoutingStrategy": "PREFIX_AWARE",
+                                "PrefixAwareRoutingConfig": {"PrefixLength": 2048, "ConcurrencyThreshold": 8}}
+    variant["InferenceAmiVersion"] = "al2-ami-sagemaker-inference-gpu-3-1"
+    config = parse_config(build_config(live, REGION, "sdk").data)
+    ep = config.endpoints[0]
+    assert ep.routing == "prefix_aware" and ep.prefix_routing is not None
+    assert (ep.prefix_routing.prefix_length, ep.prefix_routing.concurrency_threshold) == (2048, 8)
+    assert ep.inference_ami_version == "al2-ami-sagemaker-inference-gpu-3-1"
+    assert not has_errors(run_rules(config))
+
+
 def test_a_routing_strategy_fastscale_does_not_model_is_refused_not_a_traceback(aws):
     sdk_endpoint(aws)
     live = read_live(NAME, REGION, clients=aws)
-    live.config["ProductionVariants"][0]["RoutingConfig"] = {
-        "RoutingStrategy": "PREFIX_AWARE", "PrefixAwareRoutingConfig": {"PrefixLength": 64}}
+    live.config["ProductionVariants"][0]["RoutingConfig"] = {"RoutingStrategy": "SESSION_AWARE", "Stickiness": {}}
     with pytest.raises(AdoptRefused) as refused:
         build_config(live, REGION, "sdk")
     assert [r for r in refused.value.reasons if "routes with" in r] == [
-        "variant AllTraffic routes with PREFIX_AWARE: fastscale routes with LEAST_OUTSTANDING_REQUESTS or RANDOM "
-        "(or SageMaker's default)"]
+        "variant AllTraffic routes with SESSION_AWARE: fastscale routes with KV_AWARE or LEAST_OUTSTANDING_REQUESTS or "
+        "PREFIX_AWARE or RANDOM (or SageMaker's default)"]

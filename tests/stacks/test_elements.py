@@ -100,16 +100,31 @@ def test_a_python_override_of_the_rendering_still_gets_the_attributes(tmp_path):
     assert doc["locals"] == {"roles": ["role"]}
 
 
-def test_an_override_of_an_attribute_is_refused_with_its_address():
+def test_an_engine_override_of_an_attribute_is_refused_with_its_address():
+    """The layer's `add_override` sets attributes in Python (below); the engine's own `addOverride`, reached
+    past it, would clash with the attributes the layer hands over, and is refused."""
+    from fastscale.stacks.engine import App, TerraformResource
+    from fastscale.stacks.resources.base import ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    stack = ResourceStack(App(), "s")
+    role = IamRole(stack, "role", IamRoleProps(name="r", assume_role_policy="{}"))
+    TerraformResource.add_override(role, "name", "other")
+    with pytest.raises(RuntimeError, match=r'aws_iam_role\.role: attributes \["name"\] are also set by the engine'):
+        stack.to_terraform()
+
+
+def test_the_layers_add_override_sets_the_attribute_literally():
     from fastscale.stacks.engine import App
     from fastscale.stacks.resources.base import ResourceStack
     from fastscale.stacks.resources.iam import IamRole, IamRoleProps
 
     stack = ResourceStack(App(), "s")
     role = IamRole(stack, "role", IamRoleProps(name="r", assume_role_policy="{}"))
-    role.add_override("name", "other")
-    with pytest.raises(RuntimeError, match=r'aws_iam_role\.role: attributes \["name"\] are also set by the engine'):
-        stack.to_terraform()
+    role.add_override("name", "${other}")
+    role.add_override("max_session_duration", 7200)
+    body = stack.to_terraform()["resource"]["aws_iam_role"]["role"]
+    assert (body["name"], body["max_session_duration"]) == ("$${other}", 7200)
 
 
 def test_the_shipped_node_package_is_built_from_the_source_in_the_tree():
