@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "explain": ("explain", "Explain why a live endpoint did or did not scale, with fixes."),
     "init": ("init", "Create a new fastscale project (config, cdktf app, CI workflow)."),
     "emulator": ("emulator", "Run a local AWS emulator to rehearse deploy and destroy without an account."),
+    "adopt": ("adopt", "Write a config that takes over a live endpoint made elsewhere (imports it)."),
 }
 
 

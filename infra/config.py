@@ -251,6 +251,79 @@ class ComponentDeployment(_Strict):
     rolling: ComponentRolling | None = Field(None, description="Overrides the endpoint's `deployment.components`.")
 
 
+# --------------------------------------------------------------------------------------------- adopted
+
+
+def _live_name(value: str) -> str:
+    if not _SAGEMAKER_NAME_RE.fullmatch(value):
+        raise ValueError(
+            f"{value[:80]!r} is not a SageMaker resource name: letters, digits and hyphens, starting and ending "
+            "with a letter or digit, at most 63 characters (copy it from the AWS console or `fastscale adopt`)"
+        )
+    return value
+
+
+def _policy_name(value: str) -> str:
+    if "${" in value or "%{" in value:
+        raise ValueError(f"{value[:80]!r}: a scaling policy name fastscale adopts may not contain '${{' or '%{{'")
+    return value
+
+
+_SAGEMAKER_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
+#: The name of a live SageMaker resource (model, endpoint configuration, endpoint, variant, component).
+LiveName = Annotated[str, AfterValidator(_live_name)]
+#: The name of a live Application Auto Scaling policy (1-256 printable characters).
+PolicyName = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[\x20-\x7e]+$"),
+                       AfterValidator(_policy_name)]
+
+
+class Adopted(_Strict):
+    """What an endpoint and a component adopt alike: the live model, its data form, its auto scaling."""
+
+    model: LiveName | None = Field(
+        None,
+        description="Name of the live SageMaker model to keep. A model cannot be changed: remove this key in the "
+        "same change as a new image, model data or environment, so the new model gets a fresh name.",
+    )
+    model_data_url: bool = Field(
+        False,
+        description="The live model names its data as ModelDataUrl (as the SageMaker Python SDK creates models) "
+        "instead of ModelDataSource: keep that form, since changing it would replace the model.",
+    )
+    scalable_target: bool = Field(
+        False, description="The live resource has an Application Auto Scaling scalable target: import it."
+    )
+    scaling_policy: PolicyName | None = Field(
+        None, description="Name of the live target-tracking policy to keep (and import) instead of fastscale's own name."
+    )
+
+
+class AdoptedEndpoint(Adopted):
+    """Live resources this endpoint takes over (written by `fastscale adopt`, docs/adopt.md): their names are
+    kept instead of fastscale's naming, and the next deploy imports them into the Terraform state (import
+    blocks) instead of creating new ones. Once imported, the import blocks change nothing."""
+
+    endpoint: LiveName = Field(..., description="Name of the live endpoint; replaces `<project>-<name>`.")
+    endpoint_config: LiveName | None = Field(
+        None,
+        description="Name of the live endpoint configuration to keep. A configuration cannot be changed: remove "
+        "this key in the same change as any setting of the variant (instance type, counts, routing, model), so "
+        "the new configuration gets a fresh name and the endpoint switches to it.",
+    )
+    variant: LiveName = Field("AllTraffic", description="Name of the live production variant.")
+
+
+class AdoptedComponent(Adopted):
+    """A live inference component this component takes over (see `AdoptedEndpoint`)."""
+
+    name: LiveName = Field(..., description="Name of the live inference component; replaces `<project>-<name>`.")
+    arn: str = Field(
+        ...,
+        pattern=r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:inference-component/[a-zA-Z0-9-]{1,63}$",
+        description="ARN of the live inference component (hashicorp/awscc imports it by ARN).",
+    )
+
+
 # --------------------------------------------------------------------------------------------- workloads
 
 
@@ -363,12 +436,17 @@ class InferenceComponentSpec(_Workload):
     name: str = Field(..., description="Component name, unique within the file.")
     resources: Resources = Field(..., description="Compute reserved per copy.")
     copies: Capacity = Field(default_factory=Capacity, description="Copy counts; min 0 enables scale to zero.")
-    data_cache: bool = Field(
+    data_cache: bool | None = Field(
         True,
-        description="DataCacheConfig.EnableCaching: cache image and model on each instance so later copies start faster.",
+        description="DataCacheConfig.EnableCaching: cache image and model on each instance so later copies start faster. "
+        "null: no DataCacheConfig is sent (SageMaker's undocumented default), as on a component made without one "
+        "(`fastscale adopt` keeps it so).",
     )
     deployment: ComponentDeployment | None = Field(
         None, description="This component's update settings, over the endpoint's `deployment`."
+    )
+    adopted: AdoptedComponent | None = Field(
+        None, description="The live inference component this one takes over (written by `fastscale adopt`)."
     )
     overrides: Overrides = Field(default_factory=dict, description=_OVERRIDES_HELP)
 
@@ -517,7 +595,7 @@ class EndpointSpec(_Strict):
         ..., description="SageMaker instance type, e.g. ml.g6.2xlarge; the first choice (priority 1) when capacity.fallback is set."
     )
     instances: Capacity = Field(default_factory=Capacity, description="Instance counts of the endpoint's variant.")
-    routing: Literal["least_outstanding_requests", "random", "prefix_aware", "kv_aware"] = Field(
+    routing: Literal["least_outstanding_requests", "random", "prefix_aware", "kv_aware"] | None = Field(
         "least_outstanding_requests",
         description="How the endpoint routes requests among its instances / copies (the variant's RoutingConfig."
         "RoutingStrategy). fastscale's default is least_outstanding_requests, deliberately not AWS's (RANDOM, "
@@ -525,7 +603,9 @@ class EndpointSpec(_Strict):
         "queue requests behind a long generation while another instance sits idle; least outstanding requests "
         "sends each request to the instance with the most free capacity (AWS ML blog, \"Minimize real-time "
         "inference latency by using Amazon SageMaker routing strategies\"). random: AWS's default, e.g. to keep "
-        "an existing endpoint's routing unchanged. prefix_aware (PREFIX_AWARE, needs `prefix_routing`): requests "
+        "an existing endpoint's routing unchanged. null: the configuration sets no RoutingConfig at all, so "
+        "SageMaker uses its default (RANDOM), as on an endpoint made without one (`fastscale adopt` writes it so: "
+        "adding a RoutingConfig would need a new endpoint configuration). prefix_aware (PREFIX_AWARE, needs `prefix_routing`): requests "
         "sharing a prompt prefix go to the same instance / copy until it has `concurrency_threshold` requests in "
         "flight; applied only when two or more instances can serve. kv_aware (KV_AWARE): to an instance or copy "
         "that already holds the prompt's start in its KV cache, weighed against load, else as least outstanding "
@@ -576,6 +656,11 @@ class EndpointSpec(_Strict):
         default_factory=Deployment,
         description="How updates roll out: blue/green or rolling, bake time and automatic rollback on this stack's alarms.",
     )
+    adopted: AdoptedEndpoint | None = Field(
+        None,
+        description="Live resources this endpoint takes over, with their names (written by `fastscale adopt`, "
+        "docs/adopt.md). Unset: fastscale names and creates everything.",
+    )
     overrides: Overrides = Field(default_factory=dict, description=_OVERRIDES_HELP)
 
     @model_validator(mode="after")
@@ -584,11 +669,18 @@ class EndpointSpec(_Strict):
             raise ValueError("set either `model` (single-model endpoint) or `inference_components`, not both")
         if self.model is None and not self.inference_components:
             raise ValueError("needs a `model` block (single-model endpoint) or a list of `inference_components`")
+        if self.adopted is None and any(c.adopted is not None for c in self.inference_components):
+            raise ValueError("a component can only adopt a live one on an adopted endpoint: set `adopted.endpoint`")
         return self
 
     @property
     def uses_inference_components(self) -> bool:
         return bool(self.inference_components)
+
+    @property
+    def routing_in_effect(self) -> Literal["least_outstanding_requests", "random", "prefix_aware", "kv_aware"]:
+        """How the endpoint really routes: `routing`, or AWS's default (random) when it is null."""
+        return self.routing or "random"
 
     @property
     def needs_awscc_config(self) -> bool:

@@ -28,7 +28,7 @@ from fastscale.infra.aws_facts import (
     VARIANT_INVOCATIONS,
 )
 from fastscale.infra.config import Autoscaling, FastscaleConfig
-from fastscale.infra.naming import component_name, endpoint_name
+from fastscale.infra.naming import component_name_of, endpoint_name_of
 
 WorkloadKind = Literal["model", "component"]
 
@@ -115,7 +115,7 @@ def detection_summary(config: FastscaleConfig) -> list[DetectionRow]:
     """One row per single-model endpoint and per inference component, in config order."""
     rows: list[DetectionRow] = []
     for ep in config.endpoints:
-        ep_name = endpoint_name(config.project, ep.name)
+        ep_name = endpoint_name_of(config.project, ep)
         if ep.model is not None:
             rows.append(_row(ep_name, ep_name, "model", ep.model.autoscaling, None))
             continue
@@ -125,5 +125,5 @@ def detection_summary(config: FastscaleConfig) -> list[DetectionRow]:
                 # The NoCapacityInvocationFailures alarm must breach for all its evaluation periods before the
                 # step policy adds the first copy.
                 zero = c.autoscaling.scale_from_zero.period * c.autoscaling.scale_from_zero.evaluation_periods
-            rows.append(_row(ep_name, component_name(config.project, c.name), "component", c.autoscaling, zero))
+            rows.append(_row(ep_name, component_name_of(config.project, c), "component", c.autoscaling, zero))
     return rows

@@ -1,7 +1,7 @@
 """A local AWS emulator for rehearsing a deploy: moto's server, plus what fastscale needs that moto lacks.
 
 ``fastscale emulator`` runs it in the foreground; the end-to-end tests run the same server in a thread. It
-is moto (``pip install 'fastscale[emulator]'``) with four differences, each checked against moto 5.2.5:
+is moto (``pip install 'fastscale[emulator]'``) with five differences, each checked against moto 5.2.5:
 
 - **Application Auto Scaling tags.** moto accepts ``RegisterScalableTarget`` but drops its ``Tags`` and has
   no ``TagResource``, ``UntagResource`` or ``ListTagsForResource``. The hashicorp/aws provider reads a
@@ -17,6 +17,11 @@ is moto (``pip install 'fastscale[emulator]'``) with four differences, each chec
   The provider reads each as a block the config lacks and, since neither can change in place, plans to
   replace the model (under the same name) and the endpoint configuration on every deploy. Here they are
   left out, as AWS does (``_OMITTED_WHEN_EMPTY``).
+- **The container's mode.** moto leaves ``PrimaryContainer.Mode`` out of ``DescribeModel`` when the model
+  was made without one (as the SageMaker Python SDK makes it); AWS answers ``SingleModel``, its default
+  (API reference, ``ContainerDefinition.Mode``). The provider reads a missing mode as a change that forces a
+  new model, so a model made outside Terraform and imported (``fastscale adopt``) would plan a replacement a
+  real account does not get. Here the default is answered.
 - **Service Quotas.** moto answers ``ListServiceQuotas`` with an HTTP 500 page (not implemented), which
   reads like an AWS outage. Here it is ``UnknownOperationException`` saying the emulator has no Service
   Quotas API, so fastscale's quota preflight says that instead.
@@ -167,6 +172,24 @@ def _leave_out_empty(original: Callable[[Any], Any], fields: tuple[str, ...]) ->
     return describe
 
 
+def _with_default_mode(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """moto's DescribeModel with the primary container's ``Mode`` AWS answers when none was set."""
+
+    def describe(self: Any) -> Any:
+        from moto.core.responses import ActionResult
+
+        result = original(self)
+        body = getattr(result, "result", None)
+        if not isinstance(body, dict):
+            return result
+        container = body.get("PrimaryContainer")
+        if not isinstance(container, dict) or "Mode" in container:
+            return result
+        return ActionResult({**body, "PrimaryContainer": {"Mode": "SingleModel", **container}})
+
+    return describe
+
+
 def _no_service_quotas(self: Any) -> str:
     raise _json_error(NO_QUOTAS_CODE, f"{NO_QUOTAS_MESSAGE}: ListServiceQuotas is not emulated")
 
@@ -183,8 +206,10 @@ def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
         (ApplicationAutoScalingResponse, "untag_resource", _untag_resource),
         (ApplicationAutoScalingResponse, "list_tags_for_resource", _list_tags_for_resource),
         (SageMakerResponse, "update_endpoint", _update_endpoint),
-        *((SageMakerResponse, call, _leave_out_empty(getattr(SageMakerResponse, call), fields))
-          for call, fields in _OMITTED_WHEN_EMPTY.items()),
+        (SageMakerResponse, "describe_model", _with_default_mode(
+            _leave_out_empty(SageMakerResponse.describe_model, _OMITTED_WHEN_EMPTY["describe_model"]))),
+        (SageMakerResponse, "describe_endpoint_config", _leave_out_empty(
+            SageMakerResponse.describe_endpoint_config, _OMITTED_WHEN_EMPTY["describe_endpoint_config"])),
         (ServiceQuotasResponse, "list_service_quotas", _no_service_quotas),
     ]
 

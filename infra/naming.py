@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from fastscale.infra import capacity, catalog
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.config import Adopted, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
 from fastscale.infra.secrets import container_environment
 from fastscale.infra.update_settings import component_alarm_kinds, rollback_only_endpoint_kinds
 
@@ -49,6 +49,17 @@ def endpoint_name(project: str, endpoint: str) -> str:
 
 def component_name(project: str, component: str) -> str:
     return f"{project}-{component}"
+
+
+def endpoint_name_of(project: str, ep: EndpointSpec) -> str:
+    """The endpoint's name in AWS: the live name it was adopted under (`adopted.endpoint`), else
+    `endpoint_name`."""
+    return ep.adopted.endpoint if ep.adopted is not None else endpoint_name(project, ep.name)
+
+
+def component_name_of(project: str, c: InferenceComponentSpec) -> str:
+    """The component's name in AWS: its adopted live name, else `component_name`."""
+    return c.adopted.name if c.adopted is not None else component_name(project, c.name)
 
 
 def execution_role_name(endpoint: str, region: str) -> str:
@@ -107,6 +118,16 @@ def component_resource_id(component: str) -> str:
     return f"inference-component/{component}"
 
 
+def scalable_target_import_id(resource_id: str, dimension: str, namespace: str = "sagemaker") -> str:
+    """How hashicorp/aws imports a scalable target: `<service namespace>/<resource id>/<scalable dimension>`."""
+    return f"{namespace}/{resource_id}/{dimension}"
+
+
+def scaling_policy_import_id(resource_id: str, dimension: str, policy: str, namespace: str = "sagemaker") -> str:
+    """How hashicorp/aws imports a scaling policy: the target's import id, then `/<policy name>`."""
+    return f"{scalable_target_import_id(resource_id, dimension, namespace)}/{policy}"
+
+
 @dataclass(frozen=True)
 class ComponentNames:
     spec: InferenceComponentSpec
@@ -127,6 +148,8 @@ class EndpointNames:
     endpoint: str
     endpoint_config_prefix: str
     variant: str
+    #: The adopted live endpoint configuration's name, kept instead of a fresh name from the prefix.
+    endpoint_config: str | None
     model: str | None  # single-model endpoints; each component names its own model
     execution_role: str | None  # None when the user brings their own role
     resource_id: str  # variant scalable target
@@ -144,6 +167,30 @@ class EndpointNames:
         return names
 
 
+def adopted_resources(config: FastscaleConfig) -> set[tuple[str, str]]:
+    """(inventory kind, lower-case name) of every live resource the config adopts (`adopted` blocks): made
+    outside fastscale and so not tagged as the stack's until the first deploy imports and tags them. Scalable
+    targets are named by their resource id; the scaling policies on an adopted target go with it."""
+    out: set[tuple[str, str]] = set()
+    for ep in config.endpoints:
+        adopted = ep.adopted
+        if adopted is None:
+            continue
+        names = endpoint_names(config, ep)
+        out.add(("endpoint", names.endpoint.lower()))
+        workloads: list[tuple[Adopted | None, str]] = [(adopted, names.resource_id)]
+        workloads += [(c.spec.adopted, c.resource_id) for c in names.components]
+        for block, resource_id in workloads:
+            if block is None:
+                continue
+            if block.model:
+                out.add(("model", block.model.lower()))
+            if block.scalable_target:
+                out.add(("scalable-target", resource_id.lower()))
+        out |= {("inference-component", c.name.lower()) for c in names.components if c.spec.adopted is not None}
+    return out
+
+
 OPERATIONAL_ALARMS = ("model-latency", "5xx-errors", "gpu-memory")
 
 
@@ -158,34 +205,39 @@ def operational_alarms(ep: EndpointSpec) -> tuple[str, ...]:
 
 def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
     project = config.project
-    ep_name = endpoint_name(project, ep.name)
+    ep_name = endpoint_name_of(project, ep)
+    adopted = ep.adopted
     role = None if ep.execution_role_arn else execution_role_name(ep_name, config.region)
     components = []
     for c in ep.inference_components:
-        ic = component_name(project, c.name)
+        ic = component_name_of(project, c)
         zero = c.copies.min == 0 and c.autoscaling.enabled
         components.append(
             ComponentNames(
                 spec=c,
                 name=ic,
                 resource_id=component_resource_id(ic),
-                target_tracking_policy=f"{ic}-target-tracking",
+                target_tracking_policy=(c.adopted and c.adopted.scaling_policy) or f"{ic}-target-tracking",
                 scale_from_zero_policy=f"{ic}-scale-from-zero" if zero else None,
                 scale_from_zero_alarm=f"{ic}-no-capacity" if zero else None,
                 stuck_at_zero_alarm=f"{ic}-stuck-at-zero" if (zero and ep.alarms.enabled) else None,
-                model=model_name(ic, ep, c, role),
+                model=(c.adopted and c.adopted.model) or model_name(ic, ep, c, role),
                 alarms={kind: f"{ic}-{kind}" for kind in component_alarm_kinds(ep, c)},
             )
         )
     return EndpointNames(
         spec=ep,
         endpoint=ep_name,
-        endpoint_config_prefix=f"{ep_name}-",
-        variant=VARIANT_NAME,
-        model=model_name(ep_name, ep, ep.model, role) if ep.model is not None else None,
+        # `<project>-<name>-` even for an adopted endpoint, whose live name may leave no room for the suffix.
+        endpoint_config_prefix=f"{endpoint_name(project, ep.name)}-",
+        variant=adopted.variant if adopted else VARIANT_NAME,
+        endpoint_config=adopted.endpoint_config if adopted else None,
+        model=((adopted and adopted.model) or model_name(ep_name, ep, ep.model, role)) if ep.model is not None else None,
         execution_role=role,
-        resource_id=variant_resource_id(ep_name),
-        target_tracking_policy=f"{ep_name}-target-tracking" if ep.model is not None and ep.model.autoscaling.enabled else None,
+        resource_id=variant_resource_id(ep_name, adopted.variant if adopted else VARIANT_NAME),
+        target_tracking_policy=((adopted and adopted.scaling_policy) or f"{ep_name}-target-tracking")
+        if ep.model is not None and ep.model.autoscaling.enabled
+        else None,
         alarms={kind: f"{ep_name}-{kind}" for kind in operational_alarms(ep)},
         components=components,
         pool_models=pool_model_names(ep_name, ep, components, role),
@@ -257,5 +309,5 @@ def tags(config: FastscaleConfig, endpoint: EndpointSpec | None = None, *, globa
         out.pop(TAG_REGION, None)
     out[TAG_MANAGED_BY] = MANAGED_BY_VALUE
     if endpoint is not None:
-        out[TAG_ENDPOINT] = endpoint_name(config.project, endpoint.name)
+        out[TAG_ENDPOINT] = endpoint_name_of(config.project, endpoint)
     return dict(sorted(out.items()))

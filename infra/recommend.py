@@ -354,7 +354,7 @@ def build_search(
     if not candidates:
         raise RecommendInputError("no candidate to simulate: " + "; ".join(notes or ["no instance type fits the model"]))
     limit = params.requests.invocation_timeout_seconds.value if timeout is None else timeout
-    return Search(data, ep.name, name, w_path, trace, tuple(candidates), ep.routing, limit, tuple(notes))
+    return Search(data, ep.name, name, w_path, trace, tuple(candidates), ep.routing_in_effect, limit, tuple(notes))
 
 
 def _fixed_settings(

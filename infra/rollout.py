@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from fastscale.infra.config import InferenceComponentSpec
 from fastscale.infra.cutover import cutover_count
 from fastscale.infra.estimate import estimate_config
-from fastscale.infra.naming import component_name, endpoint_name
+from fastscale.infra.naming import component_name_of, endpoint_name_of
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -406,10 +406,10 @@ def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None
         copy = estimate.scenario("copy_no_data_cache")
         instance = estimate.scenario("instance_image_cache") or estimate.scenario("instance_no_image_cache")
         if isinstance(workload, InferenceComponentSpec):
-            out[component_name(config.project, workload.name)] = RolloutInputs(
+            out[component_name_of(config.project, workload)] = RolloutInputs(
                 workload.copies.initial or 1, "copy",
                 copy.seconds_from("image_pull") if copy else None, "" if copy else reason)
-        name = endpoint_name(config.project, ep.name)
+        name = endpoint_name_of(config.project, ep)
         if name not in out:  # an endpoint's fleet: its first workload's new instance
             found = (live or {}).get(name)
             out[name] = RolloutInputs(

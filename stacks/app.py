@@ -109,3 +109,9 @@ def project_snapshot(config: FastscaleConfig, project_dir: str | Path) -> str:
     """The snapshot file `fastscale init` writes for a new project's tests/test_stack.py: the stack as
     `fastscale.stacks.testing.synth` gives it, normalized the same way, in syrupy's JSON format."""
     return snapshot_json(synthesize_document(config), {str(Path(project_dir).resolve()): "<project>"})
+
+
+def import_blocks(config: FastscaleConfig) -> list[dict[str, str]]:
+    """The stack's Terraform import blocks (`{"to": address, "id": live id}`), as the stack file holds them:
+    what the next deploy reads into the state instead of creating (see `adopted` in the config)."""
+    return [{"to": block["to"], "id": block["id"]} for block in synthesize_document(config).get("import", [])]

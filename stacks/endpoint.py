@@ -165,6 +165,24 @@ class SageMakerEndpoint(Group):
             model = self._model(f"{c.spec.name}-model", c.model, c.spec, owner=c.spec.name)
             self.components[c.name] = self._component(c.spec, c.name, model)
         self._apply_overrides()
+        self._import_adopted()
+
+    def _import_adopted(self) -> None:
+        """Import blocks (the engine's `import_from`) for the live resources the config adopted: the first
+        deploy reads them into the state instead of creating them; once they are in it, the blocks change nothing."""
+        adopted = self.spec.adopted
+        if adopted is None:
+            return
+        self.endpoint.import_from(self.names.endpoint)
+        if self.names.endpoint_config:
+            self.endpoint_config.import_from(self.names.endpoint_config)
+        if adopted.model and adopted.model in self.models:
+            self.models[adopted.model].import_from(adopted.model)
+        for c in self.names.components:
+            if c.spec.adopted is not None:
+                self.components[c.name].import_from(c.spec.adopted.arn)  # awscc identifies a component by ARN
+                if c.spec.adopted.model and c.spec.adopted.model in self.models:
+                    self.models[c.spec.adopted.model].import_from(c.spec.adopted.model)
 
     # ----------------------------------------------------------------------------------------- overrides
 
@@ -191,6 +209,7 @@ class SageMakerEndpoint(Group):
     ) -> sagemaker.SagemakerModel:
         """A SageMaker model; ``owner`` is the component whose model it is (None: the endpoint's)."""
         ep = self.spec
+        source, url = self._model_data(name, workload)
         model = sagemaker.SagemakerModel(
             self,
             id_,
@@ -200,9 +219,8 @@ class SageMakerEndpoint(Group):
                 primary_container=sagemaker.ModelContainer(
                     image=workload.image,
                     environment=container_environment(workload) or None,
-                    model_data_source=model_data_source(workload.model_data, workload.accept_eula)
-                    if workload.model_data
-                    else None,
+                    model_data_source=source,
+                    model_data_url=url,
                 ),
                 vpc_config=sagemaker.VpcConfig(
                     security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)
@@ -220,6 +238,19 @@ class SageMakerEndpoint(Group):
         self.entry_models.setdefault(owner, []).append(model)
         self.refs[f"model:{name}"] = model.attr("name")
         return model
+
+    def _model_data(
+        self, name: str, workload: ModelSpec | InferenceComponentSpec
+    ) -> tuple[sagemaker.ModelDataSource | None, str | None]:
+        """(`model_data_source`, `model_data_url`): the URL for the adopted model when it names its data that way
+        (the form is part of the model, and a model cannot change: the other form would replace it). A URL
+        cannot carry the license acceptance, so `accept_eula` always takes the source form."""
+        if not workload.model_data:
+            return None, None
+        adopted = workload.adopted if isinstance(workload, InferenceComponentSpec) else self.spec.adopted
+        if adopted is not None and adopted.model_data_url and name == adopted.model and not workload.accept_eula:
+            return None, workload.model_data
+        return model_data_source(workload.model_data, workload.accept_eula), None
 
     def _pool_models(self, model: ModelSpec, default_name: str) -> dict[int, str]:
         """One more SageMaker model per fallback pool whose model differs (image, data, environment)."""
@@ -252,7 +283,8 @@ class SageMakerEndpoint(Group):
     def _endpoint_config(self, single: dict, *, literal_model: str | None) -> EndpointConfigResource:
         ep = self.spec
         uses_components = ep.uses_inference_components
-        routing = ROUTING_STRATEGIES[ep.routing]
+        # No routing: no RoutingConfig at all, SageMaker's default (RANDOM), as on an endpoint made without one.
+        routing = ROUTING_STRATEGIES[ep.routing] if ep.routing is not None else None
         prefix = (
             awscc.PrefixAwareRoutingConfig(prefix_length=ep.prefix_routing.prefix_length,
                                            concurrency_threshold=ep.prefix_routing.concurrency_threshold)
@@ -280,14 +312,16 @@ class SageMakerEndpoint(Group):
                 **self._variant_fields(),
                 **single,
                 managed_instance_scaling=scaling,
-                routing_config=[sagemaker.RoutingConfig(routing_strategy=routing)],
+                routing_config=[sagemaker.RoutingConfig(routing_strategy=routing)] if routing else None,
                 inference_ami_version=ep.inference_ami_version,
             )
             return sagemaker.SagemakerEndpointConfiguration(
                 self,
                 "endpoint-config",
                 sagemaker.SagemakerEndpointConfigurationProps(
-                    name_prefix=self.names.endpoint_config_prefix,
+                    # An adopted configuration keeps its live name (until a change removes `adopted.endpoint_config`).
+                    name=self.names.endpoint_config,
+                    name_prefix=None if self.names.endpoint_config else self.names.endpoint_config_prefix,
                     production_variants=[variant],
                     execution_role_arn=role_arn,
                     kms_key_arn=ep.kms_key_arn,
@@ -326,7 +360,8 @@ class SageMakerEndpoint(Group):
                 **capacity_attrs.variant_fields(ep, pool_models),
                 **fields,
                 managed_instance_scaling=scaling,
-                routing_config=awscc.RoutingConfig(routing_strategy=routing, prefix_aware_routing_config=prefix),
+                routing_config=(awscc.RoutingConfig(routing_strategy=routing, prefix_aware_routing_config=prefix)
+                                if routing else None),
                 inference_ami_version=ep.inference_ami_version,
             )
             return awscc.SagemakerEndpointConfigProps(
@@ -349,7 +384,7 @@ class SageMakerEndpoint(Group):
         if overrides:
             content = {"attributes": content, "overrides": overrides}
         digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:CONFIG_DIGEST_LEN]
-        name = f"{self.names.endpoint_config_prefix}{digest}"
+        name = self.names.endpoint_config or f"{self.names.endpoint_config_prefix}{digest}"
         return awscc.SagemakerEndpointConfig(
             self,
             "endpoint-config",
@@ -427,8 +462,9 @@ class SageMakerEndpoint(Group):
                 number_of_accelerator_devices_required=spec.resources.accelerators,
                 number_of_cpu_cores_required=spec.resources.cpus,
             ),
-            # Always explicit: the API's default when omitted is undocumented.
-            data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache),
+            # Explicit unless the config says null: the API's default when omitted is undocumented (an adopted
+            # component made without it keeps it unset, so adopting changes nothing).
+            data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache) if spec.data_cache is not None else None,
             startup_parameters=timeouts
             if (timeouts.model_data_download_timeout_in_seconds or timeouts.container_startup_health_check_timeout_in_seconds)
             else None,

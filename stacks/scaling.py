@@ -34,9 +34,15 @@ from fastscale.infra.aws_facts import (
     TARGET_TRACKING,
     VARIANT_INSTANCES,
 )
-from fastscale.infra.config import Autoscaling, FastscaleConfig
+from fastscale.infra.config import Adopted, Autoscaling, FastscaleConfig
 from fastscale.infra.detection import WorkloadKind, scaling_metric
-from fastscale.infra.naming import ComponentNames, EndpointNames, tags
+from fastscale.infra.naming import (
+    ComponentNames,
+    EndpointNames,
+    scalable_target_import_id,
+    scaling_policy_import_id,
+    tags,
+)
 from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources.autoscaling import (
     AppautoscalingPolicy,
@@ -131,6 +137,7 @@ class EndpointScaling(Group):
         self.target_tracking[names.endpoint] = self._target_tracking(
             "variant-target-tracking", policy_name, target, "model", autoscaling, lifecycle=reregister
         )
+        _import_adopted(names.spec.adopted, target, self.target_tracking[names.endpoint], names.resource_id, VARIANT_INSTANCES)
 
     # ----------------------------------------------------------------------------------------- components
 
@@ -153,6 +160,7 @@ class EndpointScaling(Group):
         self.target_tracking[c.name] = self._target_tracking(
             f"{key}-target-tracking", c.target_tracking_policy, target, "component", c.spec.autoscaling
         )
+        _import_adopted(c.spec.adopted, target, self.target_tracking[c.name], c.resource_id, COMPONENT_COPIES)
         if c.scale_from_zero_policy and c.scale_from_zero_alarm:
             self._scale_from_zero(key, c, target)
 
@@ -236,6 +244,18 @@ class EndpointScaling(Group):
             ),
             lifecycle=lifecycle,
         )
+
+
+def _import_adopted(
+    adopted: Adopted | None, target: AppautoscalingTarget, policy: AppautoscalingPolicy, resource_id: str, dimension: str
+) -> None:
+    """Import blocks for a live scalable target and target-tracking policy the config adopted."""
+    if adopted is None:
+        return
+    if adopted.scalable_target:
+        target.import_from(scalable_target_import_id(resource_id, dimension, SERVICE_NAMESPACE))
+    if adopted.scaling_policy:
+        policy.import_from(scaling_policy_import_id(resource_id, dimension, adopted.scaling_policy, SERVICE_NAMESPACE))
 
 
 def _same_target(target: AppautoscalingTarget) -> dict[str, Any]:

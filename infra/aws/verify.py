@@ -320,13 +320,15 @@ class _Verifier:
         ep = n.spec
         res = f"endpoint/{n.endpoint}"
         config_name = desc.get("EndpointConfigName", "")
+        # An adopted configuration keeps its live name until a change gives it a fresh one from the prefix.
+        ours = config_name.startswith(n.endpoint_config_prefix) or config_name == n.endpoint_config
         self.record(
             res,
             "endpoint configuration",
-            config_name.startswith(n.endpoint_config_prefix),
-            f"{n.endpoint_config_prefix}*",
+            ours,
+            n.endpoint_config or f"{n.endpoint_config_prefix}*",
             config_name,
-            "" if config_name.startswith(n.endpoint_config_prefix) else "the endpoint uses a configuration fastscale did not create",
+            "" if ours else "the endpoint uses a configuration fastscale did not create",
         )
         variants = {v["VariantName"]: v for v in desc.get("ProductionVariants", [])}
         variant = variants.get(n.variant)

@@ -748,11 +748,11 @@ def simulate_workload_requests(
     seed: int = 0,
 ) -> RequestSimulation:
     """One workload of ``config`` (from ``select_workloads``) as configured, request by request, routed as its
-    endpoint's ``routing`` says."""
+    endpoint's ``routing`` says (random, AWS's default, when it is null)."""
     ep, w = workload_config(config, workload)
     rates = service_rates(ep, w, workload.capacity, params, profile)
     limit = params.requests.invocation_timeout_seconds.value if timeout is None else timeout
-    return simulate_requests(workload.spec(), trace, rates, ep.routing, limit, seed)
+    return simulate_requests(workload.spec(), trace, rates, ep.routing_in_effect, limit, seed)
 
 
 __all__ = [

@@ -63,7 +63,7 @@ class SchedulingConfig:
 class InferenceComponentSpecification:
     model_name: str
     compute_resource_requirements: ComputeResourceRequirements
-    data_cache_config: DataCacheConfig
+    data_cache_config: DataCacheConfig | None  # None only for a component adopted without one (`data_cache: null`)
     startup_parameters: StartupParameters | None = None
     scheduling_config: SchedulingConfig | None = None
     instance_type: str | None = None  # only in `specifications` (one per instance type of the endpoint's pools)

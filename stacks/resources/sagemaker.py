@@ -50,6 +50,7 @@ class ModelContainer:
     image: str
     environment: Mapping[str, str] | None = None
     model_data_source: ModelDataSource | None = None
+    model_data_url: str | None = None  # adopted models made with ModelDataUrl keep that form
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -105,11 +106,12 @@ class ProductionVariant:
 
 @dataclass(frozen=True, kw_only=True)
 class SagemakerEndpointConfigurationProps:
-    name_prefix: str
+    name_prefix: str | None
     production_variants: Sequence[ProductionVariant]
     execution_role_arn: str | None = None  # required by inference-component endpoints
     kms_key_arn: str | None = None
     tags: Mapping[str, str] | None = None
+    name: str | None = None  # an adopted configuration's live name, instead of `name_prefix`
 
 
 class SagemakerEndpointConfiguration(Resource[SagemakerEndpointConfigurationProps]):

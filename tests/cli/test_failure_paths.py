@@ -364,6 +364,7 @@ DOCUMENTED_EXIT_CODES = {
     "explain": [0, 3, 1, 2, 130],
     "recommend": [0, 1, 2, 130],
     "emulator": [0, 1, 2],
+    "adopt": [0, 1, 2, 130],
 }
 
 

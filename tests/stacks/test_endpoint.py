@@ -263,7 +263,10 @@ def test_every_routing_value_maps_to_a_strategy_the_api_knows():
     from fastscale.infra.config import EndpointSpec
     from fastscale.stacks.endpoint import ROUTING_STRATEGIES
 
-    accepted = set(typing.get_args(EndpointSpec.model_fields["routing"].annotation))
+    # `Literal[...] | None`: None is no strategy at all (no RoutingConfig, AWS's default).
+    literal, none = typing.get_args(EndpointSpec.model_fields["routing"].annotation)
+    assert none is type(None)
+    accepted = set(typing.get_args(literal))
     assert accepted == set(ROUTING_STRATEGIES)
     model = botocore.session.get_session().get_service_model("sagemaker")
     assert set(ROUTING_STRATEGIES.values()) <= set(model.shape_for("RoutingStrategy").enum)

@@ -142,11 +142,13 @@ class Inventory:
         return [r for r in self.resources if not r.ownership.ours]
 
     def name_clashes(self) -> list[Resource]:
-        """Names the stack creates that exist and are not this stack's (case-insensitively for SageMaker)."""
+        """Names the stack creates that exist and are not this stack's (case-insensitively for SageMaker).
+        What the config adopts is not a clash: the stack imports it (and tags it) instead of creating it."""
         return [
             r
             for r in self.resources
             if r.found_by == "name" and not self._is_data(r) and r.ownership.verdict in (OTHER_STACK, NOT_OURS)
+            and not r.data.get("adopted")
         ]
 
     def caches(self) -> str:

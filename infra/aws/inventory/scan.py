@@ -15,6 +15,7 @@ from fastscale.infra.aws.inventory.model import Inventory, Ownership, Resource, 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import (
     TAG_STACK,
+    adopted_resources,
     all_endpoint_names,
     dashboard_name,
     stack_name,
@@ -31,6 +32,7 @@ class Scan:
         self.stack = stack_name(config)
         self.region = config.region
         self.names = all_endpoint_names(config)
+        self.adopted = adopted_resources(config)
         self.inventory = Inventory(self.stack, self.region, kinds=KIND)
         self._keys: set[tuple[str, str]] = set()
         # Resources the tagging index lists with this stack's tag: ARN -> tags, by kind.
@@ -48,10 +50,18 @@ class Scan:
     def add(self, resource: Resource) -> Resource:
         if resource.found_by == "name":
             resource.data.setdefault("config_path", self.config_path(resource.kind, resource.name))
+            if self.is_adopted(resource):
+                resource.data["adopted"] = True
         if resource.key not in self._keys:
             self._keys.add(resource.key)
             self.inventory.resources.append(resource)
         return resource
+
+    def is_adopted(self, resource: Resource) -> bool:
+        """Whether the config adopts `resource` (an `adopted` block names it, or its scalable target)."""
+        if resource.kind == "scaling-policy":
+            return ("scalable-target", str(resource.data.get("ResourceId", "")).lower()) in self.adopted
+        return (resource.kind, resource.name.lower()) in self.adopted
 
     def found(self, kind: str, name: str) -> Resource | None:
         lowered = name.lower()

@@ -1,0 +1,186 @@
+"""`fastscale adopt`."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from fastscale.cli.common import (
+    EXIT_BAD_INPUT,
+    EXIT_OK,
+    UserPath,
+    apply_target,
+    endpoint_url_option,
+    fail,
+    json_option,
+    print_findings,
+    print_json,
+    print_table,
+    say,
+)
+from fastscale.infra import safe_yaml
+from fastscale.infra.config import ConfigError, FastscaleConfig, parse_config
+from fastscale.infra.regions import is_sagemaker_region, suggest
+from fastscale.infra.rules import has_errors, run_rules, with_lines
+from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
+
+HEADER = (
+    "# Written by `fastscale adopt` from the live endpoint {endpoint} ({region}).\n"
+    "# The `adopted` blocks keep the live names; the next deploy imports those resources instead of creating\n"
+    "# new ones (docs/adopt.md). Run `fastscale plan` first: it must show no replacement.\n"
+)
+
+
+@click.command("adopt")
+@click.argument("endpoint", metavar="ENDPOINT")
+@click.option("--region", required=True, help="AWS region of the endpoint, e.g. us-east-1.")
+@click.option("--out", "out", default="fastscale.yaml", show_default=True, type=UserPath(dir_okay=False, path_type=str),
+              help="Config file to write. An existing file is never overwritten without --force.")
+@click.option("--force", is_flag=True, help="Overwrite --out when it exists (a regular file only).")
+@click.option("--project", default=None,
+              help="Project (stack) name of the config. Default: the first 20 characters of ENDPOINT.")
+@json_option
+@endpoint_url_option
+def adopt_command(endpoint: str, region: str, out: str, force: bool, project: str | None, as_json: bool) -> None:
+    """Write a config that takes over the live endpoint ENDPOINT, made elsewhere (the SageMaker Python SDK,
+    the console, another tool), instead of creating a new one.
+
+    Reads (describe and list calls only) the endpoint, its configuration, its models, its inference
+    components, their scalable targets and scaling policies and the alarms of those policies, and writes
+    --out: the same instance type, counts, routing, model, components and scaling, with `adopted` blocks
+    that keep the live names and make the next `deploy` import those resources into the Terraform state.
+    The config is validated (schema and rules) before it is written; findings are shown. What the first
+    deploy will change in place (fastscale's tags, its alarms) or leave alone is listed. An endpoint
+    with settings the config cannot reproduce without replacing it (several or shadow variants, data
+    capture, asynchronous or serverless inference, network isolation, several containers, adapters ...)
+    is refused with every reason. Nothing in AWS is changed. With --json: one document with `written`,
+    `config`, `imports`, `notes`, `findings` (or `refused`, or `error`).
+
+    \b
+    Exit codes:
+      0  the config was written
+      1  AWS could not be read (unknown endpoint, no credentials, access denied:
+         one line with AWS's error)
+      2  bad input: --out exists (without --force) or is not a regular file, the
+         endpoint has settings fastscale cannot reproduce, or the written config
+         would have errors (nothing was written)
+      130  interrupted with Ctrl-C
+    """
+    target = Path(out)
+    if (target.exists() or target.is_symlink()) and not force:
+        fail(f"{out} exists: adopt never overwrites a file; choose another --out, or --force to replace it", EXIT_BAD_INPUT)
+
+    if not is_sagemaker_region(region):
+        close = suggest(region)
+        raise click.BadParameter(f"'{region}' is not a region with SageMaker AI"
+                                 + (f" (did you mean {' or '.join(close)}?)" if close else ""), param_hint="'--region'")
+    if project is not None:
+        if not SAGEMAKER_NAME_RE.match(project):
+            raise click.BadParameter("letters, digits and hyphens, starting and ending with a letter or digit",
+                                     param_hint="'--project'")
+
+    from fastscale.infra.aws.adopt import AdoptRefused, build_config, default_project, read_live  # lazy: boto3
+    from fastscale.infra.aws.clients import AwsClients, AwsError  # lazy: boto3
+
+    # The command line's --endpoint-url (and its opt-in) checked as for every command, on a stand-in config.
+    probe = apply_target(FastscaleConfig.model_construct(project="adopt", region=region, endpoints=[], endpoint_url=None))
+    clients = AwsClients(region, endpoint_url=probe.endpoint_url, trust_remote_endpoint=probe.remote_endpoint_trusted)
+    try:
+        live = read_live(endpoint, region, clients=clients)
+    except AwsError as exc:
+        fail(str(exc))
+    try:
+        adoption = build_config(live, region, project or default_project(endpoint))
+    except AdoptRefused as exc:
+        _refused(exc, as_json)
+    if probe.endpoint_url:
+        adoption.data["endpoint_url"] = probe.endpoint_url
+
+    text = _yaml(adoption.data, endpoint, region)
+    config, findings = _validate(text, out)
+    if has_errors(findings):
+        if as_json:
+            print_json({"written": None, "config": adoption.data, "findings": [f.to_dict() for f in findings],
+                        "notes": [n.to_dict() for n in adoption.notes], "exit_code": EXIT_BAD_INPUT})
+        else:
+            print_findings(findings, out)
+            say("[red]Nothing was written: the config that reproduces this endpoint has the errors above.[/]",
+                stderr=True)
+        sys.exit(EXIT_BAD_INPUT)
+
+    from fastscale.stacks.app import import_blocks  # lazy: the CDK engine
+
+    imports = import_blocks(config)
+    _write(target, text, force)
+    if as_json:
+        print_json({"written": out, "config": adoption.data, "imports": imports,
+                    "notes": [n.to_dict() for n in adoption.notes], "findings": [f.to_dict() for f in findings],
+                    "exit_code": EXIT_OK})
+        return
+    if findings:
+        print_findings(findings, out)
+    _print(adoption.notes, imports)
+    say(f"[green]✓[/] wrote {out}: run `fastscale plan {out}` and check that it replaces nothing", indent="  ")
+
+
+def _refused(exc: Any, as_json: bool) -> None:
+    if as_json:
+        print_json({"written": None, "refused": exc.reasons, "exit_code": EXIT_BAD_INPUT})
+    else:
+        say(f"[red]✗ {exc.endpoint} cannot be adopted without replacing it; nothing was written:[/]", stderr=True)
+        for reason in exc.reasons:
+            say(f"- {reason}", stderr=True, indent="  ")
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _yaml(data: dict[str, Any], endpoint: str, region: str) -> str:
+    import yaml
+
+    return HEADER.format(endpoint=endpoint, region=region) + yaml.safe_dump(data, sort_keys=False, width=120)
+
+
+def _validate(text: str, source: str) -> tuple[Any, list[Any]]:
+    """The written text read back as `fastscale validate` reads a file: schema, then every rule."""
+
+    loaded = safe_yaml.load(text)
+    try:
+        config = parse_config(loaded.data, source, text, loaded.lines)
+    except ConfigError as err:  # what adopt writes must always load: a bug, not the user's input
+        fail(f"the config adopt built does not load ({err}); please report it")
+    return config, with_lines(run_rules(config), text)
+
+
+def _write(target: Path, text: str, force: bool) -> None:
+    """Create `target` (never following a symbolic link); replace it only with --force."""
+    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | (os.O_TRUNC if force else os.O_EXCL)
+    try:
+        fd = os.open(target, flags, 0o644)
+    except FileExistsError:
+        fail(f"{target} exists: adopt never overwrites a file; choose another --out, or --force to replace it",
+             EXIT_BAD_INPUT)
+    except OSError as exc:
+        fail(f"cannot write {target}: {exc.strerror or exc}", EXIT_BAD_INPUT)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def _print(notes: list[Any], imports: list[dict[str, str]]) -> None:
+    from rich.table import Table
+
+    table = Table(title="Imported by the next deploy", title_justify="left")
+    table.add_column("resource")
+    table.add_column("live id")
+    for block in imports:
+        table.add_row(block["to"], block["id"])
+    print_table(table)
+    changes = Table(title="What the first deploy does beyond importing", title_justify="left")
+    changes.add_column("config path")
+    changes.add_column("effect")
+    changes.add_column("what")
+    for note in notes:
+        changes.add_row(note.path, note.effect, note.message)
+    print_table(changes, lead=2)
