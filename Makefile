@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-.PHONY: demo test test-terrain typecheck setup clean engine-elements canary floor constraints
+.PHONY: demo test test-terrain typecheck setup clean canary floor constraints
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -37,14 +37,8 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(MAKE) --no-print-directory typecheck
 	$(BIN)/pytest
-	bash scripts/engine_elements.sh check
 	bash scripts/run_checkov.sh
 	$(MAKE) --no-print-directory test-terrain
-
-## The node package the resource layer creates a stack's elements with (node/elements -> stacks/_jsii), rebuilt
-## from its TypeScript source with the pinned jsii compiler (needs npm). `make test` checks the shipped one.
-engine-elements:
-	bash scripts/engine_elements.sh build
 
 ## CDK Terrain as the engine: the stack snapshot and contract tests, then every example synthesized with
 ## both engines and compared as JSON (only the engine's version stamp may differ).

@@ -37,7 +37,6 @@ from fastscale.infra.aws_facts import (
 from fastscale.infra.config import Autoscaling, FastscaleConfig
 from fastscale.infra.detection import WorkloadKind, scaling_metric
 from fastscale.infra.naming import ComponentNames, EndpointNames, tags
-from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources.autoscaling import (
     AppautoscalingPolicy,
     AppautoscalingPolicyProps,
@@ -48,7 +47,7 @@ from fastscale.stacks.resources.autoscaling import (
     StepScalingPolicyConfiguration,
     TargetTrackingScalingPolicyConfiguration,
 )
-from fastscale.stacks.resources.base import Group, Lifecycle, Resource
+from fastscale.stacks.resources.base import Group, Lifecycle, Resource, Scope
 from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps, evaluation_window
 
@@ -63,7 +62,7 @@ class EndpointScaling(Group):
 
     def __init__(
         self,
-        scope: Construct,
+        scope: Scope,
         id: str,
         *,
         config: FastscaleConfig,
