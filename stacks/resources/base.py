@@ -25,15 +25,16 @@ engine is loaded, see `stacks.resources.stack`). `Resource.add_override` changes
 
 Literals and references. Terraform evaluates `${...}` and `%{...}` inside every string of the JSON, so a
 string from the config would run as a Terraform expression (`${file("...")}`). This layer is the one place
-where strings are handed to the engine, and there every plain `str` is a literal: `render` escapes it for
+where strings are rendered, and there every plain `str` is a literal: `render` escapes it for
 Terraform's template syntax (`escape_template`: `${` -> `$${`, `%{` -> `%%{`, map keys too), so AWS
 receives exactly the text. Only a `Ref` stays as it is: the references `attr` / `arn` write. A string that
 mixes references with literal text (an ARN with the account's reference, a JSON policy holding one) is an
 `Interpolated`, made with `tf_format`, `json_text` or `+`, whose literal parts are escaped and whose
 references are not. Both are `str` subclasses, so props keep their types; an f-string, `%`, `.join` or
-`json.dumps` turns them back into a plain (literal) `str`. Strings the engine renders itself (providers,
-outputs) go through `engine_literal`, which also refuses the engine's own token syntax, since the engine
-would resolve it even escaped; the backend block, which Terraform reads without evaluating it (JSON strings
+`json.dumps` turns them back into a plain (literal) `str`. Resources, data sources and outputs reach the
+engine's document after the engine resolved its tokens, so nothing in them is ever resolved. Strings the
+engine renders itself (provider settings) go through `engine_literal`, which also refuses the engine's own
+token syntax, since the engine would resolve it even escaped; the backend block, which Terraform reads without evaluating it (JSON strings
 are literal there), goes through `engine_verbatim`: not escaped, the token syntax refused all the same.
 """
 
