@@ -10,7 +10,7 @@ here, into the Terraform JSON the engine would write, in one of two ways:
 
 - `render_document` / `write_document`: the whole `cdk.tf.json`, byte for byte as the engine writes it
   (json-stable-stringify's layout), without the engine: what `fastscale synth` and `stacks.testing.synth` use;
-- `stacks.resources.stack.ResourceStack`: a real `TerraformStack` of the engine (what `cdktf synth`, a user's
+- `stacks.engine_stack.ResourceStack`: a real `TerraformStack` of the engine (what `cdktf synth`, a user's
   `App` and the engine's `Testing.synth` use) whose providers and backend are real engine constructs, and whose
   public `to_terraform` adds the resources, data sources and outputs rendered here to the engine's document.
 
@@ -21,7 +21,7 @@ way the engine computes them (tests/stacks/test_resource_layer.py checks them ag
 A user's own construct in the same stack references a resource with the string `attr` returns (a Terraform
 expression, which the engine passes through) and depends on it by passing the resource itself in
 `depends_on` (resources and data sources implement the engine's public `ITerraformDependable` once the
-engine is loaded, see `stacks.resources.stack`). `Resource.add_override` changes a rendered attribute.
+engine is loaded, see `stacks.engine_stack`). `Resource.add_override` changes a rendered attribute.
 
 Literals and references. Terraform evaluates `${...}` and `%{...}` inside every string of the JSON, so a
 string from the config would run as a Terraform expression (`${file("...")}`). This layer is the one place

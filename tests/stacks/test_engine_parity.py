@@ -215,3 +215,21 @@ def test_props_changed_after_construction_are_rendered_by_both_writers(tmp_path)
     assert before["resource"]["aws_sagemaker_endpoint"][endpoint.logical_id]["name"] == "renamed"
     app.synth()
     assert engine_files(stack.content)[0] == (tmp_path / "cdktf.out" / "stacks" / "chat-prod" / "cdk.tf.json").read_text()
+
+
+def test_a_stack_override_made_before_the_resource_exists_survives(tmp_path):
+    from fastscale.stacks.app import engine_files
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.engine_stack import ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    app = App(outdir=str(tmp_path), skip_validation=True)
+    stack = ResourceStack(app, "s")
+    stack.add_override("resource.aws_iam_role.role.tags.owner", "team-a")  # before fastscale's role is made
+    IamRole(stack, "role", IamRoleProps(name="r", assume_role_policy="{}", tags={"managed-by": "fastscale"}))
+    app.synth()
+    written = json.loads((tmp_path / "stacks" / "s" / "cdk.tf.json").read_text())
+    assert written["resource"]["aws_iam_role"]["role"]["tags"] == {"managed-by": "fastscale", "owner": "team-a"}
+    assert written["resource"]["aws_iam_role"]["role"]["name"] == "r"
+    # The Python writer knows nothing of the engine stack's own overrides: they are the engine's to apply.
+    assert "owner" not in engine_files(stack.content)[0]
