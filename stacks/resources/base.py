@@ -343,13 +343,7 @@ class _Element:
         """The Terraform attributes of the props as they are now, with the meta-arguments and overrides."""
         out = self._base_attributes()
         for keys, value in self._overrides:
-            target = out
-            for key in keys[:-1]:
-                inner = target.get(key)
-                if not isinstance(inner, dict):
-                    inner = target[key] = {}
-                target = inner
-            target[keys[-1]] = value
+            _set_keys(out, keys, value)
         return out
 
     def rendered(self) -> dict[str, Any]:
@@ -499,9 +493,9 @@ class StackContent:
         return fragment
 
 
-def _set_path(target: dict[str, Any], path: str, value: Any) -> None:
-    """What the engine's `add_override(path, value)` does to its overrides: a deep set along the dots."""
-    keys = path.split(".")
+def _set_keys(target: dict[str, Any], keys: Sequence[str], value: Any) -> None:
+    """What the engine's `add_override("a.b.c", value)` does to its overrides: a deep set along the keys,
+    making objects where there are none."""
     for key in keys[:-1]:
         inner = target.get(key)
         if not isinstance(inner, dict):
@@ -530,7 +524,7 @@ def render_document(content: StackContent, engine_version: str) -> dict[str, Any
     metadata: dict[str, Any] = {"version": engine_version, "stackName": content.name, "backend": "local"}
     overrides: dict[str, Any] = {}
     for path, value in content.stack_overrides:
-        _set_path(overrides, path, value)
+        _set_keys(overrides, path.split("."), value)
     if overrides:
         metadata["overrides"] = {"stack": list(overrides)}
     doc: dict[str, Any] = {}
