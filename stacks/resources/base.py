@@ -306,7 +306,7 @@ class _Element:
     def _register(self, scope: Scope, id_: str) -> None:
         stack, placed = _place(scope, id_)  # refused before anything is recorded
         self._stack, self._path = stack, placed
-        self._overrides: list[tuple[list[str], Any]] = []
+        self._overrides: list[tuple[str, Any]] = []
         self.logical_id = logical_id(placed)
         stack._elements.append(self)  # type: ignore[arg-type]  # only Resource and DataSource register
 
@@ -331,10 +331,9 @@ class _Element:
         """Set the attribute at the dot-separated `path` (`"tags.team"`, `"lifecycle.prevent_destroy"`) to
         `value` in the rendered attributes, over what the props give. Strings are literals like every
         other attribute (escaped for Terraform's template syntax); a `Ref` stays a reference."""
-        keys = path.split(".")
-        if not all(keys):
+        if not all(path.split(".")):
             raise ValueError(f"{self.address}: override path {path!r} has an empty part")
-        self._overrides.append((keys, value))
+        self._overrides.append((path, value))
 
     def _base_attributes(self) -> dict[str, Any]:
         raise NotImplementedError
@@ -342,8 +341,8 @@ class _Element:
     def attributes(self) -> dict[str, Any]:
         """The Terraform attributes of the props as they are now, with the meta-arguments and overrides."""
         out = self._base_attributes()
-        for keys, value in self._overrides:
-            _set_keys(out, keys, value)
+        for path, value in self._overrides:
+            _set_keys(out, path.split("."), value)
         return out
 
     def rendered(self) -> dict[str, Any]:
