@@ -66,22 +66,24 @@ def build_app(
 MANIFEST_FILE = "manifest.json"
 
 
-def engine_version() -> str:
-    """The version the selected engine stamps into what it writes (`//.metadata.version`, the manifest's
-    `version`): its package's version, read without loading it."""
-    return select_engine().version
+#: Engines that write an empty list or object as `[]` / `{}` (CDK Terrain's safe-stable-stringify); CDK for
+#: Terraform's json-stable-stringify puts the brackets on two lines.
+COLLAPSES_EMPTY = {"cdktf": False, "cdktn": True}
 
 
-def engine_files(content: StackContent, version: str | None = None) -> tuple[str, str]:
+def engine_files(content: StackContent) -> tuple[str, str]:
     """The stack file and the manifest, as the selected engine's `App.synth` writes them for a `ResourceStack`
-    of `content` alone (tests/stacks/test_engine_parity.py compares the bytes with the engine's own)."""
-    version = engine_version() if version is None else version
+    of `content` alone, stamped with its version (its package's, read without loading it);
+    tests/stacks/test_engine_parity.py compares the bytes with the engine's own, on either engine."""
+    engine = select_engine()
+    version, collapse = engine.version, COLLAPSES_EMPTY[engine.module]
     name = content.name
     manifest = {"stacks": {name: {
         "annotations": [], "constructPath": name, "dependencies": [], "name": name,
         "stackMetadataPath": f"stacks/{name}/metadata.json", "synthesizedStackPath": f"stacks/{name}/{STACK_FILE}",
         "workingDirectory": f"stacks/{name}"}}, "version": version}
-    return stable_json(render_document(content, version)), stable_json(manifest)
+    return (stable_json(render_document(content, version), collapse_empty=collapse),
+            stable_json(manifest, collapse_empty=collapse))
 
 
 def synthesize(

@@ -583,9 +583,10 @@ def _utf16_order(key: str) -> bytes:
     return key.encode("utf-16-be", "surrogatepass")  # JavaScript sorts keys by UTF-16 code units
 
 
-def stable_json(value: Any, level: int = 0) -> str:
-    """`value` as the engine writes its files (json-stable-stringify with two spaces): keys sorted, one
-    item per line, an empty list or object still on two lines."""
+def stable_json(value: Any, level: int = 0, *, collapse_empty: bool = False) -> str:
+    """`value` as the engine writes its files, with two spaces: keys sorted, one item per line. An empty list
+    or object is `[]` / `{}` with `collapse_empty` (CDK Terrain's safe-stable-stringify), else still on two
+    lines (CDK for Terraform's json-stable-stringify)."""
     if value is None:
         return "null"
     if value is True:
@@ -601,9 +602,14 @@ def stable_json(value: Any, level: int = 0) -> str:
     indent = "\n" + "  " * level
     item_indent = indent + "  "
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(item_indent + stable_json(v, level + 1) for v in value) + indent + "]"
+        if collapse_empty and not value:
+            return "[]"
+        return "[" + ",".join(item_indent + stable_json(v, level + 1, collapse_empty=collapse_empty)
+                              for v in value) + indent + "]"
     if isinstance(value, dict):
-        items = (item_indent + _js_string(k) + ": " + stable_json(value[k], level + 1)
+        if collapse_empty and not value:
+            return "{}"
+        items = (item_indent + _js_string(k) + ": " + stable_json(value[k], level + 1, collapse_empty=collapse_empty)
                  for k in sorted(value, key=_utf16_order))
         return "{" + ",".join(items) + indent + "}"
     raise TypeError(f"{type(value).__name__} is not a JSON value")
