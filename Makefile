@@ -48,6 +48,7 @@ test-terrain: $(STAMP) $(TERRAIN_STAMP)
 	rm -rf .engines
 	@for f in examples/*.yaml; do \
 	  name=$$(basename $$f .yaml); \
+	  mkdir -p .engines/cdktf/$$name .engines/cdktn/$$name; \
 	  FASTSCALE_ENGINE=cdktf FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines/cdktf/$$name $(BIN)/python main.py || exit $$?; \
 	  FASTSCALE_ENGINE=cdktn FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines/cdktn/$$name $(TERRAIN_VENV)/bin/python main.py || exit $$?; \
 	done
@@ -77,6 +78,7 @@ canary:
 	FASTSCALE_ENGINE=cdktf $(CANARY_VENV)/bin/pytest -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
 	@for f in examples/*.yaml; do \
 	  name=$$(basename $$f .yaml); \
+	  mkdir -p .engines-canary/cdktf/$$name .engines-canary/cdktn/$$name; \
 	  FASTSCALE_ENGINE=cdktf FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines-canary/cdktf/$$name $(CANARY_VENV)/bin/python main.py || exit $$?; \
 	  FASTSCALE_ENGINE=cdktn FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines-canary/cdktn/$$name $(CANARY_VENV)/bin/python main.py || exit $$?; \
 	done
