@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-.PHONY: demo test test-terrain typecheck setup clean canary floor constraints
+.PHONY: demo test test-terrain typecheck setup clean canary floor constraints mutation
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -32,10 +32,12 @@ demo: $(STAMP)
 	  $(BIN)/fastscale estimate $$f || exit $$?; \
 	done
 
-## The whole test suite, then the security scan of the synthesized Terraform.
+## The whole test suite (after ruff, mypy and the import contracts of pyproject.toml), then the security scan of
+## the synthesized Terraform.
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(MAKE) --no-print-directory typecheck
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/pytest
 	bash scripts/run_checkov.sh
 	$(MAKE) --no-print-directory test-terrain
@@ -93,6 +95,13 @@ floor:
 	PIP_CONSTRAINT=$(CURDIR)/constraints-floor.txt $(FLOOR_VENV)/bin/pip install --quiet -e '.[dev]'
 	$(FLOOR_VENV)/bin/pytest -q -p no:cacheprovider tests/rules tests/cli tests/aws tests/stacks tests/test_config.py
 
+## Mutation testing (mutmut) of the code that deletes, applies or refuses: infra/aws/sweep.py, infra/aws/cleanup.py,
+## infra/plan_session.py and infra/rollout.py, against the tests that cover them ([tool.mutmut] in pyproject.toml).
+## Not part of `make test`: it takes many minutes. Prints the score and leaves the details in .mutation/
+## (`cd .mutation && ../.venv/bin/mutmut show <name>`).
+mutation: $(STAMP)
+	bash scripts/mutation.sh
+
 ## constraints.txt anew: the newest versions the ranges allow, resolved in a scratch venv (review the diff, then
 ## run `make test`).
 constraints:
@@ -104,4 +113,4 @@ constraints:
 	rm -rf .venv-constraints
 
 clean:
-	rm -rf cdktf.out .pytest_cache .bench .engines .engines-canary .mypy-src .mypy_cache
+	rm -rf cdktf.out .pytest_cache .bench .engines .engines-canary .mypy-src .mypy_cache .mutation

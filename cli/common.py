@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import sys
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -12,8 +11,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
-from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
+from fastscale.cli.output import console, output_width, say, wrap_text
+from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
+from fastscale.infra.network import remote_hint, remote_reason
 from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
+from fastscale.infra.safe_files import SpecialFileError, read_bytes, refuse_special
 
 if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
     from rich.console import Console
@@ -29,8 +31,6 @@ class UserPath(click.Path):
     anything opens it and blocks (``infra.safe_files``)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
-        from fastscale.infra.safe_files import SpecialFileError, refuse_special
-
         converted = super().convert(value, param, ctx)
         try:
             refuse_special(os.fsdecode(converted), "path")
@@ -48,8 +48,6 @@ _TRUST_KEY = "fastscale.send_credentials_to_endpoint_url"
 
 def _remember_endpoint_url(ctx: click.Context, _param: click.Parameter, value: str | None) -> None:
     if value:
-        from fastscale.infra.config import check_endpoint_url
-
         try:
             ctx.meta[_ENDPOINT_URL_KEY] = check_endpoint_url(value)
         except ValueError as exc:
@@ -98,8 +96,6 @@ def apply_target(config: FastscaleConfig, *, announce: bool = True) -> Fastscale
     url = ctx.meta.get(_ENDPOINT_URL_KEY) if ctx is not None else None
     trusted = bool(ctx.meta.get(_TRUST_KEY)) if ctx is not None else False
     if url:
-        from fastscale.infra.network import remote_hint, remote_reason
-
         reason = remote_reason(url, "--endpoint-url")
         if reason and not trusted:
             raise click.BadParameter(f"{reason}: {remote_hint(url)}", param_hint="'--endpoint-url'")
@@ -110,74 +106,6 @@ def apply_target(config: FastscaleConfig, *, announce: bool = True) -> Fastscale
         console(stderr=True).print(
             f"[bold yellow]EMULATOR TARGET:[/] every AWS call goes to {config.endpoint_url}, not to AWS")
     return config
-
-
-def console(stderr: bool = False) -> Console:
-    from rich.console import Console
-
-    # emoji off: hints quote ARNs like `arn:aws:secretsmanager:...:secret:name`, which rich would turn into ㊙.
-    # soft_wrap on: rich never breaks a line by itself; `say` and `print_table` fit the width they are given.
-    from fastscale.cli.main import closed_pipe
-
-    out = Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
-    out.on_broken_pipe = closed_pipe  # type: ignore[method-assign]  # rich's own exits 1
-    return out
-
-
-def output_width(out: Console) -> int | None:
-    """The columns output must fit: COLUMNS when set (on a terminal or not), else the terminal's width.
-    None when piped without COLUMNS: nothing limits a log's width, so nothing is wrapped or folded and
-    every line stays whole for grep."""
-    columns = os.environ.get("COLUMNS", "").strip()
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    return out.width if out.is_terminal else None
-
-
-def say(markup: str, *, stderr: bool = False, indent: str = "") -> None:
-    """Print a message (rich markup), word-wrapped to :func:`output_width`. Commands written between
-    backticks are never split over two lines, nor is any single word; continuation lines start with
-    ``indent``. Line breaks in the message are kept."""
-    out = console(stderr=stderr)
-    for line in wrap_text(out.render_str(markup), output_width(out), indent):
-        out.print(line)
-
-
-_PROTECTED = re.compile(r"`[^`\n]*`")
-
-
-def wrap_text(text: Text, width: int | None, indent: str = "") -> list[Text]:
-    """``text`` cut into lines of at most ``width`` cells at spaces outside `backtick` spans (styles
-    kept). A word or a quoted command longer than the width gets a line of its own, whole."""
-    from rich.cells import cell_len
-    from rich.text import Text
-
-    lines: list[Text] = []
-    for paragraph in text.split("\n", allow_blank=True):
-        plain = paragraph.plain
-        if width is None or cell_len(plain) <= width:
-            lines.append(paragraph)
-            continue
-        protected = [m.span() for m in _PROTECTED.finditer(plain)]
-        # Every run of spaces outside a protected span is a place the line may break.
-        breaks = [
-            m.span()
-            for m in re.finditer(r" +", plain)
-            if not any(start < m.start() < end for start, end in protected)
-        ]
-        start, prefix = 0, ""
-        while start < len(plain):
-            limit = width - cell_len(prefix)
-            later = [b for b in breaks if b[0] > start]
-            if cell_len(plain[start:]) <= limit or not later:
-                piece, start = paragraph[start:], len(plain)
-            else:
-                fitting = [b for b in later if cell_len(plain[start : b[0]]) <= limit]
-                cut = fitting[-1] if fitting else later[0]
-                piece, start = paragraph[start : cut[0]], cut[1]
-            lines.append(Text(prefix) + piece if prefix else piece)
-            prefix = indent
-    return lines
 
 
 def print_table(table: Table, stderr: bool = False, lead: int = 1) -> None:
@@ -330,8 +258,6 @@ def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
 
     findings = run_rules(config)
     try:
-        from fastscale.infra.safe_files import read_bytes
-
         text = read_bytes(Path(path), 1 << 24, "config file").decode("utf-8")
     except (OSError, ValueError):  # it was read a moment ago; without it, findings keep their paths
         return findings

@@ -26,6 +26,8 @@ from typing import Any, NoReturn
 
 import click
 
+from fastscale.cli.output import say
+
 EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_BAD_INPUT = 2
@@ -75,7 +77,7 @@ def explain(exc: BaseException) -> tuple[str, int]:
     if _instance_of(exc, "botocore.exceptions", "ClientError") or _instance_of(
         exc, "botocore.exceptions", "BotoCoreError"
     ):
-        from fastscale.infra.aws.clients import describe_failure
+        from fastscale.infra.aws.clients import describe_failure  # lazy: boto3, loaded only when this runs
 
         return one_line(describe_failure(exc)), EXIT_FAILED
     if _instance_of(exc, "jsii.errors", "JSIIError") or _instance_of(exc, "jsii.errors", "JavaScriptError"):
@@ -114,9 +116,7 @@ def report(
         doc = {k: v for k, v in doc.items() if v is not None}
         click.echo(json.dumps(doc, indent=2))
     else:
-        from rich.markup import escape
-
-        from fastscale.cli.common import say
+        from rich.markup import escape  # lazy: rich, only when an error is printed
 
         # One line in a log; on a terminal (or with COLUMNS) wrapped to its width like every message.
         say(f"[bold red]error:[/] {escape(line)}", stderr=True, indent="  ")

@@ -10,13 +10,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import json
-import os
 import sys
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
 from fastscale.cli.errors import guard, one_line
+from fastscale.cli.output import closed_pipe
 from fastscale.infra import __version__
 
 #: name -> (module under cli.commands, short help shown by `fastscale --help`)
@@ -38,23 +38,6 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "init": ("init", "Create a new fastscale project (config, cdktf app, CI workflow)."),
     "emulator": ("emulator", "Run a local AWS emulator to rehearse deploy and destroy without an account."),
 }
-
-
-#: Exit code when the reader of the output went away first (`fastscale ... | head`): 128 + SIGPIPE, as a
-#: shell reports a program that a closed pipe stopped.
-EXIT_CLOSED_PIPE = 141
-
-
-def closed_pipe() -> NoReturn:
-    """The reader closed the pipe: stop quietly. What is still buffered goes nowhere, instead of a
-    BrokenPipeError traceback when Python flushes it on the way out."""
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            os.dup2(devnull, stream.fileno())
-        except (OSError, ValueError):  # not a real file (e.g. captured in a test)
-            pass
-    sys.exit(EXIT_CLOSED_PIPE)
 
 
 class LazyGroup(click.Group):
@@ -122,7 +105,9 @@ class LazyGroup(click.Group):
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
     if not value or ctx.resilient_parsing:
         return
-    from fastscale.stacks.engine_choice import engine_summary  # reads package metadata only
+    from fastscale.stacks.engine_choice import (
+        engine_summary,  # lazy: only --version needs it; --help loads no stacks code
+    )
 
     click.echo(f"fastscale, version {__version__}")
     click.echo(f"engine: {engine_summary()}")

@@ -16,6 +16,9 @@ import sys
 import time
 from typing import TYPE_CHECKING, Any
 
+from fastscale.cli.common import console as make_console
+from fastscale.cli.output import output_width, wrap_text
+
 if TYPE_CHECKING:  # imported for type hints only: the runtime import stays lazy
     from rich.console import Console
     from rich.status import Status
@@ -57,8 +60,6 @@ class Reporter:
     def __init__(self, as_json: bool = False, console: Console | None = None):
         self.as_json = as_json
         if console is None:
-            from fastscale.cli.common import console as make_console
-
             console = make_console(stderr=True)
         self.console = console
         self.live = console.is_terminal and not as_json
@@ -113,8 +114,6 @@ class Reporter:
 
     def _say(self, markup: str, indent: str = "    ") -> None:
         """One message, wrapped at spaces to the output's width (see :func:`cli.common.say`)."""
-        from fastscale.cli.common import output_width, wrap_text
-
         for line in wrap_text(self.console.render_str(markup), output_width(self.console), indent):
             self.console.print(line, highlight=False, soft_wrap=True)
 

@@ -32,6 +32,14 @@ from fastscale.cli.common import (
 )
 from fastscale.cli.errors import explain, one_line
 from fastscale.cli.progress import Reporter
+from fastscale.infra import cutover
+from fastscale.infra.naming import endpoint_name
+from fastscale.infra.outputs import OutputPathError
+from fastscale.infra.plan_session import PlanChanged, StackLocked, StackLockError, lock_stack
+from fastscale.infra.rollout import TYPE_LABELS, PlanFormatError, classify_plan, rollout_inputs
+from fastscale.infra.rules import has_errors
+from fastscale.infra.state import StateLayoutError
+from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -87,7 +95,7 @@ auto_approve_option = click.option(
 def synthesize(config: FastscaleConfig, outdir: str) -> Any:
     """Synthesize the stack; returns :class:`stacks.app.SynthResult`. Imported here, not at module load:
     cdktf and jsii cost seconds, which `status` and `--help` must not pay."""
-    from fastscale.stacks.app import synthesize as synth
+    from fastscale.stacks.app import synthesize as synth  # lazy: cdktf/jsii, loaded only when this runs
 
     return synth(config, outdir=outdir)
 
@@ -95,14 +103,14 @@ def synthesize(config: FastscaleConfig, outdir: str) -> Any:
 def aws_clients(config: FastscaleConfig) -> Any:
     """The ``clients=`` argument of the AWS checks: clients for the config's region and, when it has one,
     its emulator (``endpoint_url``)."""
-    from fastscale.infra.aws.clients import for_config
+    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
 
     return for_config(config)
 
 
 def quota_clients(config: FastscaleConfig) -> Any:
     """The ``clients=`` argument of the quota preflight: clients for the config's region (and emulator)."""
-    from fastscale.infra.aws.clients import for_config
+    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
 
     return for_config(config)
 
@@ -113,7 +121,7 @@ def is_interactive() -> bool:
 
 
 def verify_live(config: FastscaleConfig, **kwargs: Any) -> Any:
-    from fastscale.infra.aws.verify import verify_live as verify
+    from fastscale.infra.aws.verify import verify_live as verify  # lazy: boto3, loaded only when this runs
 
     return verify(config, clients=aws_clients(config), **kwargs)
 
@@ -129,7 +137,7 @@ def rollout_clients(config: FastscaleConfig) -> Any:
 
 
 def take_inventory(config: FastscaleConfig) -> Any:
-    from fastscale.infra.aws.inventory import take_inventory as take
+    from fastscale.infra.aws.inventory import take_inventory as take  # lazy: boto3, loaded only when this runs
 
     return take(config, clients=aws_clients(config))
 
@@ -249,9 +257,6 @@ class StackCommand:
     def classify(self, runner: TerraformRunner, plan_file: Path) -> PlanClassification:
         """Read the saved plan back from Terraform and classify every change by its effect on traffic
         (in place, rolling, blue/green, replacement with downtime), with expected rollout durations."""
-        from fastscale.infra.rollout import PlanFormatError, classify_plan, rollout_inputs
-        from fastscale.infra.terraform import TerraformError
-
         try:
             classification = classify_plan(plan_document(runner, plan_file),
                                            rollout_inputs(self.config, live=self.live_counts()))
@@ -286,15 +291,29 @@ class StackCommand:
             EXIT_BAD_INPUT,
         )
 
+    def refuse_name_collisions(self, classification: PlanClassification) -> None:
+        """A plan that would create a replacement under the name its live original still holds ends the command
+        with exit 1, nothing applied: AWS refuses the create, so the apply would stop half-way."""
+        found = classification.name_collisions
+        if not found:
+            return
+        named = "; ".join(f"{c.address} as {c.collides_as} ({', '.join(c.replace_paths) or c.reason})" for c in found)
+        self.fail(
+            f"this plan replaces {len(found)} resource(s) by creating the new one under the name the live one still "
+            f"holds, which AWS refuses, so the apply would stop half-way: {named}. Nothing was applied. fastscale "
+            "names change with every setting that forces a replacement, so the live resource differs in what it "
+            "did not write (changed outside this stack, or read back differently by the provider): see the listed "
+            "attributes with `fastscale plan`, and put the live resource back as the config says."
+        )
+
     def quota_preflight(self) -> None:
         """Service Quotas for endpoint usage against the config's maximum instances, before anything is
         synthesized: over quota ends the command with exit 2, nothing planned or applied. When the quotas
         cannot be read at all the command goes on with a warning (Terraform needs AWS anyway)."""
         from botocore.exceptions import BotoCoreError, ClientError
 
-        from fastscale.infra.aws.clients import AwsError, translate_errors
-        from fastscale.infra.aws.preflight import check_quotas
-        from fastscale.infra.rules import has_errors
+        from fastscale.infra.aws.clients import AwsError, translate_errors  # lazy: boto3, loaded only when this runs
+        from fastscale.infra.aws.preflight import check_quotas  # lazy: boto3, loaded only when this runs
 
         self.reporter.step("quotas", "Service Quotas for endpoint usage")
         try:
@@ -319,8 +338,6 @@ class StackCommand:
     def prepare(self, terraform_bin: str | None, out: str) -> TerraformRunner:
         """Find the binary, take the stack's lock, check quotas (plan, deploy), synthesize, ``terraform
         init``. Exits 1 on any failure (the lock held by another run included), 2 when over quota."""
-        from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
-
         try:
             binary = find_binary(terraform_bin)
         except TerraformError as exc:
@@ -331,7 +348,6 @@ class StackCommand:
             self.quota_preflight()
 
         self.reporter.step("synth", f"into {out}")
-        from fastscale.infra.state import StateLayoutError
 
         try:
             synth = synthesize(self.config, out)
@@ -347,7 +363,7 @@ class StackCommand:
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
             # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
             # Without credentials of its own in the environment, it gets the emulator's dummy ones.
-            from fastscale.infra.aws.clients import emulator_credentials
+            from fastscale.infra.aws.clients import emulator_credentials  # lazy: boto3, loaded only when this runs
 
             url = self.config.endpoint_url
             env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
@@ -363,8 +379,6 @@ class StackCommand:
     def run(self, step: str, call: Any, *args: Any, fatal: bool = True, **kwargs: Any) -> TerraformResult:
         """One Terraform operation, shown as ``step``. A failure shows Terraform's diagnostics and exits 1,
         unless ``fatal`` is False (the caller goes on, e.g. to list what a failed destroy left)."""
-        from fastscale.infra.terraform import TerraformError
-
         self.reporter.operation = step
         self.reporter.step(step)
         try:
@@ -431,9 +445,6 @@ class StackCommand:
         is taken over, with a notice. Taken once: a second call while it is held does nothing."""
         if self.lock is not None and self.lock.held:
             return
-        from fastscale.infra.outputs import OutputPathError
-        from fastscale.infra.plan_session import StackLocked, StackLockError, lock_stack
-        from fastscale.infra.state import StateLayoutError
 
         try:
             self.lock = lock_stack(self.config, out, self.command)
@@ -464,8 +475,6 @@ class StackCommand:
 
     def record_shown_plan(self, plan: SavedPlan) -> None:
         """Right after Terraform wrote the plan, before it is shown: record its SHA-256."""
-        from fastscale.infra.plan_session import PlanChanged
-
         try:
             plan.seal()
         except PlanChanged as exc:
@@ -473,8 +482,6 @@ class StackCommand:
 
     def refuse_changed_plan(self, plan: SavedPlan) -> None:
         """Just before the apply: the plan file must still be the one shown, else exit 1, nothing applied."""
-        from fastscale.infra.plan_session import PlanChanged
-
         try:
             plan.verify()
         except PlanChanged as exc:
@@ -487,7 +494,7 @@ class StackCommand:
         SageMaker compares names without regard to case. Terraform would fail half-way on a taken name, or
         take over a scalable target or alarm; so a clash stops the command with exit 2, nothing applied.
         """
-        from fastscale.infra.aws.clients import AwsError
+        from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
 
         self.reporter.step("names", "checking that every name the stack creates is free or already its own")
         try:
@@ -518,10 +525,8 @@ class StackCommand:
         configuration starts with (``infra.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
         import json
 
-        from fastscale.infra import cutover
-        from fastscale.infra.aws.clients import AwsError
-        from fastscale.infra.aws.cutover import live_instance_counts
-        from fastscale.infra.naming import endpoint_name
+        from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+        from fastscale.infra.aws.cutover import live_instance_counts  # lazy: boto3, loaded only when this runs
 
         self.reporter.step("cut-over", "reading the endpoints' live instance counts")
         try:
@@ -549,7 +554,10 @@ class StackCommand:
         (a look whenever Terraform reports one still in progress) and after (:meth:`rollout_outcomes`)."""
         from datetime import UTC, datetime
 
-        from fastscale.infra.aws.rollout import RolloutFollower, rollout_targets
+        from fastscale.infra.aws.rollout import (  # lazy: boto3, loaded only when this runs
+            RolloutFollower,
+            rollout_targets,
+        )
 
         targets = rollout_targets(classification)
         if not targets:
@@ -561,8 +569,11 @@ class StackCommand:
     def rollout_outcomes(self, timeout: float, outputs: dict[str, Any]) -> list[Any]:
         """After the apply: wait (at most ``timeout`` s) for the rollouts to settle and judge each one:
         the new version in service, rolled back (and by which alarm), failed, or still going."""
-        from fastscale.infra.aws.clients import AwsError
-        from fastscale.infra.aws.rollout import component_models, expected_versions
+        from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+        from fastscale.infra.aws.rollout import (  # lazy: boto3, loaded only when this runs
+            component_models,
+            expected_versions,
+        )
 
         if self.follower is None:
             return []
@@ -581,7 +592,7 @@ class StackCommand:
         return outcomes
 
     def verification(self, wait: bool, timeout: float | None) -> Any:
-        from fastscale.infra.aws.clients import AwsError
+        from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
 
         self.reporter.step("verify", "waiting for the endpoints to settle" if wait else "one look, no waiting")
         kwargs: dict[str, Any] = {"wait": wait, "on_progress": self.reporter.wait_progress}
@@ -662,6 +673,7 @@ def plan_confirm_apply(
         if not cmd.as_json:
             print_change_summary(plan, cmd.changes, classification)
         if classification is not None:
+            cmd.refuse_name_collisions(classification)
             cmd.refuse_downtime(classification, allow_downtime)
         if not auto_approve:
             cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
@@ -727,6 +739,9 @@ def print_change_summary(
             say(f"[bold yellow]Note:[/] {_esc(c.notice)}.")
     if classification.downtime:
         print_downtime(classification.downtime)
+    for c in classification.name_collisions:
+        say(f"[bold red]Cannot apply:[/] {_esc(c.address)} would be created as {_esc(c.collides_as or '')} while the live one "
+            f"still holds that name ({_esc(c.reason)}); AWS refuses that, so `fastscale deploy` stops before applying.")
 
 
 def print_downtime(found: list[ClassifiedChange]) -> None:
@@ -744,8 +759,6 @@ _KIND_STYLES = {"replace_with_downtime": "bold red", "rolling": "cyan", "blue_gr
 
 
 def _type_label(change: ClassifiedChange) -> str:
-    from fastscale.infra.rollout import TYPE_LABELS
-
     return TYPE_LABELS.get(change.type, change.type)
 
 

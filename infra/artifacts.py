@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from fastscale.infra.aws_facts import IMAGE_MAX_LEN, MODEL_DATA_MAX_LEN
+
 # Private ECR registry hosts: IPv4 (…dkr.ecr.<region>.amazonaws.com), FIPS, China (.com.cn) and dual-stack
 # (…dkr-ecr.<region>.on.aws). ECR Public (public.ecr.aws) is not a private registry and is not cached.
 _ECR_HOST_RE = re.compile(
@@ -110,8 +112,6 @@ _IMAGE_ODD_RE = re.compile(r"[^A-Za-z0-9._:/@\[\]-]")
 
 def image_problem(uri: str) -> str | None:
     """Why ``uri`` is not a container image reference SageMaker can pull, or None when it is one."""
-    from fastscale.infra.aws_facts import IMAGE_MAX_LEN
-
     if not uri or uri != uri.strip() or any(c.isspace() for c in uri):
         return "it is empty or contains whitespace"
     if len(uri) > IMAGE_MAX_LEN:
@@ -146,8 +146,6 @@ def model_data_problem(uri: str) -> str | None:
     botocore's `Url` pattern also admits https://, but the API reference calls `ModelDataUrl` "the S3 path
     where the model artifacts ... are stored", `ModelDataSource` takes an `S3Uri`, and the execution role
     fastscale writes grants S3 reads of s3:// locations only: s3:// is the one form that works."""
-    from fastscale.infra.aws_facts import MODEL_DATA_MAX_LEN
-
     scheme, sep, _ = uri.partition("://")
     if not sep or scheme.lower() != "s3":
         if scheme.lower() in ("https", "http") and sep:

@@ -98,6 +98,25 @@ MAX_METRICS_PER_MATH_ALARM = 10
 #: `MetricsConfig.MetricPublishFrequencyInSeconds` values the endpoint configuration accepts.
 METRICS_PUBLISH_FREQUENCIES = (10, 30, 60, 120, 180, 240, 300)
 
+#: `ProductionVariantRoutingConfig.RoutingStrategy` (botocore 1.44.8) by fastscale's `routing` value.
+ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS", "random": "RANDOM",
+                      "prefix_aware": "PREFIX_AWARE", "kv_aware": "KV_AWARE"}
+#: `PrefixAwareRoutingConfig`: `PrefixLength` 1024-65536 (bytes of the body for InvokeEndpoint, characters of
+#: the messages' text for the OpenAI-compatible API), `ConcurrencyThreshold` 1-1024; both required with
+#: PREFIX_AWARE, and the block only allowed with it.
+PREFIX_LENGTH_RANGE = (1024, 65536)
+CONCURRENCY_THRESHOLD_RANGE = (1, 1024)
+#: `ProductionVariantInferenceAmiVersion` (botocore 1.44.8) and the accelerators its documentation names:
+#: the gpu AMIs are for NVIDIA GPUs (driver 535 / CUDA 12.2, 550 / 12.4, 580 / 13.0), neuron-2 for
+#: Inferentia2 and Trainium (Neuron driver 2.19).
+INFERENCE_AMI_ACCELERATORS = {
+    "al2-ami-sagemaker-inference-gpu-2": ("nvidia-gpu",),
+    "al2-ami-sagemaker-inference-gpu-2-1": ("nvidia-gpu",),
+    "al2-ami-sagemaker-inference-gpu-3-1": ("nvidia-gpu",),
+    "al2023-ami-sagemaker-inference-gpu-4-1": ("nvidia-gpu",),
+    "al2-ami-sagemaker-inference-neuron-2": ("inferentia", "trainium"),
+}
+
 # --------------------------------------------------------------------------------------------- names AWS gives
 
 #: Application Auto Scaling names the alarms of a target-tracking policy `TargetTracking-<resource id>-...`;

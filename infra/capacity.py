@@ -127,13 +127,6 @@ def every_workload(ep: EndpointSpec) -> list[ModelSpec | InferenceComponentSpec]
 
 
 def needs_awscc_config(ep: EndpointSpec) -> bool:
-    """Settings hashicorp/aws 6.25's endpoint configuration cannot express, so awscc's is used."""
-    cap = ep.capacity
-    return bool(
-        ep.metrics_publish_frequency is not None
-        or ep.enhanced_metrics
-        or cap.fallback
-        or cap.provision_timeout is not None
-        or cap.reservation_arn
-        or ep.scale_in is not None
-    )
+    """Settings hashicorp/aws 6.25's endpoint configuration cannot express, so awscc's is used
+    (`EndpointSpec.needs_awscc_config`, which the stack's provider list reads too)."""
+    return ep.needs_awscc_config

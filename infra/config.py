@@ -21,6 +21,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    JsonValue,
     PrivateAttr,
     StringConstraints,
     ValidationError,
@@ -30,7 +31,10 @@ from pydantic import (
 
 from fastscale.infra import safe_yaml
 from fastscale.infra.limits import ApiInt, Number
+from fastscale.infra.network import refused_reason
 from fastscale.infra.provider_versions import DEFAULT_AWS, DEFAULT_AWSCC, Constraint, ConstraintError
+from fastscale.infra.safe_files import SpecialFileError, read_bytes
+from fastscale.infra.secrets import redact as mask
 
 _ENV_NAME_RE = re.compile(r"[a-zA-Z_][a-zA-Z0-9_]*")
 
@@ -49,6 +53,18 @@ EnvName = Annotated[str, StringConstraints(max_length=1024), AfterValidator(_env
 EnvValue = Annotated[str, StringConstraints(max_length=1024)]
 TagKey = Annotated[str, StringConstraints(min_length=1, max_length=128)]
 TagValue = Annotated[str, StringConstraints(max_length=256)]
+
+#: `overrides:` of an endpoint or component: Terraform resource type -> dotted attribute path -> value.
+OverrideType = Annotated[str, StringConstraints(min_length=1, max_length=128)]
+OverridePath = Annotated[str, StringConstraints(min_length=1, max_length=1024)]
+Overrides = dict[OverrideType, dict[OverridePath, JsonValue]]
+_OVERRIDES_HELP = (
+    "Raw provider attributes of the resources this entry synthesizes: {<terraform resource type>: {<dotted "
+    "attribute path>: value}}, e.g. {aws_sagemaker_endpoint_configuration: {production_variants.0."
+    "enable_ssm_access: true}}. Added or replacing what fastscale writes; checked against the provider schema; "
+    "strings sent literally (never evaluated by Terraform). See docs/overrides.md for the types each entry "
+    "can target and the attributes fastscale keeps."
+)
 
 if TYPE_CHECKING:
     from pydantic_core import ErrorDetails
@@ -354,6 +370,7 @@ class InferenceComponentSpec(_Workload):
     deployment: ComponentDeployment | None = Field(
         None, description="This component's update settings, over the endpoint's `deployment`."
     )
+    overrides: Overrides = Field(default_factory=dict, description=_OVERRIDES_HELP)
 
 
 # --------------------------------------------------------------------------------------------- capacity
@@ -478,13 +495,29 @@ class Alarms(_Strict):
     )
 
 
+class PrefixRouting(_Strict):
+    """Settings of prefix-aware routing (PrefixAwareRoutingConfig); both are required by the API."""
+
+    prefix_length: int = Field(
+        ...,
+        description="PrefixLength (1024-65536): how much of the request's start is the routing key: bytes of "
+        "the body for InvokeEndpoint, characters of the messages' text for the OpenAI-compatible API. Cover the "
+        "shared part (a system prompt) plus enough unique text to spread the load.",
+    )
+    concurrency_threshold: int = Field(
+        ...,
+        description="ConcurrencyThreshold (1-1024): requests in flight on the chosen instance (or copy, on an "
+        "inference-component endpoint) at which the next request with that prefix goes elsewhere.",
+    )
+
+
 class EndpointSpec(_Strict):
     name: str = Field(..., description="Endpoint name (prefixed with the project).")
     instance_type: str = Field(
         ..., description="SageMaker instance type, e.g. ml.g6.2xlarge; the first choice (priority 1) when capacity.fallback is set."
     )
     instances: Capacity = Field(default_factory=Capacity, description="Instance counts of the endpoint's variant.")
-    routing: Literal["least_outstanding_requests", "random"] = Field(
+    routing: Literal["least_outstanding_requests", "random", "prefix_aware", "kv_aware"] = Field(
         "least_outstanding_requests",
         description="How the endpoint routes requests among its instances / copies (the variant's RoutingConfig."
         "RoutingStrategy). fastscale's default is least_outstanding_requests, deliberately not AWS's (RANDOM, "
@@ -492,7 +525,21 @@ class EndpointSpec(_Strict):
         "queue requests behind a long generation while another instance sits idle; least outstanding requests "
         "sends each request to the instance with the most free capacity (AWS ML blog, \"Minimize real-time "
         "inference latency by using Amazon SageMaker routing strategies\"). random: AWS's default, e.g. to keep "
-        "an existing endpoint's routing unchanged.",
+        "an existing endpoint's routing unchanged. prefix_aware (PREFIX_AWARE, needs `prefix_routing`): requests "
+        "sharing a prompt prefix go to the same instance / copy until it has `concurrency_threshold` requests in "
+        "flight; applied only when two or more instances can serve. kv_aware (KV_AWARE): to an instance or copy "
+        "that already holds the prompt's start in its KV cache, weighed against load, else as least outstanding "
+        "requests; only with supported containers such as the SageMaker AI vLLM DLC. Both make the endpoint "
+        "configuration awscc's (hashicorp/aws 6.25 has no prefix settings). See docs/routing.md.",
+    )
+    prefix_routing: PrefixRouting | None = Field(
+        None, description="PrefixAwareRoutingConfig: required with routing prefix_aware, refused otherwise."
+    )
+    inference_ami_version: str | None = Field(
+        None,
+        description="ProductionVariant.InferenceAmiVersion: the AMI (driver and CUDA / Neuron versions) of the "
+        "endpoint's instances, one of botocore's ProductionVariantInferenceAmiVersion values; gpu AMIs for NVIDIA "
+        "instance types, neuron-2 for Inferentia2 / Trainium. Unset: SageMaker's default for the instance type.",
     )
     model: ModelSpec | None = Field(None, description="Single-model endpoint. Mutually exclusive with inference_components.")
     inference_components: list[InferenceComponentSpec] = Field(
@@ -529,6 +576,7 @@ class EndpointSpec(_Strict):
         default_factory=Deployment,
         description="How updates roll out: blue/green or rolling, bake time and automatic rollback on this stack's alarms.",
     )
+    overrides: Overrides = Field(default_factory=dict, description=_OVERRIDES_HELP)
 
     @model_validator(mode="after")
     def _one_kind_of_workload(self) -> EndpointSpec:
@@ -543,10 +591,26 @@ class EndpointSpec(_Strict):
         return bool(self.inference_components)
 
     @property
+    def needs_awscc_config(self) -> bool:
+        """Whether the endpoint configuration is awscc's: it sets what hashicorp/aws 6.25's cannot express (a
+        metrics configuration, instance pools, the provision timeout, a capacity reservation, a scale-in
+        policy, prefix-aware settings; KV-aware routing too, which its routing validation may not know)."""
+        cap = self.capacity
+        return bool(
+            self.routing in ("prefix_aware", "kv_aware")
+            or self.metrics_publish_frequency is not None
+            or self.enhanced_metrics
+            or cap.fallback
+            or cap.provision_timeout is not None
+            or cap.reservation_arn
+            or self.scale_in is not None
+        )
+
+    @property
     def needs_awscc(self) -> bool:
-        """Whether this endpoint has hashicorp/awscc resources: inference components, or a metrics
-        configuration (only awscc's endpoint configuration has one)."""
-        return self.uses_inference_components or self.metrics_publish_frequency is not None or self.enhanced_metrics
+        """Whether this endpoint has hashicorp/awscc resources: inference components, or awscc's endpoint
+        configuration (`needs_awscc_config`)."""
+        return self.uses_inference_components or self.needs_awscc_config
 
     @property
     def scales_to_zero(self) -> bool:
@@ -640,7 +704,6 @@ def check_endpoint_url(value: str | None) -> str | None:
         parts.port  # noqa: B018 - raises on a port that is not a number in range
     except ValueError:
         raise ValueError(f"'{value}' has an invalid port") from None
-    from fastscale.infra.network import refused_reason
 
     refused = refused_reason(value)
     if refused is not None:
@@ -805,8 +868,6 @@ def _friendly(err: ErrorDetails, loc: tuple[Any, ...] = ()) -> str:
 
 def redact(text: str) -> str:
     """A schema message with any credential it quotes masked (a URL's password, a token): see infra.secrets."""
-    from fastscale.infra.secrets import redact as mask
-
     return mask(text)
 
 
@@ -836,8 +897,6 @@ def parse_config(
 
 def load_config(path: str | Path) -> FastscaleConfig:
     """Read and validate a fastscale YAML file. Raises ConfigError (never a raw YAML/pydantic traceback)."""
-    from fastscale.infra.safe_files import SpecialFileError, read_bytes
-
     p = Path(path)
     try:
         # Read at most one byte past the limit: a huge file is refused without reading it all. A FIFO,

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.naming import endpoint_name
+
 if TYPE_CHECKING:
     from fastscale.infra.config import EndpointSpec, FastscaleConfig
 
@@ -59,6 +61,4 @@ def cutover_count(ep: EndpointSpec, live: int | None) -> int:
 
 def tfvars(config: FastscaleConfig, live: Mapping[str, int | None]) -> dict[str, int]:
     """The variables' values for the live counts (by endpoint name, as ``infra.naming.endpoint_name``)."""
-    from fastscale.infra.naming import endpoint_name
-
     return {variable_name(ep): cutover_count(ep, live.get(endpoint_name(config.project, ep.name))) for ep in config.endpoints}

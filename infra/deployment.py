@@ -21,29 +21,20 @@ all of `infra`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from fastscale.infra.aws_facts import BAKE_TIME_MAX_S
 from fastscale.infra.config import (
     BlueGreen,
     ComponentRolling,
     EndpointRolling,
-    EndpointSpec,
     FastscaleConfig,
-    InferenceComponentSpec,
 )
-
-if TYPE_CHECKING:
-    from fastscale.infra.naming import ComponentNames, EndpointNames
+from fastscale.infra.naming import ComponentNames, EndpointNames, all_endpoint_names
+from fastscale.infra.update_settings import component_settings
 
 #: The stuck-at-zero alarm counts capacity failures per minute.
 STUCK_AT_ZERO_PERIOD_S = 60
-
-#: Alarm kinds a component has of its own when rollback watches them (metric per `InferenceComponentName`).
-COMPONENT_ROLLBACK_KINDS = ("5xx-errors", "model-latency")
-#: Alarm kinds the stack creates for rollback even when `alarms.enabled` is false.
-ROLLBACK_ONLY_KINDS = COMPONENT_ROLLBACK_KINDS
-
 
 @dataclass(frozen=True)
 class StackAlarm:
@@ -58,53 +49,6 @@ class StackAlarm:
     def window(self) -> int:
         """Seconds of breaching data the alarm needs before it fires (period x evaluation periods)."""
         return self.period * self.evaluation_periods
-
-
-@dataclass(frozen=True)
-class ComponentSettings:
-    """A component's update settings once its own `deployment` is laid over the endpoint's."""
-
-    auto_rollback: bool
-    rollback_alarms: tuple[str, ...]
-    rolling: ComponentRolling
-    #: config paths of where each setting came from (the component's override or the endpoint)
-    alarms_path: str
-    rolling_path: str
-
-    @property
-    def batch_chosen(self) -> bool:
-        """Whether the file sets the rolling batch (here or on the endpoint), rather than fastscale's default."""
-        return "batch" in self.rolling.model_fields_set
-
-
-def component_settings(ep: EndpointSpec, comp: InferenceComponentSpec, ep_path: str = "", comp_path: str = "") -> ComponentSettings:
-    own = comp.deployment
-    dep = ep.deployment
-    alarms_own = own is not None and own.rollback_alarms is not None
-    rolling_own = own is not None and own.rolling is not None
-    return ComponentSettings(
-        auto_rollback=own.auto_rollback if own is not None and own.auto_rollback is not None else dep.auto_rollback,
-        rollback_alarms=tuple(own.rollback_alarms if own is not None and own.rollback_alarms is not None else dep.rollback_alarms),
-        rolling=own.rolling if own is not None and own.rolling is not None else dep.components,
-        alarms_path=f"{comp_path}.deployment.rollback_alarms" if alarms_own else f"{ep_path}.deployment.rollback_alarms",
-        rolling_path=f"{comp_path}.deployment.rolling" if rolling_own else f"{ep_path}.deployment.components",
-    )
-
-
-def component_alarm_kinds(ep: EndpointSpec, comp: InferenceComponentSpec) -> tuple[str, ...]:
-    """The kinds of alarm a component has of its own for rollback: those its rollback names."""
-    settings = component_settings(ep, comp)
-    if not settings.auto_rollback:
-        return ()
-    return tuple(k for k in COMPONENT_ROLLBACK_KINDS if k in settings.rollback_alarms)
-
-
-def rollback_only_endpoint_kinds(ep: EndpointSpec) -> tuple[str, ...]:
-    """Endpoint alarm kinds created for rollback alone: a single-model endpoint whose operational alarms are
-    off still gets the 5xx and latency alarms its rollback watches."""
-    if ep.alarms.enabled or ep.model is None or not ep.deployment.auto_rollback:
-        return ()
-    return tuple(k for k in ROLLBACK_ONLY_KINDS if k in ep.deployment.rollback_alarms)
 
 
 def endpoint_alarms(names: EndpointNames) -> list[StackAlarm]:
@@ -183,8 +127,6 @@ def _resolve(
 
 def rollouts(config: FastscaleConfig) -> list[Rollout]:
     """The update of every single-model endpoint and every inference component, in config order."""
-    from fastscale.infra.naming import all_endpoint_names
-
     every = all_endpoint_names(config)
     everything = stack_alarms(every)
     return [r for i, names in enumerate(every) for r in endpoint_rollouts(names, everything, f"endpoints[{i}]")]

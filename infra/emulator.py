@@ -1,7 +1,7 @@
 """A local AWS emulator for rehearsing a deploy: moto's server, plus what fastscale needs that moto lacks.
 
 ``fastscale emulator`` runs it in the foreground; the end-to-end tests run the same server in a thread. It
-is moto (``pip install 'fastscale[emulator]'``) with three differences, each checked against moto 5.2.5:
+is moto (``pip install 'fastscale[emulator]'``) with four differences, each checked against moto 5.2.5:
 
 - **Application Auto Scaling tags.** moto accepts ``RegisterScalableTarget`` but drops its ``Tags`` and has
   no ``TagResource``, ``UntagResource`` or ``ListTagsForResource``. The hashicorp/aws provider reads a
@@ -12,6 +12,11 @@ is moto (``pip install 'fastscale[emulator]'``) with three differences, each che
 - **UpdateEndpoint.** moto has none; the provider calls it to move an endpoint to a new endpoint
   configuration. Here the endpoint runs the named configuration and its variants at once, as AWS does once
   an update has finished.
+- **Empty optional structures.** moto answers a model made without a VPC with an empty ``VpcConfig``, and
+  an endpoint configuration without data capture with an empty ``DataCaptureConfig``; AWS leaves both out.
+  The provider reads each as a block the config lacks and, since neither can change in place, plans to
+  replace the model (under the same name) and the endpoint configuration on every deploy. Here they are
+  left out, as AWS does (``_OMITTED_WHEN_EMPTY``).
 - **Service Quotas.** moto answers ``ListServiceQuotas`` with an HTTP 500 page (not implemented), which
   reads like an AWS outage. Here it is ``UnknownOperationException`` saying the emulator has no Service
   Quotas API, so fastscale's quota preflight says that instead.
@@ -137,6 +142,31 @@ def _update_endpoint(self: Any) -> Any:
     return ActionResult({"EndpointArn": endpoint.arn})
 
 
+#: Optional structures moto answers empty where AWS leaves them out: describe call -> their fields.
+_OMITTED_WHEN_EMPTY = {
+    "describe_model": ("VpcConfig",),
+    "describe_endpoint_config": ("DataCaptureConfig", "AsyncInferenceConfig", "ExplainerConfig"),
+}
+
+
+def _leave_out_empty(original: Callable[[Any], Any], fields: tuple[str, ...]) -> Callable[[Any], Any]:
+    """moto's describe call, without the `fields` it answers empty (`{}`, or every member empty)."""
+
+    def describe(self: Any) -> Any:
+        from moto.core.responses import ActionResult
+
+        result = original(self)
+        body = getattr(result, "result", None)
+        if not isinstance(body, dict):
+            return result
+        empty = [f for f in fields if isinstance(body.get(f), dict) and not any(body[f].values())]
+        if not empty:
+            return result
+        return ActionResult({k: v for k, v in body.items() if k not in empty})
+
+    return describe
+
+
 def _no_service_quotas(self: Any) -> str:
     raise _json_error(NO_QUOTAS_CODE, f"{NO_QUOTAS_MESSAGE}: ListServiceQuotas is not emulated")
 
@@ -153,6 +183,8 @@ def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
         (ApplicationAutoScalingResponse, "untag_resource", _untag_resource),
         (ApplicationAutoScalingResponse, "list_tags_for_resource", _list_tags_for_resource),
         (SageMakerResponse, "update_endpoint", _update_endpoint),
+        *((SageMakerResponse, call, _leave_out_empty(getattr(SageMakerResponse, call), fields))
+          for call, fields in _OMITTED_WHEN_EMPTY.items()),
         (ServiceQuotasResponse, "list_service_quotas", _no_service_quotas),
     ]
 

@@ -12,10 +12,10 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from fastscale.infra import catalog
+from fastscale.infra import capacity, catalog
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
-from fastscale.infra.deployment import component_alarm_kinds, rollback_only_endpoint_kinds
 from fastscale.infra.secrets import container_environment
+from fastscale.infra.update_settings import component_alarm_kinds, rollback_only_endpoint_kinds
 
 #: Every endpoint has one production variant; SageMaker's console default name.
 VARIANT_NAME = "AllTraffic"
@@ -35,6 +35,8 @@ SAGEMAKER_NAME_MAX = 63
 IAM_ROLE_NAME_MAX = 64
 #: Hex digits of the content digest that ends every model name (see `model_name`).
 MODEL_DIGEST_LEN = 8
+#: The Terraform type of a SageMaker model, as `overrides:` name it (infra.overrides.MODEL).
+MODEL_TYPE = "aws_sagemaker_model"
 
 
 def stack_name(config: FastscaleConfig) -> str:
@@ -71,8 +73,8 @@ def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceCompo
     A SageMaker model cannot be updated, only replaced, and the endpoint configuration that uses it is
     created before the old one is destroyed (Terraform then does the same for the model it depends on).
     With a fixed name the new model would collide with the old one still in place, so the name carries a
-    digest of every setting that forces a new model: image, model data, EULA acceptance, environment, role
-    and VPC. The role
+    digest of every setting that forces a new model: image, model data, EULA acceptance, environment, role,
+    VPC and the model's overrides. The role
     is the user's ARN, or the name of the role fastscale creates (``execution_role``), whose ARN changes
     only with its name.
     """
@@ -86,6 +88,11 @@ def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceCompo
     }
     if workload.accept_eula:  # only when set, so the names of existing models stay as they were
         content["accept_eula"] = True
+    # The model's `overrides:` (the component's, or the endpoint's for its single model) can force a new
+    # model as much as the settings above; only when there are any, as for the EULA.
+    owner = workload if isinstance(workload, InferenceComponentSpec) else ep
+    if owner.overrides.get(MODEL_TYPE):
+        content["overrides"] = owner.overrides[MODEL_TYPE]
     digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:MODEL_DIGEST_LEN]
     return f"{base[: SAGEMAKER_NAME_MAX - MODEL_DIGEST_LEN - 1]}-{digest}"
 
@@ -188,8 +195,6 @@ def endpoint_names(config: FastscaleConfig, ep: EndpointSpec) -> EndpointNames:
 def pool_model_names(ep_name: str, ep: EndpointSpec, components: list[ComponentNames], execution_role: str | None) -> list[str]:
     """The extra SageMaker models of an endpoint's fallback pools: one per pool whose override changes what
     makes a model (image, model data, environment), named as the model it replaces on that pool."""
-    from fastscale.infra import capacity
-
     out: list[str] = []
     for pool in capacity.pools(ep)[1:]:
         if ep.model is not None:

@@ -17,7 +17,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from fastscale.infra.naming import stack_name
 from fastscale.infra.safe_files import refuse_special, special_kind
+from fastscale.infra.state import local_state_placement
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -125,9 +127,6 @@ def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | 
     layout. Everything that would refuse a write is checked for all of them before any is written: two
     configs with one stack name, a state file that would be lost or orphaned (`infra.state.StateLayoutError`),
     an output directory that cannot be written, a symbolic link on the way."""
-    from fastscale.infra.naming import stack_name
-    from fastscale.infra.state import local_state_placement
-
     first: dict[str, str] = {}
     for path, config in configs:
         name = stack_name(config)

@@ -40,6 +40,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.naming import stack_name
+from fastscale.infra.outputs import check_output_dir, refuse_symlinks, synth_writes
+from fastscale.infra.state import local_state_placement
+
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
 
@@ -283,10 +287,6 @@ def lock_stack(config: FastscaleConfig, outdir: str | os.PathLike[str], command:
     a local state that would be lost or orphaned (:class:`infra.state.StateLayoutError`), an output
     directory inside ``.git`` or not writable, a symbolic link on the way, the lock file included
     (:class:`infra.outputs.OutputPathError`); both are bad input (exit code 2)."""
-    from fastscale.infra.naming import stack_name
-    from fastscale.infra.outputs import check_output_dir, refuse_symlinks, synth_writes
-    from fastscale.infra.state import local_state_placement
-
     out = Path(outdir)
     name = stack_name(config)
     local_state_placement(config, out)

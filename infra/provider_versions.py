@@ -1,5 +1,6 @@
-"""Terraform provider version constraints: parsing them, and the oldest provider release each synthesized
-attribute needs.
+"""Terraform provider version constraints: parsing them, and the oldest provider releases fastscale writes for
+(the attributes a given config needs beyond them are listed by rule FS071, which checks a constraint against
+them). Nothing here reads a config, so the config schema can use the parser.
 
 A config may set its own constraints (`providers.aws`, `providers.awscc`), for example to use the provider
 versions an internal mirror holds. A constraint is only accepted when every version it admits has every
@@ -14,10 +15,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
 
 DEFAULT_AWS = "~> 6.25"
 DEFAULT_AWSCC = ">= 1.106.0, < 2.0"
@@ -121,25 +118,6 @@ def _admits(op: str, ref: Version, parts: int, v: Version) -> bool:
     return v < upper
 
 
-def aws_needs(config: FastscaleConfig) -> list[Need]:
-    """What the aws resources of this config need beyond AWS_FLOOR."""
-    from fastscale.infra.capacity import needs_awscc_config
-
-    needs = [Need("every aws resource fastscale writes", AWS_FLOOR,
-                  "the oldest hashicorp/aws release fastscale is checked against")]
-    for i, ep in enumerate(config.endpoints):
-        if ep.uses_inference_components and not needs_awscc_config(ep):
-            needs.append(Need("aws_sagemaker_endpoint_configuration.execution_role_arn", "6.21.0",
-                              f"endpoints[{i}] hosts inference components (execution role on the endpoint "
-                              "configuration, production variant without model_name)"))
-    return needs
-
-
-def awscc_needs(config: FastscaleConfig) -> list[Need]:
-    return [Need("awscc_sagemaker_inference_component.specification.data_cache_config", AWSCC_FLOOR,
-                 "every inference component sets data caching explicitly")]
-
-
 def too_old(constraint: Constraint, needs: list[Need]) -> list[tuple[Need, Version]]:
     """Each need whose version the constraint undercuts, with an admitted older version as evidence."""
     out = []
@@ -158,8 +136,6 @@ __all__ = [
     "Constraint",
     "ConstraintError",
     "Need",
-    "aws_needs",
-    "awscc_needs",
     "format_version",
     "too_old",
 ]

@@ -16,6 +16,7 @@ on the number of workers.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import math
 import os
@@ -24,7 +25,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastscale.infra import catalog
+from fastscale.infra import catalog, safe_yaml
 from fastscale.infra.config import (
     ConfigError,
     EndpointSpec,
@@ -35,9 +36,11 @@ from fastscale.infra.config import (
     parse_path,
 )
 from fastscale.infra.simulate.build import SimulateInputError, Workload, select_workloads
+from fastscale.infra.simulate.engine import SimSpec
 from fastscale.infra.simulate.params import SimulateParams
 from fastscale.infra.simulate.params import load_params as load_simulate_params
 from fastscale.infra.simulate.requests import (
+    FailureLimitExceeded,
     Profile,
     RequestInputError,
     RequestTrace,
@@ -45,6 +48,7 @@ from fastscale.infra.simulate.requests import (
     service_rates,
     simulate_requests,
 )
+from fastscale.infra.yaml_edit import edit
 
 #: Share of an accelerator's memory the weights may take (the rest is the KV cache): as rule FS008 warns.
 WEIGHTS_MAX_SHARE = 0.90
@@ -87,6 +91,10 @@ class Outcome:
     peak_copies: int
     peak_instances: int
     error: str | None = None
+    #: The simulation stopped once more requests had failed than ``--max-rejected`` allows: the candidate cannot
+    #: be chosen nor be on the front, its latencies and cost are unknown (None / inf) and ``rejected_fraction`` is
+    #: what had failed by then (a lower bound).
+    stopped_early: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -139,6 +147,7 @@ class Recommendation:
             "trace": self.search.trace.to_dict(),
             "candidates": len(self.outcomes),
             "candidates_failed": len(self.failed),
+            "candidates_stopped_early": sum(1 for o in self.outcomes if o.stopped_early),
             "notes": list(self.search.notes),
         }
         if self.choice is None:
@@ -432,19 +441,58 @@ def candidate_config(data: dict[str, Any], settings: dict[str, Any]) -> Fastscal
     return parse_config(changed, "<candidate>")
 
 
-def evaluate(search: Search, candidate: Candidate, params: SimulateParams | None = None) -> Outcome:
-    """Simulate one candidate: its whole config, request by request."""
+def failure_limit(requests: int, max_rejected: float) -> int:
+    """The most failed requests a candidate may have and still count as ``rejected_fraction <= max_rejected``
+    (computed the same way as the front's check, so the two never disagree at the boundary)."""
+    k = min(requests, max(0, math.floor(max_rejected * requests)))
+    while k < requests and (k + 1) / requests <= max_rejected:
+        k += 1
+    while k > 0 and k / requests > max_rejected:
+        k -= 1
+    return k
+
+
+def evaluate(
+    search: Search, candidate: Candidate, params: SimulateParams | None = None, max_rejected: float | None = None
+) -> Outcome:
+    """Simulate one candidate: its whole config, request by request.
+
+    With ``max_rejected`` the simulation stops as soon as more requests failed than that fraction allows: such
+    a candidate is never on the front nor chosen, whatever the rest of the trace does (``stopped_early``)."""
+    spec = _spec(search, candidate, params)
+    if isinstance(spec, Outcome):
+        return spec
+    return _simulate(search, candidate, spec, max_rejected)[0]
+
+
+def _spec(search: Search, candidate: Candidate, params: SimulateParams | None) -> SimSpec | Outcome:
+    """The candidate's simulation input, or its outcome when its config does not load."""
     try:
         config = candidate_config(search.data, candidate.settings)
         selection = select_workloads(config, search.endpoint, search.component, sim=params)
         if not selection.workloads:
             raise SimulateInputError("; ".join(selection.skipped))
         workload: Workload = selection.workloads[0]
-        run = simulate_requests(workload.spec(), search.trace, candidate.rates, search.routing, search.timeout)
+        return workload.spec()
     except (ConfigError, SimulateInputError) as exc:
         return Outcome(candidate, math.inf, None, None, 1.0, 0, 0, error=str(exc))
+
+
+def _simulate(
+    search: Search, candidate: Candidate, spec: SimSpec, max_rejected: float | None
+) -> tuple[Outcome, bool]:
+    """(outcome, whether the minimum bound: see engine.Result.minimum_bound)."""
+    n = len(search.trace)
+    limit = None if max_rejected is None or not n else failure_limit(n, max_rejected)
+    try:
+        run = simulate_requests(spec, search.trace, candidate.rates, search.routing, search.timeout,
+                                stop_after_failures=limit)
+    except FailureLimitExceeded as exc:
+        return Outcome(candidate, math.inf, None, None, exc.failed / n, 0, 0, stopped_early=True), exc.minimum_bound
+    except SimulateInputError as exc:
+        return Outcome(candidate, math.inf, None, None, 1.0, 0, 0, error=str(exc)), True
     st, summary = run.stats, run.result.summary
-    return Outcome(
+    outcome = Outcome(
         candidate,
         cost_usd=summary.cost_usd if summary.cost_usd is not None else math.inf,
         ttft_p99_s=st.ttft.p99,
@@ -453,6 +501,54 @@ def evaluate(search: Search, candidate: Candidate, params: SimulateParams | None
         peak_copies=summary.peak_copies,
         peak_instances=summary.peak_instances,
     )
+    return outcome, run.result.minimum_bound
+
+
+def _without_minimum(spec: SimSpec) -> SimSpec:
+    return dataclasses.replace(spec, units_min=0, instances_min=0, scale_from_zero=None)
+
+
+def evaluate_group(
+    search: Search, candidates: Sequence[Candidate], params: SimulateParams | None = None,
+    max_rejected: float | None = None,
+) -> list[Outcome]:
+    """Candidates that may differ only in their minimum, each with the outcome ``evaluate`` gives it.
+
+    Highest minimum first: when a run's minimum never bound (``engine.Result.minimum_bound``), a candidate whose
+    simulation input is the same but for a lower minimum (copies and instances) follows the very same run, so
+    its outcome is copied instead of simulated again. Anything else about the input that differs, or a minimum
+    that bound, means a simulation of its own."""
+    specs = [(c, _spec(search, c, params)) for c in candidates]
+    done: list[Outcome] = []
+    unbound: list[tuple[SimSpec, SimSpec, Outcome]] = []  # (spec, spec without minimum, outcome) never bound
+    ready = [(c, s) for c, s in specs if isinstance(s, SimSpec)]
+    done += [s for _, s in specs if isinstance(s, Outcome)]
+    ready.sort(key=lambda cs: (-cs[1].units_min, -cs[1].instances_min, cs[0].index))
+    for candidate, spec in ready:
+        bare = _without_minimum(spec)
+        same = next((o for s, b, o in unbound if b == bare and spec.units_min <= s.units_min
+                     and spec.instances_min <= s.instances_min and o.candidate.rates == candidate.rates), None)
+        if same is not None:
+            done.append(dataclasses.replace(same, candidate=candidate))
+            continue
+        outcome, bound = _simulate(search, candidate, spec, max_rejected)
+        done.append(outcome)
+        if not bound:
+            unbound.append((spec, bare, outcome))
+    return sorted(done, key=lambda o: o.candidate.index)
+
+
+def minimum_groups(search: Search) -> list[list[int]]:
+    """Candidate indexes grouped by everything but their minimum (the settings that only set it and the
+    starting count), in candidate order: the units ``evaluate_group`` shares work within."""
+    groups: dict[tuple[Any, ...], list[int]] = {}
+    for c in search.candidates:
+        rest = tuple((k, v) for k, v in c.settings.items() if not k.endswith(_MINIMUM_KEYS))
+        groups.setdefault((c.instance_type, rest), []).append(c.index)
+    return list(groups.values())
+
+
+_MINIMUM_KEYS = ("copies.min", "copies.initial", "instances.min", "instances.initial")
 
 
 _WORKER: dict[str, Any] = {}
@@ -463,36 +559,64 @@ def _init_worker(search: Search) -> None:
     _WORKER["params"] = load_simulate_params()
 
 
-def _evaluate_many(indexes: list[int]) -> list[Outcome]:
+def _evaluate_many(groups: list[list[int]], max_rejected: float | None) -> list[Outcome]:
     search: Search = _WORKER["search"]
-    return [evaluate(search, search.candidates[i], _WORKER["params"]) for i in indexes]
+    out: list[Outcome] = []
+    for group in groups:
+        out += evaluate_group(search, [search.candidates[i] for i in group], _WORKER["params"], max_rejected)
+    return out
 
 
 def evaluate_all(
-    search: Search, workers: int | None = None, progress: Callable[[int], None] | None = None
+    search: Search, workers: int | None = None, progress: Callable[[int], None] | None = None,
+    max_rejected: float | None = None,
 ) -> tuple[Outcome, ...]:
-    """Every candidate, on ``workers`` processes (default: all cores); results in candidate order."""
+    """Every candidate, on ``workers`` processes (default: all cores); results in candidate order.
+
+    Candidates that differ only in their minimum are simulated together (``evaluate_group``), so one run serves
+    every lower minimum that would not change it. With ``max_rejected`` (the SLO's ``--max-rejected``) a
+    candidate's simulation stops once it has failed more requests than that allows (``Outcome.stopped_early``).
+    The front and the choice are the same as with every candidate simulated on its own to the end. When no
+    candidate is within ``max_rejected`` at all, the stopped ones are simulated to the end, so the reason can
+    name the fewest rejections any candidate reached."""
     n = len(search.candidates)
-    workers = max(1, min(workers or os.cpu_count() or 1, n))
     results: list[Outcome | None] = [None] * n
-    if workers == 1:
-        params = load_simulate_params()
-        for c in search.candidates:
-            results[c.index] = evaluate(search, c, params)
-            if progress:
-                progress(1)
-    else:
-        chunk = max(1, min(8, n // (workers * 8) or 1))
-        batches = [list(range(start, min(n, start + chunk))) for start in range(0, n, chunk)]
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(search,)) as pool:
-            futures: dict[Future[list[Outcome]], list[int]] = {pool.submit(_evaluate_many, b): b for b in batches}
-            for future in _as_completed(futures):
-                for outcome in future.result():
-                    results[outcome.candidate.index] = outcome
-                if progress:
-                    progress(len(futures[future]))
+    _evaluate_groups(search, minimum_groups(search), results, workers, progress, max_rejected)
+    if max_rejected is not None and not any(
+        o is not None and o.error is None and not o.stopped_early and o.rejected_fraction <= max_rejected for o in results
+    ):
+        again = [[o.candidate.index] for o in results if o is not None and o.stopped_early]
+        _evaluate_groups(search, again, results, workers, None, None)
     assert all(r is not None for r in results)
     return tuple(r for r in results if r is not None)
+
+
+def _evaluate_groups(
+    search: Search, groups: list[list[int]], results: list[Outcome | None], workers: int | None,
+    progress: Callable[[int], None] | None, max_rejected: float | None,
+) -> None:
+    n = len(groups)
+    if not n:
+        return
+    workers = max(1, min(workers or os.cpu_count() or 1, n))
+    if workers == 1:
+        params = load_simulate_params()
+        for group in groups:
+            for outcome in evaluate_group(search, [search.candidates[i] for i in group], params, max_rejected):
+                results[outcome.candidate.index] = outcome
+            if progress:
+                progress(len(group))
+        return
+    chunk = max(1, min(4, n // (workers * 8) or 1))
+    batches = [groups[start:start + chunk] for start in range(0, n, chunk)]
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker, initargs=(search,)) as pool:
+        futures: dict[Future[list[Outcome]], int] = {
+            pool.submit(_evaluate_many, b, max_rejected): sum(len(g) for g in b) for b in batches}
+        for future in _as_completed(futures):
+            for outcome in future.result():
+                results[outcome.candidate.index] = outcome
+            if progress:
+                progress(futures[future])
 
 
 def _as_completed(futures: Iterable[Future[list[Outcome]]]) -> Iterable[Future[list[Outcome]]]:
@@ -532,6 +656,9 @@ def recommend(search: Search, outcomes: Sequence[Outcome], ttft_p99: float, max_
         raise RecommendInputError(f"the TTFT p99 SLO must be above 0 seconds, not {ttft_p99:g}", "--ttft-p99")
     if not 0 <= max_rejected <= 1:
         raise RecommendInputError(f"--max-rejected is a fraction from 0 to 1, not {max_rejected:g}", "--max-rejected")
+    if any(o.stopped_early and o.rejected_fraction <= max_rejected for o in outcomes):
+        # Stopped under a stricter --max-rejected than this one: such a candidate might be eligible here.
+        raise ValueError("outcomes stopped early under a smaller max_rejected: evaluate them with this one")
     front = pareto_front(outcomes, max_rejected)
     choice = choose(front, ttft_p99)
     reason = None
@@ -577,9 +704,6 @@ def apply_to_text(text: str, settings: dict[str, Any], source: str) -> Written:
     """The config text with the settings applied: edited in place (comments kept) when every path can be, and
     read back to the same values; otherwise the file's data with the settings, written anew."""
     import yaml
-
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.yaml_edit import edit
 
     edited = edit(text, settings)
     if edited is not None:

@@ -29,6 +29,11 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.config import InferenceComponentSpec
+from fastscale.infra.cutover import cutover_count
+from fastscale.infra.estimate import estimate_config
+from fastscale.infra.naming import component_name, endpoint_name
+
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
     from fastscale.infra.estimate.params import EstimateParams
@@ -57,6 +62,12 @@ ROLLOUT_ATTRIBUTES = {
 
 #: The attribute holding each serving type's SageMaker name.
 NAME_ATTRIBUTE = {ENDPOINT_TYPE: "name", COMPONENT_TYPE: "inference_component_name"}
+
+#: Resources whose name AWS allows once per account and Region (and IAM roles: once per account), with their
+#: name attribute. Replaced create-before-destroy under an unchanged name, the create fails (SageMaker
+#: "Cannot create already existing model", IAM EntityAlreadyExists) after the plan was accepted.
+UNIQUE_NAME_ATTRIBUTE = {"aws_sagemaker_model": "name", "aws_iam_role": "name",
+                         "aws_sagemaker_endpoint_configuration": "name"}
 
 #: The execution role fastscale creates: a new name (it carries the region since the role became one per
 #: region) replaces it, and with it everything that names its ARN.
@@ -388,11 +399,6 @@ def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None
     ``instances.initial`` and ``instances.max``), each a new instance's start-up (with container image
     caching where it applies). A component's live copy count may differ when auto scaling has moved it.
     """
-    from fastscale.infra.config import InferenceComponentSpec
-    from fastscale.infra.cutover import cutover_count
-    from fastscale.infra.estimate import estimate_config
-    from fastscale.infra.naming import component_name, endpoint_name
-
     out: dict[str, RolloutInputs] = {}
     workloads = [(ep, w) for ep in config.endpoints for _, w in ep.workloads()]
     for estimate, (ep, workload) in zip(estimate_config(config, params), workloads, strict=True):
@@ -433,6 +439,8 @@ class ClassifiedChange:
     notice: str = ""  # what else the change sets off, for people (a renamed execution role)
     #: what else goes with this change (the cut-over count, auto scaling paused around it)
     notes: tuple[str, ...] = ()
+    #: the name a create-before-destroy replacement would create while the old resource still holds it
+    collides_as: str | None = None
 
     @property
     def is_rollout(self) -> bool:
@@ -455,6 +463,7 @@ class ClassifiedChange:
             "avoid": self.avoid or None,
             "notice": self.notice or None,
             "notes": list(self.notes),
+            "name_collision": self.collides_as,
         }
 
 
@@ -465,6 +474,11 @@ class PlanClassification:
     @property
     def downtime(self) -> list[ClassifiedChange]:
         return [c for c in self.changes if c.kind is ChangeKind.DOWNTIME]
+
+    @property
+    def name_collisions(self) -> list[ClassifiedChange]:
+        """Replacements AWS refuses: the new resource is created under the name the old one still holds."""
+        return [c for c in self.changes if c.collides_as]
 
     @property
     def rollouts(self) -> list[ClassifiedChange]:
@@ -536,6 +550,21 @@ def role_rename_notice(change: ResourceChange) -> str:
             "lines say how), and deletes the old role last")
 
 
+def same_name_replacement(change: ResourceChange) -> str | None:
+    """The name a replacement creates while the old resource still holds it, or None.
+
+    Terraform creates the replacement first (``create_before_destroy``) under the name the plan gives it; for
+    a resource whose name AWS allows only once, an unchanged name means the create fails after the plan was
+    accepted. fastscale's names change with every setting that forces a replacement (``infra.naming``), so
+    this is a difference it did not make: the live resource changed outside the stack, or the provider reads
+    it back differently."""
+    attribute = UNIQUE_NAME_ATTRIBUTE.get(change.type)
+    if attribute is None or change.actions != ("create", "delete") or not change.before or not change.after:
+        return None
+    old, new = change.before.get(attribute), change.after.get(attribute)
+    return str(new) if isinstance(new, str) and new and new == old else None
+
+
 def _replacement_reason(change: ResourceChange, paths: Sequence[str]) -> str:
     if change.action_reason == "replace_by_triggers" and change.type in _TRIGGER_REASONS:
         return _TRIGGER_REASONS[change.type]
@@ -574,7 +603,8 @@ def classify_change(change: ResourceChange, inputs: Mapping[str, RolloutInputs] 
                                name=name, replace_paths=paths, changed=changed_attributes(change),
                                avoid=avoid_hint(change.type, paths, change.action_reason))
         return _classified(change, ChangeKind.REPLACE, f"{reason}; serves no traffic itself",
-                           replace_paths=paths, changed=changed_attributes(change), notice=role_rename_notice(change))
+                           replace_paths=paths, changed=changed_attributes(change), notice=role_rename_notice(change),
+                           collides_as=same_name_replacement(change))
     changed = changed_attributes(change)
     rolls = [a for a in ROLLOUT_ATTRIBUTES.get(change.type, ()) if a in changed]
     if not rolls:

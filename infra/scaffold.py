@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
-from fastscale.infra import __version__
+from fastscale.infra import __version__, catalog
+from fastscale.infra.config import dump_json_schema, parse_config
 from fastscale.infra.outputs import check_output_dir, refuse_symlinks, write_text_nofollow
+from fastscale.infra.rules import Severity, run_rules
 from fastscale.infra.stack_snapshot import PROJECT_SNAPSHOT
+from fastscale.templates import render
 
 if TYPE_CHECKING:
     from fastscale.infra.rules import Finding
@@ -159,8 +162,6 @@ def emulator_instance_type(opts: ProjectOptions) -> str | None:
     error nor warning); None when there is none (the model is too large for the emulator's older types)."""
     from dataclasses import replace
 
-    from fastscale.infra import catalog
-
     prices = {spec.instance_type: spec.price_per_hour_usd for spec in catalog.all_instances()}
     for instance_type in sorted(EMULATOR_INSTANCE_TYPES, key=lambda t: prices.get(t, float("inf"))):
         if not config_findings(replace(opts, instance_type=instance_type)):
@@ -170,16 +171,11 @@ def emulator_instance_type(opts: ProjectOptions) -> str | None:
 
 def render_config(opts: ProjectOptions) -> str:
     """Only the new project's fastscale.yaml (what the rules check)."""
-    from fastscale.templates import render
-
     return render(_config_template(opts), **_context(opts))
 
 
 def config_findings(opts: ProjectOptions) -> list[Finding]:
     """Every finding (errors and warnings) of the config `opts` would write."""
-    from fastscale.infra.config import parse_config
-    from fastscale.infra.rules import run_rules
-
     text = render_config(opts)
     config = parse_config(yaml.safe_load(text), "fastscale.yaml", text)
     return list(run_rules(config))
@@ -187,8 +183,6 @@ def config_findings(opts: ProjectOptions) -> list[Finding]:
 
 def config_errors(opts: ProjectOptions) -> list[Finding]:
     """The error findings of the config `opts` would write (empty: the project starts valid)."""
-    from fastscale.infra.rules import Severity
-
     return [f for f in config_findings(opts) if f.severity is Severity.ERROR]
 
 
@@ -208,8 +202,6 @@ def alternatives(opts: ProjectOptions, limit: int = 3) -> Alternatives:
     is a CUDA build.
     """
     from dataclasses import replace
-
-    from fastscale.infra import catalog
 
     gpu_types = sorted(
         (spec for spec in catalog.all_instances() if spec.accelerator_kind == "nvidia-gpu"),
@@ -234,9 +226,6 @@ def alternatives(opts: ProjectOptions, limit: int = 3) -> Alternatives:
 
 def render_project(opts: ProjectOptions) -> dict[str, str]:
     """Relative path -> file content of the new project."""
-    from fastscale.infra.config import dump_json_schema
-    from fastscale.templates import render
-
     ctx = _context(opts)
     files = {
         "fastscale.yaml": render(_config_template(opts), **ctx),

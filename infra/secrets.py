@@ -158,6 +158,12 @@ MIN_RANDOM_BITS_PER_CHAR = 4.3
 _RUN_RE = re.compile(rf"[A-Za-z0-9+/_-]{{{MIN_RANDOM_LENGTH},}}={{0,2}}")
 
 
+def is_literal_secret(key: str, value: str) -> bool:
+    """Whether an environment entry holds a secret as a literal value: what FS018 reports and every finding's
+    text masks."""
+    return is_secret_name(key) and not is_reference(value) and not is_plain_setting(value)
+
+
 def shannon_bits_per_char(text: str) -> float:
     counts = Counter(text)
     n = len(text)

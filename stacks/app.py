@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import stack_name
 from fastscale.infra.outputs import STACK_FILE, check_output_dir, refuse_symlinks, synth_writes, write_text_nofollow
+from fastscale.infra.stack_snapshot import snapshot_json
 from fastscale.infra.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
 from fastscale.stacks.engine_choice import select_engine
 from fastscale.stacks.resources.base import StackContent, render_document, stable_json
@@ -140,6 +141,4 @@ def synthesize_document(config: FastscaleConfig) -> dict[str, Any]:
 def project_snapshot(config: FastscaleConfig, project_dir: str | Path) -> str:
     """The snapshot file `fastscale init` writes for a new project's tests/test_stack.py: the stack as
     `fastscale.stacks.testing.synth` gives it, normalized the same way, in syrupy's JSON format."""
-    from fastscale.infra.stack_snapshot import snapshot_json
-
     return snapshot_json(synthesize_document(config), {str(Path(project_dir).resolve()): "<project>"})

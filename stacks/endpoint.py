@@ -46,9 +46,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping, Sequence
 
-from fastscale.infra import capacity, cutover
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra import aws_facts, capacity, cutover
+from fastscale.infra import overrides as override_targets
+from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec, Overrides
 from fastscale.infra.naming import EndpointNames, model_name, tags
 from fastscale.infra.secrets import container_environment
 from fastscale.stacks import capacity as capacity_attrs
@@ -57,7 +59,7 @@ from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, Sco
 from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
 from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
-ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS", "random": "RANDOM"}
+ROUTING_STRATEGIES = aws_facts.ROUTING_STRATEGIES
 #: Hex digits of the content digest that ends an awscc endpoint configuration's name; well inside the
 #: 26 characters `infra.rules` reserves after the prefix for Terraform's `name_prefix` suffix.
 CONFIG_DIGEST_LEN = 12
@@ -121,6 +123,8 @@ class SageMakerEndpoint(Group):
             self._role_ready = [self.role.policy]
 
         self.models: dict[str, sagemaker.SagemakerModel] = {}
+        #: The models of each entry, for its overrides: None -> the endpoint's, component name -> the component's.
+        self.entry_models: dict[str | None, list[sagemaker.SagemakerModel]] = {}
         self.components: dict[str, awscc.SagemakerInferenceComponent] = {}
         self.refs: dict[str, str] = {}  # "endpoint_name", "endpoint_config_name", "model:<name>"
         #: priority -> model name, for fallback pools that run another model than the variant's
@@ -157,12 +161,34 @@ class SageMakerEndpoint(Group):
             TerraformData(self, "endpoint-name", TerraformDataProps(input=names.endpoint)) if names.components else None
         )
         for c in names.components:
-            model = self._model(f"{c.spec.name}-model", c.model, c.spec)
+            model = self._model(f"{c.spec.name}-model", c.model, c.spec, owner=c.spec.name)
             self.components[c.name] = self._component(c.spec, c.name, model)
+        self._apply_overrides()
+
+    # ----------------------------------------------------------------------------------------- overrides
+
+    def _apply_overrides(self) -> None:
+        """The config's `overrides:` (infra.overrides) onto the resources of their entry, after everything
+        fastscale writes: the endpoint's on its configuration, endpoint and model(s), each component's on
+        the component and its model(s). Validation has checked the types and paths (FS101-FS103)."""
+        ep = self.spec
+        apply_overrides(ep.overrides, {
+            type(self.endpoint_config).TYPE: [self.endpoint_config],
+            override_targets.ENDPOINT: [self.endpoint],
+            override_targets.MODEL: self.entry_models.get(None, []),
+        }, self.names.endpoint)
+        for c in self.names.components:
+            apply_overrides(c.spec.overrides, {
+                override_targets.INFERENCE_COMPONENT: [self.components[c.name]],
+                override_targets.MODEL: self.entry_models.get(c.spec.name, []),
+            }, c.name)
 
     # ----------------------------------------------------------------------------------------- models
 
-    def _model(self, id_: str, name: str, workload: ModelSpec | InferenceComponentSpec) -> sagemaker.SagemakerModel:
+    def _model(
+        self, id_: str, name: str, workload: ModelSpec | InferenceComponentSpec, *, owner: str | None = None
+    ) -> sagemaker.SagemakerModel:
+        """A SageMaker model; ``owner`` is the component whose model it is (None: the endpoint's)."""
         ep = self.spec
         model = sagemaker.SagemakerModel(
             self,
@@ -190,6 +216,7 @@ class SageMakerEndpoint(Group):
             lifecycle=Lifecycle(create_before_destroy=True),
         )
         self.models[name] = model
+        self.entry_models.setdefault(owner, []).append(model)
         self.refs[f"model:{name}"] = model.attr("name")
         return model
 
@@ -225,6 +252,12 @@ class SageMakerEndpoint(Group):
         ep = self.spec
         uses_components = ep.uses_inference_components
         routing = ROUTING_STRATEGIES[ep.routing]
+        prefix = (
+            awscc.PrefixAwareRoutingConfig(prefix_length=ep.prefix_routing.prefix_length,
+                                           concurrency_threshold=ep.prefix_routing.concurrency_threshold)
+            if ep.prefix_routing is not None
+            else None
+        )
         # The count is set at creation only: a count change alone must not replace the configuration, which
         # would start a blue/green update for nothing (see the module's docstring).
         cbd = Lifecycle(create_before_destroy=True, ignore_changes=[cutover.IGNORE_PATH])
@@ -247,6 +280,7 @@ class SageMakerEndpoint(Group):
                 **single,
                 managed_instance_scaling=scaling,
                 routing_config=[sagemaker.RoutingConfig(routing_strategy=routing)],
+                inference_ami_version=ep.inference_ami_version,
             )
             return sagemaker.SagemakerEndpointConfiguration(
                 self,
@@ -291,7 +325,8 @@ class SageMakerEndpoint(Group):
                 **capacity_attrs.variant_fields(ep, pool_models),
                 **fields,
                 managed_instance_scaling=scaling,
-                routing_config=awscc.RoutingConfig(routing_strategy=routing),
+                routing_config=awscc.RoutingConfig(routing_strategy=routing, prefix_aware_routing_config=prefix),
+                inference_ami_version=ep.inference_ami_version,
             )
             return awscc.SagemakerEndpointConfigProps(
                 endpoint_config_name=name,
@@ -308,6 +343,10 @@ class SageMakerEndpoint(Group):
         # Tags and the count are left out: tags are updated in place, and the count is set at creation only.
         stand_in_role = (ep.execution_role_arn or f"role/{self.names.execution_role}") if uses_components else None
         content = to_terraform(props("", literal_model, stand_in_role, self.pool_models, count=0, with_tags=False))
+        # The configuration's overrides change its content as much as its props do (the same digest rule).
+        overrides = ep.overrides.get(awscc.SagemakerEndpointConfig.TYPE)
+        if overrides:
+            content = {"attributes": content, "overrides": overrides}
         digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:CONFIG_DIGEST_LEN]
         name = f"{self.names.endpoint_config_prefix}{digest}"
         return awscc.SagemakerEndpointConfig(
@@ -367,7 +406,7 @@ class SageMakerEndpoint(Group):
         on_pool = capacity.component_on(pool, spec)
         name = model_name(base, self.spec, on_pool, self.names.execution_role)  # as infra.naming names the component's own model
         if name != model.props.name and name not in self.models:
-            self._model(f"{spec.name}-model-pool-{index - 1}", name, on_pool)
+            self._model(f"{spec.name}-model-pool-{index - 1}", name, on_pool, owner=spec.name)
         return self.refs[f"model:{name}"]
 
     def _specification(
@@ -394,3 +433,14 @@ class SageMakerEndpoint(Group):
             else None,
             scheduling_config=capacity_attrs.scheduling(ep),
         )
+
+
+def apply_overrides(overrides: Overrides, resources: Mapping[str, Sequence[Resource]], where: str) -> None:
+    """Each `{type: {path: value}}` of ``overrides`` onto every resource of that type in ``resources`` (what
+    the entry ``where`` synthesizes), through the resource layer's `add_override`."""
+    for type_, paths in overrides.items():
+        if type_ not in resources:
+            raise ValueError(f"{where}: overrides target {type_}, which this entry does not synthesize (rule FS101)")
+        for resource in resources[type_]:
+            for path, value in paths.items():
+                resource.add_override(path, value)

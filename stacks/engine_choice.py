@@ -19,6 +19,8 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from fastscale.infra.process import run_bounded
+
 ENV_VAR = "FASTSCALE_ENGINE"
 
 #: Python module -> what people call it. The order is the preference when FASTSCALE_ENGINE is unset.
@@ -110,8 +112,6 @@ def require_node(env: Mapping[str, str] | None = None) -> str:
     """
     import shutil
     import subprocess
-
-    from fastscale.infra.process import run_bounded
 
     env = os.environ if env is None else env
     wanted = env.get(NODE_ENV_VAR, "").strip() or "node"

@@ -56,6 +56,7 @@ from fastscale.stacks.resources.cloudwatch import (
     MetricQueryMetric,
     evaluation_window,
 )
+from fastscale.templates import render
 
 #: Invocation metrics are published every minute unless enhanced metrics choose otherwise; the dashboard
 #: reads the 10-second concurrency metrics at their own resolution.
@@ -330,8 +331,6 @@ class StackDashboard(Group):
 
 def dashboard_body(config: FastscaleConfig) -> str:
     """The dashboard JSON, rendered from templates/dashboard.json.j2 and normalized (compact, checked)."""
-    from fastscale.templates import render
-
     endpoints = []
     for names in all_endpoint_names(config):
         spec = names.spec

@@ -181,3 +181,12 @@ def renamed_component_endpoint_stack(version: int = 1) -> dict[str, Any]:
         "shared_name": {"input": name},
         "chat": chat,
     }}}
+
+
+def drifted_model_stack(version: int = 1) -> dict[str, Any]:
+    """Version 2 gives model demo-chat-aaaa1111 another VPC without renaming it (what a live model changed
+    outside the stack looks like): Terraform replaces it, creating the new one first under the same name."""
+    return {"resource": {"terraform_data": {
+        "model": _data({"name": "demo-chat-aaaa1111", "vpc_config": "subnet-b" if version >= 2 else "subnet-a"},
+                       ("vpc_config",), cbd=True),
+    }}}

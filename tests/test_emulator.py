@@ -110,6 +110,30 @@ def test_a_server_error_from_real_aws_is_still_an_error_not_an_emulator_gap():
         check_quotas(single_model_config(), clients={"service-quotas": api})
 
 
+def test_structures_never_given_are_left_out_of_the_description_as_aws_does(server):
+    # moto answers an empty VpcConfig / DataCaptureConfig, which the provider reads as blocks the config lacks:
+    # a replacement of the model (under the same name) and of the endpoint configuration on every deploy.
+    sm = client(server, "sagemaker")
+    role, image = "arn:aws:iam::123456789012:role/r", {"Image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1"}
+    sm.create_model(ModelName="plain", ExecutionRoleArn=role, PrimaryContainer=image)
+    sm.create_model(ModelName="in-vpc", ExecutionRoleArn=role, PrimaryContainer=image,
+                    VpcConfig={"SecurityGroupIds": ["sg-0123456789abcdef0"], "Subnets": ["subnet-0123456789abcdef0"]})
+    plain = sm.describe_model(ModelName="plain")
+    assert "VpcConfig" not in plain and plain["PrimaryContainer"]["Image"] == image["Image"]
+    assert sm.describe_model(ModelName="in-vpc")["VpcConfig"] == {
+        "SecurityGroupIds": ["sg-0123456789abcdef0"], "Subnets": ["subnet-0123456789abcdef0"]}
+    with pytest.raises(ClientError, match="Could not find model"):
+        sm.describe_model(ModelName="nope")
+    variant = {"VariantName": "primary", "ModelName": "plain", "InstanceType": "ml.g4dn.xlarge", "InitialInstanceCount": 1}
+    sm.create_endpoint_config(EndpointConfigName="bare", ProductionVariants=[variant])
+    sm.create_endpoint_config(EndpointConfigName="captured", ProductionVariants=[variant], DataCaptureConfig={
+        "InitialSamplingPercentage": 10, "DestinationS3Uri": "s3://capture/x",
+        "CaptureOptions": [{"CaptureMode": "Input"}]})
+    bare = sm.describe_endpoint_config(EndpointConfigName="bare")
+    assert "DataCaptureConfig" not in bare and bare["ProductionVariants"][0]["ModelName"] == "plain"
+    assert sm.describe_endpoint_config(EndpointConfigName="captured")["DataCaptureConfig"]["InitialSamplingPercentage"] == 10
+
+
 def test_the_additions_are_removed_when_the_last_server_stops():
     from moto.applicationautoscaling.responses import ApplicationAutoScalingResponse as Aas
     from moto.sagemaker.responses import SageMakerResponse

@@ -101,15 +101,24 @@ def test_a_rollout_without_estimate_says_why():
     assert found.duration is None and "not in the config" in found.duration_note
 
 
-@pytest.mark.parametrize("actions", [["delete", "create"], ["create", "delete"]])
-def test_replacing_a_live_component_or_endpoint_is_downtime(actions):
+@pytest.mark.parametrize(("actions", "order"), [
+    (["delete", "create"], "deleted, then created"),
+    (["create", "delete"], "created beside the old one, then the old one deleted"),
+])
+def test_replacing_a_live_component_or_endpoint_is_downtime(actions, order):
     after = {**COMPONENT, "endpoint_name": "demo-other"}
     found = one(change("awscc_sagemaker_inference_component", actions, COMPONENT, after, replace_paths=[["endpoint_name"]],
                        reason="replace_because_cannot_update"))
     assert found.kind is ChangeKind.DOWNTIME and found.replace_paths == ("endpoint_name",)
-    assert "endpoint_name cannot change in place" in found.reason and "another endpoint" in found.avoid
-    found = one(change("aws_sagemaker_endpoint", actions, ENDPOINT, {**ENDPOINT, "name": "b"}, replace_paths=[["name"]]))
-    assert found.kind is ChangeKind.DOWNTIME and "keep the old name" in found.avoid
+    assert found.actions == tuple(actions)
+    # The reason says which order Terraform takes: the requests that fail differ (none served, or both for a moment).
+    assert found.reason == f"endpoint_name cannot change in place: {order}"
+    assert "another endpoint" in found.avoid
+    entry = change("aws_sagemaker_endpoint", actions, ENDPOINT, {**ENDPOINT, "name": "b"}, replace_paths=[["name"]])
+    found = one(entry)
+    assert found.kind is ChangeKind.DOWNTIME and found.reason == f"name cannot change in place: {order}"
+    assert found.name == "b" and "keep the old name" in found.avoid
+    assert classify_plan(plan(entry)).summary()["downtime"] == ["aws_sagemaker_endpoint.x"]
 
 
 def test_a_tainted_endpoint_is_downtime_with_the_reason_and_the_way_out():
@@ -274,3 +283,29 @@ def test_a_target_replaced_by_its_trigger_is_explained_on_the_endpoint():
                    {"resource_id": "endpoint/demo-chat/variant/AllTraffic"}, replace_paths=[["resource_id"]])
     found = {c.type: c for c in classify_plan(plan(moved, _endpoint_switch())).changes}
     assert found["aws_sagemaker_endpoint"].notes == ()
+
+
+# --------------------------------------------------------------------------------------------- same-name replacement
+
+MODEL = {"name": "demo-chat-aaaa1111", "vpc_config": []}
+
+
+@pytest.mark.parametrize(("actions", "after", "collides"), [
+    (["create", "delete"], {**MODEL, "vpc_config": [{"subnets": ["s"]}]}, "demo-chat-aaaa1111"),  # new one first
+    (["delete", "create"], {**MODEL, "vpc_config": [{"subnets": ["s"]}]}, None),  # old one gone first
+    (["create", "delete"], {**MODEL, "name": "demo-chat-bbbb2222"}, None),  # renamed: no clash
+    (["create", "delete"], {"vpc_config": []}, None),  # name known only after apply
+])
+def test_a_replacement_created_under_the_name_its_original_holds_is_a_collision(actions, after, collides):
+    found = one(change("aws_sagemaker_model", actions, MODEL, after, replace_paths=[["vpc_config"]]))
+    assert found.kind is ChangeKind.REPLACE and found.collides_as == collides
+    assert found.to_dict()["name_collision"] == collides
+    classification = classify_plan(plan(change("aws_sagemaker_model", actions, MODEL, after, replace_paths=[["vpc_config"]])))
+    assert [c.address for c in classification.name_collisions] == (["aws_sagemaker_model.x"] if collides else [])
+
+
+def test_an_endpoint_configuration_under_a_name_prefix_never_collides():
+    before = {"name": "demo-chat-2026", "name_prefix": "demo-chat-"}
+    found = one(change("aws_sagemaker_endpoint_configuration", ["create", "delete"], before,
+                       {"name_prefix": "demo-chat-"}, {"name": True}, replace_paths=[["production_variants"]]))
+    assert found.collides_as is None

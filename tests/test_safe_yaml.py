@@ -76,9 +76,15 @@ def test_tab_is_named_with_line_and_column():
 
 
 def test_tab_inside_a_line():
+    # After the colon a tab is a separator, which YAML allows: the value is read without it.
+    assert safe_yaml.load("project: p\nregion:\tus-east-1\n").data == {"project": "p", "region": "us-east-1"}
+    # An unclosed list after a tab is a syntax error of its own: the tab is not blamed, the end of the text is.
     (problem,) = problems("project: p\nregion:\tus-east-1\nendpoints: [\t\n")
-    assert "tab" in problem.message or "not valid YAML" in problem.message
-    assert problem.line is not None
+    assert (problem.line, problem.column) == (4, 1)
+    assert problem.message == "not valid YAML: while parsing a flow node, did not find expected node content"
+    # A tab that indents the next line is blamed, at its own line and column.
+    (problem,) = problems("a:\n  b: 1\n  c:\t\n\t d: 2\n")
+    assert (problem.line, problem.column) == (4, 1) and problem.message.startswith("a tab character at line 4, column 1")
 
 
 def test_overlong_integer_is_located_not_converted():

@@ -36,6 +36,7 @@ from fastscale.cli.stack import (
     refuse_without_terminal,
     terraform_bin_option,
 )
+from fastscale.infra.rollout import PlanClassification
 
 #: Default seconds `deploy` waits for endpoints and components to become InService before verifying.
 DEFAULT_WAIT_TIMEOUT = 3600
@@ -129,8 +130,6 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     A config with errors or a name clash also exits 2 then: a pipeline that
     acts on the codes should run `fastscale validate` first.
     """
-    from fastscale.infra.rollout import PlanClassification
-
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("plan", checked, as_json, reporter)
@@ -199,7 +198,8 @@ def deploy_command(
     uses stops the deploy with exit 2, nothing applied. Terraform then plans into a saved plan, which is
     classified as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
     (downtime) stops here with exit 2, nothing applied, unless --allow-downtime; creating new ones is not
-    downtime. Without --auto-approve the plan is shown and you are asked to confirm (the default is No:
+    downtime. A replacement that would be created under the name its live original still holds (a model
+    changed outside the stack, say) stops here with exit 1, nothing applied: AWS refuses the second name. Without --auto-approve the plan is shown and you are asked to confirm (the default is No:
     an empty answer or the end of input applies nothing); what is applied is exactly the plan you saw.
     Without a terminal (CI) --auto-approve is required.
 
@@ -228,8 +228,9 @@ def deploy_command(
          attempts, a server error, no credentials, unreachable: one `error:`
          line names the call), no usable terraform/tofu binary, the
          confirmation was declined or not given, another run holds the stack's
-         lock (named; nothing was synthesized or applied), or the saved plan
-         changed after it was shown (nothing was applied)
+         lock (named; nothing was synthesized or applied), the saved plan
+         changed after it was shown, or the plan creates a replacement under
+         the name its live original holds (nothing was applied in both)
       2  bad input: the config has errors, no --auto-approve without a terminal,
          an unusable --out, or more maximum instances of a type than the
          account's Service Quotas allow (nothing was synthesized or applied);

@@ -51,13 +51,13 @@ DEFAULT_SWEEP_TIMEOUT = 3600
 
 
 def verify_cleanup(config: FastscaleConfig) -> Any:
-    from fastscale.infra.aws.cleanup import verify_cleanup as verify
+    from fastscale.infra.aws.cleanup import verify_cleanup as verify  # lazy: boto3, loaded only when this runs
 
     return verify(config, clients=stack.aws_clients(config))
 
 
 def sweep(config: FastscaleConfig, **kwargs: Any) -> Any:
-    from fastscale.infra.aws.sweep import sweep as run_sweep
+    from fastscale.infra.aws.sweep import sweep as run_sweep  # lazy: boto3, loaded only when this runs
 
     return run_sweep(config, clients=stack.aws_clients(config), **kwargs)
 
@@ -67,7 +67,7 @@ def sweep(config: FastscaleConfig, **kwargs: Any) -> Any:
 
 def cleanup_step(cmd: StackCommand) -> Any:
     """verify_cleanup with progress and the AWS error handling every command shares."""
-    from fastscale.infra.aws.clients import AwsError
+    from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
 
     cmd.reporter.step("verify-cleanup", "asking AWS by name, prefix and tag what of the stack is left")
     try:
@@ -80,7 +80,7 @@ def cleanup_step(cmd: StackCommand) -> Any:
 
 
 def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float, delete_logs: bool = False) -> Any:
-    from fastscale.infra.aws.clients import AwsError
+    from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
 
     cmd.reporter.step("sweep", "listing only (dry run)" if dry_run else "deleting in the safe order")
     try:
@@ -232,8 +232,8 @@ class DestroyCommand(StackCommand):
         """Tag the stack's log groups while their endpoints still prove them its own: after the destroy,
         nothing else could, and `sweep --delete-logs` would have to leave them. Best effort: when AWS
         cannot be asked now, the proof after the destroy says so."""
-        from fastscale.infra.aws.clients import AwsError
-        from fastscale.infra.aws.inventory import claim_log_groups
+        from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+        from fastscale.infra.aws.inventory import claim_log_groups  # lazy: boto3, loaded only when this runs
 
         self.reporter.step("logs", "tagging the stack's log groups so they stay provable after the destroy")
         try:

@@ -7,7 +7,16 @@ import sys
 import click
 
 from fastscale.cli.common import EXIT_FAILED, EXIT_OK, console, fail, say
-from fastscale.infra.emulator import DEFAULT_HOST, DEFAULT_PORT, DEFAULT_REGION, INSTALL_COMMAND
+from fastscale.infra import emulator as infra_emulator
+from fastscale.infra.emulator import (
+    DEFAULT_HOST,
+    DEFAULT_PORT,
+    DEFAULT_REGION,
+    INSTALL_COMMAND,
+    Emulator,
+    EmulatorUnavailable,
+    environment,
+)
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -43,10 +52,8 @@ def emulator_command(port: int, host: str, region: str) -> None:
          the address cannot be listened on (e.g. the port is in use)
       2  bad arguments (e.g. a port outside 0-65535)
     """
-    from fastscale.infra.emulator import Emulator, EmulatorUnavailable, environment, require_moto
-
     try:
-        require_moto()
+        infra_emulator.require_moto()  # looked up when called: tests stand in a missing moto
     except EmulatorUnavailable as exc:
         fail(str(exc), EXIT_FAILED)
     server = Emulator(host=host, port=port)

@@ -18,6 +18,15 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.infra.estimate import (
+    PHASE_LABELS,
+    EstimateInputError,
+    cost_config,
+    cost_what_if,
+    estimate_config,
+    what_if,
+)
+from fastscale.infra.estimate.plot import PlotUnavailable, plot_timelines
 
 #: Options that describe a workload without a config file; they make no sense next to a FILE.
 _WHAT_IF_OPTIONS = ("model_size_gb", "image_size_gb", "accelerators", "metric", "data_cache", "max_instances")
@@ -49,8 +58,6 @@ _SHORT = {
 def render_estimates(estimates, out) -> None:
     """One table per workload: phases down, scenarios across (fits an 80-column terminal)."""
     from rich.table import Table
-
-    from fastscale.infra.estimate import PHASE_LABELS
 
     for est in estimates:
         where = est.endpoint + (f" / {est.component}" if est.component else "")
@@ -189,8 +196,6 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
          estimated (every workload lacks what the model needs)
     With --json a failure still prints one JSON object.
     """
-    from fastscale.infra.estimate import EstimateInputError, cost_config, cost_what_if, estimate_config, what_if
-
     if config_file and instance_type:
         raise click.UsageError("give either FILE or --instance-type (a what-if), not both")
     if not config_file and not instance_type:
@@ -223,8 +228,6 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
 
     nothing = not any(e.scenarios for e in estimates)
     if plot_path and not nothing:
-        from fastscale.infra.estimate.plot import PlotUnavailable, plot_timelines
-
         try:
             plot_timelines(estimates, plot_path)
         except PlotUnavailable as exc:

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import click
 
+from fastscale.cli import stack
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -33,7 +34,7 @@ def _now() -> datetime:
 
 
 def _since(ctx: click.Context, param: click.Parameter, value: str):
-    from fastscale.infra.aws.explain import parse_duration
+    from fastscale.infra.aws.explain import parse_duration  # lazy: boto3, loaded only when this runs
 
     try:
         return parse_duration(value)
@@ -126,9 +127,13 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
     """
     from botocore.exceptions import ClientError
 
-    from fastscale.cli import stack
-    from fastscale.infra.aws.clients import AwsError, describe_error
-    from fastscale.infra.aws.explain import TargetSelectionError, collect, explain, targets_of
+    from fastscale.infra.aws.clients import AwsError, describe_error  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.aws.explain import (  # lazy: boto3, loaded only when this runs
+        TargetSelectionError,
+        collect,
+        explain,
+        targets_of,
+    )
 
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     config = checked.config

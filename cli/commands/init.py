@@ -8,12 +8,17 @@ from pathlib import Path
 import click
 
 from fastscale.cli.common import EXIT_BAD_INPUT, UserPath, console, say
+from fastscale.infra.config import ConfigError, check_endpoint_url, parse_config
 from fastscale.infra.scaffold import (
     CI_CHOICES,
     DISTRIBUTION,
+    EMULATOR_INSTANCE_TYPES,
     REQUIREMENTS_FILE,
     ProjectOptions,
+    alternatives,
     check_project_target,
+    config_errors,
+    emulator_instance_type,
     existing_files,
     model_choices,
     render_project,
@@ -48,8 +53,6 @@ def _requirement(ctx: click.Context, param: click.Parameter, value: str | None) 
 
 
 def _emulator_url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    from fastscale.infra.config import check_endpoint_url
-
     try:
         return check_endpoint_url(value)
     except ValueError as exc:
@@ -106,9 +109,6 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
          writable, or holding a symbolic link where a project file goes
          (nothing was written)
     """
-    from fastscale.infra.config import ConfigError
-    from fastscale.infra.scaffold import config_errors
-
     # Without --project the directory name is used, and must be a valid name too.
     name = project or directory.resolve().name.lower()
     _project_name(click.get_current_context(), None, name)
@@ -189,8 +189,7 @@ def _add_snapshot(files: dict[str, str], directory: Path) -> str | None:
     engine installed."""
     import yaml
 
-    from fastscale.infra.config import parse_config
-    from fastscale.stacks.app import project_snapshot
+    from fastscale.stacks.app import project_snapshot  # lazy: cdktf/jsii, loaded only when this runs
 
     try:
         config = parse_config(yaml.safe_load(files["fastscale.yaml"]), "fastscale.yaml", files["fastscale.yaml"])
@@ -205,8 +204,6 @@ def _emulator_options(opts: ProjectOptions) -> ProjectOptions:
     """The options with the emulator instance type the model fits without a finding; exit 2 when none does."""
     from dataclasses import replace
 
-    from fastscale.infra.scaffold import EMULATOR_INSTANCE_TYPES, emulator_instance_type
-
     found = emulator_instance_type(opts)
     if found is None:
         fitting = [m for m in model_choices() if m != opts.model and emulator_instance_type(replace(opts, model=m))]
@@ -220,8 +217,6 @@ def _emulator_options(opts: ProjectOptions) -> ProjectOptions:
 def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
     """Why the options give an invalid project, and the options that would give a valid one."""
     from rich.markup import escape
-
-    from fastscale.infra.scaffold import alternatives
 
     err = console(stderr=True)
     chosen = f"--model {opts.model}" + (f" --instance-type {opts.instance_type}" if opts.instance_type else "")

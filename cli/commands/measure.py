@@ -20,25 +20,27 @@ from fastscale.cli.common import (
     say,
 )
 from fastscale.cli.errors import EXIT_INTERRUPTED
+from fastscale.infra.estimate import PHASE_LABELS, SCENARIO_LABELS, estimate_config
+from fastscale.infra.naming import endpoint_names
 
 
 def _sagemaker_client(config):
     """The SageMaker client the command uses (tests replace this with a Stubber-wrapped client)."""
-    from fastscale.infra.aws.clients import for_config
+    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
 
     return for_config(config).sagemaker
 
 
 def _autoscaling_client(config):
     """The Application Auto Scaling client that suspends and resumes dynamic scaling (tests stub it)."""
-    from fastscale.infra.aws.clients import for_config
+    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
 
     return for_config(config).autoscaling
 
 
 def _clock():
     """Where the measurement reads time and sleeps (tests replace this with a fake that never sleeps)."""
-    from fastscale.infra.aws.waiters import SYSTEM_CLOCK
+    from fastscale.infra.aws.waiters import SYSTEM_CLOCK  # lazy: boto3, loaded only when this runs
 
     return SYSTEM_CLOCK
 
@@ -100,8 +102,6 @@ def comparison(estimate, measurement) -> dict:
 
 def _render(measurement, compared, out) -> None:
     from rich.table import Table
-
-    from fastscale.infra.estimate import PHASE_LABELS, SCENARIO_LABELS
 
     m = measurement
     what = f"{m.component} (+1 copy)" if m.kind == "copy" else f"{m.endpoint} (+1 instance)"
@@ -170,10 +170,12 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     """
     from rich.markup import escape
 
-    from fastscale.infra.aws.clients import AwsError
-    from fastscale.infra.aws.measure import MeasureError, count, measure_scaleout
-    from fastscale.infra.estimate import estimate_config
-    from fastscale.infra.naming import endpoint_names
+    from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.aws.measure import (  # lazy: boto3, loaded only when this runs
+        MeasureError,
+        count,
+        measure_scaleout,
+    )
 
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     config = checked.config

@@ -14,10 +14,17 @@ from fastscale.cli.common import (
     fail,
     json_option,
     load_checked,
+    print_findings,
     print_json,
     print_table,
+    rule_findings,
     say,
 )
+from fastscale.infra import recommend as rec_mod
+from fastscale.infra import safe_yaml
+from fastscale.infra.config import ConfigError, load_config
+from fastscale.infra.rules import has_errors
+from fastscale.infra.simulate import requests as req
 
 
 def _types(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:
@@ -88,7 +95,7 @@ def render(rec) -> None:
               help="The SLO: 99th percentile of time to first token of the served requests.")
 @click.option("--max-rejected", type=click.FloatRange(min=0, max=1), default=0.0, show_default=True,
               metavar="FRACTION", help="Share of requests that may fail (no capacity, or no first token within "
-              "the timeout).")
+              "the timeout). A candidate's replay stops once more have failed: it can no longer be chosen.")
 @click.option("--instance-types", callback=_types, metavar="T1,T2,...",
               help="Search these instance types. Default: the catalog's types of the configured accelerator kind "
               "that hold the model, the 5 cheapest shapes for the trace's busiest minute, and the configured one.")
@@ -129,12 +136,9 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
          profile, an unknown instance type, an SLO <= 0, an --endpoint /
          --component not in the file or not naming one workload, or a --write
          path that is the input or exists without --force
+      130  interrupted with Ctrl-C (the search stops; nothing is written)
     """
     from rich.markup import escape
-
-    from fastscale.infra import recommend as rec_mod
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.simulate import requests as req
 
     if write_path is not None:
         target = Path(write_path)
@@ -156,7 +160,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     except rec_mod.RecommendInputError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
 
-    outcomes = _run(search, workers)
+    outcomes = _run(search, workers, max_rejected)
     result = rec_mod.recommend(search, outcomes, ttft_p99, max_rejected)
 
     written = None
@@ -179,16 +183,15 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
         sys.exit(EXIT_FAILED)
 
 
-def _run(search, workers):
+def _run(search, workers, max_rejected):
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from fastscale.infra import recommend as rec_mod
 
     with Progress(TextColumn("simulating candidates"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=Console(stderr=True), transient=True) as progress:
         task = progress.add_task("candidates", total=len(search.candidates))
-        return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n))
+        return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n),
+                                    max_rejected=max_rejected)
 
 
 def _write(path: str, text: str, force: bool) -> None:
@@ -202,10 +205,6 @@ def _write(path: str, text: str, force: bool) -> None:
 
 
 def _validate_written(path: str, as_json: bool) -> None:
-    from fastscale.cli.common import print_findings, rule_findings
-    from fastscale.infra.config import ConfigError, load_config
-    from fastscale.infra.rules import has_errors
-
     try:
         findings = rule_findings(load_config(path), path)
     except ConfigError as err:

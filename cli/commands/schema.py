@@ -5,6 +5,8 @@ from __future__ import annotations
 import click
 
 from fastscale.cli.common import UserPath
+from fastscale.infra.config import dump_json_schema
+from fastscale.infra.outputs import write_text_regular
 
 
 @click.command("schema")
@@ -21,12 +23,8 @@ def schema_command(out: str | None) -> None:
       1  writing --out failed (one `error:` line says why)
       2  bad arguments (e.g. --out names a file that cannot be written)
     """
-    from fastscale.infra.config import dump_json_schema
-
     text = dump_json_schema()
     if out:
-        from fastscale.infra.outputs import write_text_regular
-
         write_text_regular(out, text)  # an OSError ends as one line, exit 1 (cli.errors); a FIFO exit 2
         click.echo(f"wrote {out}", err=True)
     else:

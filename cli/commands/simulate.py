@@ -17,6 +17,9 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.infra import simulate as sim_mod
+from fastscale.infra.simulate import requests as req
+from fastscale.infra.simulate.plot import PlotUnavailable, plot_simulations
 
 
 def _clock(second: int) -> str:
@@ -123,7 +126,6 @@ def render_layers(sim) -> None:
 def render(sim, every: int | None) -> None:
     from rich.markup import escape
 
-
     w = sim.workload
     layers = w.layers
     unit = "copy" if w.component else "instance"
@@ -205,9 +207,6 @@ def render_requests(w, rs, trace) -> None:
 
 def _simulate_requests(checked, selection, requests_path, profile_path, timeout, as_json) -> None:
     from rich.markup import escape
-
-    from fastscale.infra import simulate as sim_mod
-    from fastscale.infra.simulate import requests as req
 
     try:
         trace = req.read_request_trace(requests_path)
@@ -305,8 +304,6 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     """
     from rich.markup import escape
 
-    from fastscale.infra import simulate as sim_mod
-
     profiles = [name for name, given in (("--spike", spike), ("--ramp", ramp), ("--trace", trace_path),
                                          ("--requests", requests_path)) if given]
     if len(profiles) > 1:
@@ -366,8 +363,6 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
         sims.append(sim_mod.simulate_workload(w, traffic))
 
     if plot_path:
-        from fastscale.infra.simulate.plot import PlotUnavailable, plot_simulations
-
         try:
             plot_simulations(sims, plot_path)
         except PlotUnavailable as exc:

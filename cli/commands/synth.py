@@ -18,6 +18,9 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.infra.detection import detection_summary
+from fastscale.infra.outputs import synth_targets
+from fastscale.infra.state import StateLayoutError
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -59,10 +62,6 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
     """
     checked = [load_checked(path, as_json=as_json) for path in config_files]
     several = len(checked) > 1
-
-    from fastscale.infra.detection import detection_summary
-    from fastscale.infra.outputs import synth_targets
-    from fastscale.infra.state import StateLayoutError
 
     try:
         # several: every output is checked before any is written (one FILE: `synthesize` checks its own)

@@ -27,7 +27,7 @@ from fastscale.infra.rules import has_errors
 
 def aws_clients(config: FastscaleConfig) -> Any:
     """The ``clients=`` argument of the AWS checks (replaceable in tests): real clients for the config."""
-    from fastscale.infra.aws.clients import for_config
+    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
 
     return for_config(config)
 
@@ -84,8 +84,14 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
         if check_aws:
             from botocore.exceptions import BotoCoreError, ClientError
 
-            from fastscale.infra.aws.clients import AwsError, describe_failure
-            from fastscale.infra.aws.preflight import check_artifacts, check_quotas
+            from fastscale.infra.aws.clients import (  # lazy: boto3, loaded only when this runs
+                AwsError,
+                describe_failure,
+            )
+            from fastscale.infra.aws.preflight import (  # lazy: boto3, loaded only when this runs
+                check_artifacts,
+                check_quotas,
+            )
 
             try:
                 clients = aws_clients(config)

@@ -54,6 +54,9 @@ from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
 )
 
+from fastscale.infra.emulator import DUMMY_CREDENTIALS
+from fastscale.infra.network import refused_reason, remote_reason
+
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
 
@@ -200,8 +203,6 @@ def emulator_credentials(endpoint_url: str | None) -> dict[str, str]:
     names no credentials (neither ``AWS_ACCESS_KEY_ID`` nor ``AWS_PROFILE``): a rehearsal then needs no
     AWS setup, and credentials found elsewhere (a default profile, instance metadata) are not used for it.
     Empty for a real target, or when the environment chose credentials itself."""
-    from fastscale.infra.emulator import DUMMY_CREDENTIALS
-
     if not endpoint_url or os.environ.get("AWS_ACCESS_KEY_ID") or os.environ.get("AWS_PROFILE"):
         return {}
     return dict(DUMMY_CREDENTIALS)
@@ -374,8 +375,6 @@ class EndpointRefused(AwsError):
 def refuse_endpoint(url: str, trust_remote: bool) -> None:
     """The last guard before a client is built: a link-local or metadata host never, a remote one only
     when trusted. Validation (the config's schema, rule FS096, the command line) refuses both first."""
-    from fastscale.infra.network import refused_reason, remote_reason
-
     reason = refused_reason(url) or (None if trust_remote else remote_reason(url, "endpoint URL"))
     if reason is not None:
         raise EndpointRefused(reason, code="EndpointRefused")

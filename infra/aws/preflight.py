@@ -28,6 +28,7 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
+from fastscale.infra import capacity
 from fastscale.infra.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.aws.clients import (
     UNSUPPORTED_CODES,
@@ -230,8 +231,6 @@ def _count(n: float) -> str:
 def check_quotas(config: FastscaleConfig, clients: ClientsArg = None) -> list[Finding]:
     """FS902 findings: maximum instances per first-choice instance type against the account's quotas, and
     fallback types without quota. Raises ClientError / AwsError only when AWS cannot be used at all."""
-    from fastscale.infra import capacity
-
     primary: dict[str, list[tuple[str, int]]] = {}  # type -> [(endpoint path, instances.max)]
     fallback: dict[str, list[tuple[str, int]]] = {}  # type -> [(fallback pool path, instances.max)]
     for i, ep in enumerate(config.endpoints):

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 
+from fastscale.infra import capacity
 from fastscale.infra.aws.clients import (
     AwsError,
     ClientsArg,
@@ -47,6 +48,8 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
+from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.rollout import ENDPOINT_TYPE
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -369,17 +372,12 @@ def expected_versions(outputs: Mapping[str, Any], components: Mapping[str, str])
 def component_models(config: FastscaleConfig) -> dict[str, str]:
     """The model each component of the config runs, by component name (components on fallback pools run
     one model per pool and are left out)."""
-    from fastscale.infra import capacity
-    from fastscale.infra.naming import all_endpoint_names
-
     return {c.name: c.model for names in all_endpoint_names(config) if not capacity.has_pools(names.spec)
             for c in names.components if c.model}
 
 
 def rollout_targets(classification: PlanClassification) -> list[RolloutTarget]:
     """What to follow: every endpoint and component the plan rolls out (rolling or blue/green)."""
-    from fastscale.infra.rollout import ENDPOINT_TYPE
-
     return [
         RolloutTarget(ENDPOINT if c.type == ENDPOINT_TYPE else COMPONENT, c.name, c.address,
                       c.strategy.alarms if c.strategy else ())

@@ -6,6 +6,7 @@ on-demand cost of its capacity. All parameters, with their sources, are in ``inf
 """
 
 from fastscale.infra.estimate.cost import CostReport, EndpointCost, cost_config, cost_what_if
+from fastscale.infra.estimate.estimates import estimate_config
 from fastscale.infra.estimate.params import EstimateParams, ParamsError, load_params
 from fastscale.infra.estimate.timeline import (
     PHASE_LABELS,
@@ -15,7 +16,6 @@ from fastscale.infra.estimate.timeline import (
     Scenario,
     WorkloadEstimate,
     WorkloadInputs,
-    estimate_config,
     scenarios,
     what_if,
 )

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from fastscale.infra import capacity, catalog
 from fastscale.infra.config import Capacity, EndpointSpec, FastscaleConfig
 from fastscale.infra.estimate.params import EstimateParams, load_params
 
@@ -119,8 +120,6 @@ def endpoint_cost(
     hours_at_max_per_day: float,
     params: EstimateParams,
 ) -> EndpointCost:
-    from fastscale.infra import catalog
-
     spec = catalog.get(instance_type)
     scales_to_zero = instances.min == 0
     if spec is None:
@@ -160,8 +159,6 @@ def _monthly(price: float, instances: Capacity, hours_at_max_per_day: float, par
 
 def pool_costs(ep: EndpointSpec, hours_at_max_per_day: float, params: EstimateParams) -> tuple[PoolCost, ...]:
     """The monthly figure of the endpoint on each of its instance pools (none without fallback pools)."""
-    from fastscale.infra import capacity, catalog
-
     if not capacity.has_pools(ep):
         return ()
     out = []
@@ -196,8 +193,6 @@ def idle_tail(ep: EndpointSpec, price: float, params: EstimateParams) -> IdleTai
 def forced_instances(ep: EndpointSpec) -> Capacity:
     """The instances the endpoint runs: at least those its components' copies need (a copy takes its
     accelerators on one instance; SageMaker adds instances to place them), at min, initial and max."""
-    from fastscale.infra import catalog
-
     spec = catalog.get(ep.instance_type)
     if spec is None or not ep.inference_components or spec.accelerator_count < 1:
         return ep.instances
@@ -218,15 +213,11 @@ def _hours(hours_at_max_per_day: float | None, params: EstimateParams) -> float:
 
 
 def _devices(instance_type: str) -> int:
-    from fastscale.infra import catalog
-
     spec = catalog.get(instance_type)
     return spec.accelerator_count if spec else 0
 
 
 def _notes(lines: list[EndpointCost]) -> tuple[str, ...]:
-    from fastscale.infra import catalog
-
     notes = []
     if any(e.price_is_estimate for e in lines):
         notes.append("some prices are estimates: the catalog found no published SageMaker rate for those types")

@@ -8,16 +8,16 @@ the whole attempt (AWS: it is the total across pools, not a per-pool wait).
 
 from __future__ import annotations
 
-from fastscale.infra import capacity
+from fastscale.infra import capacity, catalog
 from fastscale.infra.config import EndpointSpec, InferenceComponentSpec, ModelSpec
 from fastscale.infra.estimate.params import EstimateParams
 from fastscale.infra.estimate.timeline import (
+    PhaseBuilder,
     Scenario,
     WorkloadInputs,
-    _image_is_ecr,
-    _Timeline,
     bandwidth_gb_per_s,
     detection_seconds,
+    image_is_ecr,
     load_seconds,
     uncached_fetch,
 )
@@ -29,8 +29,6 @@ def fallback_scenario(
     ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec, inputs: WorkloadInputs, params: EstimateParams
 ) -> tuple[Scenario | None, list[str]]:
     """The scenario (None when the endpoint has no fallback pool or it cannot be estimated) and notes."""
-    from fastscale.infra import catalog
-
     pool = capacity.next_pool(ep)
     if pool is None:
         return None, []
@@ -46,10 +44,10 @@ def fallback_scenario(
         accelerators = spec.accelerator_count
 
     bandwidth = bandwidth_gb_per_s(spec.network_gbps, params)
-    cached = _image_is_ecr(on_pool.image)  # the pool's type has accelerators: it is in the catalog
+    cached = image_is_ecr(on_pool.image)  # the pool's type has accelerators: it is in the catalog
     fetch = (0.0, model_gb / bandwidth) if cached else uncached_fetch(image_gb, model_gb, bandwidth, params)
 
-    t = _Timeline()
+    t = PhaseBuilder()
     if inputs.metric:
         t.then("detection", detection_seconds(inputs.metric, params))
         t.then("scaling_decision", params.scaling_decision_seconds.value)

@@ -14,8 +14,12 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from fastscale.infra.config import Autoscaling, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ScaleFromZero
+from fastscale.infra import catalog
+from fastscale.infra.artifacts import parse_image
+from fastscale.infra.config import Autoscaling, EndpointSpec, InferenceComponentSpec, ScaleFromZero
 from fastscale.infra.estimate.params import EstimateParams, load_params
+from fastscale.infra.instance_fit import accelerator_architecture
+from fastscale.infra.rules._common import GIB_PER_GB, WEIGHTS_MAX_SHARE, cheapest_instance_for
 
 #: Phases in timeline order, with the words the human output uses.
 PHASE_LABELS: dict[str, str] = {
@@ -233,7 +237,7 @@ def alarm_detection_seconds(period: int, evaluation_periods: int, params: Estima
     return period * evaluation_periods + params.detection.publishing_lag_seconds.value
 
 
-class _Timeline:
+class PhaseBuilder:
     """Builds a phase list: sequential steps, and steps that run side by side (image pull || model download)."""
 
     def __init__(self) -> None:
@@ -265,7 +269,7 @@ def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> t
     weights = weights_load_seconds(model, inputs.accelerators, params, pct)
 
     def build(name: str, detection: float | None, provisioning: bool, fetch: tuple[float, float]) -> Scenario:
-        t = _Timeline()
+        t = PhaseBuilder()
         if detection is not None:
             t.then("detection", detection)
             t.then("scaling_decision", params.scaling_decision_seconds.value)
@@ -304,15 +308,11 @@ def scenarios(inputs: WorkloadInputs, params: EstimateParams | None = None) -> t
 # --------------------------------------------------------------------------------------------- inputs
 
 
-def _image_is_ecr(image: str) -> bool:
-    from fastscale.infra.artifacts import parse_image
-
+def image_is_ecr(image: str) -> bool:
     return parse_image(image).is_ecr
 
 
 def _unknown_type_reason(instance_type: str) -> str:
-    from fastscale.infra import catalog
-
     if catalog.is_known_instance_type(instance_type):
         return (
             f"{instance_type} has no accelerator; the catalog holds network bandwidth for GPU, Inferentia and "
@@ -326,8 +326,6 @@ def workload_inputs(
     ep: EndpointSpec, workload: Any, params: EstimateParams
 ) -> tuple[WorkloadInputs | None, list[str]]:
     """The inputs for one single model or component of a config, or None and the reason it cannot be estimated."""
-    from fastscale.infra import catalog
-
     spec = catalog.get(ep.instance_type)
     if spec is None:
         return None, [f"not estimated: {_unknown_type_reason(ep.instance_type)}"]
@@ -345,7 +343,7 @@ def workload_inputs(
     if image_gb is None:
         image_gb = params.image.default_size_gb.value
         notes.append(f"image_size_gb not set: assumed {image_gb:g} GB (compressed)")
-    ecr = _image_is_ecr(workload.image)
+    ecr = image_is_ecr(workload.image)
     if not ecr:
         notes.append("container image caching does not apply: the image is not in Amazon ECR")
     component = isinstance(workload, InferenceComponentSpec)
@@ -384,41 +382,6 @@ def workload_inputs(
     )
 
 
-def estimate_config(config: FastscaleConfig, params: EstimateParams | None = None) -> list[WorkloadEstimate]:
-    """One estimate per single-model endpoint and per inference component, in config order."""
-    from fastscale.infra.estimate.fallback import fallback_scenario
-
-    params = params or load_params()
-    out = []
-    for ep in config.endpoints:
-        for _, workload in ep.workloads():
-            inputs, notes = workload_inputs(ep, workload, params)
-            found: tuple[Scenario, ...] = ()
-            found_p90: tuple[Scenario, ...] = ()
-            if inputs is not None:
-                slow = dataclasses.replace(inputs, percentile="p90")
-                found, found_p90 = scenarios(inputs, params), scenarios(slow, params)
-                # Endpoints with fallback pools: a new instance of the next pool, with its own timeline.
-                fallback, fallback_notes = fallback_scenario(ep, workload, inputs, params)
-                found += (fallback,) if fallback else ()
-                fallback_p90, _ = fallback_scenario(ep, workload, slow, params)
-                found_p90 += (fallback_p90,) if fallback_p90 else ()
-                notes += fallback_notes
-            out.append(
-                WorkloadEstimate(
-                    endpoint=ep.name,
-                    component=workload.name if isinstance(workload, InferenceComponentSpec) else None,
-                    instance_type=ep.instance_type,
-                    inputs=inputs,
-                    scenarios=found,
-                    notes=tuple(notes),
-                    scenarios_p90=found_p90,
-                    missing=("model_size_gb",) if workload.model_size_gb is None and inputs is not None else (),
-                )
-            )
-    return out
-
-
 def what_if(
     instance_type: str,
     model_size_gb: float,
@@ -434,8 +397,6 @@ def what_if(
     Unset options take the config's defaults (high-resolution metric, the scale-from-zero alarm settings),
     so a what-if matches what the same workload would get from a config file.
     """
-    from fastscale.infra import catalog
-
     params = params or load_params()
     spec = catalog.get(instance_type)
     if spec is None:
@@ -470,9 +431,6 @@ def what_if(
 
 def _check_fits(spec: Any, model_size_gb: float, accelerators: int) -> None:
     """Refuse weights that cannot load into the accelerator memory a copy gets, with the fix."""
-    from fastscale.infra.instance_fit import accelerator_architecture
-    from fastscale.infra.rules._common import GIB_PER_GB, WEIGHTS_MAX_SHARE, cheapest_instance_for
-
     weights_gib = model_size_gb * GIB_PER_GB
     available = accelerators * spec.accelerator_memory_gib
     if weights_gib <= available:

@@ -15,6 +15,8 @@ from functools import cache
 from typing import NamedTuple
 
 from fastscale.infra.config import FastscaleConfig, LineMap
+from fastscale.infra.rules._common import environments
+from fastscale.infra.secrets import is_literal_secret, redact
 
 
 class Severity(str, Enum):
@@ -98,11 +100,7 @@ def run_rules(config: FastscaleConfig) -> list[Finding]:
 def masked(findings: list[Finding], config: FastscaleConfig) -> list[Finding]:
     """The findings with every secret in their text masked, whichever rule wrote them: what looks like a
     credential by its shape, and the literal values of environment variables named like secrets (FS018)."""
-    from fastscale.infra.rules._common import environments
-    from fastscale.infra.rules.fs018_secret_in_environment import flags
-    from fastscale.infra.secrets import redact
-
-    literals = {value for _, env in environments(config) for key, value in env.items() if flags(key, value)}
+    literals = {value for _, env in environments(config) for key, value in env.items() if is_literal_secret(key, value)}
     return [replace(f, message=redact(f.message, literals), hint=redact(f.hint, literals)) for f in findings]
 
 

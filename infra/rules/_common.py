@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastscale.infra import capacity, catalog, instance_fit
+from fastscale.infra import capacity, catalog, instance_fit, naming
 from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.capacity import Pool
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelOverride, ModelSpec
@@ -200,8 +200,6 @@ def memory_fit(ep: EndpointSpec, workload: Workload, instance_type: str | None =
 
     ``instance_type`` defaults to the endpoint's own; fallback pools pass theirs.
     """
-    from fastscale.infra import catalog
-
     size = getattr(workload, "model_size_gb", None)
     spec = catalog.get(instance_type or ep.instance_type)
     if size is None or spec is None:
@@ -237,8 +235,6 @@ def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, E
 
     Decided by `infra.naming`, the same code the stacks use, so the rules check exactly what gets created.
     """
-    from fastscale.infra import naming
-
     for ep_path, ep in endpoints(config):
         for j, names in enumerate(naming.endpoint_names(config, ep).components):
             if names.scale_from_zero_alarm is not None:

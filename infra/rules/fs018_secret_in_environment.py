@@ -32,7 +32,7 @@ from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.regions import partition_of, shown
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import environments, key_path
-from fastscale.infra.secrets import is_plain_setting, is_reference, is_secret_name
+from fastscale.infra.secrets import is_literal_secret
 
 EXAMPLE = """\
 project: demo
@@ -52,16 +52,11 @@ HUB_TOKEN_NAMES = frozenset({"HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HUGGINGFACE_
                              "HUGGINGFACEHUB_API_TOKEN"})
 
 
-def flags(key: str, value: str) -> bool:
-    """Whether FS018 reports this environment entry (shared with FS063, which leaves these to FS018)."""
-    return is_secret_name(key) and not is_reference(value) and not is_plain_setting(value)
-
-
 @rule("FS018", "secret-in-environment", Severity.ERROR, "A secret-looking environment variable holds a literal value.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, environment in environments(config):
         for key, value in environment.items():
-            if not flags(key, value):
+            if not is_literal_secret(key, value):
                 continue
             message = (f"{key} looks like a secret and holds a literal value: it would be stored in plain text in "
                        "the Terraform state, the synthesized stack and the SageMaker resource description.")

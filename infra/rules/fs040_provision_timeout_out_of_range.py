@@ -6,11 +6,9 @@ provision instances, across all pools, before the operation fails. The API accep
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from fastscale.infra import capacity
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules import Severity
+from fastscale.infra.rules._bounds import Bound, Cases, bounded_rule
 from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
@@ -24,17 +22,16 @@ endpoints:
       image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
 """
 
+#: The EXAMPLE at and past each limit (tests/rules/test_bounded_rules.py).
+CASES = (
+    Cases("provision_timeout: 120", "provision_timeout: {}", passing=(300, 301, 3599, 3600),
+          failing={299: "set provision_timeout: 300", 3601: "set provision_timeout: 3600", 0: "set provision_timeout: 300"}),
+)
 
-@rule("FS040", "provision-timeout-out-of-range", Severity.ERROR, "capacity.provision_timeout is outside 300-3600 s.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    lo, hi = capacity.PROVISION_TIMEOUT_MIN, capacity.PROVISION_TIMEOUT_MAX
-    for path, ep in endpoints(config):
-        value = ep.capacity.provision_timeout
-        if value is None or lo <= value <= hi:
-            continue
-        yield Hit(
-            f"{path}.capacity.provision_timeout",
-            f"provision_timeout is {value} s: SageMaker accepts {lo} to {hi} s for "
-            "VariantInstanceProvisionTimeoutInSeconds, so creating the endpoint configuration would fail.",
-            f"set provision_timeout: {min(max(value, lo), hi)}",
-        )
+check = bounded_rule(
+    "FS040", "provision-timeout-out-of-range", Severity.ERROR, "capacity.provision_timeout is outside 300-3600 s.",
+    module=__name__,
+    holders=lambda config: ((f"{path}.capacity", ep.capacity) for path, ep in endpoints(config)),
+    bounds=[Bound("provision_timeout", "VariantInstanceProvisionTimeoutInSeconds", capacity.PROVISION_TIMEOUT_MIN,
+                  capacity.PROVISION_TIMEOUT_MAX, "creating the endpoint configuration would fail", unit="s")],
+)

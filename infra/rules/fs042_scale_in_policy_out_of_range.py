@@ -7,11 +7,9 @@ configuration fail to create.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 from fastscale.infra import capacity
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules import Severity
+from fastscale.infra.rules._bounds import Bound, Cases, bounded_rule
 from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
@@ -27,24 +25,23 @@ endpoints:
         resources: {accelerators: 1, memory_mb: 16384}
 """
 
-_LIMITS = {
-    "cooldown_minutes": ("CooldownInMinutes", capacity.SCALE_IN_COOLDOWN_MIN, capacity.SCALE_IN_COOLDOWN_MAX),
-    "max_step": ("MaximumStepSize", capacity.SCALE_IN_STEP_MIN, capacity.SCALE_IN_STEP_MAX),
-}
+#: The EXAMPLE at and past each limit (tests/rules/test_bounded_rules.py).
+CASES = (
+    Cases("cooldown_minutes: 1", "cooldown_minutes: {}", passing=(5, 6, 1439, 1440),
+          failing={4: "set cooldown_minutes: 5", 1441: "set cooldown_minutes: 1440", -1: "set cooldown_minutes: 5"}),
+    Cases("cooldown_minutes: 1", "cooldown_minutes: 5, max_step: {}", passing=(1, 2, 99, 100),
+          failing={0: "set max_step: 1", 101: "set max_step: 100"}),
+)
 
+_FAILS = "creating the endpoint configuration would fail"
 
-@rule("FS042", "scale-in-policy-out-of-range", Severity.ERROR, "A scale_in value is outside the API's limits.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        if ep.scale_in is None:
-            continue
-        for key, (api_name, lo, hi) in _LIMITS.items():
-            value = getattr(ep.scale_in, key)
-            if value is None or lo <= value <= hi:
-                continue
-            yield Hit(
-                f"{path}.scale_in.{key}",
-                f"{key} is {value}: SageMaker accepts {lo} to {hi} for ScaleInPolicy.{api_name}, so creating the "
-                "endpoint configuration would fail.",
-                f"set {key}: {min(max(value, lo), hi)}",
-            )
+check = bounded_rule(
+    "FS042", "scale-in-policy-out-of-range", Severity.ERROR, "A scale_in value is outside the API's limits.",
+    module=__name__,
+    holders=lambda config: ((f"{path}.scale_in", ep.scale_in) for path, ep in endpoints(config)),
+    bounds=[
+        Bound("cooldown_minutes", "ScaleInPolicy.CooldownInMinutes", capacity.SCALE_IN_COOLDOWN_MIN,
+              capacity.SCALE_IN_COOLDOWN_MAX, _FAILS),
+        Bound("max_step", "ScaleInPolicy.MaximumStepSize", capacity.SCALE_IN_STEP_MIN, capacity.SCALE_IN_STEP_MAX, _FAILS),
+    ],
+)

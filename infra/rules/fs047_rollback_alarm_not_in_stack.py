@@ -13,8 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.deployment import COMPONENT_ROLLBACK_KINDS, rollouts
+from fastscale.infra.deployment import rollouts, stack_alarms
+from fastscale.infra.naming import all_endpoint_names
 from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.update_settings import COMPONENT_ROLLBACK_KINDS
 
 EXAMPLE = """\
 project: demo
@@ -36,9 +38,6 @@ endpoints:
     "An alarm named for automatic rollback is not one this stack creates.",
 )
 def check(config: FastscaleConfig) -> Iterator[Hit]:
-    from fastscale.infra.deployment import stack_alarms
-    from fastscale.infra.naming import all_endpoint_names
-
     every = stack_alarms(all_endpoint_names(config))
     kinds = sorted({*COMPONENT_ROLLBACK_KINDS, *(a.kind for a in every.values())})
     for r in rollouts(config):

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import config_strings, environments, key_path
-from fastscale.infra.rules.fs018_secret_in_environment import flags as reported_by_name
+from fastscale.infra.secrets import is_literal_secret as reported_by_name
 from fastscale.infra.secrets import is_reference, secret_kind
 
 EXAMPLE = """\

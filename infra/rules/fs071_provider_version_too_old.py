@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.capacity import needs_awscc_config
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.provider_versions import (
+    AWS_FLOOR,
+    AWSCC_FLOOR,
     Constraint,
     ConstraintError,
-    aws_needs,
-    awscc_needs,
+    Need,
     format_version,
     too_old,
 )
@@ -33,6 +35,23 @@ endpoints:
         image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
         resources: {accelerators: 1, memory_mb: 16384}
 """
+
+
+def aws_needs(config: FastscaleConfig) -> list[Need]:
+    """What the aws resources of this config need beyond AWS_FLOOR."""
+    needs = [Need("every aws resource fastscale writes", AWS_FLOOR,
+                  "the oldest hashicorp/aws release fastscale is checked against")]
+    for i, ep in enumerate(config.endpoints):
+        if ep.uses_inference_components and not needs_awscc_config(ep):
+            needs.append(Need("aws_sagemaker_endpoint_configuration.execution_role_arn", "6.21.0",
+                              f"endpoints[{i}] hosts inference components (execution role on the endpoint "
+                              "configuration, production variant without model_name)"))
+    return needs
+
+
+def awscc_needs(config: FastscaleConfig) -> list[Need]:
+    return [Need("awscc_sagemaker_inference_component.specification.data_cache_config", AWSCC_FLOOR,
+                 "every inference component sets data caching explicitly")]
 
 
 @rule("FS071", "provider-version-too-old", Severity.ERROR,

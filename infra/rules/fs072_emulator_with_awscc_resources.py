@@ -1,10 +1,11 @@
 """An emulator target only covers the resources of the hashicorp/aws provider.
 
 fastscale points the aws provider and its own boto3 calls at `endpoint_url`. Inference components and
-endpoint configurations with a metrics configuration are hashicorp/awscc resources, which go through the
+endpoint configurations with a metrics configuration, capacity settings or prefix/KV-aware routing are
+hashicorp/awscc resources, which go through the
 AWS Cloud Control API; fastscale does not redirect that provider, so with an emulator target those
 resources would be created in whatever real account the credentials reach. Such a config is refused
-instead: test single-model endpoints without `metrics_publish_frequency` against an emulator.
+instead: test single-model endpoints without those settings against an emulator.
 """
 
 from __future__ import annotations
@@ -38,9 +39,15 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             continue
         if ep.uses_inference_components:
             what, path = "inference components", f"endpoints[{i}].inference_components"
-        else:
+        elif ep.metrics_publish_frequency is not None or ep.enhanced_metrics:
             field = "metrics_publish_frequency" if ep.metrics_publish_frequency is not None else "enhanced_metrics"
             what, path = "a metrics configuration", f"endpoints[{i}].{field}"
+        elif ep.routing in ("prefix_aware", "kv_aware"):
+            what, path = f"{ep.routing} routing (awscc's endpoint configuration)", f"endpoints[{i}].routing"
+        else:
+            what, path = "capacity settings (awscc's endpoint configuration)", f"endpoints[{i}].capacity"
+            if ep.scale_in is not None and not ep.capacity.model_fields_set:
+                path = f"endpoints[{i}].scale_in"
         yield Hit(
             path,
             f"endpoint '{ep.name}' needs {what}, written through the hashicorp/awscc provider, which fastscale "

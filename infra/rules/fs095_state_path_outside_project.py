@@ -18,6 +18,7 @@ from pathlib import Path
 from fastscale.infra.config import FastscaleConfig, LocalState
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.safe_files import state_file_problem, state_path_form_problem
+from fastscale.infra.state import default_state_file
 
 EXAMPLE = """\
 project: demo
@@ -40,7 +41,6 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
     state = config.state
     if not isinstance(state, LocalState):
         return
-    from fastscale.infra.state import default_state_file
 
     relative = state.path if state.path is not None else default_state_file(config)
     where = "state.path" if state.path is not None else "state"

@@ -13,8 +13,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from fastscale.infra import capacity, catalog
 from fastscale.infra.catalog import InstanceSpec
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
+from fastscale.infra.estimate.fallback import fallback_scenario
 from fastscale.infra.estimate.params import EstimateParams
 from fastscale.infra.estimate.params import load_params as load_estimate_params
 from fastscale.infra.estimate.timeline import WorkloadInputs, scenarios, workload_inputs
@@ -213,8 +215,6 @@ def _workload(
     sim: SimulateParams,
     percentile: str = "p50",
 ) -> Workload:
-    from fastscale.infra import catalog
-
     component = isinstance(w, InferenceComponentSpec)
     where = ep.name + (f" / {w.name}" if component else "")
     inputs, notes = workload_inputs(ep, w, est)
@@ -344,9 +344,6 @@ def _fallback(
     instances start as configured. One copies-per-instance count holds for every instance in the model,
     so where the pool fits a different number, the smaller is used and a note says so.
     """
-    from fastscale.infra import capacity, catalog
-    from fastscale.infra.estimate.fallback import fallback_scenario
-
     scenario, scenario_notes = fallback_scenario(ep, w, inputs, est)
     notes.extend(scenario_notes)
     if scenario is None:

@@ -161,6 +161,11 @@ class Result:
     rejected: tuple[float, ...]  # requests that failed this second
     events: tuple[Event, ...]
     summary: Summary
+    #: The minimum (units_min, instances_min) changed something: the starting count, a scaling decision, an
+    #: instance kept from release; or a request failed with no capacity (which a scale-from-zero policy, only
+    #: present with a minimum of 0, would have acted on). False: the same spec with any lower minimum gives this
+    #: very result, which lets ``recommend`` simulate candidates that differ only in their minimum once.
+    minimum_bound: bool = False
 
     def steps_dict(self) -> dict[str, list[Any]]:
         return {
@@ -174,6 +179,13 @@ class Result:
             "queued": [round(q, 3) for q in self.queued],
             "rejected": [round(r, 3) for r in self.rejected],
         }
+
+
+class LoadStopped(Exception):
+    """Raised by a load's ``step`` to end the run early; the engine sets ``minimum_bound`` (as in Result) on it
+    for the part it ran."""
+
+    minimum_bound = False
 
 
 class Load(Protocol):
@@ -245,6 +257,7 @@ class _Sim:
         self.last_step = -math.inf
         self.first_alarm: int | None = None
         self.alarm_seconds: list[int] = []
+        self.minimum_bound = False  # see Result.minimum_bound
 
     # ----------------------------------------------------------------------------------------- capacity
 
@@ -308,6 +321,7 @@ class _Sim:
         # Managed instance scaling: an instance that holds nothing is released, down to the minimum.
         for inst in sorted(self.instances, key=lambda i: -i.number):
             if len(self.instances) <= s.instances_min:
+                self.minimum_bound |= any(i.used == 0 and i.reserved == 0 for i in self.instances)
                 break
             if inst.used == 0 and inst.reserved == 0:
                 self.instances.remove(inst)
@@ -338,7 +352,9 @@ class _Sim:
         wanted = self._wanted()
         in_cooldown = t - self.last_scale_out < s.scale_out_cooldown
         basis = measured if in_cooldown else max(measured, float(wanted))
-        new = min(s.units_max, max(s.units_min, _ceil(value * basis / s.target)))
+        asked = _ceil(value * basis / s.target)
+        self.minimum_bound |= s.units_min > asked
+        new = min(s.units_max, max(s.units_min, asked))
         if new > wanted:
             self.events.append(Event(t, "alarm", f"scale-out alarm: {value:.1f} per {s.unit} > {s.target:g}, desired {new}"))
             self.last_scale_out = t
@@ -347,7 +363,9 @@ class _Sim:
 
     def _scale_in(self, t: int, value: float, measured: float) -> None:
         s = self.spec
-        new = max(s.units_min, _ceil(value * measured / s.target))
+        asked = _ceil(value * measured / s.target)
+        self.minimum_bound |= s.units_min > asked
+        new = max(s.units_min, asked)
         if new < self._wanted() and t - self.last_scale_in >= s.scale_in_cooldown:
             self.events.append(Event(t, "alarm", f"scale-in alarm: {value:.1f} per {s.unit}, desired {new}"))
             self.last_scale_in = t
@@ -384,9 +402,11 @@ class _Sim:
         n = len(demand)
         first = demand[0] if n else 0.0
         if s.initial_units is not None:
-            start = min(s.units_max, max(s.units_min, s.initial_units))
+            unclamped = min(s.units_max, s.initial_units)
         else:
-            start = min(s.units_max, max(s.units_min, _ceil(first / s.target), 1 if first > 0 else 0))
+            unclamped = min(s.units_max, max(_ceil(first / s.target), 1 if first > 0 else 0))
+        start = min(s.units_max, max(s.units_min, unclamped))
+        self.minimum_bound |= start != unclamped
         # Instances in service at the start: room for the other components' copies, then this workload's.
         reserved = s.reserved_slots
         while reserved > 0 and len(self.instances) < s.instances_max:
@@ -402,6 +422,7 @@ class _Sim:
             if self._place(c, 0):
                 c.ready = -math.inf
         while len(self.instances) < s.instances_min:
+            self.minimum_bound = True
             self._new_instance(-math.inf)
 
         out_state = _AlarmState(s.scale_out) if s.scale_out else None
@@ -466,11 +487,18 @@ class _Sim:
                 placed = sum(1 for c in self.copies if c.instance is not None)
             cap = serving * s.unit_capacity
             if load is not None:
-                d, queued, rejected = load.step(t, serving_ids)
+                try:
+                    d, queued, rejected = load.step(t, serving_ids)
+                except LoadStopped as stop:
+                    stop.minimum_bound = self.minimum_bound
+                    raise
+                if rejected:
+                    self.minimum_bound = True
             else:
                 d = demand[t]
                 if serving == 0:
                     queued, rejected = 0.0, d / s.service_time
+                    self.minimum_bound |= rejected > 0
                 else:
                     queued, rejected = max(0.0, d - cap), 0.0
             demand_s.append(d)
@@ -537,6 +565,7 @@ class _Sim:
             rejected=tuple(rejected_s),
             events=tuple(sorted(self.events, key=lambda e: e.second)),
             summary=Summary(0, None, None, 0, 0, 0, 0, 0, 0, 0, None, None),
+            minimum_bound=self.minimum_bound,
         )
         return _with_summary(result, s, self.alarm_seconds)
 

@@ -35,12 +35,20 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fastscale.infra.simulate.engine import Result, SimSpec, simulate
+from fastscale.infra import catalog, safe_yaml
+from fastscale.infra.config import InferenceComponentSpec, format_path
+from fastscale.infra.simulate.engine import LoadStopped, Result, SimSpec, simulate
 from fastscale.infra.simulate.params import SimulateParams
 from fastscale.infra.simulate.traffic import MAX_TRACE_BYTES, MAX_WINDOW_SECONDS
 
 #: Routing strategies as the config spells them (ProductionVariantRoutingConfig.RoutingStrategy).
-ROUTINGS = ("least_outstanding_requests", "random")
+ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
+#: Strategies queued as least outstanding requests. A trace holds token counts, not prompts, so which requests
+#: share a prefix (PREFIX_AWARE) or whose prompt start an instance holds in its KV cache (KV_AWARE) is unknown,
+#: and AWS documents no figure for the time a hit saves; KV_AWARE falls back to least outstanding requests
+#: when no instance holds the prompt's start, and PREFIX_AWARE moves a request on at its concurrency
+#: threshold. So both are modelled as least outstanding requests, with no prefill saved (docs/simulate.md).
+QUEUED_AS_LEAST_OUTSTANDING = ("least_outstanding_requests", "prefix_aware", "kv_aware")
 
 #: Header of the public Azure LLM inference traces, and of a trace with times in seconds (case-insensitive).
 AZURE_COLUMNS = ("timestamp", "contexttokens", "generatedtokens")
@@ -216,9 +224,6 @@ class Profile(BaseModel):
 
 
 def read_profile(path: str | Path) -> Profile:
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.config import format_path
-
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -286,8 +291,6 @@ class ServiceRates:
 def roofline(instance_type: str, accelerators: int, model_size_gb: float, params: SimulateParams) -> tuple[float, float] | None:
     """(prefill tokens/s, decode tokens/s of one sequence alone) of one copy from the accelerator's figures;
     None when the catalog or the parameters do not know the accelerator."""
-    from fastscale.infra import catalog
-
     spec = catalog.get(instance_type)
     if spec is None or model_size_gb <= 0 or accelerators < 1:
         return None
@@ -304,9 +307,6 @@ def roofline(instance_type: str, accelerators: int, model_size_gb: float, params
 def copy_accelerators(ep: Any, w: Any, instance_type: str | None = None) -> int:
     """Accelerators one copy runs on: the component's reservation, or every accelerator of a single-model
     endpoint's instance."""
-    from fastscale.infra import catalog
-    from fastscale.infra.config import InferenceComponentSpec
-
     if isinstance(w, InferenceComponentSpec):
         return int(w.resources.accelerators or 0)
     spec = catalog.get(instance_type or ep.instance_type)
@@ -398,10 +398,25 @@ def service_rates(
 # --------------------------------------------------------------------------------------------- the load
 
 
-class RequestLoad:
-    """The requests of a trace, served on the copies the engine has in service (engine.Load)."""
+class FailureLimitExceeded(LoadStopped):
+    """More requests failed than the caller allowed (``RequestLoad(stop_after_failures=...)``): the run stopped."""
 
-    def __init__(self, trace: RequestTrace, rates: ServiceRates, routing: str, timeout: float, seed: int = 0):
+    def __init__(self, failed: int, second: int):
+        super().__init__(f"{failed} requests failed by second {second}")
+        self.failed = failed
+        self.second = second
+
+
+class RequestLoad:
+    """The requests of a trace, served on the copies the engine has in service (engine.Load).
+
+    ``stop_after_failures``: raise FailureLimitExceeded at the end of the first second after which more requests
+    than that have failed (no capacity or timed out). Failures only ever add up, so a run stopped this way would
+    have failed at least as many requests had it gone on: ``recommend`` uses it to drop a candidate that can no
+    longer meet ``--max-rejected`` without simulating the rest of the trace."""
+
+    def __init__(self, trace: RequestTrace, rates: ServiceRates, routing: str, timeout: float, seed: int = 0,
+                 stop_after_failures: int | None = None):
         if routing not in ROUTINGS:
             raise ValueError(f"routing must be one of {ROUTINGS}")
         n = len(trace)
@@ -413,7 +428,7 @@ class RequestLoad:
         self.slots = rates.slots
         self.inv_prefill = 1.0 / rates.prefill_tokens_per_second
         self.inv_decode = [0.0] + [1.0 / rates.per_sequence_decode(k) for k in range(1, rates.slots + 1)]
-        self.lor = routing == "least_outstanding_requests"
+        self.lor = routing in QUEUED_AS_LEAST_OUTSTANDING
         self.rng = random.Random(seed)
         nan = math.nan
         self.ttft = [nan] * n
@@ -434,6 +449,8 @@ class RequestLoad:
         self.last = 0.0
         self.area = 0.0
         self.qarea = 0.0
+        self.failed = 0
+        self.stop_after = stop_after_failures
 
     # -- the engine's side
 
@@ -441,6 +458,8 @@ class RequestLoad:
         if list(serving) != self.ids:
             self._sync(serving)
         rejected = self._run_until(second + 1.0)
+        if self.stop_after is not None and self.failed > self.stop_after:
+            raise FailureLimitExceeded(self.failed, second)
         self._account(second + 1.0)
         concurrency, queued = self.area, self.qarea
         self.area = self.qarea = 0.0
@@ -483,6 +502,7 @@ class RequestLoad:
         push, pop, inf = heapq.heappush, heapq.heappop, math.inf
         total, waiting, last, area, qarea = self.total, self.waiting, self.last, self.area, self.qarea
         rejected = 0
+        failed = self.failed
         i = self.next
         admit: list[tuple[int, int, float]] = []  # (request, copy, when) to start now
         while True:
@@ -510,6 +530,7 @@ class RequestLoad:
                         free[c] -= 1
                 elif not status[r]:  # still queued when its time-out passes
                     status[r] = _TIMED_OUT
+                    failed += 1
                     wait[r] = timeout
                     outstanding[c] -= 1
                     total -= 1
@@ -526,6 +547,7 @@ class RequestLoad:
                 if not routable:
                     status[r] = _NO_CAPACITY
                     rejected += 1
+                    failed += 1
                     continue
                 if not lor:
                     c = routable[self.rng.randrange(len(routable))]
@@ -556,6 +578,7 @@ class RequestLoad:
                 if first - arrived > timeout:
                     # The invocation times out before the first token; the container still runs the prefill.
                     status[r] = _TIMED_OUT
+                    failed += 1
                     push(heap, (first, 0, c, r))
                     continue
                 status[r] = _SERVED
@@ -565,6 +588,7 @@ class RequestLoad:
                 push(heap, (done, 0, c, r))
             admit.clear()
         self.next = i
+        self.failed = failed
         self.total, self.waiting, self.last, self.area, self.qarea = total, waiting, last, area, qarea
         return rejected
 
@@ -679,14 +703,17 @@ class RequestSimulation:
 
 
 def simulate_requests(
-    spec: SimSpec, trace: RequestTrace, rates: ServiceRates, routing: str, timeout: float, seed: int = 0
+    spec: SimSpec, trace: RequestTrace, rates: ServiceRates, routing: str, timeout: float, seed: int = 0,
+    stop_after_failures: int | None = None,
 ) -> RequestSimulation:
     """Replay ``trace`` request by request against ``spec``'s scaling; deterministic for a given seed.
+
+    With ``stop_after_failures`` the run raises FailureLimitExceeded as soon as more requests than that failed.
 
     The window is the trace's (whole seconds up to its last arrival). The starting count is the steady state
     of the first minute's offered load (arrivals x the mean service time of a request alone on a copy).
     """
-    load = RequestLoad(trace, rates, routing, timeout, seed)
+    load = RequestLoad(trace, rates, routing, timeout, seed, stop_after_failures)
     window = trace.seconds
     first_minute = sum(1 for a in trace.arrivals[: 100_000] if a < 60.0)
     alone = (
@@ -730,6 +757,7 @@ def simulate_workload_requests(
 
 __all__ = [
     "ROUTINGS",
+    "FailureLimitExceeded",
     "Latency",
     "Profile",
     "RequestInputError",

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from fastscale.infra.safe_files import SpecialFileError, read_bytes
+
 #: Upper bound on a window, so a typo (``--duration 3600000``) is an error rather than minutes of work.
 MAX_WINDOW_SECONDS = 7 * 24 * 3600
 #: Upper bound on a trace file read into memory.
@@ -119,8 +121,6 @@ def read_trace(path: str | Path, *, duration: int | None, service_time: float | 
     With ``second``, rows may skip seconds: a value holds until the next row. ``rps`` needs the mean service
     time (``--service-time``) to become concurrency.
     """
-    from fastscale.infra.safe_files import SpecialFileError, read_bytes
-
     p = Path(path)
     try:
         raw = read_bytes(p, MAX_TRACE_BYTES + 1, "trace")  # never blocks on a FIFO

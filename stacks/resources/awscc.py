@@ -147,8 +147,15 @@ class ManagedInstanceScaling:
 
 
 @dataclass(frozen=True, kw_only=True)
+class PrefixAwareRoutingConfig:
+    prefix_length: int
+    concurrency_threshold: int
+
+
+@dataclass(frozen=True, kw_only=True)
 class RoutingConfig:
     routing_strategy: str
+    prefix_aware_routing_config: PrefixAwareRoutingConfig | None = None  # only with PREFIX_AWARE
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -178,6 +185,7 @@ class ProductionVariant:
     model_data_download_timeout_in_seconds: int | None = None
     container_startup_health_check_timeout_in_seconds: int | None = None
     volume_size_in_gb: int | None = None
+    inference_ami_version: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

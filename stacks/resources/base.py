@@ -40,6 +40,7 @@ are literal there), goes through `engine_verbatim`: not escaped, the token synta
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -200,6 +201,44 @@ def to_terraform(value: Any) -> Any:
     return value
 
 
+class OverrideError(ValueError):
+    """An override path that does not fit the attributes it is applied to (validation reports it first)."""
+
+
+def apply_override(attributes: dict[str, Any], path: str, value: Any) -> None:
+    """Set `attributes` at the dotted `path` to `value`, in place: a numeric part indexes a list (an existing
+    element, or the next one, which is created), any other part a map key (the map created when missing)."""
+    parts = path.split(".")
+    value = copy.deepcopy(value)  # the attributes never share (and a later override never changes) the caller's data
+    node: Any = attributes
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        where = ".".join(parts[: i + 1])
+        if isinstance(node, list):
+            if not part.isdigit():
+                raise OverrideError(f"{path}: {'.'.join(parts[:i])} is a list, so {part!r} must be an index")
+            index = int(part)
+            if index > len(node):
+                raise OverrideError(f"{path}: {where} is past the end of a list of {len(node)}")
+            if index == len(node):
+                node.append(None)
+            if last:
+                node[index] = value
+            else:
+                if node[index] is None:
+                    node[index] = [] if parts[i + 1].isdigit() else {}
+                node = node[index]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            else:
+                if node.get(part) is None:
+                    node[part] = [] if parts[i + 1].isdigit() else {}
+                node = node[part]
+        else:
+            raise OverrideError(f"{path}: {'.'.join(parts[:i])} holds a single value, not attributes")
+
+
 # ------------------------------------------------------------------------------------------------ logical ids
 
 _HIDDEN = "Default"  # left out of the id entirely
@@ -328,11 +367,11 @@ class _Element:
         return self.address
 
     def add_override(self, path: str, value: Any) -> None:
-        """Set the attribute at the dot-separated `path` (`"tags.team"`, `"lifecycle.prevent_destroy"`) to
-        `value` in the rendered attributes, over what the props give. Strings are literals like every
-        other attribute (escaped for Terraform's template syntax); a `Ref` stays a reference."""
-        if not all(path.split(".")):
-            raise ValueError(f"{self.address}: override path {path!r} has an empty part")
+        """Set the attribute at the dotted `path` (`production_variants.0.enable_ssm_access`) to `value`, over
+        what the props (and the meta-arguments) write, as the engine's `addOverride` would. Numeric parts
+        index lists; missing maps are created (`apply_override`). `value` is data like props: every plain
+        `str` in it, nested ones included, is a literal, escaped by `render` with the rest of the attributes;
+        a `Ref` stays a reference."""
         self._overrides.append((path, value))
 
     def _base_attributes(self) -> dict[str, Any]:
@@ -342,7 +381,7 @@ class _Element:
         """The Terraform attributes of the props as they are now, with the meta-arguments and overrides."""
         out = self._base_attributes()
         for path, value in self._overrides:
-            _set_keys(out, path.split("."), value)
+            apply_override(out, path, value)
         return out
 
     def rendered(self) -> dict[str, Any]:

@@ -86,7 +86,7 @@ class ManagedInstanceScaling:
 
 @dataclass(frozen=True, kw_only=True)
 class RoutingConfig:
-    routing_strategy: str  # LEAST_OUTSTANDING_REQUESTS | RANDOM
+    routing_strategy: str  # LEAST_OUTSTANDING_REQUESTS | RANDOM (prefix- and KV-aware go to awscc's configuration)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -100,6 +100,7 @@ class ProductionVariant:
     model_data_download_timeout_in_seconds: int | None = None
     container_startup_health_check_timeout_in_seconds: int | None = None
     volume_size_in_gb: int | None = None
+    inference_ami_version: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fastscale.infra.config import FastscaleConfig, load_config, parse_config
+from fastscale.infra.rules import Severity, run_rules, with_lines
 from fastscale.infra.stack_snapshot import normalize
 from fastscale.stacks.testing.match import Mismatch, as_matcher, pattern_view
 
@@ -20,9 +22,6 @@ class ConfigInvalid(ValueError):
 
 def _load(config: Any) -> Any:
     """A validated FastscaleConfig from a path, a dict or a FastscaleConfig."""
-    from fastscale.infra.config import FastscaleConfig, load_config, parse_config
-    from fastscale.infra.rules import Severity, run_rules, with_lines
-
     text = None
     if isinstance(config, FastscaleConfig):
         loaded, source = config, "config"
@@ -51,7 +50,7 @@ def synth(config: Any) -> Template:
     and synthesized into a temporary directory as `fastscale synth --out cdktf.out` would from the project
     directory, so the JSON is the same bytes the project deploys.
     """
-    from fastscale.stacks.app import synthesize_document
+    from fastscale.stacks.app import synthesize_document  # lazy: cdktf/jsii, loaded only when this runs
 
     loaded = _load(config)
     project = Path(config).resolve().parent if isinstance(config, (str, Path)) else None

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastscale.infra.terraform import TerraformNotFound, find_binary
+
 AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
 MIRROR_ENV = "FASTSCALE_TF_MIRROR"
 CANDIDATES = (
@@ -151,8 +153,6 @@ def _document(template: Any) -> dict[str, Any]:
 def validate(template: Any, *, terraform: str | None = None, mirror: tuple[Path, str] | None = None) -> ValidateReport:
     """Run `terraform init` and `terraform validate` on the aws part of ``template`` (a Template or the
     document dict), offline. Raises :class:`TerraformUnavailable` when there is no binary or no mirror."""
-    from fastscale.infra.terraform import TerraformNotFound, find_binary
-
     try:
         binary = find_binary(terraform)
     except TerraformNotFound as err:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from fastscale.infra.aws.cleanup import verify_cleanup
+from fastscale.infra.aws.cleanup import Leftover, verify_cleanup
 from fastscale.infra.aws.inventory import take_inventory
 from fastscale.infra.config import parse_config
 from fastscale.infra.naming import all_endpoint_names
@@ -15,6 +15,7 @@ from tests.aws.factories import (
     component_config,
     create_role,
     dashboard_body,
+    deploy_single_model,
     put_alarm,
     queue_sagemaker_discovery,
     role_tags,
@@ -295,3 +296,27 @@ def test_log_groups_are_reported_as_kept_never_as_leftovers(aws):
     assert "--delete-logs" in report.kept[0].detail
     assert json.loads(json.dumps(report.to_dict()))["kept"][0]["kind"] == "log-group"
 
+
+
+def test_the_report_as_json_and_as_text_carries_every_list(aws):
+    deploy_single_model(aws)
+    logs = f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}"
+    aws["logs"].create_log_group(logGroupName=logs, tags=OURS)
+    put_alarm(aws["cloudwatch"], "demo-hand-made", {"fastscale:stack": "demo"})  # not managed-by=fastscale
+    report = verify_cleanup(single_model_config(), clients=aws)
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data["ok"] is False and set(data) == {"ok", "leftovers", "not_touched", "kept", "checked", "caches"}
+    assert [(x["kind"], x["name"], x["detail"], x["arn"]) for x in data["leftovers"]] == [
+        (x.kind, x.name, x.detail, x.arn) for x in report.leftovers
+    ]
+    endpoint = next(x for x in data["leftovers"] if x["kind"] == "endpoint")
+    assert endpoint["name"] == SINGLE.endpoint and endpoint["arn"].endswith(f":endpoint/{SINGLE.endpoint}")
+    assert [(x["kind"], x["name"]) for x in data["kept"]] == [("log-group", logs)]
+    (hand_made,) = data["not_touched"]
+    assert (hand_made["kind"], hand_made["name"]) == ("alarm", "demo-hand-made") and "not managed-by" in hand_made["detail"]
+    assert data["checked"] == report.checked and data["checked"]
+    assert data["caches"] == report.caches and SINGLE.endpoint in data["caches"]
+    # As text: kind, name, then the detail after a colon when there is one.
+    found = next(x for x in report.leftovers if x.kind == "endpoint")
+    assert str(found) == f"endpoint {SINGLE.endpoint}" + (f": {found.detail}" if found.detail else "")
+    assert str(Leftover("model", "m", "a detail")) == "model m: a detail" and str(Leftover("model", "m")) == "model m"

@@ -3,7 +3,7 @@ from __future__ import annotations
 import json
 
 from fastscale.infra.aws.cleanup import verify_cleanup
-from fastscale.infra.aws.sweep import sweep
+from fastscale.infra.aws.sweep import Found, InUse, SweepAction, sweep
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
     COMPONENT_DIM,
@@ -242,10 +242,13 @@ def test_adapters_are_deleted_before_their_base(aws, clock):
     queue_in_use(sm_stub)  # the endpoint is gone: nothing uses the configuration
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    progress = []
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
     sm_stub.assert_no_pending_responses()
     components = [a.name for a in report.actions if a.kind == "inference-component"]
     assert components == [LLAMA, QWEN]
+    waits = {p.what for p in progress if not isinstance(p, SweepAction)}
+    assert {f"adapter inference components {LLAMA} to be deleted", f"inference components {QWEN} to be deleted"} <= waits
 
 
 def test_a_component_that_never_goes_keeps_its_endpoint_and_the_role(aws, clock):
@@ -311,3 +314,128 @@ def test_endpoint_found_only_by_its_tags_is_deleted(aws, clock):
     report = sweep(single_model_config(), clients={**aws, "sagemaker": sm, "resourcegroupstaggingapi": tagging}, clock=clock)
     sm_stub.assert_no_pending_responses()
     assert steps(report) == [("endpoint", old, "deleted")]
+
+
+# --------------------------------------------------------------------------------------------- the parts
+
+
+def test_kinds_are_deleted_in_whole_blocks_in_the_safe_order(aws, clock):
+    _leftovers_of_single_model(aws)
+    aws["logs"].create_log_group(logGroupName=f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}")
+    report = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
+    assert report.ok, steps(report)
+    blocks = [kind for i, kind in enumerate(a.kind for a in report.actions) if i == 0 or report.actions[i - 1].kind != kind]
+    # Each kind once, as one block: no alarm after a policy, no model before its endpoint, logs before the role.
+    assert blocks == ["alarm", "dashboard", "scaling-policy", "scalable-target", "endpoint", "endpoint-config", "model",
+                      "log-group", "iam-role"]
+
+
+def test_the_report_as_json_and_its_actions_as_text(aws, clock):
+    _leftovers_of_single_model(aws)
+    aws["logs"].create_log_group(logGroupName=f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}")
+    report = sweep(single_model_config(), clients=aws, clock=clock)
+    data = json.loads(json.dumps(report.to_dict()))
+    assert data == {
+        "ok": True,
+        "dry_run": False,
+        "actions": [{"kind": a.kind, "name": a.name, "status": a.status, "detail": a.detail} for a in report.actions],
+        "not_touched": [{"kind": "alarm", "name": "demo-hand-made", "reason": report.not_touched[0].reason}],
+        "kept": [{"kind": "log-group", "name": f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}", "reason": report.kept[0].reason}],
+    }
+    assert report.by_status("deleted") == report.actions and report.by_status("failed") == []
+    role = report.actions[-1]
+    assert str(role) == f"deleted: iam-role {SINGLE.execution_role} (inline policy sagemaker-access)"
+    assert str(SweepAction("endpoint", "e", "deleted")) == "deleted: endpoint e"
+    assert str(Found("alarm", "a", "why")) == "alarm a: why"
+
+
+def test_what_is_in_use_is_keyed_by_kind_and_lower_case_name_and_a_role_by_its_arns_last_part():
+    uses = InUse()
+    uses.add("iam-role", "arn:aws:iam::123456789012:role/service-role/Demo-Chat-Role", ("endpoint", "e1"))
+    uses.add("model", "Demo-Model", ("endpoint", "e1"))
+    uses.add("model", "demo-model", ("inference-component", "c1"))
+    uses.add("model", "demo-model", ("endpoint", "e1"))  # the same user once
+    uses.add("endpoint-config", "a/b", ("endpoint", "e2"))  # only a role's name is cut at "/"
+    uses.add("model", None, ("endpoint", "e3"))
+    uses.add("model", "", ("endpoint", "e3"))
+    assert uses.users == {
+        ("iam-role", "demo-chat-role"): [("endpoint", "e1")],
+        ("model", "demo-model"): [("endpoint", "e1"), ("inference-component", "c1")],
+        ("endpoint-config", "a/b"): [("endpoint", "e2")],
+    }
+    assert uses.unknown == ""
+
+
+def test_components_already_deleting_are_awaited_without_a_second_delete(aws, clock):
+    sm, sm_stub = stubbed("sagemaker")
+    queue_sagemaker_discovery(
+        sm_stub,
+        stack=component_config(),
+        endpoints=[(EP, "InService", COMPONENT_TAGS)],
+        components=[(QWEN, EP, "Deleting", COMPONENT_TAGS, None), (LLAMA, EP, "Deleting", COMPONENT_TAGS, None)],
+        configs=[(CONFIG, COMPONENT_TAGS)],
+    )
+    # A destroy asked already: no delete_inference_component is queued, so asking again fails the Stubber.
+    sm_stub.add_response("describe_inference_component", ic_desc(QWEN, EP, "Deleting"), {"InferenceComponentName": QWEN})
+    not_found(sm_stub, "describe_inference_component", "inference component", LLAMA, InferenceComponentName=LLAMA)
+    not_found(sm_stub, "describe_inference_component", "inference component", QWEN, InferenceComponentName=QWEN)
+    sm_stub.add_response("delete_endpoint", {}, {"EndpointName": EP})
+    not_found(sm_stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
+    queue_in_use(sm_stub)
+    sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
+
+    progress = []
+    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
+    sm_stub.assert_no_pending_responses()
+    assert steps(report) == [
+        ("inference-component", LLAMA, "deleted"),
+        ("inference-component", QWEN, "deleted"),
+        ("endpoint", EP, "deleted"),
+        ("endpoint-config", CONFIG, "deleted"),
+    ]
+    # What is awaited is named as what it is (not adapters: neither has a base).
+    waits = {p.what for p in progress if not isinstance(p, SweepAction)}
+    assert f"inference components {QWEN}, {LLAMA} to be deleted" in waits
+
+
+def test_a_synchronous_delete_gone_or_refused_is_reported_and_the_sweep_goes_on(clock):
+    """What AWS answers a synchronous delete with: not found is already gone, anything else a failure that blocks
+    nothing but itself (real botocore errors; the kind's delete call replaced)."""
+    from dataclasses import replace
+
+    from botocore.exceptions import ClientError
+
+    from fastscale.infra.aws.inventory import KIND, Inventory, Resource
+    from fastscale.infra.aws.sweep import _Sweeper
+    from fastscale.infra.aws.waiters import Deadline
+
+    answers = {
+        "gone": ClientError({"Error": {"Code": "ResourceNotFound", "Message": "no alarm gone"}}, "DeleteAlarms"),
+        "denied": ClientError({"Error": {"Code": "AccessDenied", "Message": "not authorized"}}, "DeleteAlarms"),
+    }
+
+    def delete(aws, r):
+        if r.name in answers:
+            raise answers[r.name]
+        return None
+
+    kind = replace(KIND["alarm"], delete=delete)
+    alarms = [Resource("alarm", name, detail="CloudWatch alarm") for name in ("gone", "denied", "fine")]
+    sweeper = _Sweeper({}, Inventory("demo", "us-east-1", alarms), False, None, Deadline(60, clock), 1)
+    sweeper.sweep_kind(kind, alarms)
+    assert [(a.name, a.status, a.detail) for a in sweeper.report.actions] == [
+        ("gone", "already-gone", ""),
+        ("denied", "failed", "AccessDenied: not authorized"),
+        ("fine", "deleted", "CloudWatch alarm"),
+    ]
+    assert sweeper.failed == {("alarm", "denied")} and sweeper.gone == {("alarm", "gone"), ("alarm", "fine")}
+    assert not sweeper.report.ok
+
+
+def test_a_user_the_inventory_does_not_know_is_named_as_not_this_stacks(clock):
+    from fastscale.infra.aws.inventory import Inventory
+    from fastscale.infra.aws.sweep import _Sweeper
+    from fastscale.infra.aws.waiters import Deadline
+
+    sweeper = _Sweeper({}, Inventory("demo", "us-east-1"), False, None, Deadline(60, clock), 1)
+    assert sweeper._holder("endpoint", "someone-elses") == "endpoint someone-elses (not this stack's)"

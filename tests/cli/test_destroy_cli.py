@@ -212,19 +212,45 @@ def test_logs_kept_by_destroy_stay_provable_for_sweep_delete_logs(project, deplo
     assert logs.describe_log_groups()["logGroups"] == []
 
 
-def test_sweep_keeps_logs_unless_asked(project, aws):
-    deploy_single_model(aws)
-    aws["logs"].create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")
-    kept = run("sweep", "fastscale.yaml", "--auto-approve")
-    assert kept.exit_code == 0, kept.output
-    assert "Logs of this stack, kept" in kept.stdout or "kept" in kept.stdout
-    assert aws["logs"].describe_log_groups()["logGroups"]
+def log_group_tags(aws, name: str) -> dict:
+    arn = next(g["logGroupArn"] for g in aws["logs"].describe_log_groups()["logGroups"] if g["logGroupName"] == name)
+    return aws["logs"].list_tags_for_resource(resourceArn=arn)["tags"]
 
+
+def test_sweep_keeps_logs_unless_asked(project, aws):
+    logs = "/aws/sagemaker/Endpoints/demo-chat"
     deploy_single_model(aws)
+    aws["logs"].create_log_group(logGroupName=logs)  # SageMaker writes these, untagged
+
+    dry = run("sweep", "fastscale.yaml", "--dry-run", "--json")
+    assert dry.exit_code == 0, dry.output
+    summary = json.loads(dry.stdout)["sweep"]
+    assert "log-group" not in {a["kind"] for a in summary["actions"]}
+    assert [(k["kind"], k["name"]) for k in summary["kept"]] == [("log-group", logs)]
+    assert log_group_tags(aws, logs) == {}  # a dry run writes nothing, not even the claim
+
+    kept = run("sweep", "fastscale.yaml", "--auto-approve", "--json")
+    assert kept.exit_code == 0, kept.output
+    summary = json.loads(kept.stdout)["sweep"]
+    assert "log-group" not in {a["kind"] for a in summary["actions"]}
+    assert {a["status"] for a in summary["actions"]} == {"deleted"} and not endpoint_exists(aws)
+    (found,) = summary["kept"]
+    assert (found["kind"], found["name"]) == ("log-group", logs)
+    assert found["reason"].endswith("logs are data, kept (--delete-logs deletes them)")
+    assert [g["logGroupName"] for g in aws["logs"].describe_log_groups()["logGroups"]] == [logs]
+    # Claimed with the stack's tag while the endpoint still proved them the stack's: a later --delete-logs finds them.
+    assert log_group_tags(aws, logs)["fastscale:stack"] == "demo"
+
+    shown = run("sweep", "fastscale.yaml", "--auto-approve")
+    assert shown.exit_code == 0, shown.output
+    assert "Logs of this stack, kept (1): logs are data; `fastscale sweep --delete-logs` deletes them" in shown.stdout
+    assert logs in shown.stdout and "Nothing to sweep" in shown.stdout
+
     deleted = run("sweep", "fastscale.yaml", "--auto-approve", "--delete-logs", "--json")
     assert deleted.exit_code == 0, deleted.output
-    actions = json.loads(deleted.stdout)["sweep"]["actions"]
-    assert ("log-group", "/aws/sagemaker/Endpoints/demo-chat", "deleted") in {(a["kind"], a["name"], a["status"]) for a in actions}
+    summary = json.loads(deleted.stdout)["sweep"]
+    assert [(a["kind"], a["name"], a["status"]) for a in summary["actions"]] == [("log-group", logs, "deleted")]
+    assert summary["kept"] == []
     assert aws["logs"].describe_log_groups()["logGroups"] == []
 
 

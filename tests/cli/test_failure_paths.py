@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -340,13 +341,58 @@ def test_an_unexpected_error_is_one_line_pointing_at_the_debug_switch(project, m
     assert isinstance(invoke("status", "fastscale.yaml").exception, KeyError)
 
 
+#: The exit codes each command's --help lists, in order (explain alone has 3: problems found).
+DOCUMENTED_EXIT_CODES = {
+    "validate": [0, 1, 2],
+    "schema": [0, 1, 2],
+    "init": [0, 1, 2],
+    "estimate": [0, 1, 2],
+    "simulate": [0, 1, 2],
+    "synth": [0, 1, 2, 130],
+    "plan": [0, 1, 2, 130],
+    "deploy": [0, 1, 2, 130],
+    "status": [0, 1, 2, 130],
+    "destroy": [0, 1, 2, 130],
+    "verify-cleanup": [0, 1, 2, 130],
+    "sweep": [0, 1, 2, 130],
+    "measure-scaleout": [0, 1, 2, 130],
+    "explain": [0, 3, 1, 2, 130],
+    "recommend": [0, 1, 2, 130],
+    "emulator": [0, 1, 2],
+}
+
+
+def exit_code_lines(help_text: str) -> dict[int, str]:
+    """The first "Exit codes:" block of a --help text: code -> its explanation (continuation lines joined)."""
+    found: dict[int, str] = {}
+    last = None
+    for line in help_text.split("Exit codes:", 1)[1].splitlines()[1:]:
+        if not line.strip(" \b"):
+            break  # the block ends at the first empty line
+        m = re.match(r"^ {4}(\d+) +(\S.*)$", line)
+        if m:
+            last = int(m.group(1))
+            assert last not in found, f"exit code {last} listed twice"
+            found[last] = m.group(2)
+        elif line.strip() and last is not None:
+            found[last] += " " + line.strip()
+    return found
+
+
 def test_every_command_documents_its_exit_codes():
     from fastscale.cli.main import COMMANDS
 
+    assert set(COMMANDS) == set(DOCUMENTED_EXIT_CODES)
     for name in COMMANDS:
         text = invoke(name, "--help").output
-        assert "Exit codes:" in text, name
-        assert "2  bad input" in text or "2  " in text, name
+        assert text.count("Exit codes:") == 1, name
+        codes = exit_code_lines(text)
+        assert list(codes) == DOCUMENTED_EXIT_CODES[name], name
+        # Bad input is 2 everywhere, and says so first; 0 never mentions a failure.
+        assert codes[2].startswith(("bad input", "bad arguments")), (name, codes[2])
+        assert "fail" not in codes[0] or name == "explain", (name, codes[0])
+        if 130 in codes:
+            assert codes[130].startswith("interrupted"), name
 
 
 def test_invalid_yaml_config_still_gives_one_json_object(project):

@@ -136,3 +136,20 @@ def test_an_existing_snapshot_is_a_clash_like_any_project_file(tmp_path):
     result = invoke("init", target, "--project", "p1")
     assert result.exit_code == 2 and PROJECT_SNAPSHOT in result.output
     assert (target / PROJECT_SNAPSHOT).read_text() == "mine\n"
+
+
+def test_an_emulator_projects_tests_pass_fresh_and_fail_when_it_stops_scaling(tmp_path):
+    # `init --emulator` writes a single-model endpoint: its tests check the variant's scaling, not
+    # inference components it does not have.
+    project = tmp_path / "rehearsal"
+    assert invoke("init", project, "--emulator", "http://127.0.0.1:5000").exit_code == 0
+    fresh = run_project_tests(project, "--deselect", "tests/test_stack.py::test_stack_is_valid_terraform")
+    assert fresh.returncode == 0, fresh.stdout + fresh.stderr
+    assert "4 passed" in fresh.stdout and "1 snapshot passed" in fresh.stdout, fresh.stdout
+
+    data = yaml.safe_load((project / "fastscale.yaml").read_text())
+    data["endpoints"][0]["model"]["autoscaling"] = {"enabled": False}
+    (project / "fastscale.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
+    failed = run_project_tests(project, "--deselect", "tests/test_stack.py::test_stack_is_valid_terraform")
+    assert "FAILED tests/test_stack.py::test_the_endpoint_scales_its_instances" in failed.stdout, failed.stdout
+    assert "no scalable target on the endpoint's variant" in failed.stdout

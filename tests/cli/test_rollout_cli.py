@@ -184,3 +184,25 @@ def test_the_change_summary_prints_each_rollout_s_notes(capsys):
     assert "endpoint demo-chat: blue/green, all at once" in out
     assert "cut-over starts at 3 instance(s) (live; instances.initial is 1)" in out
     assert "auto scaling paused: deregistered before, registered after" in out
+
+
+def test_deploy_refuses_a_replacement_under_the_name_the_live_one_holds(project, aws, monkeypatch):
+    # AWS refuses a second model of the same name: applying would stop half-way, after the plan was accepted.
+    from tests.rollout_support import drifted_model_stack
+
+    real = stack_module.plan_document
+    monkeypatch.setattr(stack_module, "plan_document",
+                        lambda runner, plan_file: as_sagemaker(real(runner, plan_file), {"model": "aws_sagemaker_model"}))
+    deploy_single_model(aws)
+    live(project, monkeypatch, drifted_model_stack)
+
+    plan = run("plan", "fastscale.yaml")
+    assert plan.exit_code == 0, plan.output
+    flat = " ".join(plan.stdout.split())
+    assert "Cannot apply: terraform_data.model would be created as demo-chat-aaaa1111 while the live one still holds" in flat
+
+    refused = run("deploy", "fastscale.yaml", "--auto-approve", "--allow-downtime")
+    assert refused.exit_code == 1, refused.output
+    assert "terraform_data.model as demo-chat-aaaa1111 (vpc_config)" in refused.stderr
+    assert "Nothing was applied" in refused.stderr and "Traceback" not in refused.output
+    assert state_inputs(project)["model"]["vpc_config"] == "subnet-a", "nothing may be applied"

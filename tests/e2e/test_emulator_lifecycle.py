@@ -69,6 +69,11 @@ def test_init_emulator_project_rehearses_deploy_change_destroy_with_auto_scaling
     status = fastscale(demo, env, "status", "fastscale.yaml", "--json")
     assert status.returncode == 0, status.stdout + status.stderr
     assert summary(status)["ok"] is True
+    # What was deployed reads back as the config: the next plan has nothing to do (no replacement from a
+    # field the emulator answers differently from AWS).
+    settled = fastscale(demo, env, "plan", "fastscale.yaml", "--json")
+    assert settled.returncode == 0, settled.stdout + settled.stderr
+    assert summary(settled)["changes"] == [], summary(settled)["changes"]
 
     # The change: a new image version (a new model and endpoint configuration; the endpoint moves to it with
     # UpdateEndpoint) and one more instance allowed (the scalable target updated in place).

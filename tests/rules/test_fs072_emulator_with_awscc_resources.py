@@ -29,3 +29,20 @@ def test_enhanced_metrics_against_an_emulator_is_refused_at_its_own_field(run_ru
     single_model["endpoints"][0]["enhanced_metrics"] = True
     [finding] = run_rule("FS072", single_model)
     assert finding.path == "endpoints[0].enhanced_metrics" and "metrics configuration" in finding.message
+
+
+def test_routing_and_capacity_settings_against_an_emulator_are_refused(run_rule, single_model):
+    """They make the endpoint configuration awscc's, which would not go to the emulator."""
+    single_model.update(endpoint_url=URL)
+    ep = single_model["endpoints"][0]
+    ep["routing"] = "kv_aware"
+    [finding] = run_rule("FS072", single_model)
+    assert finding.path == "endpoints[0].routing" and "kv_aware" in finding.message
+    ep["routing"] = "least_outstanding_requests"
+    ep["capacity"] = {"provision_timeout": 600}
+    [finding] = run_rule("FS072", single_model)
+    assert finding.path == "endpoints[0].capacity"
+    ep.pop("capacity")
+    ep["scale_in"] = {"strategy": "IDLE_RELEASE"}
+    [finding] = run_rule("FS072", single_model)
+    assert finding.path == "endpoints[0].scale_in"

@@ -107,6 +107,17 @@ def test_least_outstanding_requests_spreads_and_random_is_seeded():
     assert runs[0].stats.queue.p99 > lor.stats.queue.p99
 
 
+@pytest.mark.parametrize("routing", ["prefix_aware", "kv_aware"])
+def test_prefix_and_kv_aware_routing_queue_as_least_outstanding_requests(routing):
+    """No prompt text in a trace, no documented cache-hit saving: modelled as least outstanding requests."""
+    two = spec(units_min=2, units_max=2, initial_units=2)
+    rows = trace(*[(0.1 * i, 100, 100) for i in range(40)])
+    aware = simulate_requests(two, rows, rates(), routing, 600)
+    assert aware.stats == simulate_requests(two, rows, rates(), LOR, 600).stats
+    assert aware.stats != simulate_requests(two, rows, rates(), "random", 600, seed=1).stats
+    assert aware.routing == routing  # reported as configured
+
+
 def test_requests_fail_with_no_copy_in_service_and_the_step_policy_scales_from_zero():
     # Scale to zero: no copy at the start; every request fails (NoCapacity) until the alarm adds one.
     zero = spec(

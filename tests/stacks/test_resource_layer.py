@@ -182,3 +182,21 @@ def test_meta_arguments_are_written_as_the_engine_writes_them():
     expected = engine.to_terraform()["resource"]["aws_iam_role_policy"]["policy"]
     assert {k: written[k] for k in ("depends_on", "lifecycle")} == {k: expected[k] for k in ("depends_on", "lifecycle")}
     assert written["depends_on"] == ["aws_iam_role.role"]
+
+
+def test_the_layers_add_override_sets_the_attribute_literally_in_both_writers(tmp_path):
+
+    from fastscale.stacks.app import engine_files
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.engine_stack import ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    app = App(outdir=str(tmp_path), skip_validation=True)
+    stack = ResourceStack(app, "s")
+    role = IamRole(stack, "role", IamRoleProps(name="r", assume_role_policy="{}"))
+    role.add_override("name", "${other}")
+    role.add_override("max_session_duration", 7200)
+    body = stack.to_terraform()["resource"]["aws_iam_role"]["role"]
+    assert (body["name"], body["max_session_duration"]) == ("$${other}", 7200)
+    app.synth()
+    assert engine_files(stack.content)[0] == (tmp_path / "stacks" / "s" / "cdk.tf.json").read_text()

@@ -1,0 +1,65 @@
+"""Prefix-aware routing needs its two settings, within AWS's ranges, and nothing else takes them.
+
+`routing: prefix_aware` is the variant's RoutingStrategy PREFIX_AWARE with a PrefixAwareRoutingConfig
+{PrefixLength, ConcurrencyThreshold}; the API requires both with PREFIX_AWARE (PrefixLength 1024-65536,
+ConcurrencyThreshold 1-1024) and takes the block only with that strategy (SageMaker API reference,
+ProductionVariantRoutingConfig and PrefixAwareRoutingConfig; botocore 1.44.8). `prefix_routing` is
+fastscale's name for the block: it is required with `prefix_aware` and refused with any other `routing`.
+What each strategy does, and when AWS applies it, is in docs/routing.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fastscale.infra import aws_facts
+from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules._common import endpoints
+
+EXAMPLE = """\
+project: demo
+region: us-east-1
+endpoints:
+  - name: chat
+    instance_type: ml.g6.2xlarge
+    routing: prefix_aware
+    model:
+      image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
+"""
+
+_RANGES = {
+    "prefix_length": (aws_facts.PREFIX_LENGTH_RANGE, "PrefixLength"),
+    "concurrency_threshold": (aws_facts.CONCURRENCY_THRESHOLD_RANGE, "ConcurrencyThreshold"),
+}
+
+
+@rule("FS104", "routing-settings", Severity.ERROR,
+      "Prefix-aware routing without its prefix_routing settings, settings out of range, or settings without it.")
+def check(config: FastscaleConfig) -> Iterator[Hit]:
+    for path, ep in endpoints(config):
+        prefix = ep.prefix_routing
+        if ep.routing == "prefix_aware" and prefix is None:
+            yield Hit(
+                f"{path}.routing",
+                "routing prefix_aware (PREFIX_AWARE) needs PrefixAwareRoutingConfig: SageMaker requires its "
+                "PrefixLength and ConcurrencyThreshold with that strategy, so the deploy would fail.",
+                "add prefix_routing: {prefix_length: <1024-65536>, concurrency_threshold: <1-1024>} to the endpoint",
+            )
+        if prefix is None:
+            continue
+        if ep.routing != "prefix_aware":
+            yield Hit(
+                f"{path}.prefix_routing",
+                f"prefix_routing only applies with routing prefix_aware; with routing {ep.routing} SageMaker "
+                "refuses a PrefixAwareRoutingConfig.",
+                "set routing: prefix_aware, or remove prefix_routing",
+            )
+        for key, ((low, high), api_name) in _RANGES.items():
+            value = getattr(prefix, key)
+            if not low <= value <= high:
+                yield Hit(
+                    f"{path}.prefix_routing.{key}",
+                    f"{key} is {value}: SageMaker accepts {low} to {high} for {api_name}, so the deploy would fail.",
+                    f"set {key} between {low} and {high}",
+                )

@@ -1,0 +1,38 @@
+import pytest
+
+
+@pytest.mark.parametrize(("type_", "path", "value"), [
+    ("aws_sagemaker_endpoint", "tags", {"fastscale:project": "other"}),
+    ("aws_sagemaker_endpoint", "tags.fastscale:project", "other"),
+    ("aws_sagemaker_endpoint", "name", "other"),
+    ("aws_sagemaker_endpoint_configuration", "name_prefix", "x-"),
+    ("aws_sagemaker_endpoint_configuration", "production_variants.0.variant_name", "v"),
+    ("aws_sagemaker_endpoint_configuration", "production_variants.0.initial_instance_count", 3),
+    ("aws_sagemaker_model", "execution_role_arn", "arn:aws:iam::123456789012:role/r"),
+])
+def test_owned_attributes_are_refused(run_rule, hits, single_model, type_, path, value):
+    single_model["endpoints"][0]["overrides"] = {type_: {path: value}}
+    found = run_rule("FS103", single_model)
+    assert [h[:2] for h in hits(found)] == [("FS103", "error")]
+    assert found[0].path.endswith(f'["{path}"]') or found[0].path.endswith(f".{path}")
+    assert "belongs to fastscale" in found[0].message
+
+
+def test_replacing_a_block_that_holds_an_owned_attribute_is_refused(run_rule, hits, single_model, components):
+    single_model["endpoints"][0]["overrides"] = {"aws_sagemaker_endpoint_configuration": {
+        "production_variants.0": {"instance_type": "ml.g6.2xlarge", "initial_instance_count": 1, "variant_name": "x"}}}
+    found = run_rule("FS103", single_model)
+    assert [h[:2] for h in hits(found)] == [("FS103", "error")]
+    assert "replaces production_variants whole" in found[0].message
+    comp = components["endpoints"][0]["inference_components"][0]
+    comp["overrides"] = {"awscc_sagemaker_inference_component": {"runtime_config": {"copy_count": 3}}}
+    found = run_rule("FS103", components)
+    assert hits(found) == [("FS103", "error",
+                            "endpoints[0].inference_components[0].overrides.awscc_sagemaker_inference_component.runtime_config")]
+    assert "auto scaling owns it" in found[0].message
+
+
+def test_attributes_fastscale_does_not_own_pass(run_rule, single_model):
+    single_model["endpoints"][0]["overrides"] = {"aws_sagemaker_endpoint_configuration": {
+        "production_variants.0.enable_ssm_access": True, "production_variants.0.instance_type": "ml.g6.4xlarge"}}
+    assert run_rule("FS103", single_model) == []
