@@ -53,8 +53,8 @@ def build_app(
 
     `project_root` anchors the default local state (default: the current directory); raises
     `infra.state.StateLayoutError` when the state would be lost or orphaned."""
-    from fastscale.stacks.engine import App
-    from fastscale.stacks.engine_stack import EndpointStack
+    from fastscale.stacks.engine import App  # lazy: cdktf/jsii and node, only for the engine's path
+    from fastscale.stacks.engine_stack import EndpointStack  # lazy: cdktf/jsii and node, only for the engine's path
 
     placement = local_state_placement(config, outdir, project_root)
     # skip_validation: cdktf's validations only check provider presence, which the stack guarantees, and

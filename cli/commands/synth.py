@@ -70,8 +70,8 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
         # nothing was written: the state would be lost (inside --out) or orphaned (left at its old path)
         fail(str(exc), EXIT_BAD_INPUT)  # with --json: one JSON object with `error` (cli.errors)
 
-    from fastscale.stacks.app import synthesize
-    from fastscale.stacks.engine_choice import select_engine
+    from fastscale.stacks.app import synthesize  # lazy: the stack modules, loaded only when this runs
+    from fastscale.stacks.engine_choice import select_engine  # lazy: loaded only when this runs
 
     ENGINE = select_engine()  # the engine whose files are written (its version is stamped into them)
 
