@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-.PHONY: demo test test-terrain typecheck setup clean engine-elements canary floor constraints mutation
+.PHONY: demo test test-terrain typecheck setup clean canary floor constraints mutation
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -39,24 +39,20 @@ test: $(STAMP)
 	$(MAKE) --no-print-directory typecheck
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/pytest
-	bash scripts/engine_elements.sh check
 	bash scripts/run_checkov.sh
 	$(MAKE) --no-print-directory test-terrain
 
-## The node package the resource layer creates a stack's elements with (node/elements -> stacks/_jsii), rebuilt
-## from its TypeScript source with the pinned jsii compiler (needs npm). `make test` checks the shipped one.
-engine-elements:
-	bash scripts/engine_elements.sh build
-
-## CDK Terrain as the engine: the stack snapshot and contract tests, then every example synthesized with
-## both engines and compared as JSON (only the engine's version stamp may differ).
+## CDK Terrain as the engine: the stack snapshot, parity (fastscale's writer against the engine's bytes) and
+## contract tests, then every example synthesized by each engine itself (main.py, what `cdktf synth` runs) and
+## compared as JSON (only the engine's version stamp may differ).
 test-terrain: $(STAMP) $(TERRAIN_STAMP)
 	FASTSCALE_ENGINE=cdktn $(TERRAIN_VENV)/bin/pytest -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
 	rm -rf .engines
 	@for f in examples/*.yaml; do \
 	  name=$$(basename $$f .yaml); \
-	  FASTSCALE_ENGINE=cdktf $(BIN)/fastscale synth $$f --out .engines/cdktf/$$name --json > /dev/null || exit $$?; \
-	  FASTSCALE_ENGINE=cdktn $(TERRAIN_VENV)/bin/fastscale synth $$f --out .engines/cdktn/$$name --json > /dev/null || exit $$?; \
+	  mkdir -p .engines/cdktf/$$name .engines/cdktn/$$name; \
+	  FASTSCALE_ENGINE=cdktf FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines/cdktf/$$name $(BIN)/python main.py || exit $$?; \
+	  FASTSCALE_ENGINE=cdktn FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines/cdktn/$$name $(TERRAIN_VENV)/bin/python main.py || exit $$?; \
 	done
 	$(BIN)/python scripts/compare_engines.py .engines/cdktf .engines/cdktn
 
@@ -84,8 +80,9 @@ canary:
 	FASTSCALE_ENGINE=cdktf $(CANARY_VENV)/bin/pytest -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
 	@for f in examples/*.yaml; do \
 	  name=$$(basename $$f .yaml); \
-	  FASTSCALE_ENGINE=cdktf $(CANARY_VENV)/bin/fastscale synth $$f --out .engines-canary/cdktf/$$name --json > /dev/null || exit $$?; \
-	  FASTSCALE_ENGINE=cdktn $(CANARY_VENV)/bin/fastscale synth $$f --out .engines-canary/cdktn/$$name --json > /dev/null || exit $$?; \
+	  mkdir -p .engines-canary/cdktf/$$name .engines-canary/cdktn/$$name; \
+	  FASTSCALE_ENGINE=cdktf FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines-canary/cdktf/$$name $(CANARY_VENV)/bin/python main.py || exit $$?; \
+	  FASTSCALE_ENGINE=cdktn FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines-canary/cdktn/$$name $(CANARY_VENV)/bin/python main.py || exit $$?; \
 	done
 	$(CANARY_VENV)/bin/python scripts/compare_engines.py .engines-canary/cdktf .engines-canary/cdktn
 

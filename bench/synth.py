@@ -91,6 +91,16 @@ def child_fastscale(config: str, outdir: str) -> None:
     synthesize(load_config(config), outdir)
 
 
+def child_engine(config: str, outdir: str) -> None:
+    """The same stack through the engine (`cdktf synth`'s path: `build_app`, then the engine's `App.synth`)."""
+    sys.path.insert(0, str(ROOT))
+    from fastscale.infra.config import load_config
+    from fastscale.stacks.app import build_app
+
+    app, _ = build_app(load_config(config), Path(outdir).resolve(), Path.cwd())
+    app.synth()
+
+
 def child_prebuilt(reference: str, outdir: str) -> None:
     """Rebuild the reference stack JSON with the prebuilt aws binding (generic classes for awscc)."""
     import collections.abc
@@ -229,29 +239,46 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--with-prebuilt", action="store_true", help="also measure the prebuilt aws binding")
     parser.add_argument("--repeat", type=int, default=3, help="runs per case; the median is reported")
+    parser.add_argument("--with-engine", action="store_true",
+                        help="also measure the engine's path (build_app + App.synth, what `cdktf synth` runs)")
+    parser.add_argument("--baseline", type=Path, metavar="CHECKOUT",
+                        help="also measure `fastscale synth` of another checkout (its .venv), interleaved run by run")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("--child", nargs=3, metavar=("KIND", "INPUT", "OUTDIR"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, source, outdir = args.child
-        (child_fastscale if kind == "fastscale" else child_prebuilt)(source, outdir)
+        {"fastscale": child_fastscale, "engine": child_engine, "prebuilt": child_prebuilt}[kind](source, outdir)
         return
+
+    sides = {"fastscale": [sys.executable, __file__, "--child", "fastscale"]}
+    if args.with_engine:
+        sides["engine"] = [sys.executable, __file__, "--child", "engine"]
+    if args.baseline:
+        base = args.baseline.resolve()
+        sides["baseline"] = [str(base / ".venv" / "bin" / "python"), str(base / "bench" / "synth.py"), "--child",
+                             "fastscale"]
 
     prebuilt_python = ensure_bench_venv() if args.with_prebuilt else None
     results = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for name, config in cases(work).items():
-            runs = []
-            for i in range(args.repeat):
-                out = work / f"{name}-{i}".replace(" ", "-")
-                runs.append(measure([sys.executable, __file__, "--child", "fastscale", str(config), str(out)]))
-            first = next((work / f"{name}-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json"))
+            runs: dict[str, list[Sample]] = {side: [] for side in sides}
+            for i in range(args.repeat):  # the sides take turns, so a change of the machine's load hits all
+                for side, argv in sides.items():
+                    out = work / f"{name}-{i}-{side}".replace(" ", "-")
+                    runs[side].append(measure([*argv, str(config), str(out)]))
+            first = next((work / f"{name}-0-fastscale".replace(" ", "-")).glob("stacks/*/cdk.tf.json"))
             doc = json.loads(first.read_text())
+            for side in sides:
+                other = next((work / f"{name}-0-{side}".replace(" ", "-")).glob("stacks/*/cdk.tf.json"))
+                if other.read_bytes() != first.read_bytes():
+                    raise SystemExit(f"{name}: the {side} side wrote other bytes than fastscale synth ({other})")
             row = {"case": name, "resources": sum(len(v) for v in doc.get("resource", {}).values()),
-                   "fastscale": _median(runs)}
+                   **{side: _median(side_runs) for side, side_runs in runs.items()}}
             if prebuilt_python:
-                stack_file = next((work / f"{name}-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json"))
+                stack_file = first
                 reference = work / f"{name}-reference.json".replace(" ", "-")
                 reference.write_bytes(stack_file.read_bytes())
                 pre = [measure([str(prebuilt_python), __file__, "--child", "prebuilt", str(reference),
@@ -260,7 +287,7 @@ def main() -> None:
                 _check_same_resources(stack_file, next((work / f"{name}-pre-0".replace(" ", "-")).glob("stacks/*/cdk.tf.json")))
             results.append(row)
     load = os.getloadavg()
-    fits = {f"{side} {measure}": _fit(results, side, measure) for side in ("fastscale", "prebuilt")
+    fits = {f"{side} {measure}": _fit(results, side, measure) for side in ("fastscale", "engine", "baseline", "prebuilt")
             if side in results[0] for measure in ("seconds", "cpu_seconds")}
     if args.json:
         print(json.dumps({"load_average": load, "cpus": os.cpu_count(), "fits": fits, "cases": results}, indent=2))
@@ -300,8 +327,12 @@ def _check_same_resources(ours: Path, theirs: Path) -> None:
 
 def _table(results: list[dict]) -> str:
     prebuilt = "prebuilt" in results[0]
+    extra = [side for side in ("engine", "baseline") if side in results[0]]
     head = "| case | resources | fastscale time | fastscale CPU | fastscale peak RSS |"
     rule = "|---|---:|---:|---:|---:|"
+    for side in extra:
+        head += f" {side} time | {side} CPU | {side} peak RSS |"
+        rule += "---:|---:|---:|"
     if prebuilt:
         head += " prebuilt time | prebuilt CPU | prebuilt peak RSS | faster | less CPU | less memory |"
         rule += "---:|---:|---:|---:|---:|---:|"
@@ -309,6 +340,9 @@ def _table(results: list[dict]) -> str:
     for r in results:
         f = r["fastscale"]
         line = f"| {r['case']} | {r['resources']} | {f['seconds']:.2f} s | {f['cpu_seconds']:.2f} s | {f['peak_tree_mb']} MB |"
+        for side in extra:
+            e = r[side]
+            line += f" {e['seconds']:.2f} s | {e['cpu_seconds']:.2f} s | {e['peak_tree_mb']} MB |"
         if prebuilt:
             p = r["prebuilt"]
             line += (f" {p['seconds']:.2f} s | {p['cpu_seconds']:.2f} s | {p['peak_tree_mb']} MB |"

@@ -12,15 +12,20 @@ import json
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.naming import stack_name
-from fastscale.infra.outputs import STACK_FILE, check_output_dir, refuse_symlinks, synth_writes
+from fastscale.infra.outputs import STACK_FILE, check_output_dir, refuse_symlinks, synth_writes, write_text_nofollow
 from fastscale.infra.stack_snapshot import snapshot_json
 from fastscale.infra.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
-from fastscale.stacks.engine import App
-from fastscale.stacks.stack import EndpointStack
+from fastscale.stacks.engine_choice import select_engine
+from fastscale.stacks.resources.base import StackContent, render_document, stable_json
+from fastscale.stacks.stack import EndpointContent
+
+if TYPE_CHECKING:
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.engine_stack import EndpointStack
 
 
 @dataclass
@@ -48,11 +53,38 @@ def build_app(
 
     `project_root` anchors the default local state (default: the current directory); raises
     `infra.state.StateLayoutError` when the state would be lost or orphaned."""
+    from fastscale.stacks.engine import App  # lazy: cdktf/jsii and node, only for the engine's path
+    from fastscale.stacks.engine_stack import EndpointStack  # lazy: cdktf/jsii and node, only for the engine's path
+
     placement = local_state_placement(config, outdir, project_root)
     # skip_validation: cdktf's validations only check provider presence, which the stack guarantees, and
     # cost a round trip per construct through jsii.
     app = App(outdir=str(outdir), skip_validation=True)
     return app, EndpointStack(app, config, state_path=placement.backend_path if placement else None)
+
+
+#: The engine's manifest file in the output directory.
+MANIFEST_FILE = "manifest.json"
+
+
+#: Engines that write an empty list or object as `[]` / `{}` (CDK Terrain's safe-stable-stringify); CDK for
+#: Terraform's json-stable-stringify puts the brackets on two lines.
+COLLAPSES_EMPTY = {"cdktf": False, "cdktn": True}
+
+
+def engine_files(content: StackContent) -> tuple[str, str]:
+    """The stack file and the manifest, as the selected engine's `App.synth` writes them for a `ResourceStack`
+    of `content` alone, stamped with its version (its package's, read without loading it);
+    tests/stacks/test_engine_parity.py compares the bytes with the engine's own, on either engine."""
+    engine = select_engine()
+    version, collapse = engine.version, COLLAPSES_EMPTY[engine.module]
+    name = content.name
+    manifest = {"stacks": {name: {
+        "annotations": [], "constructPath": name, "dependencies": [], "name": name,
+        "stackMetadataPath": f"stacks/{name}/metadata.json", "synthesizedStackPath": f"stacks/{name}/{STACK_FILE}",
+        "workingDirectory": f"stacks/{name}"}}, "version": version}
+    return (stable_json(render_document(content, version), collapse_empty=collapse),
+            stable_json(manifest, collapse_empty=collapse))
 
 
 def synthesize(
@@ -66,7 +98,10 @@ def synthesize(
 
     Also refused before anything is written (:class:`infra.outputs.OutputPathError`): an output directory
     inside ``.git``, one that cannot be created or written, and any file or directory synthesis would
-    write that is a symbolic link (node would write through it, wherever it points)."""
+    write that is a symbolic link.
+
+    The files are written from Python (`engine_files`), byte for byte what the engine's `App.synth` writes for
+    `build_app`'s app; the engine itself is not loaded."""
     out = Path(outdir)
     root = Path(project_root) if project_root is not None else Path.cwd()
     placement = local_state_placement(config, out, root)  # checked before anything is written
@@ -74,17 +109,15 @@ def synthesize(
     name = stack_name(config)
     stack_dir = out / "stacks" / name
     refuse_symlinks(synth_writes(out, name))
-    # Absolute for node: the jsii runtime is a separate process that keeps the working directory it
-    # started in, so a relative path would land elsewhere after the caller changed directory.
-    app, _ = build_app(config, out.resolve(), root.resolve())
-    app.synth()
-    # Others could read the file between node writing it and this chmod only if they could enter the
-    # directory; both are owner-only from here on (plans and .terraform/ land in the directory too).
-    stack_dir.chmod(PRIVATE_DIR_MODE)
-    (stack_dir / STACK_FILE).chmod(PRIVATE_FILE_MODE)
+    content = EndpointContent(config, state_path=placement.backend_path if placement else None)
+    stack_text, manifest_text = engine_files(content)
+    stack_dir.mkdir(parents=True, exist_ok=True)
+    stack_dir.chmod(PRIVATE_DIR_MODE)  # plans and .terraform/ land in the directory too
+    write_text_nofollow(stack_dir / STACK_FILE, stack_text, PRIVATE_FILE_MODE)
+    (stack_dir / STACK_FILE).chmod(PRIVATE_FILE_MODE)  # an existing file keeps its mode on open
+    write_text_nofollow(out / MANIFEST_FILE, manifest_text)
     protect_state_files(placement)
-    document = json.loads((stack_dir / STACK_FILE).read_text())
-    counts = Counter({rtype: len(items) for rtype, items in document.get("resource", {}).items()})
+    counts = Counter(e.TYPE for e in content.elements if e.SECTION == "resource")
     return SynthResult(outdir=out, stack_name=name, stack_dir=stack_dir, resource_counts=dict(sorted(counts.items())))
 
 

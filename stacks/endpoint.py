@@ -54,9 +54,8 @@ from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceCompo
 from fastscale.infra.naming import EndpointNames, model_name, tags
 from fastscale.infra.secrets import container_environment
 from fastscale.stacks import capacity as capacity_attrs
-from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources import awscc, sagemaker
-from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, to_terraform
+from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, Scope, to_terraform
 from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
 from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
@@ -107,7 +106,7 @@ class SageMakerEndpoint(Group):
     `refs` holds the reference tokens already made (each new one is a round trip to the jsii runtime).
     """
 
-    def __init__(self, scope: Construct, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
+    def __init__(self, scope: Scope, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
         super().__init__(scope, id_)
         self.config = config
         self.names = names

@@ -24,6 +24,7 @@ require_node()  # before jsii starts node: a missing or broken node is one clear
 if TYPE_CHECKING:  # both engines have the same API; type-check against one of them
     from cdktf import (
         App,
+        ITerraformDependable,
         LocalBackend,
         S3Backend,
         TerraformDataSource,
@@ -37,6 +38,7 @@ if TYPE_CHECKING:  # both engines have the same API; type-check against one of t
 else:
     _lib = importlib.import_module(ENGINE.module)
     App = _lib.App
+    ITerraformDependable = _lib.ITerraformDependable
     LocalBackend = _lib.LocalBackend
     S3Backend = _lib.S3Backend
     TerraformDataSource = _lib.TerraformDataSource
@@ -54,6 +56,7 @@ __all__ = [
     "App",
     "Construct",
     "GeneratorMetadata",
+    "ITerraformDependable",
     "LocalBackend",
     "S3Backend",
     "TerraformDataSource",

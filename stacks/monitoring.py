@@ -46,8 +46,7 @@ from fastscale.infra.naming import (
     dashboard_name,
     tags,
 )
-from fastscale.stacks.engine import Construct
-from fastscale.stacks.resources.base import Group, Resource
+from fastscale.stacks.resources.base import Group, Resource, Scope
 from fastscale.stacks.resources.cloudwatch import (
     CloudwatchDashboard,
     CloudwatchDashboardProps,
@@ -79,7 +78,7 @@ class EndpointAlarms(Group):
 
     def __init__(
         self,
-        scope: Construct,
+        scope: Scope,
         id: str,
         *,
         config: FastscaleConfig,
@@ -314,7 +313,7 @@ class StackDashboard(Group):
 
     def __init__(
         self,
-        scope: Construct,
+        scope: Scope,
         id: str,
         *,
         config: FastscaleConfig,

@@ -20,11 +20,9 @@ tags, are tagged the same way as aws ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
 
 from fastscale.infra.config import FastscaleConfig
-from fastscale.stacks.engine import Construct, GeneratorMetadata, TerraformProvider
-from fastscale.stacks.resources.base import engine_literal, to_terraform
+from fastscale.stacks.resources.base import ProviderBlock, StackContent, engine_literal, to_terraform
 
 AWS_SOURCE = "hashicorp/aws"
 AWSCC_SOURCE = "hashicorp/awscc"
@@ -51,47 +49,19 @@ class EmulatedAwsProviderProps(ProviderProps):
     max_retries: int = 2
 
 
-class Provider(TerraformProvider):
-    """A provider block with typed props; the version constraint lands in `required_providers`."""
-
-    NAME: ClassVar[str]
-    SOURCE: ClassVar[str]
-
-    def __init__(self, scope: Construct, id_: str, props: ProviderProps, version: str) -> None:
-        super().__init__(
-            scope,
-            id_,
-            terraform_resource_type=self.NAME,
-            terraform_generator_metadata=GeneratorMetadata(provider_name=self.NAME, provider_version_constraint=version),
-            terraform_provider_source=self.SOURCE,
-        )
-        self.props = props
-        engine_literal(to_terraform(props), f"provider {self.NAME}")  # refused here rather than inside the engine
-
-    def _synthesize_attributes(self) -> dict[str, Any]:
-        # Rendered by the engine itself: literals escaped for Terraform's template syntax.
-        rendered: dict[str, Any] = engine_literal(to_terraform(self.props), f"provider {self.NAME}")
-        return rendered
+def _block(name: str, source: str, props: ProviderProps, version: str) -> ProviderBlock:
+    # The engine renders provider settings itself: literals escaped, its token syntax refused.
+    return ProviderBlock(name=name, source=source, version=version,
+                         settings=engine_literal(to_terraform(props), f"provider {name}"))
 
 
-class AwsProvider(Provider):
-    NAME = "aws"
-    SOURCE = AWS_SOURCE
-
-
-class AwsccProvider(Provider):
-    NAME = "awscc"
-    SOURCE = AWSCC_SOURCE
-
-
-def add_providers(scope: Construct, config: FastscaleConfig) -> tuple[AwsProvider, AwsccProvider | None]:
+def add_providers(content: StackContent, config: FastscaleConfig) -> None:
     """The providers the stack needs, in the config's region, with the config's version constraints."""
     props: ProviderProps = ProviderProps(region=config.region)
     if config.endpoint_url:
         props = EmulatedAwsProviderProps(region=config.region,
                                          endpoints=[{s: config.endpoint_url for s in EMULATED_SERVICES}])
-    aws = AwsProvider(scope, "aws", props, config.providers.aws)
-    awscc = None
+    content.providers.append(_block("aws", AWS_SOURCE, props, config.providers.aws))
     if any(ep.needs_awscc for ep in config.endpoints):
-        awscc = AwsccProvider(scope, "awscc", ProviderProps(region=config.region), config.providers.awscc)
-    return aws, awscc
+        content.providers.append(_block("awscc", AWSCC_SOURCE, ProviderProps(region=config.region),
+                                        config.providers.awscc))

@@ -38,8 +38,7 @@ from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.naming import EndpointNames, tags
 from fastscale.infra.regions import partition_of
 from fastscale.infra.secrets import policy_resource
-from fastscale.stacks.engine import Construct
-from fastscale.stacks.resources.base import Group, Ref, json_text, resource_stack, tf_format
+from fastscale.stacks.resources.base import Group, Ref, Scope, json_text, resource_stack, tf_format
 from fastscale.stacks.resources.iam import (
     CALLER_IDENTITY_ID,
     CallerIdentity,
@@ -95,7 +94,7 @@ def trust_policy(region: str, account: str) -> dict[str, Any]:
     }
 
 
-def deploying_account(scope: Construct) -> Ref:
+def deploying_account(scope: Scope) -> Ref:
     """A reference to the account id, from the one caller-identity data source of the stack."""
     return resource_stack(scope).shared(CALLER_IDENTITY_ID, CallerIdentity.of_stack).attr("account_id")
 
@@ -216,7 +215,7 @@ class ExecutionRole(Group):
     """The role and its inline policy. `arn` is what models and endpoint configurations reference; depend
     on `policy` so SageMaker never uses the role before it may pull images and read model data."""
 
-    def __init__(self, scope: Construct, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
+    def __init__(self, scope: Scope, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
         super().__init__(scope, id_)
         if names.execution_role is None:
             raise ValueError(f"endpoint {names.endpoint} brings its own role; no execution role is created")

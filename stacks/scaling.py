@@ -43,7 +43,6 @@ from fastscale.infra.naming import (
     scaling_policy_import_id,
     tags,
 )
-from fastscale.stacks.engine import Construct
 from fastscale.stacks.resources.autoscaling import (
     AppautoscalingPolicy,
     AppautoscalingPolicyProps,
@@ -54,7 +53,7 @@ from fastscale.stacks.resources.autoscaling import (
     StepScalingPolicyConfiguration,
     TargetTrackingScalingPolicyConfiguration,
 )
-from fastscale.stacks.resources.base import Group, Lifecycle, Resource
+from fastscale.stacks.resources.base import Group, Lifecycle, Resource, Scope
 from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps, evaluation_window
 
@@ -69,7 +68,7 @@ class EndpointScaling(Group):
 
     def __init__(
         self,
-        scope: Construct,
+        scope: Scope,
         id: str,
         *,
         config: FastscaleConfig,

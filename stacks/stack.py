@@ -1,4 +1,5 @@
-"""`EndpointStack`: the whole config as one Terraform stack.
+"""`EndpointContent`: the whole config as the content of one Terraform stack (plain Python, see
+`stacks.resources.base`; `stacks.engine_stack.EndpointStack` is the engine's stack holding it).
 
 Per endpoint: `SageMakerEndpoint` (role, models, configuration, endpoint, components), then its auto
 scaling (`EndpointScaling`) and alarms (`EndpointAlarms`); then every endpoint's and component's update
@@ -14,25 +15,24 @@ from fastscale.infra.deployment import rollouts
 from fastscale.infra.naming import all_endpoint_names, stack_name
 from fastscale.stacks.deployment import attach
 from fastscale.stacks.endpoint import SageMakerEndpoint
-from fastscale.stacks.engine import Construct, LocalBackend, S3Backend
 from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
 from fastscale.stacks.providers import add_providers
-from fastscale.stacks.resources.base import Output, ResourceStack, engine_verbatim
+from fastscale.stacks.resources.base import Output, StackContent, engine_verbatim
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
 from fastscale.stacks.scaling import EndpointScaling
 
 
-class EndpointStack(ResourceStack):
-    """Every endpoint of `config`. `endpoints` maps each config endpoint name to its construct."""
+class EndpointContent(StackContent):
+    """Every endpoint of `config`. `endpoints` maps each config endpoint name to its group."""
 
-    def __init__(self, scope: Construct, config: FastscaleConfig, *, state_path: str | None = None) -> None:
+    def __init__(self, config: FastscaleConfig, *, state_path: str | None = None) -> None:
         """`state_path`: the local backend's path relative to the stack directory (required with the local
         backend; `stacks.app.build_app` computes it with `infra.state.local_state_placement`)."""
-        super().__init__(scope, stack_name(config))
+        super().__init__(stack_name(config))
         self.config = config
         add_providers(self, config)
         self._backend(config, state_path)
-        # Each endpoint configuration's initial count (infra.cutover): one engine call for all of them.
+        # Each endpoint configuration's initial count (infra.cutover), as one stack-level override.
         self.add_override("variable", cutover.variables(config))
 
         self.endpoints: dict[str, SageMakerEndpoint] = {}
@@ -56,7 +56,7 @@ class EndpointStack(ResourceStack):
             alarms=alarms,
         )
         StackDashboard(self, "dashboard", config=config)
-        self._outputs()
+        self._add_outputs()
 
     def _backend(self, config: FastscaleConfig, state_path: str | None) -> None:
         state = config.state
@@ -66,7 +66,7 @@ class EndpointStack(ResourceStack):
             settings = engine_verbatim({"bucket": state.bucket, "key": state.key,
                                         "region": state.region or config.region, "kms_key_id": state.kms_key_id,
                                         "dynamodb_table": state.dynamodb_table}, "state")
-            S3Backend(self, encrypt=state.encrypt, **settings)
+            self.backend = ("s3", {**settings, "encrypt": state.encrypt})
             # S3-native locking (Terraform >= 1.10) postdates cdktf 0.21's S3Backend props.
             if state.use_lockfile:
                 self.add_override("terraform.backend.s3.use_lockfile", True)
@@ -78,9 +78,9 @@ class EndpointStack(ResourceStack):
         else:
             if state_path is None:
                 raise ValueError("the local backend needs state_path (see infra.state.local_state_placement)")
-            LocalBackend(self, path=engine_verbatim(state_path, "state.path"))
+            self.backend = ("local", {"path": engine_verbatim(state_path, "state.path")})
 
-    def _outputs(self) -> None:
+    def _add_outputs(self) -> None:
         """One output per endpoint (keyed by its config name) with what the next step needs: the names to
         invoke and verify, ARNs for IAM policies, the role that runs the models."""
         for ep_id, built in self.endpoints.items():

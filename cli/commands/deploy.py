@@ -111,10 +111,11 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     \b
     Exit codes:
       0  the plan succeeded (with or without changes)
-      1  Terraform failed (its message is shown), synthesis failed (no Node.js),
-         AWS failed, no usable terraform/tofu binary (missing, older than
-         1.2, or not answering `version` within 20 s), or another run holds
-         the stack's lock (named; nothing was synthesized or planned)
+      1  Terraform failed (its message is shown), synthesis failed (no CDK
+         engine installed), AWS failed, no usable terraform/tofu binary
+         (missing, older than 1.2, or not answering `version` within 20 s),
+         or another run holds the stack's lock (named; nothing was
+         synthesized or planned)
       2  bad input: the config has errors, or --out is inside .git, not
          writable or holds a symbolic link, or more maximum instances of a type
          than the account's Service Quotas allow (nothing was synthesized or

@@ -185,7 +185,8 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
 
 def _add_snapshot(files: dict[str, str], directory: Path) -> str | None:
     """Put the stack snapshot of tests/test_stack.py into ``files``, so `make test` passes on the new project.
-    Returns why not (the file is left out) when the stack cannot be synthesized here, e.g. without node."""
+    Returns why not (the file is left out) when the stack cannot be synthesized here, e.g. without a CDK
+    engine installed."""
     import yaml
 
     from fastscale.stacks.app import project_snapshot  # lazy: cdktf/jsii, loaded only when this runs
@@ -193,7 +194,7 @@ def _add_snapshot(files: dict[str, str], directory: Path) -> str | None:
     try:
         config = parse_config(yaml.safe_load(files["fastscale.yaml"]), "fastscale.yaml", files["fastscale.yaml"])
         files[PROJECT_SNAPSHOT] = project_snapshot(config, directory)
-    except Exception as err:  # the engine's own errors (node missing, jsii) have no common base class
+    except Exception as err:  # any failure of synthesis leaves the snapshot out, whatever its class
         del files[PROJECT_SNAPSHOT]
         return f"{type(err).__name__}: {err}"
     return None

@@ -41,19 +41,19 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
     """Validate each FILE, then synthesize its Terraform JSON stack.
 
     Nothing is written when a config has errors. The stack directory can then be used with
-    `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`. Synthesis runs the CDK
-    engine on Node.js (`node` on PATH, or $JSII_NODE).
+    `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`. The files are written
+    from Python, byte for byte what the installed CDK engine (CDK for Terraform or CDK Terrain) writes
+    for the same stack with `cdktf synth`, stamped with its version; Node.js is not needed.
 
-    Several FILEs (a repository of many stacks) are all validated first, then synthesized in one engine
-    process, which starts once instead of once per file: DIR/<stack name>/stacks/<stack name>/cdk.tf.json
-    for each. Their stack names must differ. With --json, several FILEs print {"stacks": [...]}, one
+    Several FILEs (a repository of many stacks) are all validated first, then synthesized one after the
+    other: DIR/<stack name>/stacks/<stack name>/cdk.tf.json for each. Their stack names must differ. With --json, several FILEs print {"stacks": [...]}, one
     object per FILE in order.
 
     \b
     Exit codes:
       0  every stack was written
-      1  synthesis failed: Node.js or the CDK engine missing or failing (one line
-         says which), or a write failed (stacks written before it stay)
+      1  synthesis failed: the selected CDK engine is not installed, or a write
+         failed (stacks written before it stay)
       2  bad input: a config has errors, two FILEs have the same stack name, or
          --out is inside .git, cannot be created or written, or would write
          through a symbolic link (nothing was written)
@@ -70,9 +70,10 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
         # nothing was written: the state would be lost (inside --out) or orphaned (left at its old path)
         fail(str(exc), EXIT_BAD_INPUT)  # with --json: one JSON object with `error` (cli.errors)
 
-    # imports jsii and starts node: only once the configs are known to be good
-    from fastscale.stacks.app import synthesize  # lazy: cdktf/jsii, loaded only when this runs
-    from fastscale.stacks.engine import ENGINE  # lazy: cdktf/jsii, loaded only when this runs
+    from fastscale.stacks.app import synthesize  # lazy: the stack modules, loaded only when this runs
+    from fastscale.stacks.engine_choice import select_engine  # lazy: loaded only when this runs
+
+    ENGINE = select_engine()  # the engine whose files are written (its version is stamped into them)
 
     engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}
     documents = []

@@ -2,7 +2,7 @@
 
 Most config strings reach the synthesized JSON through fastscale's resource layer, after the engine
 resolved its own tokens, and arrive escaped and literal whatever they hold (FS073). The Terraform
-backend (`state`), the provider settings (`region`, `endpoint_url`) and the stack's outputs are rendered by
+backend (`state`) and the provider settings (`region`, `endpoint_url`) are rendered by
 the CDK engine itself (CDK for Terraform or CDK Terrain), which replaces every `${TfToken[...]}` in a string
 by the value of that token, escaped or not. Such a value would be forged or make synthesis fail, so it is
 refused here, before anything is synthesized (stacks/resources/base.py `engine_literal` refuses it again).

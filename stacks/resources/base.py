@@ -1,34 +1,40 @@
-"""The thin typed resource layer: frozen dataclasses of Terraform attributes, synthesized by cdktf.
+"""The thin typed resource layer: frozen dataclasses of Terraform attributes, rendered to Terraform JSON.
 
 Field names are the provider's own attribute names, so the synthesized JSON can be checked directly
 against the provider schemas (tests/contract). Nested blocks are dataclasses too; lists of blocks are lists.
 `None` means "not set" and is left out of the JSON.
 
-Every call between Python and the engine's node process costs about a millisecond, so the number of calls
-does not grow with the stack:
+The layer is plain Python: it imports neither jsii nor the engine. A stack's content (`StackContent`: its
+resources, data sources, outputs, providers, backend and stack-level settings) is recorded here and rendered
+here, into the Terraform JSON the engine would write, in one of two ways:
 
-- reference tokens (`${aws_iam_role.<logical id>.arn}`) are written in Python from the logical id, which
-  `logical_id` computes the way the engine does (`tests/stacks/test_resource_layer.py` checks it against
-  the engine for every resource of every example);
-- elements (grouping constructs, resources, data sources, outputs) are not created in the engine one call
-  each: the `ResourceStack` collects them and creates all that wait in one call (`stacks.elements`), the
-  first time the engine needs any of them or the stack, and at the latest before synthesis;
-- attributes and the meta-arguments (`depends_on`, `lifecycle`) are not answered per resource through
-  callbacks (node asks each resource twice): each time the engine renders the stack it asks the stack's
-  Python side once, and gets every element's attributes, from the props as they are at that moment, as one
-  JSON text.
+- `render_document` / `write_document`: the whole `cdk.tf.json`, byte for byte as the engine writes it
+  (json-stable-stringify's layout), without the engine: what `fastscale synth` and `stacks.testing.synth` use;
+- `stacks.engine_stack.ResourceStack`: a real `TerraformStack` of the engine (what `cdktf synth`, a user's
+  `App` and the engine's `Testing.synth` use) whose providers and backend are real engine constructs, and whose
+  public `to_terraform` adds the resources, data sources and outputs rendered here to the engine's document.
+
+tests/stacks/test_engine_parity.py checks that both give the same bytes for every example, on either engine.
+Logical ids (`logical_id`) and reference tokens (`${aws_iam_role.<logical id>.arn}`) are computed here the
+way the engine computes them (tests/stacks/test_resource_layer.py checks them against the engine).
+
+A user's own construct in the same stack references a resource with the string `attr` returns (a Terraform
+expression, which the engine passes through) and depends on it by passing the resource itself in
+`depends_on` (resources and data sources implement the engine's public `ITerraformDependable` once the
+engine is loaded, see `stacks.engine_stack`). `Resource.add_override` changes a rendered attribute.
 
 Literals and references. Terraform evaluates `${...}` and `%{...}` inside every string of the JSON, so a
 string from the config would run as a Terraform expression (`${file("...")}`). This layer is the one place
-where strings are handed to the engine, and there every plain `str` is a literal: `render` escapes it for
+where strings are rendered, and there every plain `str` is a literal: `render` escapes it for
 Terraform's template syntax (`escape_template`: `${` -> `$${`, `%{` -> `%%{`, map keys too), so AWS
 receives exactly the text. Only a `Ref` stays as it is: the references `attr` / `arn` write. A string that
 mixes references with literal text (an ARN with the account's reference, a JSON policy holding one) is an
 `Interpolated`, made with `tf_format`, `json_text` or `+`, whose literal parts are escaped and whose
 references are not. Both are `str` subclasses, so props keep their types; an f-string, `%`, `.join` or
-`json.dumps` turns them back into a plain (literal) `str`. Strings the engine renders itself (providers,
-outputs) go through `engine_literal`, which also refuses the engine's own token syntax, since the engine
-would resolve it even escaped; the backend block, which Terraform reads without evaluating it (JSON strings
+`json.dumps` turns them back into a plain (literal) `str`. Resources, data sources and outputs reach the
+engine's document after the engine resolved its tokens, so nothing in them is ever resolved. Strings the
+engine renders itself (provider settings) go through `engine_literal`, which also refuses the engine's own
+token syntax, since the engine would resolve it even escaped; the backend block, which Terraform reads without evaluating it (JSON strings
 are literal there), goes through `engine_verbatim`: not escaped, the token syntax refused all the same.
 """
 
@@ -38,13 +44,11 @@ import copy
 import dataclasses
 import hashlib
 import json
+import os
 import re
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, Generic, TypeVar
-
-from fastscale.stacks.elements import Deferred, DeferredMeta, WaitingRoom
-from fastscale.stacks.engine import Construct, TerraformDataSource, TerraformOutput, TerraformResource, TerraformStack
 
 # ------------------------------------------------------------------------------------------------ literals
 
@@ -268,34 +272,48 @@ def _construct_id(id_: str) -> str:
     return id_.replace("/", "--")  # what constructs does with a path separator inside an id
 
 
-def resource_stack(scope: Construct) -> ResourceStack:
-    """The ResourceStack `scope` belongs to (known in Python, no engine call)."""
+#: Where resources are made: a StackContent, a Group inside one, or an engine stack holding one
+#: (`stacks.engine_stack.ResourceStack`, whose `content` is its StackContent).
+Scope = Any
+
+
+def resource_stack(scope: Scope) -> StackContent:
+    """The StackContent `scope` belongs to."""
     return _placement(scope)[0]
 
 
-def _placement(scope: Construct) -> tuple[ResourceStack, tuple[str, ...]]:
-    """The stack `scope` belongs to and the construct ids from the stack down to `scope`."""
-    if isinstance(scope, ResourceStack):
+def _placement(scope: Scope) -> tuple[StackContent, tuple[str, ...]]:
+    """The stack content `scope` belongs to and the construct ids from the stack down to `scope`."""
+    if isinstance(scope, StackContent):
         return scope, ()
     placed = getattr(scope, "_placement", None)
     if placed is None:
+        content = getattr(scope, "content", None)
+        if isinstance(content, StackContent):
+            return content, ()
         raise TypeError(
-            f"{type(scope).__name__} cannot hold fastscale resources: create them in a ResourceStack, or in a "
-            "Group inside one (fastscale.stacks.resources.base)")
+            f"{type(scope).__name__} cannot hold fastscale resources: create them in a StackContent or a "
+            "ResourceStack, or in a Group inside one (fastscale.stacks.resources.base)")
     return placed
 
 
-class Group(Deferred, Construct, metaclass=DeferredMeta):
-    """A construct that groups resources (an endpoint, its role, its scaling ...) inside a ResourceStack.
+def _place(scope: Scope, id_: str) -> tuple[StackContent, tuple[str, ...]]:
+    """Reserve construct id `id_` under `scope`: the stack content and the new element's construct ids."""
+    stack, path = _placement(scope)
+    placed = (*path, _construct_id(id_))
+    if placed in stack._paths:
+        where = "/".join((stack.name, *path))
+        raise ValueError(f"There is already a Construct with name '{id_}' in {where}")
+    stack._paths.add(placed)
+    return stack, placed
 
-    It remembers where it sits, so the resources inside it know their logical ids without asking node."""
 
-    KIND = "group"
+class Group:
+    """Groups resources (an endpoint, its role, its scaling ...) under one construct id inside a stack's
+    content: the resources inside it take their logical ids and paths from it."""
 
-    def __init__(self, scope: Construct, id_: str) -> None:
-        stack, path = _placement(scope)
-        self._placement = (stack, (*path, _construct_id(id_)))
-        self.defer(stack, scope, id_)  # Construct(scope, id_), with the stack's other waiting elements
+    def __init__(self, scope: Scope, id_: str) -> None:
+        self._placement = _place(scope, id_)
 
 
 # ------------------------------------------------------------------------------------------------ resources
@@ -316,45 +334,71 @@ class Lifecycle:
     replace_triggered_by: Sequence[str] | None = None
 
 
-def _register(element: Resource[Any] | DataSource[Any], scope: Construct, id_: str) -> str:
-    """Record `element` with its stack, for rendering and for creation in the engine (the engine is told only
-    its type and provider: attributes and meta-arguments are rendered in Python); returns its logical id."""
-    stack, path = _placement(scope)  # refused before anything is recorded
-    stack._elements.append(element)
-    element.defer(stack, scope, id_)
-    return logical_id((*path, _construct_id(id_)))
-
-
-class UnresolvedTokenError(ValueError):
-    """An engine token was asked for (`get_string_attribute` and the like) instead of a reference written
-    with `attr`: in the props it would be a plain string, so a literal, never resolved."""
-
-
-class _NoEngineTokens:
-    """Mixin of resources and data sources: the engine's token getters are refused (see `UnresolvedTokenError`)."""
-
-    def _refuse(self, *_: Any, **__: Any) -> Any:
-        raise UnresolvedTokenError(
-            f"{type(self).__name__}: the engine's attribute tokens cannot be used in props (a plain string is a "
-            "literal): build references with the resource layer's `attr`")
-
-    get_string_attribute = get_list_attribute = get_number_attribute = get_boolean_attribute = _refuse
-    get_string_map_attribute = get_number_list_attribute = get_number_map_attribute = _refuse
-    get_boolean_map_attribute = get_any_map_attribute = interpolation_for_attribute = _refuse
-
-
-class Resource(_NoEngineTokens, Deferred, TerraformResource, Generic[P], metaclass=DeferredMeta):
-    """Base of every typed resource: subclasses set TYPE and PROVIDER and take a props dataclass."""
+class _Element:
+    """What resources and data sources share: their place, their overrides and how they are rendered."""
 
     TYPE: ClassVar[str]
-    PROVIDER: ClassVar[str]  # "aws" | "awscc"
-    #: Where the stack's JSON holds it, and the prefix of a reference to it.
+    PROVIDER: ClassVar[str]  # "aws" | "awscc" | "terraform"
+    SECTION: ClassVar[str]  # where the stack's JSON holds it: "resource" | "data"
+    props: Any
+
+    def _register(self, scope: Scope, id_: str) -> None:
+        stack, placed = _place(scope, id_)  # refused before anything is recorded
+        self._stack, self._path = stack, placed
+        self._overrides: list[tuple[str, Any]] = []
+        self.logical_id = logical_id(placed)
+        stack._elements.append(self)  # type: ignore[arg-type]  # only Resource and DataSource register
+
+    @property
+    def path(self) -> str:
+        """The construct path (`<stack>/<group>/<id>`), as the engine's metadata names it."""
+        return "/".join((self._stack.name, *self._path))
+
+    @property
+    def address(self) -> str:
+        """The element's address (`<type>.<logical id>`, `data.` first for a data source), as `depends_on`
+        and `replace_triggered_by` name it."""
+        return f"{'data.' if self.SECTION == 'data' else ''}{self.TYPE}.{self.logical_id}"
+
+    @property
+    def fqn(self) -> str:
+        """The address: what the engine's `ITerraformDependable` reads when a user's construct lists this
+        element in its `depends_on`."""
+        return self.address
+
+    def add_override(self, path: str, value: Any) -> None:
+        """Set the attribute at the dotted `path` (`production_variants.0.enable_ssm_access`) to `value`, over
+        what the props (and the meta-arguments) write, as the engine's `addOverride` would. Numeric parts
+        index lists; missing maps are created (`apply_override`). `value` is data like props: every plain
+        `str` in it, nested ones included, is a literal, escaped by `render` with the rest of the attributes;
+        a `Ref` stays a reference."""
+        self._overrides.append((path, value))
+
+    def _base_attributes(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def attributes(self) -> dict[str, Any]:
+        """The Terraform attributes of the props as they are now, with the meta-arguments and overrides."""
+        out = self._base_attributes()
+        for path, value in self._overrides:
+            apply_override(out, path, value)
+        return out
+
+    def rendered(self) -> dict[str, Any]:
+        """The element's body in the stack's JSON: the engine's metadata and the rendered attributes."""
+        body: dict[str, Any] = {"//": {"metadata": {"path": self.path, "uniqueId": self.logical_id}}}
+        body.update(render(self.attributes()))
+        return body
+
+
+class Resource(_Element, Generic[P]):
+    """Base of every typed resource: subclasses set TYPE and PROVIDER and take a props dataclass."""
+
     SECTION: ClassVar[str] = "resource"
-    KIND = "resource"
 
     def __init__(
         self,
-        scope: Construct,
+        scope: Scope,
         id_: str,
         props: P,
         *,
@@ -364,107 +408,98 @@ class Resource(_NoEngineTokens, Deferred, TerraformResource, Generic[P], metacla
         self.props = props
         self._depends_on = list(depends_on) if depends_on else []
         self._lifecycle = lifecycle
-        self._overrides: list[tuple[str, Any]] = []
-        self.logical_id = _register(self, scope, id_)  # TerraformResource(scope, id_, ...), with the stack's others
+        self._import_id: str | None = None
+        self._register(scope, id_)
 
-    def engine_config(self) -> list[Any]:
-        return [self.TYPE, self.PROVIDER, None]
+    def import_from(self, id_: str) -> None:
+        """Adopt the live resource `id_` (its import ID, as the provider documents it): the stack gets an
+        import block for this resource, so the first apply reads it into the state instead of creating it.
+        `id_` is a literal, escaped like every other string."""
+        self._import_id = id_
 
-    def attributes(self) -> dict[str, Any]:
-        """The Terraform attributes of the props as they are now, with the meta-arguments."""
-        out = to_terraform(self.props)
-        for path, value in self._overrides:
-            apply_override(out, path, value)
+    def _base_attributes(self) -> dict[str, Any]:
+        out: dict[str, Any] = to_terraform(self.props)
         if self._depends_on:
-            out["depends_on"] = [_address(d) for d in self._depends_on]
+            out["depends_on"] = [d.address for d in self._depends_on]
         if self._lifecycle is not None:
             out["lifecycle"] = to_terraform(self._lifecycle)
         return out
 
-    def add_override(self, path: str, value: Any) -> None:
-        """Set the attribute at the dotted `path` (`production_variants.0.enable_ssm_access`) to `value`, over
-        what the props write: the engine's `addOverride`, done in Python because the layer hands the engine
-        the attributes itself (an engine override of an attribute the props set would clash with them).
-        Numeric parts index lists; missing maps are created. `value` is data like props: every plain `str`
-        in it, nested ones included, is a literal, escaped by `render` with the rest of the attributes."""
-        self._overrides.append((path, value))
-
     def attr(self, name: str) -> Ref:
-        """A Terraform reference to one of this resource's attributes (e.g. `arn`)."""
+        """A Terraform reference to one of this resource's attributes (e.g. `arn`): a string a user's own
+        construct in the same stack can take as it is (the engine passes it through)."""
         return Ref(f"${{{self.TYPE}.{self.logical_id}.{name}}}")
-
-    @property
-    def address(self) -> str:
-        """The resource's address (`<type>.<logical id>`), as `depends_on` and `replace_triggered_by` name it."""
-        return _address(self)
 
     @property
     def arn(self) -> Ref:
         return self.attr("arn")
 
 
-class DataSource(_NoEngineTokens, Deferred, TerraformDataSource, Generic[P], metaclass=DeferredMeta):
+class DataSource(_Element, Generic[P]):
     """Base of every typed data source (`data.<TYPE>`): like `Resource`, its props are its arguments."""
 
-    TYPE: ClassVar[str]
-    PROVIDER: ClassVar[str]
     SECTION: ClassVar[str] = "data"
-    KIND = "data"
 
-    def __init__(self, scope: Construct, id_: str, props: P) -> None:
+    def __init__(self, scope: Scope, id_: str, props: P) -> None:
         self.props = props
-        self.logical_id = _register(self, scope, id_)  # TerraformDataSource(scope, id_, ...), with the others
+        self._register(scope, id_)
 
-    def engine_config(self) -> list[Any]:
-        return [self.TYPE, self.PROVIDER, None]
-
-    def attributes(self) -> dict[str, Any]:
-        return to_terraform(self.props)
+    def _base_attributes(self) -> dict[str, Any]:
+        out: dict[str, Any] = to_terraform(self.props)
+        return out
 
     def attr(self, name: str) -> Ref:
         """A Terraform reference to one of the data source's attributes (e.g. `account_id`)."""
         return Ref(f"${{data.{self.TYPE}.{self.logical_id}.{name}}}")
 
 
-class Output(Deferred, TerraformOutput, metaclass=DeferredMeta):
-    """A Terraform output of the stack (the engine's `TerraformOutput`, created with the stack's other elements)."""
+class Output:
+    """A Terraform output of the stack, rendered with the stack's resources (literals escaped)."""
 
-    KIND = "output"
-
-    def __init__(self, scope: Construct, id_: str, *, value: Any, description: str | None = None,
+    def __init__(self, scope: Scope, id_: str, *, value: Any, description: str | None = None,
                  static_id: bool = False) -> None:
-        stack = resource_stack(scope)
-        self._config: dict[str, Any] = {"value": value, "staticId": static_id}
-        if description is not None:
-            self._config["description"] = description
-        self.defer(stack, scope, id_)
+        stack, placed = _place(scope, id_)
+        self._path = placed
+        self.value, self.description = value, description
+        self.logical_id = _construct_id(id_) if static_id else logical_id(placed)
+        stack._outputs.append(self)
 
-    def engine_config(self) -> list[Any]:
-        # The engine renders outputs itself: literals escaped, its token syntax refused.
-        return [None, None, engine_literal(self._config, f"output {self._id}")]
+    def rendered(self) -> dict[str, Any]:
+        body: dict[str, Any] = {"value": render(self.value)}
+        if self.description is not None:
+            body["description"] = render(self.description)
+        return body
 
 
-class ResourceStack(WaitingRoom, TerraformStack):
-    """A stack that adds its resources' and data sources' attributes to its JSON in one step when the
-    engine renders it."""
+# ------------------------------------------------------------------------------------------------ stack content
 
-    def __init__(self, scope: Construct, id_: str) -> None:
-        super().__init__(scope, id_)
-        self._waiting = []
+
+@dataclasses.dataclass(frozen=True)
+class ProviderBlock:
+    """A provider of the stack: its `required_providers` entry and its (rendered) settings."""
+
+    name: str
+    source: str
+    version: str
+    settings: dict[str, Any]
+
+
+class StackContent:
+    """What one stack holds, in Python: its resources, data sources and outputs (in the order they were
+    made), its providers, its backend (`("local" | "s3", settings)`) and its stack-level overrides (each
+    `(dot path, value)`, applied the way the engine's `TerraformStack.add_override` applies them)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
         self._elements: list[Resource[Any] | DataSource[Any]] = []
+        self._outputs: list[Output] = []
         self._shared: dict[str, DataSource[Any]] = {}
-        self.attach_to_engine(self._attributes_json)
+        self._paths: set[tuple[str, ...]] = set()
+        self.providers: list[ProviderBlock] = []
+        self.backend: tuple[str, dict[str, Any]] | None = None
+        self.stack_overrides: list[tuple[str, Any]] = []
 
-    @property
-    def __jsii_ref__(self) -> Any:
-        self.create_waiting()  # the engine never sees the stack without the elements made so far
-        return self._stack_ref
-
-    @__jsii_ref__.setter
-    def __jsii_ref__(self, ref: Any) -> None:
-        self._stack_ref = ref
-
-    def shared(self, id_: str, make: Callable[[ResourceStack, str], D]) -> D:
+    def shared(self, id_: str, make: Callable[[StackContent, str], D]) -> D:
         """The stack's one data source with construct id `id_` (directly under the stack), made on first use."""
         found = self._shared.get(id_)
         if found is None:
@@ -472,15 +507,164 @@ class ResourceStack(WaitingRoom, TerraformStack):
         return found  # type: ignore[return-value]
 
     @property
+    def elements(self) -> list[Resource[Any] | DataSource[Any]]:
+        """Every resource and data source, in the order they were made."""
+        return list(self._elements)
+
+    @property
     def _resources(self) -> list[Resource[Any]]:
         return [e for e in self._elements if isinstance(e, Resource)]
 
-    def _attributes_json(self) -> str:
-        """What the engine adds to the stack's JSON when it renders it (see `elements.render_attributes`):
-        added after the engine resolved its own tokens, so the escaped literals reach the file as they are."""
-        return json.dumps([[e.SECTION, e.TYPE, e.logical_id, render(e.attributes())] for e in self._elements])
+    def add_override(self, path: str, value: Any) -> None:
+        """A stack-level override (`variable`, `terraform.backend.s3.use_lockfile` ...), applied by the
+        engine stack with its own `add_override` and by `render_document` the same way."""
+        self.stack_overrides.append((path, value))
+
+    def rendered_elements(self) -> dict[str, Any]:
+        """The resources, data sources and outputs as a fragment of the stack's JSON, with the outputs'
+        entries of the engine's `//` metadata."""
+        fragment: dict[str, Any] = {}
+        for element in self._elements:
+            fragment.setdefault(element.SECTION, {}).setdefault(element.TYPE, {})[element.logical_id] = \
+                element.rendered()
+        imports = [{"id": render(r._import_id), "to": r.address} for r in self._resources if r._import_id is not None]
+        if imports:
+            fragment["import"] = imports
+        outputs: dict[str, Any] = {}
+        for output in self._outputs:
+            fragment.setdefault("output", {})[output.logical_id] = output.rendered()
+            node = outputs
+            for part in (self.name, *output._path[:-1]):
+                node = node.setdefault(part, {})
+            node[output._path[-1]] = output.logical_id
+        fragment["//"] = {"outputs": outputs}
+        if imports:  # the engine's metadata: the imported resources' logical ids by type
+            listed: dict[str, list[str]] = {}
+            for r in self._resources:
+                if r._import_id is not None:
+                    listed.setdefault(r.TYPE, []).append(r.logical_id)
+            fragment["//"]["metadata"] = {"imports": listed}
+        return fragment
 
 
-def _address(element: Resource[Any] | DataSource[Any]) -> str:
-    prefix = "data." if element.SECTION == "data" else ""
-    return f"{prefix}{element.TYPE}.{element.logical_id}"
+def _set_keys(target: dict[str, Any], keys: Sequence[str], value: Any) -> None:
+    """What the engine's `add_override("a.b.c", value)` does to its overrides: a deep set along the keys,
+    making objects where there are none."""
+    for key in keys[:-1]:
+        inner = target.get(key)
+        if not isinstance(inner, dict):
+            inner = target[key] = {}
+        target = inner
+    target[keys[-1]] = value
+
+
+def deep_merge(target: dict[str, Any], source: dict[str, Any]) -> dict[str, Any]:
+    """`source` merged into `target` the way the engine merges a stack's fragments and overrides: objects
+    recursively, anything else (lists included) replaced."""
+    for key, value in source.items():
+        if isinstance(value, dict):
+            inner = target.get(key)
+            if not isinstance(inner, dict):
+                inner = target[key] = {}
+            deep_merge(inner, value)
+        else:
+            target[key] = value
+    return target
+
+
+def render_document(content: StackContent, engine_version: str) -> dict[str, Any]:
+    """The stack's whole Terraform JSON, as the engine (at `engine_version`) builds it from a
+    `ResourceStack` of `content` with nothing else in it."""
+    metadata: dict[str, Any] = {"version": engine_version, "stackName": content.name, "backend": "local"}
+    overrides: dict[str, Any] = {}
+    for path, value in content.stack_overrides:
+        _set_keys(overrides, path.split("."), value)
+    if overrides:
+        metadata["overrides"] = {"stack": list(overrides)}
+    doc: dict[str, Any] = {}
+    terraform: dict[str, Any] = {}
+    for provider in content.providers:
+        terraform.setdefault("required_providers", {})[provider.name] = {"source": provider.source,
+                                                                        "version": provider.version}
+        doc.setdefault("provider", {})[provider.name] = [provider.settings]
+    # Without a backend the engine adds a local one, its state file in the working directory.
+    kind, settings = content.backend or ("local", {"path": os.path.join(os.getcwd(), f"terraform.{content.name}.tfstate")})
+    metadata["backend"] = kind
+    terraform["backend"] = {kind: {k: v for k, v in settings.items() if v is not None}}
+    doc["terraform"] = terraform
+    deep_merge(doc, content.rendered_elements())
+    doc["//"]["metadata"] = {**doc["//"].get("metadata", {}), **metadata}
+    return deep_merge(doc, overrides)
+
+
+# ------------------------------------------------------------------------------------------------ the JSON text
+
+
+def _js_number(value: float) -> str:
+    """A number as JavaScript's `JSON.stringify` writes it (shortest digits; exponent below 1e-6 and from 1e21)."""
+    if value != value or value in (float("inf"), float("-inf")):
+        return "null"
+    if value == 0:
+        return "0"
+    sign = "-" if value < 0 else ""
+    match = re.fullmatch(r"-?(\d+)(?:\.(\d+))?(?:e([+-]\d+))?", repr(value))
+    assert match is not None
+    whole, frac, exp = match.group(1), match.group(2) or "", int(match.group(3) or 0)
+    digits, point = whole + frac, len(whole) + exp
+    stripped = digits.lstrip("0")
+    point -= len(digits) - len(stripped)
+    digits = stripped.rstrip("0")
+    k, n = len(digits), point
+    if k <= n <= 21:
+        return sign + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return sign + digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return sign + "0." + "0" * -n + digits
+    e = n - 1
+    mantissa = digits if k == 1 else digits[0] + "." + digits[1:]
+    return f"{sign}{mantissa}e{'+' if e > 0 else '-'}{abs(e)}"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _js_string(text: str) -> str:
+    out = json.dumps(text, ensure_ascii=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", out)
+
+
+def _utf16_order(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")  # JavaScript sorts keys by UTF-16 code units
+
+
+def stable_json(value: Any, level: int = 0, *, collapse_empty: bool = False) -> str:
+    """`value` as the engine writes its files, with two spaces: keys sorted, one item per line. An empty list
+    or object is `[]` / `{}` with `collapse_empty` (CDK Terrain's safe-stable-stringify), else still on two
+    lines (CDK for Terraform's json-stable-stringify)."""
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _js_number(value)
+    if isinstance(value, str):
+        return _js_string(value)
+    indent = "\n" + "  " * level
+    item_indent = indent + "  "
+    if isinstance(value, (list, tuple)):
+        if collapse_empty and not value:
+            return "[]"
+        return "[" + ",".join(item_indent + stable_json(v, level + 1, collapse_empty=collapse_empty)
+                              for v in value) + indent + "]"
+    if isinstance(value, dict):
+        if collapse_empty and not value:
+            return "{}"
+        items = (item_indent + _js_string(k) + ": " + stable_json(value[k], level + 1, collapse_empty=collapse_empty)
+                 for k in sorted(value, key=_utf16_order))
+        return "{" + ",".join(items) + indent + "}"
+    raise TypeError(f"{type(value).__name__} is not a JSON value")

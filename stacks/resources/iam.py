@@ -10,8 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from fastscale.stacks.engine import Construct
-from fastscale.stacks.resources.base import DataSource, Resource
+from fastscale.stacks.resources.base import DataSource, Resource, Scope
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -61,5 +60,5 @@ class CallerIdentity(DataSource[CallerIdentityProps]):
     PROVIDER: ClassVar[str] = "aws"
 
     @classmethod
-    def of_stack(cls, stack: Construct, id_: str) -> CallerIdentity:
+    def of_stack(cls, stack: Scope, id_: str) -> CallerIdentity:
         return cls(stack, id_, CallerIdentityProps())

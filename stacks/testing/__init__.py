@@ -8,7 +8,7 @@
     })
     assert template.normalized() == snapshot  # syrupy
 
-Importing this package does not start the synthesis engine; `synth` does.
+Neither importing this package nor `synth` starts the CDK engine: `synth` writes the engine's bytes from Python.
 """
 
 from __future__ import annotations

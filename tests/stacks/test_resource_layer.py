@@ -12,30 +12,56 @@ from fastscale.infra.config import load_config
 from tests.conftest import EXAMPLES
 
 
-@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
-def test_logical_ids_and_tokens_are_the_engines(path):
-    from fastscale.stacks.app import build_app
-    from fastscale.stacks.engine import TerraformDataSource, TerraformOutput, TerraformResource
+def _engine_twins(elements, stack_name: str):
+    """A real engine element (TerraformResource / TerraformDataSource) at the construct path of each of
+    `elements`, inside plain engine constructs for its groups: what the engine itself makes of that path."""
+    from fastscale.stacks.engine import (
+        App,
+        Construct,
+        GeneratorMetadata,
+        TerraformDataSource,
+        TerraformResource,
+        TerraformStack,
+    )
 
-    _, stack = build_app(load_config(path), "unused-outdir", Path(path).parent)
-    elements = stack._elements
-    assert len(stack._resources) >= 10
+    stack = TerraformStack(App(), stack_name)
+    scopes = {(): stack}
+    twins = []
     for element in elements:
-        assert element.logical_id == element.friendly_unique_id
-    # A reference written in Python resolves to the same text as the engine's own token.
-    resources = stack._resources
-    (caller,) = [e for e in elements if e.SECTION == "data"]
-    sample = [(res, "arn") for res in resources[:3]] + [(caller, "account_id")]
-    for i, (element, name) in enumerate(sample):
-        # The layer refuses the engine's getters (UnresolvedTokenError); the engine's own method still answers.
+        parts = element.path.split("/")[1:]
+        for depth in range(1, len(parts)):
+            key = tuple(parts[:depth])
+            if key not in scopes:
+                scopes[key] = Construct(scopes[key[:-1]], key[-1])
         engine_class = TerraformDataSource if element.SECTION == "data" else TerraformResource
-        token = engine_class.get_string_attribute(element, name)
-        TerraformOutput(stack, f"engine_token_{i}", value=token, static_id=True)
+        twins.append(engine_class(scopes[tuple(parts[:-1])], parts[-1], terraform_resource_type=element.TYPE,
+                                  terraform_generator_metadata=GeneratorMetadata(provider_name=element.PROVIDER)))
+    return stack, twins
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_logical_ids_paths_and_tokens_are_the_engines(path):
+    from fastscale.infra.state import local_state_placement
+    from fastscale.stacks.engine import TerraformOutput
+    from fastscale.stacks.stack import EndpointContent
+
+    config = load_config(path)
+    placement = local_state_placement(config, "unused-outdir", Path(path).parent)
+    content = EndpointContent(config, state_path=placement.backend_path if placement else None)
+    elements = content.elements
+    assert len(content._resources) >= 10
+    stack, twins = _engine_twins(elements, content.name)
+    for element, twin in zip(elements, twins, strict=True):
+        assert (element.logical_id, element.path) == (twin.friendly_unique_id, twin.node.path)
+    # A reference written in Python resolves to the same text as the engine's own token.
+    (caller,) = [i for i, e in enumerate(elements) if e.SECTION == "data"]
+    sample = [(0, "arn"), (1, "arn"), (2, "name"), (caller, "account_id")]
+    for n, (i, name) in enumerate(sample):
+        TerraformOutput(stack, f"engine_token_{n}", value=twins[i].get_string_attribute(name), static_id=True)
     outputs = stack.to_terraform()["output"]
-    for i, (element, name) in enumerate(sample):
-        assert outputs[f"engine_token_{i}"]["value"] == element.attr(name)
-    assert caller.attr("account_id") == "${data.aws_caller_identity.caller.account_id}"
-    assert resources[0].arn == f"${{{resources[0].TYPE}.{resources[0].logical_id}.arn}}"
+    for n, (i, name) in enumerate(sample):
+        assert outputs[f"engine_token_{n}"]["value"] == elements[i].attr(name)
+    assert elements[caller].attr("account_id") == "${data.aws_caller_identity.caller.account_id}"
 
 
 @pytest.mark.parametrize("ids", [
@@ -47,23 +73,39 @@ def test_logical_ids_and_tokens_are_the_engines(path):
     ["with space.and:punct", "y"],
     ["l" * 300],
     ["l" * 150, "m" * 150, "n"],
+    ["has/slash", "z"],
 ])
-def test_logical_id_matches_the_engine_for_unusual_paths(ids):
-    from fastscale.stacks.engine import App
-    from fastscale.stacks.resources.base import Group, ResourceStack
+def test_logical_id_and_path_match_the_engine_for_unusual_paths(ids):
+    from fastscale.stacks.resources.base import Group, StackContent
     from fastscale.stacks.resources.iam import IamRole, IamRoleProps
 
-    stack = ResourceStack(App(), "s")
-    scope = stack
+    content = StackContent("s")
+    scope = content
     for part in ids[:-1]:
         scope = Group(scope, part)
     role = IamRole(scope, ids[-1], IamRoleProps(name="r", assume_role_policy="{}"))
-    assert role.logical_id == role.friendly_unique_id
+    _, (twin,) = _engine_twins([role], "s")
+    assert (role.logical_id, role.path) == (twin.friendly_unique_id, twin.node.path)
+
+
+def test_a_construct_id_is_refused_twice_under_the_same_scope_as_the_engine_does():
+    from fastscale.stacks.resources.base import Group, StackContent
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    content = StackContent("s")
+    IamRole(content, "role", IamRoleProps(name="a", assume_role_policy="{}"))
+    with pytest.raises(ValueError, match="There is already a Construct with name 'role' in s$"):
+        IamRole(content, "role", IamRoleProps(name="b", assume_role_policy="{}"))
+    group = Group(content, "g")
+    IamRole(group, "role", IamRoleProps(name="c", assume_role_policy="{}"))  # another scope: allowed
+    with pytest.raises(ValueError, match="in s/g$"):
+        Group(group, "role")
+    assert [e.props.name for e in content.elements] == ["a", "c"]
 
 
 def _one_role_stack():
     from fastscale.stacks.engine import App
-    from fastscale.stacks.resources.base import ResourceStack
+    from fastscale.stacks.engine_stack import ResourceStack
     from fastscale.stacks.resources.iam import IamRole, IamRoleProps
 
     stack = ResourceStack(App(), "s")
@@ -86,7 +128,7 @@ def test_synthesis_after_a_change_writes_the_change(tmp_path):
     import json
 
     from fastscale.stacks.engine import App
-    from fastscale.stacks.resources.base import ResourceStack
+    from fastscale.stacks.engine_stack import ResourceStack
     from fastscale.stacks.resources.iam import IamRole, IamRoleProps
 
     app = App(outdir=str(tmp_path), skip_validation=True)
@@ -107,25 +149,10 @@ def test_resources_outside_a_resource_stack_are_refused():
         IamRole(TerraformStack(App(), "plain"), "role", IamRoleProps(name="r", assume_role_policy="{}"))
 
 
-def test_the_engines_token_getters_are_refused(tmp_path):
-    # A token in the props would be a plain string, so a literal: rendered escaped, never resolved. The layer
-    # refuses the getters that make one, naming what to use instead.
-    from fastscale.stacks.engine import App
-    from fastscale.stacks.resources.base import ResourceStack, UnresolvedTokenError
-    from fastscale.stacks.resources.iam import CallerIdentity, IamRole, IamRoleProps
-
-    stack = ResourceStack(App(outdir=str(tmp_path), skip_validation=True), "s")
-    role = IamRole(stack, "role", IamRoleProps(name="r", assume_role_policy="{}"))
-    caller = CallerIdentity.of_stack(stack, "caller")
-    for getter in ("get_string_attribute", "get_list_attribute", "get_number_attribute", "interpolation_for_attribute"):
-        for element in (role, caller):
-            with pytest.raises(UnresolvedTokenError, match=r"build references with the resource layer's `attr`"):
-                getattr(element, getter)("name")
-
-
 def test_a_shared_data_source_is_made_once_per_stack():
     from fastscale.stacks.engine import App
-    from fastscale.stacks.resources.base import Group, ResourceStack
+    from fastscale.stacks.engine_stack import ResourceStack
+    from fastscale.stacks.resources.base import Group
     from fastscale.stacks.role import deploying_account
 
     stack = ResourceStack(App(), "s")
@@ -137,7 +164,8 @@ def test_a_shared_data_source_is_made_once_per_stack():
 
 def test_meta_arguments_are_written_as_the_engine_writes_them():
     from fastscale.stacks.engine import App, GeneratorMetadata, TerraformResource, TerraformResourceLifecycle
-    from fastscale.stacks.resources.base import Lifecycle, ResourceStack
+    from fastscale.stacks.engine_stack import ResourceStack
+    from fastscale.stacks.resources.base import Lifecycle
     from fastscale.stacks.resources.iam import IamRole, IamRolePolicy, IamRolePolicyProps, IamRoleProps
 
     ours = ResourceStack(App(), "s")
@@ -154,3 +182,21 @@ def test_meta_arguments_are_written_as_the_engine_writes_them():
     expected = engine.to_terraform()["resource"]["aws_iam_role_policy"]["policy"]
     assert {k: written[k] for k in ("depends_on", "lifecycle")} == {k: expected[k] for k in ("depends_on", "lifecycle")}
     assert written["depends_on"] == ["aws_iam_role.role"]
+
+
+def test_the_layers_add_override_sets_the_attribute_literally_in_both_writers(tmp_path):
+
+    from fastscale.stacks.app import engine_files
+    from fastscale.stacks.engine import App
+    from fastscale.stacks.engine_stack import ResourceStack
+    from fastscale.stacks.resources.iam import IamRole, IamRoleProps
+
+    app = App(outdir=str(tmp_path), skip_validation=True)
+    stack = ResourceStack(app, "s")
+    role = IamRole(stack, "role", IamRoleProps(name="r", assume_role_policy="{}"))
+    role.add_override("name", "${other}")
+    role.add_override("max_session_duration", 7200)
+    body = stack.to_terraform()["resource"]["aws_iam_role"]["role"]
+    assert (body["name"], body["max_session_duration"]) == ("$${other}", 7200)
+    app.synth()
+    assert engine_files(stack.content)[0] == (tmp_path / "stacks" / "s" / "cdk.tf.json").read_text()

@@ -35,8 +35,9 @@ def synth_constructs(config: FastscaleConfig) -> dict[str, Any]:
     `awscc_sagemaker_inference_component` resources, with logical ids `ep-<name>` / `ic-<name>`.
     """
     from fastscale.stacks.engine import App
+    from fastscale.stacks.engine_stack import ResourceStack
     from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
-    from fastscale.stacks.resources.base import Resource, ResourceStack
+    from fastscale.stacks.resources.base import Resource
     from fastscale.stacks.scaling import EndpointScaling
 
     @dataclass(frozen=True, kw_only=True)
@@ -259,8 +260,8 @@ def test_disabled_autoscaling_creates_nothing():
 
 def test_missing_component_resource_is_a_clear_error():
     from fastscale.stacks.engine import App
+    from fastscale.stacks.engine_stack import ResourceStack
     from fastscale.stacks.resources.autoscaling import AppautoscalingTarget, AppautoscalingTargetProps
-    from fastscale.stacks.resources.base import ResourceStack
     from fastscale.stacks.scaling import EndpointScaling
 
     config = load_config(MULTI_MODEL)
