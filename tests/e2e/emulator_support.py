@@ -8,6 +8,9 @@ import os
 import shutil
 import subprocess
 import sys
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import boto3
@@ -24,6 +27,17 @@ MARKS = [
     pytest.mark.skipif(BINARY is None, reason="needs terraform or tofu on PATH"),
     pytest.mark.skipif(FOUND is None, reason=f"no filesystem provider mirror with hashicorp/aws (looked in {where_looked()})"),
 ]
+
+
+@contextmanager
+def fresh_emulator() -> Iterator[str]:
+    """fastscale's emulator on a free port, its URL, starting from an empty account: moto keeps its backends
+    per process, so whatever an earlier test module left in them is reset first."""
+    from fastscale.infra.emulator import Emulator
+
+    with Emulator(port=0) as running:
+        urllib.request.urlopen(urllib.request.Request(f"{running.url}/moto-api/reset", method="POST"), timeout=30).close()
+        yield running.url
 
 
 def project_env(root: Path) -> dict[str, str]:

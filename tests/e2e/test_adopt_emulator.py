@@ -18,8 +18,7 @@ import json
 import pytest
 import yaml
 
-from fastscale.infra.emulator import Emulator
-from tests.e2e.emulator_support import FOUND, MARKS, aws, fastscale, project_env, summary
+from tests.e2e.emulator_support import FOUND, MARKS, aws, fastscale, fresh_emulator, project_env, summary
 
 pytestmark = MARKS
 
@@ -36,8 +35,8 @@ ADOPTED_TYPES = {"aws_sagemaker_model", "aws_sagemaker_endpoint_configuration", 
 
 @pytest.fixture(scope="module")
 def emulator():
-    with Emulator(port=0) as running:
-        yield running.url
+    with fresh_emulator() as url:
+        yield url
 
 
 @pytest.fixture(scope="module")

@@ -23,16 +23,15 @@ import json
 import pytest
 import yaml
 
-from fastscale.infra.emulator import Emulator
-from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, summary
+from tests.e2e.emulator_support import MARKS, aws, fastscale, fresh_emulator, project_env, summary
 
 pytestmark = MARKS
 
 
 @pytest.fixture(scope="module")
 def emulator():
-    with Emulator(port=0) as running:
-        yield running.url
+    with fresh_emulator() as url:
+        yield url
 
 
 def test_init_emulator_project_rehearses_deploy_change_destroy_with_auto_scaling(tmp_path, emulator):
