@@ -4,10 +4,9 @@ plan -> confirm -> apply flow that `deploy` and `destroy` both go through.
 Every such command validates first: a config with errors exits 2 before anything is synthesized,
 planned, applied or asked of AWS.
 
-Replaceable in tests (looked up on this module at call time): :func:`synthesize` (a fixture stack of
-``terraform_data`` resources instead of the real CDKTF app), :func:`aws_clients` (Stubber-wrapped clients
-instead of real ones), :func:`is_interactive`, :func:`verify_live`, :func:`plan_document` (the saved plan as
-Terraform's JSON) and :func:`rollout_clients` (the clients that follow a rollout).
+Everything a run reaches outside the process through (synthesis, AWS clients, the live verification, the
+saved plan's JSON, the prompt, the clock) is one :class:`~fastscale.cli.runtime.Runtime`, handed to
+:class:`StackCommand` by the command (:func:`fastscale.cli.runtime.current`); tests hand in their own.
 """
 
 from __future__ import annotations
@@ -32,6 +31,7 @@ from fastscale.cli.common import (
 )
 from fastscale.cli.errors import explain, one_line
 from fastscale.cli.progress import Reporter
+from fastscale.cli.runtime import Runtime
 from fastscale.infra import cutover
 from fastscale.infra.naming import endpoint_name
 from fastscale.infra.outputs import OutputPathError
@@ -42,7 +42,6 @@ from fastscale.infra.state import StateLayoutError
 from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
 
 if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
     from fastscale.infra.plan_session import SavedPlan, StackLock
     from fastscale.infra.rollout import ClassifiedChange, PlanClassification
     from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
@@ -89,59 +88,6 @@ auto_approve_option = click.option(
 )
 
 
-# --------------------------------------------------------------------------------------------- seams
-
-
-def synthesize(config: FastscaleConfig, outdir: str) -> Any:
-    """Synthesize the stack; returns :class:`stacks.app.SynthResult`. Imported here, not at module load:
-    cdktf and jsii cost seconds, which `status` and `--help` must not pay."""
-    from fastscale.stacks.app import synthesize as synth  # lazy: cdktf/jsii, loaded only when this runs
-
-    return synth(config, outdir=outdir)
-
-
-def aws_clients(config: FastscaleConfig) -> Any:
-    """The ``clients=`` argument of the AWS checks: clients for the config's region and, when it has one,
-    its emulator (``endpoint_url``)."""
-    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
-
-    return for_config(config)
-
-
-def quota_clients(config: FastscaleConfig) -> Any:
-    """The ``clients=`` argument of the quota preflight: clients for the config's region (and emulator)."""
-    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
-
-    return for_config(config)
-
-
-def is_interactive() -> bool:
-    """Whether someone can answer a confirmation prompt."""
-    return sys.stdin.isatty()
-
-
-def verify_live(config: FastscaleConfig, **kwargs: Any) -> Any:
-    from fastscale.infra.aws.verify import verify_live as verify  # lazy: boto3, loaded only when this runs
-
-    return verify(config, clients=aws_clients(config), **kwargs)
-
-
-def plan_document(runner: TerraformRunner, plan_file: Path) -> dict[str, Any]:
-    """The saved plan as Terraform's JSON representation (``terraform show -json``)."""
-    return runner.show_plan(plan_file)
-
-
-def rollout_clients(config: FastscaleConfig) -> Any:
-    """The ``clients=`` argument of the rollout follower (SageMaker and CloudWatch)."""
-    return aws_clients(config)
-
-
-def take_inventory(config: FastscaleConfig) -> Any:
-    from fastscale.infra.aws.inventory import take_inventory as take  # lazy: boto3, loaded only when this runs
-
-    return take(config, clients=aws_clients(config))
-
-
 # --------------------------------------------------------------------------------------------- plumbing
 
 
@@ -164,8 +110,9 @@ class StackCommand:
     """One run of a command that works on the stack: reports progress, collects the JSON summary, and
     ends the process with the right exit code whatever happens (failure, Ctrl-C, success)."""
 
-    def __init__(self, command: str, checked: Checked, as_json: bool, reporter: Reporter):
+    def __init__(self, command: str, checked: Checked, as_json: bool, reporter: Reporter, runtime: Runtime):
         self.command = command
+        self.runtime = runtime
         self.checked = checked
         self.config = checked.config
         self.as_json = as_json
@@ -258,7 +205,7 @@ class StackCommand:
         """Read the saved plan back from Terraform and classify every change by its effect on traffic
         (in place, rolling, blue/green, replacement with downtime), with expected rollout durations."""
         try:
-            classification = classify_plan(plan_document(runner, plan_file),
+            classification = classify_plan(self.runtime.plan_document(runner, plan_file),
                                            rollout_inputs(self.config, live=self.live_counts()))
         except (TerraformError, PlanFormatError) as exc:
             self.fail(f"cannot read the saved plan back: {exc}")
@@ -317,7 +264,7 @@ class StackCommand:
 
         self.reporter.step("quotas", "Service Quotas for endpoint usage")
         try:
-            findings = translate_errors(check_quotas)(self.config, clients=quota_clients(self.config))
+            findings = translate_errors(check_quotas)(self.config, clients=self.runtime.quota_clients(self.config))
         except (AwsError, ClientError, BotoCoreError) as exc:
             findings = []
             self.summary["quota_check"] = f"not made: {exc}"
@@ -350,7 +297,7 @@ class StackCommand:
         self.reporter.step("synth", f"into {out}")
 
         try:
-            synth = synthesize(self.config, out)
+            synth = self.runtime.synthesize(self.config, out)
         except StateLayoutError as exc:
             self.fail(str(exc), EXIT_BAD_INPUT)
         except Exception as exc:
@@ -429,7 +376,7 @@ class StackCommand:
         answer (the default is No) or the end of input. Ctrl-C at the prompt is an interrupt (exit 130)."""
         self.reporter.close()
         try:
-            answer = click.confirm(question, default=False, err=True)
+            answer = self.runtime.confirm(question)
         except click.Abort as exc:  # click turns both EOF and Ctrl-C at its prompt into Abort
             if isinstance(exc.__context__, KeyboardInterrupt):
                 raise KeyboardInterrupt from None
@@ -487,6 +434,12 @@ class StackCommand:
         except PlanChanged as exc:
             self.fail(str(exc))
 
+    def take_inventory(self) -> Any:
+        """Everything AWS holds under the stack's names and tags (``infra.aws.inventory``)."""
+        from fastscale.infra.aws.inventory import take_inventory  # lazy: boto3, loaded only when this runs
+
+        return take_inventory(self.config, clients=self.runtime.aws_clients(self.config))
+
     def check_names(self) -> None:
         """Before Terraform runs: every name the stack creates must be free or already this stack's.
 
@@ -498,7 +451,7 @@ class StackCommand:
 
         self.reporter.step("names", "checking that every name the stack creates is free or already its own")
         try:
-            inventory = take_inventory(self.config)
+            inventory = self.take_inventory()
         except AwsError as exc:
             self.fail(f"cannot check that the stack's names are free: {exc}")
         self.reporter.close()
@@ -530,7 +483,7 @@ class StackCommand:
 
         self.reporter.step("cut-over", "reading the endpoints' live instance counts")
         try:
-            live = live_instance_counts(self.config, clients=aws_clients(self.config))
+            live = live_instance_counts(self.config, clients=self.runtime.aws_clients(self.config))
         except AwsError as exc:
             self.fail(f"cannot read the endpoints' live instance counts: {exc}")
         try:  # only the variables the stack declares (Terraform warns about any other value)
@@ -552,8 +505,6 @@ class StackCommand:
     def follow_rollouts(self, classification: PlanClassification) -> None:
         """Before the apply: follow every endpoint and component the plan rolls out, while Terraform applies
         (a look whenever Terraform reports one still in progress) and after (:meth:`rollout_outcomes`)."""
-        from datetime import UTC, datetime
-
         from fastscale.infra.aws.rollout import (  # lazy: boto3, loaded only when this runs
             RolloutFollower,
             rollout_targets,
@@ -562,7 +513,7 @@ class StackCommand:
         targets = rollout_targets(classification)
         if not targets:
             return
-        self.follower = RolloutFollower(targets, datetime.now(UTC), rollout_clients(self.config), self.config.region,
+        self.follower = RolloutFollower(targets, self.runtime.now(), self.runtime.clients_for_rollouts(self.config), self.config.region,
                                         on_progress=self.reporter.wait_progress)
         self.event_hooks.append(self.follower.on_event)
 
@@ -599,7 +550,7 @@ class StackCommand:
         if timeout is not None:
             kwargs["timeout"] = timeout
         try:
-            report = verify_live(self.config, **kwargs)
+            report = self.runtime.verify_live(self.config, clients=self.runtime.aws_clients(self.config), **kwargs)
         except AwsError as exc:
             self.fail(f"cannot verify the live state: {exc}")
         self.reporter.close()
@@ -607,9 +558,9 @@ class StackCommand:
         return report
 
 
-def refuse_without_terminal(command: str, as_json: bool) -> None:
+def refuse_without_terminal(command: str, as_json: bool, runtime: Runtime) -> None:
     """A prompt nobody can answer must not hang a pipeline or be taken as a yes: refuse up front."""
-    if is_interactive():
+    if runtime.is_interactive():
         return
     message = (
         f"fastscale {command} needs confirmation, and there is no terminal to ask: pass --auto-approve "

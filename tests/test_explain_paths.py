@@ -9,9 +9,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from fastscale.cli import stack
-from fastscale.cli.commands import explain as explain_cmd
 from fastscale.cli.main import cli
+from fastscale.cli.runtime import Runtime
 from fastscale.infra.aws.explain import diagnose, explain, scaling_paths, timeline
 from fastscale.infra.config import FastscaleConfig
 from tests.explain_stubs import (
@@ -137,23 +136,23 @@ def test_deleted_scale_from_zero_alarm(config):
 
 
 @pytest.fixture
-def play(monkeypatch):
+def play():
+    """The runtime that serves one recorded scenario at NOW; fails if any queued answer was not asked for."""
     used = []
 
-    def install(recorded: Recorded) -> None:
+    def install(recorded: Recorded) -> Runtime:
         clients, stubbers = recorded.queue()
         used.extend(stubbers)
-        monkeypatch.setattr(stack, "aws_clients", lambda config: clients)
+        return Runtime.default().replace(aws_clients=lambda config: clients, now=lambda: NOW)
 
-    monkeypatch.setattr(explain_cmd, "_now", lambda: NOW)
     yield install
     for s in used:
         s.assert_no_pending_responses()
 
 
 def test_cli_never_says_no_problem_while_the_step_policy_is_missing(play, write_yaml):
-    play(deleted_step_policy_at_zero())
-    result = CliRunner().invoke(cli, ["explain", str(write_yaml(CONFIG)), "--component", "qwen"])
+    runtime = play(deleted_step_policy_at_zero())
+    result = CliRunner().invoke(cli, ["explain", str(write_yaml(CONFIG)), "--component", "qwen"], obj=runtime)
     assert result.exit_code == 3, result.output
     text = " ".join(result.output.split())
     assert "no problem found" not in text
@@ -162,8 +161,8 @@ def test_cli_never_says_no_problem_while_the_step_policy_is_missing(play, write_
 
 
 def test_cli_json_lists_the_paths(play, write_yaml):
-    play(deleted_step_policy_at_zero())
-    result = CliRunner().invoke(cli, ["explain", str(write_yaml(CONFIG)), "--component", "qwen", "--json"])
+    runtime = play(deleted_step_policy_at_zero())
+    result = CliRunner().invoke(cli, ["explain", str(write_yaml(CONFIG)), "--component", "qwen", "--json"], obj=runtime)
     assert result.exit_code == 3
     [target] = json.loads(result.stdout)["targets"]
     broken = [p for p in target["scaling_paths"] if not p["ok"]]

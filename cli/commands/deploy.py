@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -132,7 +133,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     """
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
-        cmd = StackCommand("plan", checked, as_json, reporter)
+        cmd = StackCommand("plan", checked, as_json, reporter, runtime.current())
         try:
             runner = cmd.prepare(terraform_bin, out)
             saved = cmd.new_plan()
@@ -241,10 +242,11 @@ def deploy_command(
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
+    rt = runtime.current()
     if not auto_approve:
-        refuse_without_terminal("deploy", as_json)
+        refuse_without_terminal("deploy", as_json, rt)
     with Reporter(as_json=as_json) as reporter:
-        cmd = StackCommand("deploy", checked, as_json, reporter)
+        cmd = StackCommand("deploy", checked, as_json, reporter, rt)
         try:
             runner = cmd.prepare(terraform_bin, out)
             applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False,
@@ -290,7 +292,7 @@ def status_command(config_file: str, as_json: bool) -> None:
     """
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
-        cmd = StackCommand("status", checked, as_json, reporter)
+        cmd = StackCommand("status", checked, as_json, reporter, runtime.current())
         try:
             report = cmd.verification(wait=False, timeout=None)
         except KeyboardInterrupt:

@@ -6,8 +6,8 @@ again. So a destroy is only finished when AWS itself, asked by name and by tag, 
 left. That check is also the only proof there is that the per-endpoint container image caches and the
 instance data caches are gone: they have no API, and AWS purges them with the endpoint that owns them.
 
-The AWS side goes through :mod:`fastscale.cli.stack`'s seams (``aws_clients``, ``synthesize``), so tests
-replace it in one place for every command.
+The AWS side goes through the command's :class:`~fastscale.cli.runtime.Runtime` (``aws_clients``,
+``synthesize``), so tests hand in their stand-ins in one place for every command.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
-from fastscale.cli import stack
+from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -50,16 +50,16 @@ DEFAULT_SWEEP_TIMEOUT = 3600
 # --------------------------------------------------------------------------------------------- seams
 
 
-def verify_cleanup(config: FastscaleConfig) -> Any:
+def verify_cleanup(config: FastscaleConfig, clients: Any) -> Any:
     from fastscale.infra.aws.cleanup import verify_cleanup as verify  # lazy: boto3, loaded only when this runs
 
-    return verify(config, clients=stack.aws_clients(config))
+    return verify(config, clients=clients)
 
 
-def sweep(config: FastscaleConfig, **kwargs: Any) -> Any:
+def sweep(config: FastscaleConfig, clients: Any, **kwargs: Any) -> Any:
     from fastscale.infra.aws.sweep import sweep as run_sweep  # lazy: boto3, loaded only when this runs
 
-    return run_sweep(config, clients=stack.aws_clients(config), **kwargs)
+    return run_sweep(config, clients=clients, **kwargs)
 
 
 # --------------------------------------------------------------------------------------------- steps
@@ -71,7 +71,7 @@ def cleanup_step(cmd: StackCommand) -> Any:
 
     cmd.reporter.step("verify-cleanup", "asking AWS by name, prefix and tag what of the stack is left")
     try:
-        report = verify_cleanup(cmd.config)
+        report = verify_cleanup(cmd.config, cmd.runtime.aws_clients(cmd.config))
     except AwsError as exc:
         cmd.fail(f"cannot check what is left: {exc}")
     cmd.reporter.close()
@@ -85,7 +85,7 @@ def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float, delete_logs: bo
     cmd.reporter.step("sweep", "listing only (dry run)" if dry_run else "deleting in the safe order")
     try:
         report = sweep(
-            cmd.config, dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout, delete_logs=delete_logs
+            cmd.config, cmd.runtime.aws_clients(cmd.config), dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout, delete_logs=delete_logs
         )
     except AwsError as exc:
         cmd.fail(f"cannot sweep: {exc}")
@@ -237,7 +237,7 @@ class DestroyCommand(StackCommand):
 
         self.reporter.step("logs", "tagging the stack's log groups so they stay provable after the destroy")
         try:
-            claimed = claim_log_groups(stack.take_inventory(self.config), self.config, stack.aws_clients(self.config))
+            claimed = claim_log_groups(self.take_inventory(), self.config, self.runtime.aws_clients(self.config))
         except AwsError:
             claimed = []
         self.reporter.close()
@@ -308,10 +308,11 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
+    rt = runtime.current()
     if not auto_approve:
-        refuse_without_terminal("destroy", as_json)
+        refuse_without_terminal("destroy", as_json, rt)
     with Reporter(as_json=as_json) as reporter:
-        cmd = DestroyCommand("destroy", checked, as_json, reporter)
+        cmd = DestroyCommand("destroy", checked, as_json, reporter, rt)
         try:
             failed = cmd.terraform_destroy(terraform_bin, out, auto_approve)
             if failed is not None:
@@ -354,7 +355,7 @@ def verify_cleanup_command(config_file: str, as_json: bool) -> None:
     """
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
-        cmd = StackCommand("verify-cleanup", checked, as_json, reporter)
+        cmd = StackCommand("verify-cleanup", checked, as_json, reporter, runtime.current())
         try:
             report = cleanup_step(cmd)
         except KeyboardInterrupt:
@@ -410,10 +411,11 @@ def sweep_command(config_file: str, dry_run: bool, auto_approve: bool, timeout: 
       130  interrupted with Ctrl-C
     """
     checked = load_checked(config_file, as_json=as_json)
+    rt = runtime.current()
     if not dry_run and not auto_approve:
-        refuse_without_terminal("sweep", as_json)
+        refuse_without_terminal("sweep", as_json, rt)
     with Reporter(as_json=as_json) as reporter:
-        cmd = StackCommand("sweep", checked, as_json, reporter)
+        cmd = StackCommand("sweep", checked, as_json, reporter, rt)
         cmd.summary["dry_run"] = dry_run
         cmd.summary["delete_logs"] = delete_logs
         try:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from datetime import UTC, datetime
+from datetime import UTC
 
 import click
 
-from fastscale.cli import stack
+from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -26,11 +26,6 @@ from fastscale.cli.stack import AWS_ENV_HELP, EXIT_INTERRUPTED
 
 #: A scaling problem was found (the diagnosis itself worked): distinct from 1 so CI can tell them apart.
 EXIT_FINDINGS = 3
-
-
-def _now() -> datetime:
-    """The end of the window (tests pin it)."""
-    return datetime.now(UTC)
 
 
 def _since(ctx: click.Context, param: click.Parameter, value: str):
@@ -147,7 +142,8 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
             sys.exit(EXIT_BAD_INPUT)
         fail(str(exc), EXIT_BAD_INPUT)
     try:
-        evidence = collect(config, stack.aws_clients(config), since=since, now=_now(),
+        rt = runtime.current()
+        evidence = collect(config, rt.aws_clients(config), since=since, now=rt.now(),
                            endpoint=endpoint_name, component=component_name)
     except KeyboardInterrupt:
         # Only reads were made: nothing to undo.

@@ -7,10 +7,9 @@ import pytest
 import yaml
 from moto import mock_aws
 
-import fastscale.cli.stack as stack_module
 from tests.aws.factories import REGION, single_model_config
 from tests.aws.quota_stubs import quota, quotas_client
-from tests.cli.support import FixtureSynth
+from tests.cli.support import FixtureSynth, TestRuntime, active
 
 #: More ml.g6.2xlarge endpoint instances than any test config asks for.
 GENEROUS = quota("ml.g6.2xlarge", 20)
@@ -26,8 +25,16 @@ def _moto():
         yield mock, {s: session.client(s) for s in SERVICES}
 
 
+@pytest.fixture(autouse=True)
+def runtime():
+    """The runtime every command of the test gets (``runtime.use(synthesize=...)`` swaps a part): the real one
+    until a fixture or the test swaps in its stand-ins."""
+    with active(TestRuntime()) as rt:
+        yield rt
+
+
 @pytest.fixture
-def aws(_moto, monkeypatch):
+def aws(_moto, runtime):
     """Empty moto backends; every command's AWS calls go to these clients."""
     mock, clients = _moto
     mock.reset()
@@ -37,13 +44,13 @@ def aws(_moto, monkeypatch):
         calls.append(config.project)
         return clients
 
-    monkeypatch.setattr(stack_module, "aws_clients", clients_for)
+    runtime.use(aws_clients=clients_for)
     clients["calls"] = calls  # type: ignore[assignment]  # how many commands asked for AWS
     return clients
 
 
 @pytest.fixture(autouse=True)
-def quotas(monkeypatch):
+def quotas(runtime):
     """Service Quotas (not in moto) for every command that checks them: a fresh stubbed answer per command,
     ample for the test configs. A test replaces ``quotas.pages`` to answer otherwise."""
 
@@ -56,7 +63,7 @@ def quotas(monkeypatch):
         Answer.asked += 1
         return {"service-quotas": quotas_client(*Answer.pages, defaults=Answer.defaults)[0]}
 
-    monkeypatch.setattr(stack_module, "quota_clients", clients_for)
+    runtime.use(quota_clients=clients_for)
     return Answer
 
 
@@ -75,7 +82,7 @@ def project(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def synth(monkeypatch):
+def synth(runtime):
     fake = FixtureSynth("basic")
-    monkeypatch.setattr(stack_module, "synthesize", fake)
+    runtime.use(synthesize=fake)
     return fake

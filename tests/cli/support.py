@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -12,6 +14,7 @@ import yaml
 from click.testing import CliRunner
 
 from fastscale.cli.main import cli
+from fastscale.cli.runtime import Runtime
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_data"
 REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
@@ -55,8 +58,42 @@ class FixtureSynth:
         return FakeSynthResult(Path(outdir), config.project, stack_dir)
 
 
+class TestRuntime:
+    """The :class:`Runtime` a CLI test hands to every command it runs (as Click's context object): the real
+    one with the test's stand-ins swapped in by :meth:`use`. The autouse ``runtime`` fixture of
+    tests/cli/conftest.py makes one per test and :func:`active` while it runs."""
+
+    __test__ = False  # not a test class, whatever its name
+
+    def __init__(self) -> None:
+        self.runtime = Runtime.default()
+
+    def use(self, **parts) -> Runtime:
+        """Swap the named parts (``synthesize=``, ``aws_clients=``, ...) for every later command of the test."""
+        self.runtime = self.runtime.replace(**parts)
+        return self.runtime
+
+
+_active: list[TestRuntime] = []
+
+
+@contextmanager
+def active(runtime: TestRuntime) -> Iterator[TestRuntime]:
+    """``runtime`` is the one :func:`run` and :func:`current_runtime` hand in until the block ends."""
+    _active.append(runtime)
+    try:
+        yield runtime
+    finally:
+        _active.remove(runtime)
+
+
+def current_runtime() -> Runtime | None:
+    """The running test's runtime (None outside tests/cli: the CLI then builds the real one)."""
+    return _active[-1].runtime if _active else None
+
+
 def run(*args: str, input: str | None = None):
-    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False)
+    return CliRunner().invoke(cli, list(args), input=input, catch_exceptions=False, obj=current_runtime())
 
 
 def state_resources(project: Path) -> dict[str, str]:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-import fastscale.cli.stack as stack_module
 from fastscale.cli.progress import Reporter
+from fastscale.cli.runtime import Runtime
 from tests.aws.factories import HIGH_RES_VARIANT, deploy_single_model, single_model_config
 from tests.cli.support import (
     REAL_BINARY,
@@ -111,10 +111,10 @@ def test_deploy_json_is_one_summary_on_stdout(project, synth, aws):
 
 
 @needs_binary
-def test_deploy_that_fails_mid_apply_shows_terraforms_error_and_verifies_nothing(project, monkeypatch, aws):
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth("failing"))
+def test_deploy_that_fails_mid_apply_shows_terraforms_error_and_verifies_nothing(runtime, project, monkeypatch, aws):
+    runtime.use(synthesize=FixtureSynth("failing"))
     verified = []
-    monkeypatch.setattr(stack_module, "verify_live", lambda config, **kw: verified.append(kw))
+    runtime.use(verify_live=lambda config, **kw: verified.append(kw))
 
     result = run("deploy", "fastscale.yaml", "--auto-approve")
     assert result.exit_code == 1
@@ -152,8 +152,8 @@ def test_deploy_whose_live_state_differs_exits_1_naming_the_difference(project, 
 
 
 @needs_binary
-def test_interactive_deploy_applies_only_the_confirmed_plan(project, synth, aws, monkeypatch):
-    monkeypatch.setattr(stack_module, "is_interactive", lambda: True)
+def test_interactive_deploy_applies_only_the_confirmed_plan(runtime, project, synth, aws, monkeypatch):
+    runtime.use(is_interactive=lambda: True)
     deploy_single_model(aws)
 
     declined = run("deploy", "fastscale.yaml", input="n\n")
@@ -189,11 +189,11 @@ def test_interactive_deploy_applies_only_the_confirmed_plan(project, synth, aws,
         ["sweep", "--dry-run"],
     ],
 )
-def test_invalid_config_exits_2_before_synth_terraform_or_aws(project, synth, command, monkeypatch):
+def test_invalid_config_exits_2_before_synth_terraform_or_aws(runtime, project, synth, command, monkeypatch):
     def no_aws(config):
         raise AssertionError("AWS must not be called for an invalid config")
 
-    monkeypatch.setattr(stack_module, "aws_clients", no_aws)
+    runtime.use(aws_clients=no_aws)
     path = write_invalid(project)
     result = run(command[0], path, *command[1:])
     assert result.exit_code == 2
@@ -206,8 +206,8 @@ def test_invalid_config_exits_2_before_synth_terraform_or_aws(project, synth, co
 
 
 @pytest.mark.parametrize("command", [["deploy"], ["destroy"], ["sweep"]])
-def test_without_a_terminal_confirmation_is_refused_unless_auto_approved(project, synth, command, monkeypatch):
-    monkeypatch.setattr(stack_module, "aws_clients", lambda config: pytest.fail("no AWS call expected"))
+def test_without_a_terminal_confirmation_is_refused_unless_auto_approved(runtime, project, synth, command, monkeypatch):
+    runtime.use(aws_clients=lambda config: pytest.fail("no AWS call expected"))
     result = run(command[0], "fastscale.yaml", *command[1:])
     assert result.exit_code == 2
     assert "--auto-approve" in result.stderr and "no terminal" in result.stderr
@@ -255,8 +255,8 @@ def test_terraform_bin_and_env_var_choose_the_binary(project, synth, monkeypatch
 
 
 @needs_binary
-def test_ctrl_c_stops_terraform_cleanly_and_exits_130(project, monkeypatch, aws):
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth("slow"))
+def test_ctrl_c_stops_terraform_cleanly_and_exits_130(runtime, project, monkeypatch, aws):
+    runtime.use(synthesize=FixtureSynth("slow"))
     timers: list[threading.Timer] = []
     original = Reporter.terraform_event
 
@@ -298,13 +298,13 @@ def test_status_compares_live_state_without_terraform(project, aws, monkeypatch)
     assert (missing["resource"], missing["actual"]) == ("endpoint/demo-chat", "does not exist")
 
 
-def test_aws_unusable_is_exit_1_with_a_message(project, monkeypatch):
+def test_aws_unusable_is_exit_1_with_a_message(runtime, project, monkeypatch):
     from fastscale.infra.aws.clients import AwsError
 
     def unusable(config, **kwargs):
         raise AwsError("no usable AWS credentials (test)")
 
-    monkeypatch.setattr(stack_module, "verify_live", unusable)
+    runtime.use(verify_live=unusable)
     result = run("status", "fastscale.yaml")
     assert result.exit_code == 1
     assert "cannot verify the live state: no usable AWS credentials (test)" in result.stderr
@@ -330,7 +330,7 @@ def test_plan_help_documents_the_detailed_exit_codes_like_terraform():
 
 
 def test_the_default_synthesize_writes_the_real_stack(tmp_path):
-    result = stack_module.synthesize(single_model_config(), str(tmp_path / "out"))
+    result = Runtime.default().synthesize(single_model_config(), str(tmp_path / "out"))
     document = json.loads((Path(result.stack_dir) / "cdk.tf.json").read_text())
     assert Path(result.stack_dir) == tmp_path / "out" / "stacks" / "demo"
     assert "aws_sagemaker_endpoint" in document["resource"]

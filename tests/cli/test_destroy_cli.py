@@ -13,7 +13,6 @@ import pytest
 import yaml
 
 import fastscale.cli.commands.destroy as destroy_module
-import fastscale.cli.stack as stack_module
 from fastscale.infra.config import parse_config
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import (
@@ -93,7 +92,7 @@ def test_destroy_with_a_leftover_exits_1_listing_it_and_pointing_at_sweep(projec
 
 
 @needs_binary
-def test_a_failed_terraform_destroy_still_checks_what_is_left(project, monkeypatch, aws):
+def test_a_failed_terraform_destroy_still_checks_what_is_left(runtime, project, monkeypatch, aws):
     stuck = {
         "resource": {
             "terraform_data": {
@@ -104,7 +103,7 @@ def test_a_failed_terraform_destroy_still_checks_what_is_left(project, monkeypat
             }
         }
     }
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(stuck))
+    runtime.use(synthesize=FixtureSynth(stuck))
     run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait")  # the apply succeeds; AWS is empty
     assert state_addresses(project) == {"terraform_data.stuck"}
 
@@ -117,8 +116,8 @@ def test_a_failed_terraform_destroy_still_checks_what_is_left(project, monkeypat
 
 
 @needs_binary
-def test_interactive_destroy_asks_and_a_no_destroys_nothing(project, deployed, aws, monkeypatch):
-    monkeypatch.setattr(stack_module, "is_interactive", lambda: True)
+def test_interactive_destroy_asks_and_a_no_destroys_nothing(runtime, project, deployed, aws, monkeypatch):
+    runtime.use(is_interactive=lambda: True)
     declined = run("destroy", "fastscale.yaml", input="n\n")
     assert declined.exit_code == 1
     assert "Plan: 0 to add, 0 to change, 3 to destroy." in declined.stdout
@@ -139,9 +138,9 @@ def test_interactive_destroy_asks_and_a_no_destroys_nothing(project, deployed, a
 
 
 @needs_binary
-def test_a_failed_terraform_init_still_ends_with_the_proof_and_names_the_step(project, monkeypatch, aws):
+def test_a_failed_terraform_init_still_ends_with_the_proof_and_names_the_step(runtime, project, monkeypatch, aws):
     deploy_single_model(aws)  # what a half-finished earlier destroy left behind
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth({"not-a-block": {"a": 1}, "resource": {}}))
+    runtime.use(synthesize=FixtureSynth({"not-a-block": {"a": 1}, "resource": {}}))
     result = run("destroy", "fastscale.yaml", "--auto-approve")
     assert result.exit_code == 1
     assert "terraform init failed" in result.stderr and "(step: init)" in result.stderr
@@ -274,7 +273,7 @@ def test_verify_cleanup_needs_no_terraform_and_reports_a_clean_account(project, 
     assert "demo-chat" in summary["cleanup"]["caches"] and "may still exist" in summary["cleanup"]["caches"]
 
 
-def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(project, aws, monkeypatch):
+def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(runtime, project, aws, monkeypatch):
     data = component_config().model_dump(mode="json", exclude_defaults=True)
     data["endpoints"][0]["instances"]["min"] = 1  # keep the file valid: no scale to zero here
     data["endpoints"][0]["inference_components"][0]["copies"]["min"] = 1
@@ -292,7 +291,7 @@ def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(project, 
         endpoints=[(endpoint, "Deleting", tags)],
         components=[(c, endpoint, "Deleting", tags, None) for c in components],
     )
-    monkeypatch.setattr(stack_module, "aws_clients", lambda config: {**aws, "sagemaker": sm})
+    runtime.use(aws_clients=lambda config: {**aws, "sagemaker": sm})
 
     result = run("verify-cleanup", "components.yaml", "--json")
     stubber.assert_no_pending_responses()
@@ -310,7 +309,7 @@ def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(project, 
 def test_aws_unusable_during_verify_cleanup_is_exit_1_with_a_message(project, monkeypatch):
     from fastscale.infra.aws.clients import AwsError
 
-    def unusable(config):
+    def unusable(config, clients):
         raise AwsError("AWS refused DescribeEndpoint: AccessDeniedException: (test)")
 
     monkeypatch.setattr(destroy_module, "verify_cleanup", unusable)
@@ -362,7 +361,7 @@ def test_sweep_deletes_everything_then_proves_the_account_clean(project, aws):
     assert again.exit_code == 0 and "Nothing to sweep" in again.stdout
 
 
-def test_sweep_with_delete_endpoint_denied_keeps_what_the_endpoint_uses_and_exits_1_naming_it(project, aws, monkeypatch):
+def test_sweep_with_delete_endpoint_denied_keeps_what_the_endpoint_uses_and_exits_1_naming_it(runtime, project, aws, monkeypatch):
     names = all_endpoint_names(single_model_config())[0]
     create_role(aws["iam"], names.execution_role, role_tags())
     role_arn = aws["iam"].get_role(RoleName=names.execution_role)["Role"]["Arn"]
@@ -377,7 +376,7 @@ def test_sweep_with_delete_endpoint_denied_keeps_what_the_endpoint_uses_and_exit
     queue_in_use(stubber, endpoints=[(names.endpoint, config)], configs={config: endpoint_config_desc(config, [names.model])},
                  models={names.model: role_arn})
     queue_sagemaker_discovery(stubber, stack=single_model_config(), **account)  # the proof afterwards
-    monkeypatch.setattr(stack_module, "aws_clients", lambda config: {**aws, "sagemaker": sm})
+    runtime.use(aws_clients=lambda config: {**aws, "sagemaker": sm})
 
     result = run("sweep", "fastscale.yaml", "--auto-approve")
     stubber.assert_no_pending_responses()  # no delete of the configuration, the model or the role was asked
@@ -391,8 +390,8 @@ def test_sweep_with_delete_endpoint_denied_keeps_what_the_endpoint_uses_and_exit
     assert aws["iam"].get_role(RoleName=names.execution_role)["Role"]
 
 
-def test_interactive_sweep_shows_the_list_first_and_a_no_deletes_nothing(project, aws, monkeypatch):
-    monkeypatch.setattr(stack_module, "is_interactive", lambda: True)
+def test_interactive_sweep_shows_the_list_first_and_a_no_deletes_nothing(runtime, project, aws, monkeypatch):
+    runtime.use(is_interactive=lambda: True)
     empty = run("sweep", "fastscale.yaml")
     assert empty.exit_code == 0 and "Nothing to sweep" in empty.stdout
     assert "Delete these resources?" not in empty.output

@@ -9,9 +9,8 @@ import pytest
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-from fastscale.cli import stack
-from fastscale.cli.commands import explain as explain_cmd
 from fastscale.cli.main import cli
+from tests.cli.support import current_runtime
 from tests.explain_stubs import CONFIG, EP, ICE_REASON, NOW, Recorded, at, component_desc, endpoint_desc
 
 
@@ -21,23 +20,23 @@ def config_file(write_yaml):
 
 
 @pytest.fixture
-def play(monkeypatch):
-    """Serve one recorded scenario to the command; fail if any queued answer was not asked for."""
+def play(runtime):
+    """Serve one recorded scenario to the command at NOW; fail if any queued answer was not asked for."""
     used = []
 
     def install(recorded: Recorded) -> None:
         clients, stubbers = recorded.queue()
         used.extend(stubbers)
-        monkeypatch.setattr(stack, "aws_clients", lambda config: clients)
+        runtime.use(aws_clients=lambda config: clients)
 
-    monkeypatch.setattr(explain_cmd, "_now", lambda: NOW)
+    runtime.use(now=lambda: NOW)
     yield install
     for s in used:
         s.assert_no_pending_responses()
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["explain", *args])
+    return CliRunner().invoke(cli, ["explain", *args], obj=current_runtime())
 
 
 def test_healthy_endpoint_says_no_problem_found(play, config_file):
@@ -85,25 +84,24 @@ def test_human_findings_show_evidence_and_fix(play, config_file):
     (("--endpoint", "nope"), "no endpoint 'nope'"),
     (("--endpoint", "chat", "--component", "qwen"), "no inference component 'qwen' in endpoint 'chat'"),
 ])
-def test_bad_input_exits_2_before_any_aws_call(monkeypatch, config_file, args, message):
+def test_bad_input_exits_2_before_any_aws_call(runtime, config_file, args, message):
     def no_aws(config):
         raise AssertionError("AWS must not be asked")
 
-    monkeypatch.setattr(stack, "aws_clients", no_aws)
+    runtime.use(aws_clients=no_aws)
     result = run(config_file, *args)
     assert result.exit_code == 2, result.output
     assert message in " ".join(result.output.split())
 
 
-def test_aws_refusal_is_exit_1(monkeypatch, config_file):
+def test_aws_refusal_is_exit_1(runtime, config_file):
     aas = boto3.client("application-autoscaling", region_name="us-east-1", aws_access_key_id="x",
                        aws_secret_access_key="y")
     stub = Stubber(aas)
     stub.add_client_error("describe_scalable_targets", "AccessDeniedException",
                           "User is not authorized to perform: application-autoscaling:DescribeScalableTargets")
     stub.activate()
-    monkeypatch.setattr(stack, "aws_clients", lambda config: {"application-autoscaling": aas})
-    monkeypatch.setattr(explain_cmd, "_now", lambda: NOW)
+    runtime.use(aws_clients=lambda config: {"application-autoscaling": aas}, now=lambda: NOW)
     result = run(config_file, "--component", "qwen", "--json")
     assert result.exit_code == 1
     payload = json.loads(result.stdout)

@@ -20,13 +20,12 @@ import yaml
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-import fastscale.cli.stack as stack_module
 import fastscale.infra.terraform as tf
 from fastscale.cli.main import cli
 from fastscale.infra.aws.clients import client
 from fastscale.infra.naming import all_endpoint_names
 from tests.aws.factories import REGION, single_model_config
-from tests.cli.support import REAL_BINARY, needs_binary
+from tests.cli.support import REAL_BINARY, current_runtime, needs_binary
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "qwen3-8b.yaml"
 
@@ -38,7 +37,7 @@ def _log_width(monkeypatch):
 
 
 def invoke(*args: str):
-    return CliRunner().invoke(cli, list(map(str, args)))
+    return CliRunner().invoke(cli, list(map(str, args)), obj=current_runtime())
 
 
 def error_lines(text: str) -> list[str]:
@@ -72,14 +71,14 @@ def assert_json_failure(result, code: int, *needles: str) -> dict:
 # --------------------------------------------------------------------------------------------- AWS
 
 
-def _stubbed_sagemaker(monkeypatch, **error):
+def _stubbed_sagemaker(runtime, monkeypatch, **error):
     """Every command's AWS calls go to a SageMaker client whose first call (DescribeEndpoint) fails."""
     sm = client("sagemaker", REGION)
     stubber = Stubber(sm)
     endpoint = all_endpoint_names(single_model_config())[0].endpoint
     stubber.add_client_error("describe_endpoint", expected_params={"EndpointName": endpoint}, **error)
     stubber.activate()
-    monkeypatch.setattr(stack_module, "aws_clients", lambda config: {"sagemaker": sm})
+    runtime.use(aws_clients=lambda config: {"sagemaker": sm})
     return endpoint
 
 
@@ -106,17 +105,17 @@ AWS_FAILURES = {
 
 
 @pytest.mark.parametrize("kind", AWS_FAILURES)
-def test_aws_errors_are_one_line_naming_code_operation_and_resource(project, monkeypatch, kind):
+def test_aws_errors_are_one_line_naming_code_operation_and_resource(runtime, project, monkeypatch, kind):
     error, needles = AWS_FAILURES[kind]
-    endpoint = _stubbed_sagemaker(monkeypatch, **error)
+    endpoint = _stubbed_sagemaker(runtime, monkeypatch, **error)
     result = invoke("status", "fastscale.yaml")
     assert_one_line_failure(result, 1, *needles, f"EndpointName={endpoint}")
 
 
 @pytest.mark.parametrize("kind", AWS_FAILURES)
-def test_aws_errors_with_json_print_one_object_with_the_error(project, monkeypatch, kind):
+def test_aws_errors_with_json_print_one_object_with_the_error(runtime, project, monkeypatch, kind):
     error, needles = AWS_FAILURES[kind]
-    endpoint = _stubbed_sagemaker(monkeypatch, **error)
+    endpoint = _stubbed_sagemaker(runtime, monkeypatch, **error)
     doc = assert_json_failure(invoke("status", "fastscale.yaml", "--json"), 1, *needles, f"EndpointName={endpoint}")
     assert (doc["command"], doc["file"]) == ("status", "fastscale.yaml")
 
@@ -330,11 +329,11 @@ def test_a_usage_error_with_json_still_prints_one_object(project):
     assert doc["command"] == "status" and "--no-such-option" in doc["error"] and doc["exit_code"] == 2
 
 
-def test_an_unexpected_error_is_one_line_pointing_at_the_debug_switch(project, monkeypatch):
+def test_an_unexpected_error_is_one_line_pointing_at_the_debug_switch(runtime, project, monkeypatch):
     def broken(config):
         raise KeyError("endpoints")
 
-    monkeypatch.setattr(stack_module, "aws_clients", broken)
+    runtime.use(aws_clients=broken)
     result = invoke("status", "fastscale.yaml")
     assert_one_line_failure(result, 1, "unexpected KeyError: 'endpoints'", "FASTSCALE_DEBUG=1")
     monkeypatch.setenv("FASTSCALE_DEBUG", "1")

@@ -17,8 +17,6 @@ import sys
 
 import pytest
 
-import fastscale.cli.stack as stack_module
-from fastscale.cli.stack import StackCommand
 from fastscale.infra.plan_session import LOCK_FILE, LockHolder, StackLock
 from tests.aws.factories import deploy_single_model
 from tests.cli.support import (
@@ -61,8 +59,8 @@ def fastscale(project, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def interactive(monkeypatch):
-    monkeypatch.setattr(stack_module, "is_interactive", lambda: True)
+def interactive(runtime, monkeypatch):
+    runtime.use(is_interactive=lambda: True)
 
 
 @pytest.fixture
@@ -122,9 +120,9 @@ def test_ctrl_c_at_the_prompt_is_an_interrupt_that_applies_nothing(project, synt
 
 
 @pytest.fixture
-def sagemaker_plan(monkeypatch):
-    real = stack_module.plan_document
-    monkeypatch.setattr(stack_module, "plan_document", lambda runner, plan_file: as_sagemaker(real(runner, plan_file)))
+def sagemaker_plan(runtime, monkeypatch):
+    real = runtime.runtime.plan_document
+    runtime.use(plan_document=lambda runner, plan_file: as_sagemaker(real(runner, plan_file)))
 
 
 def state_endpoint_name(project) -> str:
@@ -135,11 +133,11 @@ def state_endpoint_name(project) -> str:
     return endpoint["instances"][0]["attributes"]["input"]["value"]["name"]
 
 
-def test_a_downtime_plan_is_refused_before_any_prompt(project, aws, monkeypatch, interactive, sagemaker_plan):
+def test_a_downtime_plan_is_refused_before_any_prompt(runtime, project, aws, monkeypatch, interactive, sagemaker_plan):
     deploy_single_model(aws)
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(replaced_endpoint_stack(1)))
+    runtime.use(synthesize=FixtureSynth(replaced_endpoint_stack(1)))
     assert run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait").exit_code == 0
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(replaced_endpoint_stack(2)))
+    runtime.use(synthesize=FixtureSynth(replaced_endpoint_stack(2)))
 
     # Someone ready to say yes is never asked: the refusal comes first, with the documented exit code 2.
     refused = run("deploy", "fastscale.yaml", input="y\n")
@@ -154,13 +152,13 @@ def test_a_downtime_plan_is_refused_before_any_prompt(project, aws, monkeypatch,
 # --------------------------------------------------------------------------------------------- the plan file
 
 
-def test_a_plan_file_changed_after_it_was_shown_is_not_applied(project, deployed, monkeypatch, interactive):
+def test_a_plan_file_changed_after_it_was_shown_is_not_applied(runtime, project, deployed, monkeypatch, interactive):
     """The old failure: another run's destroy plan in place of the deploy's. It must never be applied."""
     changed = {"resource": {"terraform_data": {"model": {"input": "model-v2"}, "endpoint_config": {"input": "config-v1"},
                                                "endpoint": {"input": "${terraform_data.endpoint_config.output}"}}}}
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(changed))
+    runtime.use(synthesize=FixtureSynth(changed))
     shown = []
-    real = stack_module.plan_document
+    real = runtime.runtime.plan_document
 
     def show_then_swap(runner, plan_file):
         document = real(runner, plan_file)
@@ -170,7 +168,7 @@ def test_a_plan_file_changed_after_it_was_shown_is_not_applied(project, deployed
         assert swap.returncode == 0, swap.stderr
         return document
 
-    monkeypatch.setattr(stack_module, "plan_document", show_then_swap)
+    runtime.use(plan_document=show_then_swap)
     result = run("deploy", "fastscale.yaml", input="y\n")
     assert result.exit_code == 1, result.output
     assert "Plan: 0 to add, 1 to change, 0 to destroy." in result.stdout  # what was shown and agreed to
@@ -187,9 +185,9 @@ def test_a_plan_file_changed_after_it_was_shown_is_not_applied(project, deployed
 
 
 @pytest.mark.parametrize("command", [["deploy", "--auto-approve"], ["destroy", "--auto-approve"], ["plan"]])
-def test_a_run_on_a_locked_stack_exits_1_naming_the_holder_and_does_nothing(project, synth, monkeypatch, command):
-    monkeypatch.setattr(stack_module, "aws_clients", lambda config: pytest.fail("nothing may be asked of AWS"))
-    monkeypatch.setattr(stack_module, "quota_clients", lambda config: pytest.fail("nothing may be asked of AWS"))
+def test_a_run_on_a_locked_stack_exits_1_naming_the_holder_and_does_nothing(runtime, project, synth, monkeypatch, command):
+    runtime.use(aws_clients=lambda config: pytest.fail("nothing may be asked of AWS"))
+    runtime.use(quota_clients=lambda config: pytest.fail("nothing may be asked of AWS"))
     with StackLock.acquire(stack_dir(project), "deploy") as held:
         result = run(command[0], "fastscale.yaml", *command[1:])
         assert result.exit_code == 1, result.output
@@ -231,8 +229,8 @@ def test_the_lock_of_a_run_that_died_is_taken_over_with_a_notice(project, synth,
     assert "took over the lock of fastscale destroy" in note["message"]
 
 
-def stack_with_a_failing_apply(project, monkeypatch):
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth("failing"))
+def stack_with_a_failing_apply(runtime):
+    runtime.use(synthesize=FixtureSynth("failing"))
 
 
 @pytest.mark.parametrize(
@@ -247,11 +245,11 @@ def stack_with_a_failing_apply(project, monkeypatch):
     ],
     ids=["deploy applied", "apply failed", "deploy declined", "plan", "destroy", "destroy declined"],
 )
-def test_the_lock_is_released_on_every_way_a_run_ends(project, synth, aws, _moto, monkeypatch, interactive, args, code,
+def test_the_lock_is_released_on_every_way_a_run_ends(runtime, project, synth, aws, _moto, interactive, args, code,
                                                       setup):
     deploy_single_model(aws)
     if callable(setup):
-        setup(project, monkeypatch)
+        setup(runtime)
     if args[0] == "destroy":
         assert run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait").exit_code == 0
         _moto[0].reset()  # what the destroy will do to the account, so its proof finds nothing left
@@ -278,7 +276,7 @@ def test_a_config_with_errors_takes_no_lock(project, synth):
     ],
 )
 def test_a_second_run_while_the_first_waits_at_its_prompt_is_refused_and_nothing_is_applied_twice(
-    project, synth, aws, _moto, monkeypatch, interactive, first, second, question
+    runtime, project, synth, aws, _moto, interactive, first, second, question
 ):
     deploy_single_model(aws)
     if first == "destroy":
@@ -286,17 +284,17 @@ def test_a_second_run_while_the_first_waits_at_its_prompt_is_refused_and_nothing
         _moto[0].reset()  # what the destroy will do to the account, so its proof finds nothing left
     before = state_addresses(project)
     during = {}
-    original = StackCommand.confirm
+    original = runtime.runtime.confirm
 
-    def second_run_while_waiting(self, asked):
+    def second_run_while_waiting(asked):
         # The first run has shown its plan and waits for the answer: start the second one now.
         during["plans"] = plan_files(project)
         during["second"] = fastscale(project, second, "fastscale.yaml", "--auto-approve", "--json")
         during["plans after"] = plan_files(project)
         during["state"] = state_addresses(project)
-        original(self, asked)
+        return original(asked)
 
-    monkeypatch.setattr(StackCommand, "confirm", second_run_while_waiting)
+    runtime.use(confirm=second_run_while_waiting)
     result = run(first, "fastscale.yaml", *(["--no-wait"] if first == "deploy" else []), input="y\n")
     assert question in result.output
 

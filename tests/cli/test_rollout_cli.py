@@ -23,18 +23,18 @@ pytestmark = needs_binary
 
 
 @pytest.fixture
-def sagemaker_plan(monkeypatch):
+def sagemaker_plan(runtime, monkeypatch):
     """The saved plan Terraform really made, with the fixture's resources typed as their SageMaker twins."""
-    real = stack_module.plan_document
-    monkeypatch.setattr(stack_module, "plan_document", lambda runner, plan_file: as_sagemaker(real(runner, plan_file)))
+    real = runtime.runtime.plan_document
+    runtime.use(plan_document=lambda runner, plan_file: as_sagemaker(real(runner, plan_file)))
 
 
-def live(project, monkeypatch, stack) -> None:
+def live(project, runtime, stack) -> None:
     """Version 1 of ``stack`` deployed; the synthesized stack is version 2 from now on."""
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(stack(1)))
+    runtime.use(synthesize=FixtureSynth(stack(1)))
     first = run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait")
     assert first.exit_code == 0, first.output
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(stack(2)))
+    runtime.use(synthesize=FixtureSynth(stack(2)))
 
 
 def state_inputs(project) -> dict[str, dict]:
@@ -45,9 +45,9 @@ def state_inputs(project) -> dict[str, dict]:
 # --------------------------------------------------------------------------------------------- downtime
 
 
-def test_plan_says_an_endpoint_is_replaced_and_deploy_refuses_it_without_allow_downtime(project, aws, monkeypatch, sagemaker_plan):
+def test_plan_says_an_endpoint_is_replaced_and_deploy_refuses_it_without_allow_downtime(runtime, project, aws, monkeypatch, sagemaker_plan):
     deploy_single_model(aws)
-    live(project, monkeypatch, replaced_endpoint_stack)
+    live(project, runtime, replaced_endpoint_stack)
 
     monkeypatch.setenv("COLUMNS", "80")
     plan = run("plan", "fastscale.yaml")
@@ -87,9 +87,9 @@ def test_plan_says_an_endpoint_is_replaced_and_deploy_refuses_it_without_allow_d
     assert state_inputs(project)["endpoint"]["name"] == "demo-chat-v2"
 
 
-def test_creating_a_new_endpoint_is_not_downtime(project, aws, monkeypatch, sagemaker_plan):
+def test_creating_a_new_endpoint_is_not_downtime(runtime, project, aws, monkeypatch, sagemaker_plan):
     deploy_single_model(aws)
-    monkeypatch.setattr(stack_module, "synthesize", FixtureSynth(replaced_endpoint_stack(1)))
+    runtime.use(synthesize=FixtureSynth(replaced_endpoint_stack(1)))
     result = run("deploy", "fastscale.yaml", "--auto-approve", "--json", "--no-wait")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
@@ -107,19 +107,19 @@ def describe(status: str, config: str, *, reason: str | None = None, pending: st
 
 
 @pytest.fixture
-def rollout_aws(monkeypatch):
+def rollout_aws(runtime, monkeypatch):
     sagemaker, sm = stubbed("sagemaker")
     cloudwatch, cw = stubbed("cloudwatch")
-    monkeypatch.setattr(stack_module, "rollout_clients", lambda config: {"sagemaker": sagemaker, "cloudwatch": cloudwatch})
+    runtime.use(rollout_clients=lambda config: {"sagemaker": sagemaker, "cloudwatch": cloudwatch})
     yield sm, cw
     sm.assert_no_pending_responses()
     cw.assert_no_pending_responses()
 
 
-def test_a_rolled_back_deploy_exits_1_naming_the_alarm_that_fired(project, aws, monkeypatch, sagemaker_plan, rollout_aws):
+def test_a_rolled_back_deploy_exits_1_naming_the_alarm_that_fired(runtime, project, aws, monkeypatch, sagemaker_plan, rollout_aws):
     sm, cw = rollout_aws
     deploy_single_model(aws)
-    live(project, monkeypatch, rolling_endpoint_stack)
+    live(project, runtime, rolling_endpoint_stack)
     # While Terraform applies: the new fleet is baking. After: back on the old configuration.
     sm.add_response("describe_endpoint", describe("Updating", "demo-chat-1", pending="demo-chat-2"), {"EndpointName": "demo-chat"})
     sm.add_response("describe_endpoint", describe("InService", "demo-chat-1", reason="Deployment was rolled back."),
@@ -133,7 +133,7 @@ def test_a_rolled_back_deploy_exits_1_naming_the_alarm_that_fired(project, aws, 
         "HistoryData": json.dumps({"newState": {"stateValue": "ALARM"}})}]},
         {"AlarmName": ENDPOINT_ALARMS[1], "HistoryItemType": "StateUpdate", "StartDate": ANY})
     verified = []
-    monkeypatch.setattr(stack_module, "verify_live", lambda config, **kw: verified.append(kw))
+    runtime.use(verify_live=lambda config, **kw: verified.append(kw))
 
     result = run("deploy", "fastscale.yaml", "--auto-approve", "--json")
     assert result.exit_code == 1, result.output
@@ -150,10 +150,10 @@ def test_a_rolled_back_deploy_exits_1_naming_the_alarm_that_fired(project, aws, 
     assert endpoint["class"] == "blue_green" and endpoint["strategy"]["traffic"] == "CANARY"
 
 
-def test_a_finished_rollout_is_shown_then_the_live_state_verified(project, aws, monkeypatch, sagemaker_plan, rollout_aws):
+def test_a_finished_rollout_is_shown_then_the_live_state_verified(runtime, project, aws, monkeypatch, sagemaker_plan, rollout_aws):
     sm, _ = rollout_aws
     deploy_single_model(aws)
-    live(project, monkeypatch, rolling_endpoint_stack)
+    live(project, runtime, rolling_endpoint_stack)
     sm.add_response("describe_endpoint", describe("Updating", "demo-chat-1", pending="demo-chat-2"), {"EndpointName": "demo-chat"})
     sm.add_response("describe_endpoint", describe("InService", "demo-chat-2"), {"EndpointName": "demo-chat"})
 
@@ -186,15 +186,14 @@ def test_the_change_summary_prints_each_rollout_s_notes(capsys):
     assert "auto scaling paused: deregistered before, registered after" in out
 
 
-def test_deploy_refuses_a_replacement_under_the_name_the_live_one_holds(project, aws, monkeypatch):
+def test_deploy_refuses_a_replacement_under_the_name_the_live_one_holds(runtime, project, aws, monkeypatch):
     # AWS refuses a second model of the same name: applying would stop half-way, after the plan was accepted.
     from tests.rollout_support import drifted_model_stack
 
-    real = stack_module.plan_document
-    monkeypatch.setattr(stack_module, "plan_document",
-                        lambda runner, plan_file: as_sagemaker(real(runner, plan_file), {"model": "aws_sagemaker_model"}))
+    real = runtime.runtime.plan_document
+    runtime.use(plan_document=lambda runner, plan_file: as_sagemaker(real(runner, plan_file), {"model": "aws_sagemaker_model"}))
     deploy_single_model(aws)
-    live(project, monkeypatch, drifted_model_stack)
+    live(project, runtime, drifted_model_stack)
 
     plan = run("plan", "fastscale.yaml")
     assert plan.exit_code == 0, plan.output

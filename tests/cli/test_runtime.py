@@ -1,0 +1,53 @@
+"""The one runtime a stack command reaches outside the process through: how a command finds it, and its parts."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from fastscale.cli import runtime as runtime_module
+from fastscale.cli.runtime import Runtime
+from tests.aws.factories import single_model_config
+
+
+@click.command()
+def which() -> None:
+    click.echo("handed in" if runtime_module.current().is_interactive() == "marker" else "default")
+
+
+def test_a_command_gets_the_runtime_handed_in_as_the_context_object_else_the_real_one():
+    handed = Runtime.default().replace(is_interactive=lambda: "marker")
+    assert CliRunner().invoke(which, [], obj=handed).output == "handed in\n"
+    assert CliRunner().invoke(which, []).output == "default\n"
+    assert runtime_module.current() == Runtime.default()  # outside any command too
+
+
+def test_the_runtime_is_frozen_and_replace_refuses_a_part_it_does_not_have():
+    rt = Runtime.default()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        rt.synthesize = print  # type: ignore[misc]
+    with pytest.raises(TypeError):
+        rt.replace(sleep=lambda s: None)
+    swapped = rt.replace(now=lambda: "then")
+    assert swapped.now() == "then" and rt.now() != "then"
+
+
+def test_rollouts_are_followed_with_the_aws_clients_unless_their_own_are_given():
+    config = single_model_config()
+    rt = Runtime.default().replace(aws_clients=lambda c: {"from": "aws_clients"})
+    assert rt.clients_for_rollouts(config) == {"from": "aws_clients"}
+    assert rt.replace(rollout_clients=lambda c: {"from": "rollout"}).clients_for_rollouts(config) == {"from": "rollout"}
+
+
+def test_building_the_real_runtime_loads_neither_boto3_nor_the_cdk_engine():
+    code = (
+        "import sys; from fastscale.cli.runtime import Runtime; Runtime.default(); "
+        "print(sorted(m for m in ('boto3', 'botocore', 'cdktf', 'jsii') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
