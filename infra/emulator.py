@@ -154,40 +154,36 @@ _OMITTED_WHEN_EMPTY = {
 }
 
 
-def _leave_out_empty(original: Callable[[Any], Any], fields: tuple[str, ...]) -> Callable[[Any], Any]:
-    """moto's describe call, without the `fields` it answers empty (`{}`, or every member empty)."""
+def _edited(original: Callable[[Any], Any], edit: Callable[[dict[str, Any]], dict[str, Any] | None]) -> Callable[[Any], Any]:
+    """moto's describe call, its answer changed by `edit` (the body -> a new body, or None to keep it)."""
 
     def describe(self: Any) -> Any:
         from moto.core.responses import ActionResult
 
         result = original(self)
         body = getattr(result, "result", None)
-        if not isinstance(body, dict):
-            return result
+        changed = edit(body) if isinstance(body, dict) else None
+        return result if changed is None else ActionResult(changed)
+
+    return describe
+
+
+def _leave_out_empty(fields: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
+    """The answer without the `fields` moto gives empty (`{}`, or every member empty)."""
+
+    def edit(body: dict[str, Any]) -> dict[str, Any] | None:
         empty = [f for f in fields if isinstance(body.get(f), dict) and not any(body[f].values())]
-        if not empty:
-            return result
-        return ActionResult({k: v for k, v in body.items() if k not in empty})
+        return {k: v for k, v in body.items() if k not in empty} if empty else None
 
-    return describe
+    return edit
 
 
-def _with_default_mode(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
-    """moto's DescribeModel with the primary container's ``Mode`` AWS answers when none was set."""
-
-    def describe(self: Any) -> Any:
-        from moto.core.responses import ActionResult
-
-        result = original(self)
-        body = getattr(result, "result", None)
-        if not isinstance(body, dict):
-            return result
-        container = body.get("PrimaryContainer")
-        if not isinstance(container, dict) or "Mode" in container:
-            return result
-        return ActionResult({**body, "PrimaryContainer": {"Mode": "SingleModel", **container}})
-
-    return describe
+def _with_default_mode(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The answer with the primary container's ``Mode`` AWS gives when none was set."""
+    container = body.get("PrimaryContainer")
+    if not isinstance(container, dict) or "Mode" in container:
+        return None
+    return {**body, "PrimaryContainer": {"Mode": "SingleModel", **container}}
 
 
 def _no_service_quotas(self: Any) -> str:
@@ -206,10 +202,11 @@ def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
         (ApplicationAutoScalingResponse, "untag_resource", _untag_resource),
         (ApplicationAutoScalingResponse, "list_tags_for_resource", _list_tags_for_resource),
         (SageMakerResponse, "update_endpoint", _update_endpoint),
-        (SageMakerResponse, "describe_model", _with_default_mode(
-            _leave_out_empty(SageMakerResponse.describe_model, _OMITTED_WHEN_EMPTY["describe_model"]))),
-        (SageMakerResponse, "describe_endpoint_config", _leave_out_empty(
-            SageMakerResponse.describe_endpoint_config, _OMITTED_WHEN_EMPTY["describe_endpoint_config"])),
+        (SageMakerResponse, "describe_model", _edited(_edited(
+            SageMakerResponse.describe_model, _leave_out_empty(_OMITTED_WHEN_EMPTY["describe_model"])),
+            _with_default_mode)),
+        (SageMakerResponse, "describe_endpoint_config", _edited(
+            SageMakerResponse.describe_endpoint_config, _leave_out_empty(_OMITTED_WHEN_EMPTY["describe_endpoint_config"]))),
         (ServiceQuotasResponse, "list_service_quotas", _no_service_quotas),
     ]
 

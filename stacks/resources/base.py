@@ -527,7 +527,12 @@ class StackContent:
         for element in self._elements:
             fragment.setdefault(element.SECTION, {}).setdefault(element.TYPE, {})[element.logical_id] = \
                 element.rendered()
-        imports = [{"id": render(r._import_id), "to": r.address} for r in self._resources if r._import_id is not None]
+        imports: list[dict[str, Any]] = []
+        imported: dict[str, list[str]] = {}  # the engine's metadata: the imported resources' logical ids by type
+        for r in self._resources:
+            if r._import_id is not None:
+                imports.append({"id": render(r._import_id), "to": r.address})
+                imported.setdefault(r.TYPE, []).append(r.logical_id)
         if imports:
             fragment["import"] = imports
         outputs: dict[str, Any] = {}
@@ -538,12 +543,8 @@ class StackContent:
                 node = node.setdefault(part, {})
             node[output._path[-1]] = output.logical_id
         fragment["//"] = {"outputs": outputs}
-        if imports:  # the engine's metadata: the imported resources' logical ids by type
-            listed: dict[str, list[str]] = {}
-            for r in self._resources:
-                if r._import_id is not None:
-                    listed.setdefault(r.TYPE, []).append(r.logical_id)
-            fragment["//"]["metadata"] = {"imports": listed}
+        if imported:
+            fragment["//"]["metadata"] = {"imports": imported}
         return fragment
 
 

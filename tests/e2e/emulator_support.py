@@ -36,8 +36,14 @@ def fresh_emulator() -> Iterator[str]:
     from fastscale.infra.emulator import Emulator
 
     with Emulator(port=0) as running:
-        urllib.request.urlopen(urllib.request.Request(f"{running.url}/moto-api/reset", method="POST"), timeout=30).close()
+        reset_moto(running.url)
         yield running.url
+
+
+def reset_moto(url: str) -> None:
+    """An empty account on the moto server at `url`: moto keeps its backends per process, so this clears
+    whatever an earlier test module left in them."""
+    urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=30).close()
 
 
 def project_env(root: Path) -> dict[str, str]:

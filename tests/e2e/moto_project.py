@@ -13,13 +13,13 @@ import shutil
 import socket
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 
 import boto3
 import pytest
 import yaml
 
+from tests.e2e.emulator_support import reset_moto
 from tests.e2e.moto_shims import shims
 from tests.tf_mirror import cli_config, find_aws_mirror, where_looked
 
@@ -48,8 +48,7 @@ def emulator():
         server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
         server.start()
         url = f"http://127.0.0.1:{port}"
-        # moto keeps its backends per process: start from an empty account whatever an earlier module left
-        urllib.request.urlopen(urllib.request.Request(f"{url}/moto-api/reset", method="POST"), timeout=30).close()
+        reset_moto(url)
         try:
             yield url
         finally:
