@@ -47,7 +47,7 @@ def fastscale() -> str:
 
 
 def generated(directory: Path) -> list[Path]:
-    from fastscale.infra.safe_yaml import MAX_BYTES
+    from fastscale.infra.config.safe_yaml import MAX_BYTES
 
     over = directory / "generated_over_size_limit.yaml"
     over.write_text("project: demo\n" + "#" * (MAX_BYTES * 8))

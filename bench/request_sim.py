@@ -49,7 +49,7 @@ def _children_cpu() -> float:
 
 def trace_20k() -> tuple[Any, float]:
     """The one-hour 20,000-request trace and the seconds it took to parse."""
-    from fastscale.infra.simulate.requests import read_request_trace
+    from fastscale.infra.analysis.simulate.requests import read_request_trace
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "t20k.csv"
@@ -61,9 +61,9 @@ def trace_20k() -> tuple[Any, float]:
 
 
 def single_simulation(trace: Any, parse: float) -> dict[str, float | int]:
+    from fastscale.infra.analysis.simulate import load_params, select_workloads
+    from fastscale.infra.analysis.simulate.requests import simulate_workload_requests
     from fastscale.infra.config import load_config
-    from fastscale.infra.simulate import load_params, select_workloads
-    from fastscale.infra.simulate.requests import simulate_workload_requests
 
     config = load_config(EXAMPLE)
     config = config.model_copy(deep=True)
@@ -90,9 +90,8 @@ def single_simulation(trace: Any, parse: float) -> dict[str, float | int]:
 
 
 def search(trace: Any, workers: int) -> dict[str, float | int]:
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.config import load_config
-    from fastscale.infra.recommend import build_search, evaluate_all, recommend
+    from fastscale.infra.analysis.recommend import build_search, evaluate_all, recommend
+    from fastscale.infra.config import load_config, safe_yaml
 
     text = EXAMPLE.read_text()
     w0 = time.perf_counter()
@@ -128,7 +127,7 @@ def main() -> int:
     parser.add_argument("--skip-search", action="store_true")
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
-    from fastscale.infra.simulate.requests import read_request_trace
+    from fastscale.infra.analysis.simulate.requests import read_request_trace
 
     load_before = _load()
     trace, parse = trace_20k()

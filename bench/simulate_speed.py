@@ -48,8 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    from fastscale.infra.analysis.simulate import Traffic, select_workloads, simulate, simulate_workload
     from fastscale.infra.config import load_config
-    from fastscale.infra.simulate import Traffic, select_workloads, simulate, simulate_workload
 
     rows = []
     for name, path, component in (("qwen3-8b (single model)", "qwen3-8b.yaml", None),

@@ -91,8 +91,7 @@ def best_of(fn: Callable[[], Any], repeat: int = REPEAT) -> tuple[float, float, 
 
 def load_and_validate(text: str):
     # The same steps as infra.config.load_config after reading the file, then every rule.
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.config import parse_config
+    from fastscale.infra.config import parse_config, safe_yaml
     from fastscale.infra.rules import run_rules
 
     loaded = safe_yaml.load(text)
@@ -138,8 +137,7 @@ def main() -> int:
 
     best_validate, first_validate, (config, findings) = best_of(lambda: load_and_validate(text))
     # Where the time goes: YAML parsing, the typed model, the rules.
-    from fastscale.infra import safe_yaml
-    from fastscale.infra.config import parse_config
+    from fastscale.infra.config import parse_config, safe_yaml
     from fastscale.infra.rules import run_rules
 
     best_yaml, _, data = best_of(lambda: safe_yaml.load(text).data)

@@ -12,10 +12,10 @@ import click
 
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
 from fastscale.cli.output import console, output_width, say, wrap_text
+from fastscale.infra.base.network import remote_hint, remote_reason
+from fastscale.infra.base.safe_files import SpecialFileError, read_bytes, refuse_special
 from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
-from fastscale.infra.network import remote_hint, remote_reason
 from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
-from fastscale.infra.safe_files import SpecialFileError, read_bytes, refuse_special
 
 if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
     from rich.console import Console
@@ -28,7 +28,7 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_FAILED", "EXIT_OK"]
 
 class UserPath(click.Path):
     """A path named on the command line: a FIFO, device or socket is refused at once (exit code 2), before
-    anything opens it and blocks (``infra.safe_files``)."""
+    anything opens it and blocks (``infra.base.safe_files``)."""
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
         converted = super().convert(value, param, ctx)

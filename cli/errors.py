@@ -93,7 +93,7 @@ def explain(exc: BaseException) -> tuple[str, int]:
     # Known failures of the other layers carry a message meant for users.
     for module, name in (
         ("fastscale.infra.aws.clients", "AwsError"),
-        ("fastscale.infra.terraform", "TerraformError"),
+        ("fastscale.infra.terraform.runner", "TerraformError"),
         ("fastscale.stacks.engine_choice", "EngineUnavailable"),
     ):
         if _instance_of(exc, module, name):

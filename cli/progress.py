@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # imported for type hints only: the runtime import stays lazy
     from rich.console import Console
     from rich.status import Status
 
-    from fastscale.infra.terraform import TerraformEvent
+    from fastscale.infra.terraform.runner import TerraformEvent
 
 #: Terraform message kinds shown as lines for people. Left out on purpose: diagnostics, which the command
 #: prints in full (with Terraform's detail text) once the run ended, and planned changes, which are the
@@ -120,7 +120,7 @@ class Reporter:
     # -- terraform ------------------------------------------------------------------------------------
 
     def terraform_event(self, event: TerraformEvent) -> None:
-        """``on_event`` for :class:`infra.terraform.TerraformRunner`."""
+        """``on_event`` for :class:`infra.terraform.runner.TerraformRunner`."""
         if self.as_json:
             self._emit_json({"event": "terraform", "operation": self.operation, **event.to_dict()})
             return

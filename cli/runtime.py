@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from fastscale.infra.config import FastscaleConfig
-    from fastscale.infra.terraform import TerraformRunner
+    from fastscale.infra.terraform.runner import TerraformRunner
 
 
 def _synthesize(config: FastscaleConfig, outdir: str) -> Any:

@@ -32,19 +32,19 @@ from fastscale.cli.common import (
 from fastscale.cli.errors import explain, one_line
 from fastscale.cli.progress import Reporter
 from fastscale.cli.runtime import Runtime
-from fastscale.infra import cutover
-from fastscale.infra.naming import endpoint_name
-from fastscale.infra.outputs import OutputPathError
-from fastscale.infra.plan_session import PlanChanged, StackLocked, StackLockError, lock_stack
-from fastscale.infra.rollout import TYPE_LABELS, PlanFormatError, classify_plan, rollout_inputs
+from fastscale.infra.model import cutover
+from fastscale.infra.model.naming import endpoint_name
+from fastscale.infra.model.state import StateLayoutError
 from fastscale.infra.rules import has_errors
-from fastscale.infra.state import StateLayoutError
-from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
+from fastscale.infra.terraform.outputs import OutputPathError
+from fastscale.infra.terraform.plan_session import PlanChanged, StackLocked, StackLockError, lock_stack
+from fastscale.infra.terraform.rollout import TYPE_LABELS, PlanFormatError, classify_plan, rollout_inputs
+from fastscale.infra.terraform.runner import TerraformError, TerraformRunner, find_binary
 
 if TYPE_CHECKING:
-    from fastscale.infra.plan_session import SavedPlan, StackLock
-    from fastscale.infra.rollout import ClassifiedChange, PlanClassification
-    from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
+    from fastscale.infra.terraform.plan_session import SavedPlan, StackLock
+    from fastscale.infra.terraform.rollout import ClassifiedChange, PlanClassification
+    from fastscale.infra.terraform.runner import TerraformEvent, TerraformResult, TerraformRunner
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -124,7 +124,7 @@ class StackCommand:
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
         self.event_hooks: list[Callable[[TerraformEvent], None]] = []
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
-        #: The stack's lock (infra.plan_session), held from before synthesis until the apply or destroy ended.
+        #: The stack's lock (infra.terraform.plan_session), held from before synthesis until the apply or destroy ended.
         self.lock: StackLock | None = None
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
         if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
@@ -384,7 +384,7 @@ class StackCommand:
         if not answer:
             self.fail("cancelled: nothing was changed.")
 
-    # -- the stack's lock and the saved plan (all of it in infra.plan_session) -----------------------
+    # -- the stack's lock and the saved plan (all of it in infra.terraform.plan_session) -----------------------
 
     def take_lock(self, out: str) -> None:
         """Take the stack's lock before anything is synthesized or asked of AWS: a second run on the stack
@@ -475,7 +475,7 @@ class StackCommand:
 
     def carry_live_counts(self, stack_dir: Path) -> None:
         """Before Terraform plans: each endpoint's live instance count, carried into the count a new endpoint
-        configuration starts with (``infra.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
+        configuration starts with (``infra.model.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
         import json
 
         from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
@@ -595,7 +595,7 @@ def plan_confirm_apply(
     (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
     left behind.
 
-    The plan file is this run's own (:mod:`infra.plan_session`: a fresh name, owner-only, removed here);
+    The plan file is this run's own (:mod:`infra.terraform.plan_session`: a fresh name, owner-only, removed here);
     its SHA-256 is recorded before it is shown and checked just before the apply (exit 1 if it changed).
     The stack's lock, taken in :meth:`StackCommand.prepare`, is released here once the apply or destroy
     has ended, whichever way.

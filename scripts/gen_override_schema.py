@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Write infra/override_schema.json: the provider schemas of the resource types an override can target.
+"""Write infra/model/override_schema.json: the provider schemas of the resource types an override can target.
 
 `overrides:` are checked against the provider schemas at `validate`, where users have no Terraform and no
-providers: the package ships the schemas of just the targetable types (infra.overrides.TARGETABLE), cut
+providers: the package ships the schemas of just the targetable types (infra.model.overrides.TARGETABLE), cut
 from the contract tests' extract (tests/contract/provider_schemas.json, written by
 scripts/extract_provider_schemas.py). tests/test_override_schema.py fails when the two differ.
 
@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from fastscale.infra.overrides import SCHEMA_FILE, TARGETABLE  # noqa: E402
+from fastscale.infra.model.overrides import SCHEMA_FILE, TARGETABLE  # noqa: E402
 from scripts.generated_file import write_or_check  # noqa: E402
 
 SOURCE = ROOT / "tests" / "contract" / "provider_schemas.json"

@@ -20,7 +20,7 @@ cd "$WORK"
 # refuses such a plan without --allow-downtime). MUTANTS="glob ..." picks others (mutmut's mutant-name globs).
 set -f  # the globs are for mutmut, not the shell
 # shellcheck disable=SC2206
-MUTANTS=(${MUTANTS:-fastscale.infra.aws.sweep.* fastscale.infra.aws.cleanup.* fastscale.infra.plan_session.* fastscale.infra.rollout.x_parse_plan__* fastscale.infra.rollout.x_classify_change__* fastscale.infra.rollout.x_classify_plan__* fastscale.infra.rollout.x__replacement_reason__* fastscale.infra.rollout.xǁPlanClassificationǁdowntime__*})
+MUTANTS=(${MUTANTS:-fastscale.infra.aws.sweep.* fastscale.infra.aws.cleanup.* fastscale.infra.terraform.plan_session.* fastscale.infra.terraform.rollout.x_parse_plan__* fastscale.infra.terraform.rollout.x_classify_change__* fastscale.infra.terraform.rollout.x_classify_plan__* fastscale.infra.terraform.rollout.x__replacement_reason__* fastscale.infra.terraform.rollout.xǁPlanClassificationǁdowntime__*})
 "$BIN/mutmut" run --max-children "${MUTATION_JOBS:-2}" "${MUTANTS[@]}" || true
 "$BIN/mutmut" results --all true > results.txt
 "$BIN/python" - "${MUTANTS[@]}" <<'PY'

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Regenerate infra/catalog/sagemaker_instance_types.json from the installed botocore.
+"""Regenerate infra/base/catalog/sagemaker_instance_types.json from the installed botocore.
 
 The list is every value of the SageMaker ``ProductionVariantInstanceType`` enum, sorted. fastscale commits it so
 that validating an instance type never loads botocore's SageMaker service model (several megabytes of JSON).
@@ -23,7 +23,7 @@ from pathlib import Path
 import botocore
 import botocore.session
 
-CATALOG_DIR = Path(__file__).resolve().parents[1] / "infra" / "catalog"
+CATALOG_DIR = Path(__file__).resolve().parents[1] / "infra" / "base" / "catalog"
 DEFAULT_OUTPUT = CATALOG_DIR / "sagemaker_instance_types.json"
 ACCELERATORS = CATALOG_DIR / "accelerators.json"
 SHAPE = "ProductionVariantInstanceType"

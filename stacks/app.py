@@ -15,10 +15,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.naming import stack_name
-from fastscale.infra.outputs import STACK_FILE, check_output_dir, refuse_symlinks, synth_writes, write_text_nofollow
-from fastscale.infra.stack_snapshot import snapshot_json
-from fastscale.infra.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
+from fastscale.infra.model.naming import stack_name
+from fastscale.infra.model.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
+from fastscale.infra.project.stack_snapshot import snapshot_json
+from fastscale.infra.terraform.outputs import (
+    STACK_FILE,
+    check_output_dir,
+    refuse_symlinks,
+    synth_writes,
+    write_text_nofollow,
+)
 from fastscale.stacks.engine_choice import select_engine
 from fastscale.stacks.resources.base import StackContent, render_document, stable_json
 from fastscale.stacks.stack import EndpointContent
@@ -52,7 +58,7 @@ def build_app(
     """The cdktf app holding the stack, not yet synthesized (`main.py` hands it to the cdktf CLI).
 
     `project_root` anchors the default local state (default: the current directory); raises
-    `infra.state.StateLayoutError` when the state would be lost or orphaned."""
+    `infra.model.state.StateLayoutError` when the state would be lost or orphaned."""
     from fastscale.stacks.engine import App  # lazy: cdktf/jsii and node, only for the engine's path
     from fastscale.stacks.engine_stack import EndpointStack  # lazy: cdktf/jsii and node, only for the engine's path
 
@@ -93,10 +99,10 @@ def synthesize(
     """Synthesize `config` into `outdir`; the config must already have passed validation.
 
     The stack file is written owner-only (0600): it holds the containers' environment values. An existing
-    local state file is made owner-only too. Raises `infra.state.StateLayoutError` (nothing written) when
+    local state file is made owner-only too. Raises `infra.model.state.StateLayoutError` (nothing written) when
     the local state would lie inside `outdir` or an old-path state file would be orphaned.
 
-    Also refused before anything is written (:class:`infra.outputs.OutputPathError`): an output directory
+    Also refused before anything is written (:class:`infra.terraform.outputs.OutputPathError`): an output directory
     inside ``.git``, one that cannot be created or written, and any file or directory synthesis would
     write that is a symbolic link.
 

@@ -3,7 +3,7 @@ reservation, the scale-in policy of managed instance scaling, and where componen
 
 Pure functions of the config (plus the names of the models each pool runs), kept apart from
 `stacks.endpoint` so the endpoint construct only asks for them. Which pools exist and what runs on each
-is decided by `infra.capacity`, the same code the rules, verification and estimates use.
+is decided by `infra.model.capacity`, the same code the rules, verification and estimates use.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fastscale.infra import capacity
 from fastscale.infra.config import EndpointSpec
+from fastscale.infra.model import capacity
 from fastscale.stacks.resources import awscc
 
 

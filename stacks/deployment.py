@@ -1,6 +1,6 @@
 """The `deployment_config` of every single-model endpoint and inference component.
 
-`infra.deployment` resolves what each update does (strategy, batch, bake time, rollback alarms); this
+`infra.model.deployment` resolves what each update does (strategy, batch, bake time, rollback alarms); this
 turns it into the providers' attributes: `aws_sagemaker_endpoint.deployment_config` (blue/green or rolling)
 and `awscc_sagemaker_inference_component.deployment_config` (rolling). Rollback alarm names are
 references to the stack's alarm resources, so Terraform creates an alarm before what it watches.
@@ -12,7 +12,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from fastscale.infra.config import ComponentRolling, CopyStep, EndpointRolling, InstanceStep
-from fastscale.infra.deployment import Rollout
+from fastscale.infra.model.deployment import Rollout
 from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Resource
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm

@@ -12,7 +12,7 @@ Updates. SageMaker models and endpoint configurations are immutable. The configu
 on every change (`name_prefix`) and `create_before_destroy`, so the endpoint switches to the new one
 before the old one is deleted (the endpoint only sees a change when the configuration's name changes).
 Terraform extends `create_before_destroy` to what the configuration depends on, the models included,
-which is why model names carry a content digest (`infra.naming.model_name`): a replacing model never
+which is why model names carry a content digest (`infra.model.naming.model_name`): a replacing model never
 collides with the one it replaces. Components run a model (`specification.model_name`) rather than an
 inline container because an inline container takes its model data only as one `.tar.gz`
 (`ArtifactUrl`), while uncompressed S3 prefixes load fastest, and because hashicorp/aws 6.25 cannot put a
@@ -21,7 +21,7 @@ VPC on an endpoint configuration, whereas a model carries its own `vpc_config`.
 Cut-over count. An update switches the endpoint to the new configuration, and SageMaker starts the new
 fleet at that configuration's `InitialInstanceCount` (UpdateEndpoint's `RetainAllVariantProperties`
 defaults to false, and hashicorp/aws cannot send it). So the count is a Terraform variable
-(`infra.cutover`), by default `instances.initial`; `plan` and `deploy` set it to the live count when that
+(`infra.model.cutover`), by default `instances.initial`; `plan` and `deploy` set it to the live count when that
 is higher (capped by `instances.max`). `ignore_changes` on it keeps a count change alone from replacing
 the configuration (which would start an update for nothing); a configuration replaced for another
 reason is created with the count of that moment.
@@ -48,11 +48,12 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 
-from fastscale.infra import aws_facts, capacity, cutover
-from fastscale.infra import overrides as override_targets
+from fastscale.infra.base import aws_facts
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec, Overrides
-from fastscale.infra.naming import EndpointNames, model_name, tags
-from fastscale.infra.secrets import container_environment
+from fastscale.infra.config.secrets import container_environment
+from fastscale.infra.model import capacity, cutover
+from fastscale.infra.model import overrides as override_targets
+from fastscale.infra.model.naming import EndpointNames, model_name, tags
 from fastscale.stacks import capacity as capacity_attrs
 from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, Scope, to_terraform
@@ -102,7 +103,7 @@ class SageMakerEndpoint(Group):
     `stacks.monitoring`), which build on `endpoint` and `components`.
 
     Attributes: `endpoint`, `endpoint_config`, `models` (by model name), `components` (by component name,
-    as `infra.naming.ComponentNames.name`), `role` (None when the config brings its own) and `role_arn`;
+    as `infra.model.naming.ComponentNames.name`), `role` (None when the config brings its own) and `role_arn`;
     `refs` holds the reference tokens already made (each new one is a round trip to the jsii runtime).
     """
 
@@ -186,7 +187,7 @@ class SageMakerEndpoint(Group):
     # ----------------------------------------------------------------------------------------- overrides
 
     def _apply_overrides(self) -> None:
-        """The config's `overrides:` (infra.overrides) onto the resources of their entry, after everything
+        """The config's `overrides:` (infra.model.overrides) onto the resources of their entry, after everything
         fastscale writes: the endpoint's on its configuration, endpoint and model(s), each component's on
         the component and its model(s). Validation has checked the types and paths (FS101-FS103)."""
         ep = self.spec
@@ -276,7 +277,7 @@ class SageMakerEndpoint(Group):
 
     @property
     def cutover_count(self) -> Ref:
-        """The variant's initial count: the stack's cut-over variable (`infra.cutover`), a reference."""
+        """The variant's initial count: the stack's cut-over variable (`infra.model.cutover`), a reference."""
         return Ref(f"${{var.{cutover.variable_name(self.spec)}}}")
 
     def _endpoint_config(self, single: dict, *, literal_model: str | None) -> EndpointConfigResource:
@@ -439,7 +440,7 @@ class SageMakerEndpoint(Group):
         """The model reference a component runs on ``pool``: its own, or one more model when the pool
         overrides the image, model data or environment."""
         on_pool = capacity.component_on(pool, spec)
-        name = model_name(base, self.spec, on_pool, self.names.execution_role)  # as infra.naming names the component's own model
+        name = model_name(base, self.spec, on_pool, self.names.execution_role)  # as infra.model.naming names the component's own model
         if name != model.props.name and name not in self.models:
             self._model(f"{spec.name}-model-pool-{index - 1}", name, on_pool, owner=spec.name)
         return self.refs[f"model:{name}"]

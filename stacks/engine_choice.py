@@ -19,7 +19,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from fastscale.infra.process import run_bounded
+from fastscale.infra.base.process import run_bounded
 
 ENV_VAR = "FASTSCALE_ENGINE"
 

@@ -106,7 +106,7 @@ class EndpointStack(ResourceStack):
 
     def __init__(self, scope: Construct, config: FastscaleConfig, *, state_path: str | None = None) -> None:
         """`state_path`: the local backend's path relative to the stack directory (required with the local
-        backend; `stacks.app.build_app` computes it with `infra.state.local_state_placement`)."""
+        backend; `stacks.app.build_app` computes it with `infra.model.state.local_state_placement`)."""
         content = EndpointContent(config, state_path=state_path)
         super().__init__(scope, content)
         self.config = config

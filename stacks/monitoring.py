@@ -6,7 +6,7 @@ Which metrics and dimensions SageMaker AI publishes ("SageMaker AI metrics in Am
   `EndpointName, VariantName` for a single-model endpoint and `InferenceComponentName` for inference
   components; the per-component dimension is the one documented for component endpoints, so their latency
   and error alarms are metric math over every component of the endpoint (one alarm per endpoint, as named
-  by `infra.naming`). A metric math alarm can reference at most 10 metrics.
+  by `infra.model.naming`). A metric math alarm can reference at most 10 metrics.
 * Instance utilization (namespace /aws/sagemaker/Endpoints, dims EndpointName, VariantName):
   `GPUMemoryUtilization` is summed over the GPUs of an instance (0-100 x GPUs), so the threshold is scaled
   by the GPU count; endpoints hosting inference components also get `GPUMemoryUtilizationNormalized`
@@ -23,8 +23,8 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from fastscale.infra import catalog
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base import catalog
+from fastscale.infra.base.aws_facts import (
     ERRORS_5XX_METRIC,
     GPU_MEMORY_METRIC,
     GPU_MEMORY_NORMALIZED_METRIC,
@@ -37,8 +37,8 @@ from fastscale.infra.aws_facts import (
     NS_INVOCATIONS,
 )
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
-from fastscale.infra.deployment import STUCK_AT_ZERO_PERIOD_S
-from fastscale.infra.naming import (
+from fastscale.infra.model.deployment import STUCK_AT_ZERO_PERIOD_S
+from fastscale.infra.model.naming import (
     ComponentNames,
     EndpointNames,
     all_endpoint_names,
@@ -67,7 +67,7 @@ STANDARD_WIDGET_PERIOD_S = 60
 class EndpointAlarms(Group):
     """Model latency, 5xx errors and GPU memory alarms of one endpoint, plus a stuck-at-zero alarm per
     component that can scale to zero, and the 5xx and latency alarms of each component whose updates roll
-    back on them (`infra.deployment`). With `alarms.enabled` false only the alarms automatic rollback
+    back on them (`infra.model.deployment`). With `alarms.enabled` false only the alarms automatic rollback
     watches are created, and they notify no one.
 
     Notifications go to `alarms.sns_topic_arn` on ALARM and on return to OK, when it is set.

@@ -6,7 +6,7 @@
   initializes where only the aws provider can be installed (an internal mirror, an emulator test).
 
 The constraints come from the config (`providers`), checked by rule FS071 against the oldest release each
-synthesized attribute needs (infra/provider_versions.py).
+synthesized attribute needs (infra/base/provider_versions.py).
 
 With `endpoint_url` (an AWS emulator), the aws provider's endpoints for every service the stack uses point
 there, and the checks that need real AWS (credential validation, account id lookup, instance metadata) are

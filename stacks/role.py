@@ -31,13 +31,13 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from fastscale.infra import capacity
-from fastscale.infra.artifacts import parse_image, parse_s3_uri
-from fastscale.infra.aws_facts import NS_INVOCATIONS
+from fastscale.infra.base.artifacts import parse_image, parse_s3_uri
+from fastscale.infra.base.aws_facts import NS_INVOCATIONS
+from fastscale.infra.base.regions import partition_of
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
-from fastscale.infra.naming import EndpointNames, tags
-from fastscale.infra.regions import partition_of
-from fastscale.infra.secrets import policy_resource
+from fastscale.infra.config.secrets import policy_resource
+from fastscale.infra.model import capacity
+from fastscale.infra.model.naming import EndpointNames, tags
 from fastscale.stacks.resources.base import Group, Ref, Scope, json_text, resource_stack, tf_format
 from fastscale.stacks.resources.iam import (
     CALLER_IDENTITY_ID,

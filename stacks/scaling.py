@@ -23,8 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from fastscale.infra import capacity as capacity_facts
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     COMPONENT_COPIES,
     NO_CAPACITY_METRIC,
     NS_INVOCATIONS,
@@ -35,8 +34,9 @@ from fastscale.infra.aws_facts import (
     VARIANT_INSTANCES,
 )
 from fastscale.infra.config import Adopted, Autoscaling, FastscaleConfig
-from fastscale.infra.detection import WorkloadKind, scaling_metric
-from fastscale.infra.naming import (
+from fastscale.infra.model import capacity as capacity_facts
+from fastscale.infra.model.detection import WorkloadKind, scaling_metric
+from fastscale.infra.model.naming import (
     ComponentNames,
     EndpointNames,
     scalable_target_import_id,

@@ -4,15 +4,15 @@
 Per endpoint: `SageMakerEndpoint` (role, models, configuration, endpoint, components), then its auto
 scaling (`EndpointScaling`) and alarms (`EndpointAlarms`); then every endpoint's and component's update
 settings (`stacks.deployment`, which references the alarms); once per stack: the dashboard, the
-providers, the state backend, the cut-over count variables (`infra.cutover`) and the outputs.
+providers, the state backend, the cut-over count variables (`infra.model.cutover`) and the outputs.
 """
 
 from __future__ import annotations
 
-from fastscale.infra import cutover
 from fastscale.infra.config import FastscaleConfig, S3State
-from fastscale.infra.deployment import rollouts
-from fastscale.infra.naming import all_endpoint_names, stack_name
+from fastscale.infra.model import cutover
+from fastscale.infra.model.deployment import rollouts
+from fastscale.infra.model.naming import all_endpoint_names, stack_name
 from fastscale.stacks.deployment import attach
 from fastscale.stacks.endpoint import SageMakerEndpoint
 from fastscale.stacks.monitoring import EndpointAlarms, StackDashboard
@@ -27,12 +27,12 @@ class EndpointContent(StackContent):
 
     def __init__(self, config: FastscaleConfig, *, state_path: str | None = None) -> None:
         """`state_path`: the local backend's path relative to the stack directory (required with the local
-        backend; `stacks.app.build_app` computes it with `infra.state.local_state_placement`)."""
+        backend; `stacks.app.build_app` computes it with `infra.model.state.local_state_placement`)."""
         super().__init__(stack_name(config))
         self.config = config
         add_providers(self, config)
         self._backend(config, state_path)
-        # Each endpoint configuration's initial count (infra.cutover), as one stack-level override.
+        # Each endpoint configuration's initial count (infra.model.cutover), as one stack-level override.
         self.add_override("variable", cutover.variables(config))
 
         self.endpoints: dict[str, SageMakerEndpoint] = {}
@@ -77,7 +77,7 @@ class EndpointContent(StackContent):
                     self.add_override(f"terraform.backend.s3.{key}", engine_verbatim(value, "state.endpoint_url"))
         else:
             if state_path is None:
-                raise ValueError("the local backend needs state_path (see infra.state.local_state_placement)")
+                raise ValueError("the local backend needs state_path (see infra.model.state.local_state_placement)")
             self.backend = ("local", {"path": engine_verbatim(state_path, "state.path")})
 
     def _add_outputs(self) -> None:

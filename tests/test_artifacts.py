@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra.artifacts import parse_image, parse_s3_uri
+from fastscale.infra.base.artifacts import parse_image, parse_s3_uri
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""AWS facts are spelled once, in fastscale.infra.aws_facts: stacks, rules and verification import them."""
+"""AWS facts are spelled once, in fastscale.infra.base.aws_facts: stacks, rules and verification import them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from fastscale.infra import aws_facts
+from fastscale.infra.base import aws_facts
 from tests.conftest import ROOT
 
 FACTS = {
@@ -36,7 +36,7 @@ def _string_constants(path):
 
 @pytest.mark.parametrize("folder", ["infra", "stacks", "cli"])
 def test_no_aws_fact_is_spelled_outside_its_home(folder):
-    home = ROOT / "infra" / "aws_facts.py"
+    home = ROOT / "infra" / "base" / "aws_facts.py"
     respelled = [
         f"{path.relative_to(ROOT)}:{line}: {value}"
         for path in sorted((ROOT / folder).rglob("*.py"))
@@ -48,7 +48,7 @@ def test_no_aws_fact_is_spelled_outside_its_home(folder):
 
 
 def test_the_facts_cost_no_import():
-    code = "import sys, fastscale.infra.aws_facts; assert not {'boto3', 'botocore', 'cdktf', 'jsii'} & set(sys.modules)"
+    code = "import sys, fastscale.infra.base.aws_facts; assert not {'boto3', 'botocore', 'cdktf', 'jsii'} & set(sys.modules)"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

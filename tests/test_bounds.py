@@ -9,9 +9,8 @@ from __future__ import annotations
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
-from fastscale.infra import safe_yaml
-from fastscale.infra.config import MAX_PROBLEMS_REPORTED, ConfigError, load_config, parse_config
-from fastscale.infra.limits import INT32_MAX, INT32_MIN, ApiInt
+from fastscale.infra.base.limits import INT32_MAX, INT32_MIN, ApiInt
+from fastscale.infra.config import MAX_PROBLEMS_REPORTED, ConfigError, load_config, parse_config, safe_yaml
 
 
 def problems(text: str) -> list[safe_yaml.YamlProblem]:

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from fastscale.infra import capacity
 from fastscale.infra.aws.clients import AwsClients
 from fastscale.infra.aws.inventory import Scan
 from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.naming import endpoint_names
+from fastscale.infra.model import capacity
+from fastscale.infra.model.naming import endpoint_names
 from tests.conftest import ROOT
 from tests.rules.conftest import components_config, single_model_config
 

@@ -18,10 +18,10 @@ from pathlib import Path
 import botocore.session
 import pytest
 
-import fastscale.infra.catalog as catalog
+import fastscale.infra.base.catalog as catalog
 
 ROOT = Path(__file__).resolve().parents[1]
-CATALOG_DIR = ROOT / "infra" / "catalog"
+CATALOG_DIR = ROOT / "infra" / "base" / "catalog"
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +101,7 @@ def test_update_script_writes_the_committed_file(tmp_path):
 def test_lookups_do_not_load_botocore():
     # The reason the enum is committed: validation must not pay for botocore's SageMaker model.
     code = (
-        "import sys, infra.catalog as c\n"
+        "import sys, infra.base.catalog as c\n"
         "assert c.is_known_instance_type('ml.m5.xlarge') and c.get('ml.g6.2xlarge')\n"
         "print('botocore' in sys.modules)\n"
     )

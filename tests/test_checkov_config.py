@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from fastscale.infra.scaffold import ProjectOptions, render_project
+from fastscale.infra.project.scaffold import ProjectOptions, render_project
 from tests.conftest import ROOT
 
 CONFIG = ROOT / "templates" / "project" / "checkov.yaml"

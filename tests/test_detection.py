@@ -9,7 +9,7 @@ from rich.console import Console
 
 from fastscale.cli.commands.synth import detection_table
 from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.detection import (
+from fastscale.infra.model.detection import (
     HIGH_RESOLUTION_PERIOD_S,
     SCALE_OUT_DATAPOINTS,
     STANDARD_PERIOD_S,

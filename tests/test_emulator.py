@@ -10,9 +10,9 @@ import pytest
 from botocore.config import Config
 from botocore.exceptions import ClientError
 
-from fastscale.infra import emulator as emu
 from fastscale.infra.aws.preflight import check_quotas
-from fastscale.infra.emulator import Emulator, environment
+from fastscale.infra.project import emulator as emu
+from fastscale.infra.project.emulator import Emulator, environment
 from fastscale.infra.rules import Severity
 from tests.aws.factories import single_model_config
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import pytest
 
+from fastscale.infra.analysis.estimate import estimate_config
 from fastscale.infra.config import parse_config
-from fastscale.infra.estimate import estimate_config
 
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 

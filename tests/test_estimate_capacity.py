@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from fastscale.cli.main import cli
-from fastscale.infra import catalog
+from fastscale.infra.analysis.estimate import cost_config, estimate_config, load_params
+from fastscale.infra.analysis.estimate.timeline import load_seconds
+from fastscale.infra.base import catalog
 from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.estimate import cost_config, estimate_config, load_params
-from fastscale.infra.estimate.timeline import load_seconds
 from tests.conftest import ROOT
 from tests.rules.conftest import components_config, single_model_config
 
@@ -48,7 +48,7 @@ def test_no_fallback_scenario_without_pools_and_a_warning_past_the_provision_tim
     assert est.scenario("capacity_fallback") is None
     data = single_model_config()
     data["endpoints"][0]["capacity"] = {"fallback": [{"instance_type": "ml.g5.2xlarge"}], "provision_timeout": 300}
-    raw = json.loads((ROOT / "infra" / "estimate_params.json").read_text())
+    raw = json.loads((ROOT / "infra" / "analysis" / "estimate_params.json").read_text())
     raw["capacity_fallback"]["insufficient_capacity_seconds"]["value"] = 250  # + 105 s provisioning > 300 s
     path = tmp_path / "params.json"
     path.write_text(json.dumps(raw))

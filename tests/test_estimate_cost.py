@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra import catalog
+from fastscale.infra.analysis.estimate import cost_config, cost_what_if, load_params
+from fastscale.infra.base import catalog
 from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.estimate import cost_config, cost_what_if, load_params
 from tests.conftest import ROOT
 
 MONTH = load_params().cost.hours_per_month.value

@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from fastscale.infra import catalog
-from fastscale.infra.config import parse_config
-from fastscale.infra.estimate import estimate_config, load_params, scenarios, what_if
-from fastscale.infra.estimate.timeline import (
+from fastscale.infra.analysis.estimate import estimate_config, load_params, scenarios, what_if
+from fastscale.infra.analysis.estimate.timeline import (
     WorkloadInputs,
     bandwidth_gb_per_s,
     shared_transfers,
 )
+from fastscale.infra.base import catalog
+from fastscale.infra.config import parse_config
 from tests.conftest import ROOT
 from tests.params_support import parameter_leaves
 
@@ -250,7 +250,7 @@ def test_what_if_matches_an_equivalent_config():
 
 
 def test_what_if_rejects_impossible_inputs():
-    from fastscale.infra.estimate import EstimateInputError
+    from fastscale.infra.analysis.estimate import EstimateInputError
 
     with pytest.raises(EstimateInputError, match="did you mean"):
         what_if("ml.g6.2xlarg", 8)
@@ -276,7 +276,7 @@ def test_every_parameter_has_a_unit_and_a_known_source():
 
 
 def test_parameters_agree_with_the_detection_module():
-    from fastscale.infra import detection
+    from fastscale.infra.model import detection
 
     d = PARAMS.detection
     assert d.high_resolution.period_seconds.value == detection.HIGH_RESOLUTION_PERIOD_S
@@ -290,7 +290,7 @@ def test_model_code_holds_no_magic_numbers():
     # 8 (bits per byte). Every other number must come from the parameters file.
     allowed = {0, 1, 2, 8}
     for name in ("timeline.py", "cost.py", "fallback.py"):
-        tree = ast.parse((ROOT / "infra" / "estimate" / name).read_text())
+        tree = ast.parse((ROOT / "infra" / "analysis" / "estimate" / name).read_text())
         numbers = {
             n.value
             for n in ast.walk(tree)
@@ -300,7 +300,7 @@ def test_model_code_holds_no_magic_numbers():
 
 
 def test_malformed_parameters_are_rejected(tmp_path):
-    from fastscale.infra.estimate import ParamsError
+    from fastscale.infra.analysis.estimate import ParamsError
 
     raw = copy.deepcopy(PARAMS.model_dump())
     raw["network"]["link_efficiency"]["value"] = 1.5
@@ -329,7 +329,7 @@ def test_parameters_change_the_estimate(tmp_path):
     slower = {s.name: s.total_seconds for s in scenarios(inputs("ml.g6.2xlarge"), other)}
     assert slower["instance_image_cache"] == pytest.approx(base["instance_image_cache"] + 100)
     assert slower["copy_data_cache"] == base["copy_data_cache"]
-    assert Path(ROOT / "infra" / "estimate_params.json").is_file()
+    assert Path(ROOT / "infra" / "analysis" / "estimate_params.json").is_file()
 
 
 def test_packaged_parameters_load_from_any_working_directory(tmp_path):
@@ -337,7 +337,7 @@ def test_packaged_parameters_load_from_any_working_directory(tmp_path):
     # being the current directory (an installed fastscale runs from anywhere).
     import subprocess
 
-    code = "from fastscale.infra.estimate.params import _packaged; print(_packaged().cost.hours_per_month.value)"
+    code = "from fastscale.infra.analysis.estimate.params import _packaged; print(_packaged().cost.hours_per_month.value)"
     out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "730.0"

@@ -44,7 +44,7 @@ def test_check_mode_detects_a_stale_table(tmp_path, monkeypatch):
 def test_the_extraction_rate_is_the_published_runs_fit():
     """image.extraction_gb_per_second and its P90 are what the four uncached runs imply (geometric mean, slowest),
     so the parameter cannot drift away from the derivation the table prints."""
-    from fastscale.infra.estimate import load_params
+    from fastscale.infra.analysis.estimate import load_params
 
     rows, mean_rate, slowest = load_script().pull_fit()
     rate = load_params().image.extraction_gb_per_second

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from fastscale.infra.scaffold import installed_requirement
+from fastscale.infra.project.scaffold import installed_requirement
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.venv

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra import catalog
 from fastscale.infra.aws.explain import targets_of
+from fastscale.infra.base import catalog
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.instance_fit import (
+from fastscale.infra.model.instance_fit import (
     CUDA,
     NEURON,
     NEURONX,

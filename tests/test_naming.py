@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from fastscale.infra import naming
 from fastscale.infra.config import load_config
+from fastscale.infra.model import naming
 from tests.conftest import ROOT
 
 

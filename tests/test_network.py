@@ -2,8 +2,8 @@
 
 import pytest
 
+from fastscale.infra.base.network import HostKind, classify_host
 from fastscale.infra.config import ConfigError, parse_config
-from fastscale.infra.network import HostKind, classify_host
 
 
 @pytest.mark.parametrize("host,kind", [

@@ -7,7 +7,7 @@ import json
 import subprocess
 import sys
 
-from fastscale.infra import overrides
+from fastscale.infra.model import overrides
 from tests.conftest import ROOT
 
 

@@ -1,4 +1,4 @@
-"""infra.plan_session: the per-stack lock (real flock, real processes) and the per-run saved plan."""
+"""infra.terraform.plan_session: the per-stack lock (real flock, real processes) and the per-run saved plan."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import textwrap
 
 import pytest
 
-from fastscale.infra.outputs import OutputPathError
-from fastscale.infra.plan_session import (
+from fastscale.infra.terraform.outputs import OutputPathError
+from fastscale.infra.terraform.plan_session import (
     LEGACY_PLAN_FILE,
     LOCK_FILE,
     LockHolder,
@@ -27,7 +27,7 @@ from tests.aws.factories import single_model_config
 
 HOLDER = textwrap.dedent("""
     import sys, time
-    from fastscale.infra.plan_session import StackLock
+    from fastscale.infra.terraform.plan_session import StackLock
     lock = StackLock.acquire(sys.argv[1], sys.argv[2])
     lock.new_plan()  # a plan file this run leaves behind if it dies
     print("locked", flush=True)

@@ -11,8 +11,8 @@ import yaml
 from click.testing import CliRunner
 
 from fastscale.cli.main import cli
+from fastscale.infra.base.provider_versions import Constraint, ConstraintError, parse_version
 from fastscale.infra.config import ConfigError, parse_config
-from fastscale.infra.provider_versions import Constraint, ConstraintError, parse_version
 
 
 @pytest.mark.parametrize(

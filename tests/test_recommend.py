@@ -1,4 +1,4 @@
-"""`infra.recommend`: the Pareto front, the choice under an SLO, determinism, and the config it writes."""
+"""`infra.analysis.recommend`: the Pareto front, the choice under an SLO, determinism, and the config it writes."""
 
 from __future__ import annotations
 
@@ -8,9 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastscale.infra import safe_yaml
-from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.recommend import (
+from fastscale.infra.analysis.recommend import (
     Candidate,
     Outcome,
     RecommendInputError,
@@ -22,9 +20,10 @@ from fastscale.infra.recommend import (
     pareto_front,
     recommend,
 )
+from fastscale.infra.analysis.simulate.requests import ServiceRates, parse_request_trace
+from fastscale.infra.config import load_config, parse_config, safe_yaml
+from fastscale.infra.config.yaml_edit import edit
 from fastscale.infra.rules import has_errors, run_rules
-from fastscale.infra.simulate.requests import ServiceRates, parse_request_trace
-from fastscale.infra.yaml_edit import edit
 from tests.conftest import ROOT
 
 ZERO = ROOT / "examples" / "scale-to-zero-short-tail.yaml"
@@ -161,7 +160,7 @@ def test_the_written_config_validates_round_trips_and_keeps_comments(outcomes):
 
 
 def test_every_candidate_config_validates(outcomes):
-    from fastscale.infra.recommend import candidate_config
+    from fastscale.infra.analysis.recommend import candidate_config
 
     search, _ = outcomes
     for c in search.candidates[::7]:

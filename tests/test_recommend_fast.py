@@ -11,9 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastscale.infra import safe_yaml
-from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.recommend import (
+from fastscale.infra.analysis.recommend import (
     apply_to_text,
     build_search,
     evaluate,
@@ -23,10 +21,11 @@ from fastscale.infra.recommend import (
     minimum_groups,
     recommend,
 )
+from fastscale.infra.analysis.simulate.engine import simulate
+from fastscale.infra.analysis.simulate.params import load_params
+from fastscale.infra.analysis.simulate.requests import RequestLoad, read_request_trace
+from fastscale.infra.config import load_config, parse_config, safe_yaml
 from fastscale.infra.rules import has_errors, run_rules
-from fastscale.infra.simulate.engine import simulate
-from fastscale.infra.simulate.params import load_params
-from fastscale.infra.simulate.requests import RequestLoad, read_request_trace
 from tests.conftest import ROOT
 from tests.test_recommend import small_trace
 
@@ -115,7 +114,7 @@ def test_a_minimum_that_binds_is_simulated_on_its_own(quarter):
 def test_the_engine_reports_a_binding_minimum():
     search = _search(ZERO, small_trace(), ["ml.g5.xlarge"])
     params = load_params()
-    from fastscale.infra.recommend import _spec
+    from fastscale.infra.analysis.recommend import _spec
 
     c = next(c for c in search.candidates if c.settings[f"{search.workload_path}.copies.min"] == 2)
     spec = _spec(search, c, params)
@@ -137,7 +136,7 @@ def test_a_stopped_run_stops_where_the_limit_is_passed():
     trace = read_request_trace(HOUR)
     search = _search(ZERO, trace, ["ml.g5.xlarge"])
     params = load_params()
-    from fastscale.infra.recommend import _spec
+    from fastscale.infra.analysis.recommend import _spec
 
     c = search.candidates[0]
     spec = _spec(search, c, params)

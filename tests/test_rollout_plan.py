@@ -7,9 +7,9 @@ import math
 
 import pytest
 
+from fastscale.infra.analysis.estimate import estimate_config
 from fastscale.infra.config import load_config
-from fastscale.infra.estimate import estimate_config
-from fastscale.infra.rollout import (
+from fastscale.infra.terraform.rollout import (
     Capacity,
     ChangeKind,
     PlanFormatError,
@@ -219,7 +219,7 @@ def test_a_role_replaced_under_the_same_name_or_created_has_no_rename_notice():
 
 def test_the_plan_output_prints_the_role_rename_note(capsys, monkeypatch):
     from fastscale.cli.stack import print_change_summary
-    from fastscale.infra.terraform import TerraformResult
+    from fastscale.infra.terraform.runner import TerraformResult
 
     monkeypatch.setenv("COLUMNS", "200")
     after = {**ROLE, "name": "demo-chat-sagemaker-us-east-1"}

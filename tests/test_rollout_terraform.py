@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from fastscale.infra.rollout import ChangeKind, RolloutInputs, classify_plan
-from fastscale.infra.terraform import TerraformError, TerraformRunner
+from fastscale.infra.terraform.rollout import ChangeKind, RolloutInputs, classify_plan
+from fastscale.infra.terraform.runner import TerraformError, TerraformRunner
 from tests.rollout_support import (
     COMPONENT,
     ENDPOINT,

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra import safe_yaml
-from fastscale.infra.config import ConfigError, _line_index, load_config
+from fastscale.infra.config import ConfigError, _line_index, load_config, safe_yaml
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi")

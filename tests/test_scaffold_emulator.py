@@ -10,14 +10,14 @@ from moto import mock_aws
 
 from fastscale.cli.main import cli
 from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.rules import run_rules
-from fastscale.infra.scaffold import (
+from fastscale.infra.project.scaffold import (
     EMULATOR_INSTANCE_TYPES,
     ProjectOptions,
     emulator_instance_type,
     model_choices,
     render_config,
 )
+from fastscale.infra.rules import run_rules
 from tests.conftest import ROOT
 
 URL = "http://127.0.0.1:5000"

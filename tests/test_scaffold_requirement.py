@@ -7,7 +7,7 @@ from importlib import metadata
 
 import pytest
 
-from fastscale.infra.scaffold import installed_requirement
+from fastscale.infra.project.scaffold import installed_requirement
 
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 

@@ -8,10 +8,9 @@ import json
 
 import pytest
 
-from fastscale.infra import secrets
-from fastscale.infra.config import parse_config
+from fastscale.infra.config import parse_config, secrets
+from fastscale.infra.project.scaffold import ProjectOptions, config_errors, model_choices, render_config
 from fastscale.infra.rules import Finding, Severity, masked, run_rules
-from fastscale.infra.scaffold import ProjectOptions, config_errors, model_choices, render_config
 from tests.rules.conftest import components_config, single_model_config
 
 #: Realistic values that are not secrets: each must stay clean wherever it is written.

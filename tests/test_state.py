@@ -9,7 +9,7 @@ import stat
 import pytest
 
 from fastscale.infra.config import parse_config
-from fastscale.infra.state import StateLayoutError, local_state_placement, protect_state_files
+from fastscale.infra.model.state import StateLayoutError, local_state_placement, protect_state_files
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fastscale.infra.config import load_config
-from fastscale.infra.outputs import OutputPathError, synth_targets
+from fastscale.infra.terraform.outputs import OutputPathError, synth_targets
 from tests.conftest import EXAMPLES
 
 

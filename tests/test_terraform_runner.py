@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from fastscale.infra import terraform as tf
-from fastscale.infra.terraform import (
+from fastscale.infra.terraform import runner as tf
+from fastscale.infra.terraform.runner import (
     TerraformError,
     TerraformFailed,
     TerraformNotFound,

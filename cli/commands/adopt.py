@@ -22,9 +22,8 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
-from fastscale.infra import safe_yaml
-from fastscale.infra.config import ConfigError, FastscaleConfig, parse_config
-from fastscale.infra.regions import is_sagemaker_region, suggest
+from fastscale.infra.base.regions import is_sagemaker_region, suggest
+from fastscale.infra.config import ConfigError, FastscaleConfig, parse_config, safe_yaml
 from fastscale.infra.rules import has_errors, run_rules, with_lines
 from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
 

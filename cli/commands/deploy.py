@@ -37,7 +37,7 @@ from fastscale.cli.stack import (
     refuse_without_terminal,
     terraform_bin_option,
 )
-from fastscale.infra.rollout import PlanClassification
+from fastscale.infra.terraform.rollout import PlanClassification
 
 #: Default seconds `deploy` waits for endpoints and components to become InService before verifying.
 DEFAULT_WAIT_TIMEOUT = 3600

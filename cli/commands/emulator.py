@@ -7,8 +7,8 @@ import sys
 import click
 
 from fastscale.cli.common import EXIT_FAILED, EXIT_OK, console, fail, say
-from fastscale.infra import emulator as infra_emulator
-from fastscale.infra.emulator import (
+from fastscale.infra.project import emulator as infra_emulator
+from fastscale.infra.project.emulator import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     DEFAULT_REGION,

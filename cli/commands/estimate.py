@@ -18,7 +18,7 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
-from fastscale.infra.estimate import (
+from fastscale.infra.analysis.estimate import (
     PHASE_LABELS,
     EstimateInputError,
     cost_config,
@@ -26,7 +26,7 @@ from fastscale.infra.estimate import (
     estimate_config,
     what_if,
 )
-from fastscale.infra.estimate.plot import PlotUnavailable, plot_timelines
+from fastscale.infra.analysis.estimate.plot import PlotUnavailable, plot_timelines
 
 #: Options that describe a workload without a config file; they make no sense next to a FILE.
 _WHAT_IF_OPTIONS = ("model_size_gb", "image_size_gb", "accelerators", "metric", "data_cache", "max_instances")
@@ -186,7 +186,7 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
     --model-size-gb, a phase-by-phase timeline per scenario: a new copy on a running instance with and
     without data caching, a new instance with and without container image caching, and scale from zero.
     Then the on-demand cost per hour at min / initial / max capacity, a monthly figure, and what scale to
-    zero saves on an idle endpoint. Every model parameter and its source is in infra/estimate_params.json.
+    zero saves on an idle endpoint. Every model parameter and its source is in infra/analysis/estimate_params.json.
 
     \b
     Exit codes:

@@ -9,7 +9,7 @@ import click
 
 from fastscale.cli.common import EXIT_BAD_INPUT, UserPath, console, say
 from fastscale.infra.config import ConfigError, check_endpoint_url, parse_config
-from fastscale.infra.scaffold import (
+from fastscale.infra.project.scaffold import (
     CI_CHOICES,
     DISTRIBUTION,
     EMULATOR_INSTANCE_TYPES,
@@ -24,7 +24,7 @@ from fastscale.infra.scaffold import (
     render_project,
     write_project,
 )
-from fastscale.infra.stack_snapshot import PROJECT_SNAPSHOT
+from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT
 
 _PROJECT_PATTERN = r"[a-z0-9](-?[a-z0-9])*"
 

@@ -20,8 +20,8 @@ from fastscale.cli.common import (
     say,
 )
 from fastscale.cli.errors import EXIT_INTERRUPTED
-from fastscale.infra.estimate import PHASE_LABELS, SCENARIO_LABELS, estimate_config
-from fastscale.infra.naming import endpoint_names
+from fastscale.infra.analysis.estimate import PHASE_LABELS, SCENARIO_LABELS, estimate_config
+from fastscale.infra.model.naming import endpoint_names
 
 
 def _sagemaker_client(config):

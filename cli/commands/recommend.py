@@ -20,11 +20,10 @@ from fastscale.cli.common import (
     rule_findings,
     say,
 )
-from fastscale.infra import recommend as rec_mod
-from fastscale.infra import safe_yaml
-from fastscale.infra.config import ConfigError, load_config
+from fastscale.infra.analysis import recommend as rec_mod
+from fastscale.infra.analysis.simulate import requests as req
+from fastscale.infra.config import ConfigError, load_config, safe_yaml
 from fastscale.infra.rules import has_errors
-from fastscale.infra.simulate import requests as req
 
 
 def _types(ctx: click.Context, param: click.Parameter, value: str | None) -> list[str] | None:

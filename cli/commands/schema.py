@@ -6,7 +6,7 @@ import click
 
 from fastscale.cli.common import UserPath
 from fastscale.infra.config import dump_json_schema
-from fastscale.infra.outputs import write_text_regular
+from fastscale.infra.terraform.outputs import write_text_regular
 
 
 @click.command("schema")

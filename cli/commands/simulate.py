@@ -17,9 +17,9 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
-from fastscale.infra import simulate as sim_mod
-from fastscale.infra.simulate import requests as req
-from fastscale.infra.simulate.plot import PlotUnavailable, plot_simulations
+from fastscale.infra.analysis import simulate as sim_mod
+from fastscale.infra.analysis.simulate import requests as req
+from fastscale.infra.analysis.simulate.plot import PlotUnavailable, plot_simulations
 
 
 def _clock(second: int) -> str:
@@ -253,7 +253,7 @@ def _simulate_requests(checked, selection, requests_path, profile_path, timeout,
               "counts rejected requests (default 10).")
 @click.option("--cold-start", type=click.Choice(["p50", "p90"]), default="p50", show_default=True,
               help="Cold-start values new copies and instances start on: the typical (p50) or the slower p90 ones "
-              "from infra/estimate_params.json.")
+              "from infra/analysis/estimate_params.json.")
 @click.option("--requests", "requests_path", type=click.Path(dir_okay=False), metavar="CSV",
               help="Replay individual requests instead: a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens "
               "(Azure LLM inference traces) or timestamp,input_tokens,output_tokens (seconds). Prints TTFT, end-to-end "
@@ -286,7 +286,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     queued, requests rejected at zero, peak copies and instances, cost of the window) and the same traffic
     replayed with each layer flipped: 60-second metrics, no data caching, no container image caching, no warm
     minimum (or, where the config has a layer off, with it on). Parameters and sources:
-    infra/simulate_params.json and infra/estimate_params.json.
+    infra/analysis/simulate_params.json and infra/analysis/estimate_params.json.
 
     With --requests CSV, every request of the trace is routed to a copy (the endpoint's routing), waits for
     one of its serving.max_concurrency slots, is prefilled and decoded at the copy's token rates (--profile,

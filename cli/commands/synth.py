@@ -18,14 +18,14 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
-from fastscale.infra.detection import detection_summary
-from fastscale.infra.outputs import synth_targets
-from fastscale.infra.state import StateLayoutError
+from fastscale.infra.model.detection import detection_summary
+from fastscale.infra.model.state import StateLayoutError
+from fastscale.infra.terraform.outputs import synth_targets
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from fastscale.infra.detection import DetectionRow
+    from fastscale.infra.model.detection import DetectionRow
     from fastscale.stacks.app import SynthResult
 
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastscale.infra.aws.clients import ClientsArg, paginate, resolve, translate_errors
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     COMPONENT_HIGH_RESOLUTION,
     COMPONENT_INVOCATIONS,
     SERVICE_NAMESPACE,
@@ -30,7 +30,7 @@ from fastscale.infra.aws_facts import (
     VARIANT_HIGH_RESOLUTION,
     VARIANT_INVOCATIONS,
 )
-from fastscale.infra.naming import VARIANT_NAME, component_resource_id, variant_resource_id
+from fastscale.infra.model.naming import VARIANT_NAME, component_resource_id, variant_resource_id
 
 #: Predefined target-tracking metric types -> the config's `autoscaling.metric`.
 METRICS = {

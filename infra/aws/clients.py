@@ -54,8 +54,8 @@ from botocore.exceptions import (
     ConnectionError as BotoConnectionError,
 )
 
-from fastscale.infra.emulator import DUMMY_CREDENTIALS
-from fastscale.infra.network import refused_reason, remote_reason
+from fastscale.infra.base.network import refused_reason, remote_reason
+from fastscale.infra.project.emulator import DUMMY_CREDENTIALS
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -277,7 +277,7 @@ def instrument(api: BaseClient) -> BaseClient:
 class AwsClients:
     """Lazily built clients for one region; ``overrides`` (service name -> client) take precedence.
     ``endpoint_url`` (an AWS emulator) applies to every client built here; it must name a loopback or
-    private address unless ``trust_remote_endpoint`` (the command line's opt-in), see ``infra.network``."""
+    private address unless ``trust_remote_endpoint`` (the command line's opt-in), see ``infra.base.network``."""
 
     def __init__(
         self,

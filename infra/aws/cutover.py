@@ -1,4 +1,4 @@
-"""The live instance count of every endpoint of a config, for the cut-over count (`infra.cutover`).
+"""The live instance count of every endpoint of a config, for the cut-over count (`infra.model.cutover`).
 
 Read-only: one DescribeEndpoint per endpoint. An endpoint that does not exist yet has no live count (its
 first configuration starts at ``instances.initial``). The count is the larger of the variant's current and
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from fastscale.infra.aws.clients import ClientsArg, is_not_found, resolve, translate_errors
-from fastscale.infra.naming import VARIANT_NAME, endpoint_name
+from fastscale.infra.model.naming import VARIANT_NAME, endpoint_name
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig

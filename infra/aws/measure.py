@@ -42,8 +42,8 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
-from fastscale.infra.aws_facts import COMPONENT_COPIES, SERVICE_NAMESPACE, VARIANT_INSTANCES
-from fastscale.infra.naming import VARIANT_NAME, component_resource_id, variant_resource_id
+from fastscale.infra.base.aws_facts import COMPONENT_COPIES, SERVICE_NAMESPACE, VARIANT_INSTANCES
+from fastscale.infra.model.naming import VARIANT_NAME, component_resource_id, variant_resource_id
 
 #: Scaling activities that are still running: a measurement must not start on top of them.
 ACTIVE_ACTIVITY_STATUSES = frozenset({"Pending", "InProgress"})

@@ -28,8 +28,6 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from fastscale.infra import capacity
-from fastscale.infra.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.aws.clients import (
     UNSUPPORTED_CODES,
     AwsClients,
@@ -41,7 +39,9 @@ from fastscale.infra.aws.clients import (
     resolve,
     translate_errors,
 )
+from fastscale.infra.base.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model import capacity
 from fastscale.infra.rules import Finding, Severity
 
 IMAGE_CODE = "FS900"

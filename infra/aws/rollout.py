@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any
 from botocore.client import BaseClient
 from botocore.exceptions import ClientError
 
-from fastscale.infra import capacity
 from fastscale.infra.aws.clients import (
     AwsError,
     ClientsArg,
@@ -48,12 +47,13 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
-from fastscale.infra.naming import all_endpoint_names
-from fastscale.infra.rollout import ENDPOINT_TYPE
+from fastscale.infra.model import capacity
+from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.terraform.rollout import ENDPOINT_TYPE
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
-    from fastscale.infra.rollout import PlanClassification
+    from fastscale.infra.terraform.rollout import PlanClassification
 
 ENDPOINT = "endpoint"
 COMPONENT = "inference component"

@@ -16,7 +16,6 @@ from typing import Any
 
 from botocore.exceptions import ClientError
 
-from fastscale.infra import capacity
 from fastscale.infra.aws.clients import (
     AwsClients,
     ClientsArg,
@@ -38,7 +37,7 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     COMPONENT_COPIES,
     NO_CAPACITY_METRIC,
     NS_INVOCATIONS,
@@ -48,8 +47,9 @@ from fastscale.infra.aws_facts import (
     VARIANT_INSTANCES,
 )
 from fastscale.infra.config import Autoscaling, EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
-from fastscale.infra.detection import WorkloadKind, scaling_metric
-from fastscale.infra.naming import TAG_STACK, ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
+from fastscale.infra.model import capacity
+from fastscale.infra.model.detection import WorkloadKind, scaling_metric
+from fastscale.infra.model.naming import TAG_STACK, ComponentNames, EndpointNames, all_endpoint_names, dashboard_name
 
 #: Default bound on a whole verification: creating a GPU endpoint and its components can take 20+ minutes.
 DEFAULT_VERIFY_TIMEOUT = 3600.0

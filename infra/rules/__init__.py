@@ -15,8 +15,8 @@ from functools import cache
 from typing import NamedTuple
 
 from fastscale.infra.config import FastscaleConfig, LineMap
+from fastscale.infra.config.secrets import is_literal_secret, redact
 from fastscale.infra.rules._common import environments
-from fastscale.infra.secrets import is_literal_secret, redact
 
 
 class Severity(str, Enum):

@@ -11,13 +11,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from fastscale.infra import capacity, catalog, instance_fit, naming
-from fastscale.infra.aws_facts import METRICS_PUBLISH_FREQUENCIES
-from fastscale.infra.capacity import Pool
+from fastscale.infra.base import catalog
+from fastscale.infra.base.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelOverride, ModelSpec
+from fastscale.infra.model import capacity, instance_fit, naming
+from fastscale.infra.model.capacity import Pool
 
 if TYPE_CHECKING:
-    from fastscale.infra.naming import ComponentNames
+    from fastscale.infra.model.naming import ComponentNames
 
 #: A single model or an inference component: what rules about serving apply to.
 Workload = ModelSpec | InferenceComponentSpec
@@ -157,7 +158,7 @@ def fmt_amount(x: float, decimals: int = 1) -> str:
 
 # --------------------------------------------------------------------------------------------- model fit
 
-#: Share of the accelerator memory a model's weights may take (one definition, in infra.instance_fit).
+#: Share of the accelerator memory a model's weights may take (one definition, in infra.model.instance_fit).
 WEIGHTS_MAX_SHARE = instance_fit.WEIGHTS_MAX_SHARE
 
 
@@ -172,7 +173,7 @@ class MemoryFit:
     accelerator_name: str
     accelerator_kind: str
     instance_devices: int
-    architecture: str  # the container architecture the instance runs (infra.instance_fit)
+    architecture: str  # the container architecture the instance runs (infra.model.instance_fit)
 
     @property
     def weights_gib_with_headroom(self) -> float:
@@ -233,7 +234,7 @@ def autoscaled_workloads(config: FastscaleConfig) -> Iterator[tuple[str, Endpoin
 def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, ComponentNames]]:
     """(path, endpoint, ComponentNames) for components that get the scale-from-zero alarm and step policy.
 
-    Decided by `infra.naming`, the same code the stacks use, so the rules check exactly what gets created.
+    Decided by `infra.model.naming`, the same code the stacks use, so the rules check exactly what gets created.
     """
     for ep_path, ep in endpoints(config):
         for j, names in enumerate(naming.endpoint_names(config, ep).components):
@@ -286,6 +287,6 @@ def shared_resources(ep: EndpointSpec) -> list[SharedResource]:
 
 def cheapest_instance_for(weights_gib: float, architecture: str) -> str | None:
     """The cheapest catalog type whose accelerators together hold the weights with headroom and run containers
-    of ``architecture`` (infra.instance_fit decides, for every caller)."""
+    of ``architecture`` (infra.model.instance_fit decides, for every caller)."""
     return instance_fit.cheapest_instance_for(weights_gib, architecture)
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import regions
-from fastscale.infra.artifacts import parse_image
+from fastscale.infra.base import regions
+from fastscale.infra.base.artifacts import parse_image
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import workloads

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.artifacts import parse_image
+from fastscale.infra.base.artifacts import parse_image
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import workloads

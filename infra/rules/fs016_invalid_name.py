@@ -1,6 +1,6 @@
 """Names must be legal once fastscale has built the AWS resource names from them.
 
-fastscale names resources through `infra.naming`: endpoint and model `{project}-{endpoint}`, endpoint
+fastscale names resources through `infra.model.naming`: endpoint and model `{project}-{endpoint}`, endpoint
 configuration `{project}-{endpoint}-` + the 26-character suffix Terraform's `name_prefix` appends,
 inference component `{project}-{component}`, execution role `{project}-{endpoint}-sagemaker-{region}`.
 SageMaker names allow letters, digits and single or repeated hyphens between them
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import naming
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model import naming
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import SAGEMAKER_NAME_RE, endpoints
 

@@ -28,11 +28,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.base.regions import partition_of, shown
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.regions import partition_of, shown
+from fastscale.infra.config.secrets import is_literal_secret
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import environments, key_path
-from fastscale.infra.secrets import is_literal_secret
 
 EXAMPLE = """\
 project: demo

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.aws_facts import valid_alarm_period
+from fastscale.infra.base.aws_facts import valid_alarm_period
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, scale_from_zero_components

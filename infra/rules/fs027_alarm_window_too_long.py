@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import naming
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model import naming
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, scale_from_zero_components
 

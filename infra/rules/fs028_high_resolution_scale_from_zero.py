@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.aws_facts import HIGH_RESOLUTION_ALARM_PERIODS
+from fastscale.infra.base.aws_facts import HIGH_RESOLUTION_ALARM_PERIODS
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import scale_from_zero_components

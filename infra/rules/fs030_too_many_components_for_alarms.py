@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.aws_facts import MAX_METRICS_PER_MATH_ALARM
+from fastscale.infra.base.aws_facts import MAX_METRICS_PER_MATH_ALARM
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints

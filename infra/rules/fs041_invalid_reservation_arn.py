@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from fastscale.infra.base.regions import partition_of, shown
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.regions import partition_of, shown
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 

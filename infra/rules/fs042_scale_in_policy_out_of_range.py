@@ -7,7 +7,7 @@ configuration fail to create.
 
 from __future__ import annotations
 
-from fastscale.infra import capacity
+from fastscale.infra.model import capacity
 from fastscale.infra.rules import Severity
 from fastscale.infra.rules._bounds import Bound, Cases, bounded_rule
 from fastscale.infra.rules._common import endpoints

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import capacity
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model import capacity
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 

@@ -20,9 +20,9 @@ import math
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.update_settings import component_settings
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, fmt_num, shared_resources
-from fastscale.infra.update_settings import component_settings
 
 EXAMPLE = """\
 project: demo

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.aws_facts import BAKE_TIME_MAX_S
+from fastscale.infra.base.aws_facts import BAKE_TIME_MAX_S
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.deployment import rollouts
+from fastscale.infra.model.deployment import rollouts
 from fastscale.infra.rules import Hit, Severity, rule
 
 EXAMPLE = """\

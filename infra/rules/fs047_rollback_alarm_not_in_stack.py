@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.deployment import rollouts, stack_alarms
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.deployment import rollouts, stack_alarms
+from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.update_settings import COMPONENT_ROLLBACK_KINDS
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.update_settings import COMPONENT_ROLLBACK_KINDS
 
 EXAMPLE = """\
 project: demo

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.aws_facts import ENDPOINT_DEPLOYMENT_TIMEOUT_MAX_S, STEP_PERCENT_MAX, STEP_PERCENT_MIN
+from fastscale.infra.base.aws_facts import ENDPOINT_DEPLOYMENT_TIMEOUT_MAX_S, STEP_PERCENT_MAX, STEP_PERCENT_MIN
 from fastscale.infra.config import CopyStep, FastscaleConfig, InstanceStep
-from fastscale.infra.deployment import rollouts
+from fastscale.infra.model.deployment import rollouts
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 

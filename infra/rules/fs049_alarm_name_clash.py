@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from fastscale.infra.rules import Hit, Severity, rule
 
 EXAMPLE = """\

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import catalog
+from fastscale.infra.base import catalog
+from fastscale.infra.base.limits import MAX_VOLUME_GB
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.limits import MAX_VOLUME_GB
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import fmt_num, workloads
 

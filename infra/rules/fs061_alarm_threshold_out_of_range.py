@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.base.limits import MAX_MODEL_LATENCY_MS
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.limits import MAX_MODEL_LATENCY_MS
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints, fmt_num
 

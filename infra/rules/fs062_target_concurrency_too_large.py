@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.base.limits import MAX_TARGET_VALUE
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.limits import MAX_TARGET_VALUE
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
 

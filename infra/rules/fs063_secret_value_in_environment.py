@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.config.secrets import is_literal_secret as reported_by_name
+from fastscale.infra.config.secrets import is_reference, secret_kind
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import config_strings, environments, key_path
-from fastscale.infra.secrets import is_literal_secret as reported_by_name
-from fastscale.infra.secrets import is_reference, secret_kind
 
 EXAMPLE = """\
 project: demo

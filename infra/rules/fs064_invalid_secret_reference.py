@@ -16,11 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.base.regions import partition_of, shown
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.regions import partition_of, shown
+from fastscale.infra.config.secrets import SECRET_ARN_SUFFIX, Arn, parse_kms_key_arn, parse_secret_arn
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import key_path, workloads
-from fastscale.infra.secrets import SECRET_ARN_SUFFIX, Arn, parse_kms_key_arn, parse_secret_arn
 
 EXAMPLE = """\
 project: demo

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.capacity import needs_awscc_config
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.provider_versions import (
+from fastscale.infra.base.provider_versions import (
     AWS_FLOOR,
     AWSCC_FLOOR,
     Constraint,
@@ -21,6 +19,8 @@ from fastscale.infra.provider_versions import (
     format_version,
     too_old,
 )
+from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.capacity import needs_awscc_config
 from fastscale.infra.rules import Hit, Severity, rule
 
 EXAMPLE = """\

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import regions
+from fastscale.infra.base import regions
 from fastscale.infra.config import FastscaleConfig, S3State
 from fastscale.infra.rules import Hit, Severity, rule
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.artifacts import model_data_problem
+from fastscale.infra.base.artifacts import model_data_problem
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import artifact_holders

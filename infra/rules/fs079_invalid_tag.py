@@ -16,9 +16,9 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Iterator
 
-from fastscale.infra import naming
-from fastscale.infra.aws_facts import MAX_TAGS_PER_RESOURCE, RESERVED_TAG_PREFIX
+from fastscale.infra.base.aws_facts import MAX_TAGS_PER_RESOURCE, RESERVED_TAG_PREFIX
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model import naming
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import key_path
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from fastscale.infra import regions
+from fastscale.infra.base import regions
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import capacity
-from fastscale.infra.aws_facts import MODEL_DIR
+from fastscale.infra.base.aws_facts import MODEL_DIR
 from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec, ModelOverride
+from fastscale.infra.model import capacity
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import Workload, endpoints, key_path
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from fastscale.infra.base.safe_files import state_file_problem, state_path_form_problem
 from fastscale.infra.config import FastscaleConfig, LocalState
+from fastscale.infra.model.state import default_state_file
 from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.safe_files import state_file_problem, state_path_form_problem
-from fastscale.infra.state import default_state_file
 
 EXAMPLE = """\
 project: demo

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from fastscale.infra.base.network import remote_hint, remote_reason
 from fastscale.infra.config import FastscaleConfig, S3State
-from fastscale.infra.network import remote_hint, remote_reason
 from fastscale.infra.rules import Hit, Severity, rule
 
 EXAMPLE = """\

@@ -3,7 +3,7 @@
 Overrides are sent to Terraform as they are written, so a misspelt attribute would only fail at `plan`, with
 the provider's message about a JSON file the user never wrote. fastscale checks each dotted path against the
 schema of the targeted type (hashicorp/aws 6.25.0, hashicorp/awscc 1.106.0, shipped with fastscale in
-infra/override_schema.json): every part an attribute, a list stepped into by a numeric index
+infra/model/override_schema.json): every part an attribute, a list stepped into by a numeric index
 (`production_variants.0`), a single nested block by its attributes without an index, a map by its key; then
 the value's type (string, number, bool, list, mapping of attributes). An unknown name comes with the closest
 attribute there is. An index may name an element fastscale writes or the next one; fastscale counts them in
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import overrides
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model import overrides
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import key_path
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra import aws_facts
+from fastscale.infra.base import aws_facts
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints

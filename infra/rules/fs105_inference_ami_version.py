@@ -15,8 +15,9 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator
 
-from fastscale.infra import aws_facts, capacity, catalog
+from fastscale.infra.base import aws_facts, catalog
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model import capacity
 from fastscale.infra.rules import Hit, Severity, rule
 from fastscale.infra.rules._common import endpoints
 

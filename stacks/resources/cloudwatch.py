@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
-from fastscale.infra.aws_facts import valid_alarm_period
+from fastscale.infra.base.aws_facts import valid_alarm_period
 from fastscale.stacks.resources.base import Resource
 
 

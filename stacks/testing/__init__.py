@@ -13,7 +13,7 @@ Neither importing this package nor `synth` starts the CDK engine: `synth` writes
 
 from __future__ import annotations
 
-from fastscale.infra.stack_snapshot import ENGINE_VERSION, normalize, snapshot_json
+from fastscale.infra.project.stack_snapshot import ENGINE_VERSION, normalize, snapshot_json
 from fastscale.stacks.testing.match import MISSING, Match, Matcher, Mismatch, assert_matches, mismatches
 from fastscale.stacks.testing.template import ConfigInvalid, Template, synth
 from fastscale.stacks.testing.terraform import (

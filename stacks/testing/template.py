@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from fastscale.infra.config import FastscaleConfig, load_config, parse_config
+from fastscale.infra.project.stack_snapshot import normalize
 from fastscale.infra.rules import Severity, run_rules, with_lines
-from fastscale.infra.stack_snapshot import normalize
 from fastscale.stacks.testing.match import Mismatch, as_matcher, pattern_view
 
 #: How much of the closest resource a failure message shows.
@@ -162,7 +162,7 @@ class Template:
 
     def normalized(self) -> dict[str, Any]:
         """A deep copy for snapshot tests: the engine's version stamp and absolute paths of the project
-        replaced by placeholders (see :func:`fastscale.infra.stack_snapshot.normalize`)."""
+        replaced by placeholders (see :func:`fastscale.infra.project.stack_snapshot.normalize`)."""
         paths = {str(self.project_dir): "<project>"} if self.project_dir else {}
         return normalize(copy.deepcopy(self.document), paths)
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fastscale.infra.terraform import TerraformNotFound, find_binary
+from fastscale.infra.terraform.runner import TerraformNotFound, find_binary
 
 AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
 MIRROR_ENV = "FASTSCALE_TF_MIRROR"

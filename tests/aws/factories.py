@@ -2,7 +2,7 @@
 
 The response builders produce what SageMaker / Application Auto Scaling answer (Stubber validates
 every one of them against the botocore service model), filled with the values a correct fastscale
-deployment must have (fastscale.infra.aws_facts). The ``deploy_*`` helpers create a correct deployment in moto.
+deployment must have (fastscale.infra.base.aws_facts). The ``deploy_*`` helpers create a correct deployment in moto.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import boto3
 from botocore.stub import Stubber
 
 from fastscale.infra.config import FastscaleConfig, parse_config
-from fastscale.infra.naming import all_endpoint_names, dashboard_marker, dashboard_name, tags
+from fastscale.infra.model.naming import all_endpoint_names, dashboard_marker, dashboard_name, tags
 
 #: Sentinel: tag what a helper creates with the tags the stack of the config in question writes.
 STACK_TAGS = object()

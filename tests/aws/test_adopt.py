@@ -9,7 +9,7 @@ import pytest
 
 from fastscale.infra.aws.adopt import AdoptRefused, build_config, read_live
 from fastscale.infra.config import parse_config
-from fastscale.infra.naming import endpoint_names
+from fastscale.infra.model.naming import endpoint_names
 from fastscale.infra.rules import has_errors, run_rules
 from tests.aws.factories import ACCOUNT, REGION, stubbed
 

@@ -7,7 +7,7 @@ import pytest
 from fastscale.infra.aws.cleanup import Leftover, verify_cleanup
 from fastscale.infra.aws.inventory import take_inventory
 from fastscale.infra.config import parse_config
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from tests.aws.factories import (
     IMAGE,
     MOTO_INSTANCE_TYPE,

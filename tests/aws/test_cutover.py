@@ -1,4 +1,4 @@
-"""The live instance counts the cut-over count is made of (infra.aws.cutover, infra.cutover), on Stubber
+"""The live instance counts the cut-over count is made of (infra.aws.cutover, infra.model.cutover), on Stubber
 clients that validate every request against the SageMaker model."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 
 from fastscale.infra.aws.clients import AwsError
 from fastscale.infra.aws.cutover import live_instance_counts
-from fastscale.infra.cutover import cutover_count, tfvars, variable_name
+from fastscale.infra.model.cutover import cutover_count, tfvars, variable_name
 from tests.aws.factories import endpoint_desc, not_found, single_model_config, stubbed
 
 

@@ -10,7 +10,7 @@ import pytest
 from fastscale.infra.aws.cleanup import verify_cleanup
 from fastscale.infra.aws.inventory import KIND, take_inventory
 from fastscale.infra.aws.sweep import sweep
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from tests.aws.factories import (
     IMAGE,
     MOTO_INSTANCE_TYPE,

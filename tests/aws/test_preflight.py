@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from fastscale.infra.artifacts import parse_image
 from fastscale.infra.aws.preflight import check_artifacts
+from fastscale.infra.base.artifacts import parse_image
 from fastscale.infra.rules import Severity
 from tests.aws.factories import ACCOUNT, REGION, component_config, single_model_config, stubbed
 

@@ -19,7 +19,7 @@ from fastscale.infra.aws.rollout import (
     RolloutTarget,
     expected_versions,
 )
-from fastscale.infra.terraform import TerraformEvent
+from fastscale.infra.terraform.runner import TerraformEvent
 from tests.aws.factories import NOW, REGION, FakeClock, stubbed
 from tests.aws.rollout_stubs import component_answer, endpoint_answer
 

@@ -4,7 +4,7 @@ import json
 
 from fastscale.infra.aws.cleanup import verify_cleanup
 from fastscale.infra.aws.sweep import Found, InUse, SweepAction, sweep
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from tests.aws.factories import (
     COMPONENT_DIM,
     HIGH_RES_COMPONENT,

@@ -12,7 +12,7 @@ from fastscale.infra.aws.cleanup import verify_cleanup
 from fastscale.infra.aws.inventory import take_inventory
 from fastscale.infra.aws.sweep import sweep
 from fastscale.infra.config import parse_config
-from fastscale.infra.naming import all_endpoint_names, former_execution_role_name
+from fastscale.infra.model.naming import all_endpoint_names, former_execution_role_name
 from tests.aws.conftest import SERVICES
 from tests.aws.factories import (
     component_config,

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from fastscale.infra.aws.verify import Check, verify_live
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from tests.aws.factories import (
     COMPONENT_DIM,
     HIGH_RES_COMPONENT,

@@ -21,7 +21,7 @@ REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
 needs_binary = pytest.mark.skipif(REAL_BINARY is None, reason="needs terraform or tofu on PATH")
 
 #: What the fixture stacks' state is called: the real stack's local backend default for project "demo" in
-#: us-east-1 (infra.state.default_state_file).
+#: us-east-1 (infra.model.state.default_state_file).
 STATE_FILE = "terraform.demo.us-east-1.tfstate"
 
 

@@ -351,7 +351,7 @@ def _reporter(terminal: bool):
 
 def test_progress_names_resources_in_flight_and_prints_heartbeats_only_without_a_terminal():
     from fastscale.infra.aws.waiters import Progress
-    from fastscale.infra.terraform import TerraformEvent
+    from fastscale.infra.terraform.runner import TerraformEvent
 
     start = TerraformEvent("apply_start", "aws_sagemaker_endpoint.chat: Creating...", "aws_sagemaker_endpoint.chat", "create")
     still = TerraformEvent("apply_progress", "aws_sagemaker_endpoint.chat: Still creating... [10s elapsed]",
@@ -386,7 +386,7 @@ def test_progress_names_resources_in_flight_and_prints_heartbeats_only_without_a
 
 def test_progress_json_lines_carry_terraform_events_and_waits(capsys):
     from fastscale.infra.aws.waiters import Progress
-    from fastscale.infra.terraform import TerraformEvent
+    from fastscale.infra.terraform.runner import TerraformEvent
 
     reporter = Reporter(as_json=True)
     reporter.operation = "apply"

@@ -14,7 +14,7 @@ import yaml
 
 import fastscale.cli.commands.destroy as destroy_module
 from fastscale.infra.config import parse_config
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from tests.aws.factories import (
     component_config,
     create_role,

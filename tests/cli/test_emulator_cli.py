@@ -63,7 +63,7 @@ def test_a_port_in_use_exits_1_naming_the_port():
 
 
 def test_without_moto_exits_1_naming_the_install_command(monkeypatch):
-    from fastscale.infra import emulator
+    from fastscale.infra.project import emulator
 
     def missing() -> None:
         raise emulator.EmulatorUnavailable(f"the emulator needs moto's server: run {emulator.INSTALL_COMMAND}")

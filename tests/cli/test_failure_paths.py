@@ -20,10 +20,10 @@ import yaml
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-import fastscale.infra.terraform as tf
+import fastscale.infra.terraform.runner as tf
 from fastscale.cli.main import cli
 from fastscale.infra.aws.clients import client
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from tests.aws.factories import REGION, single_model_config
 from tests.cli.support import REAL_BINARY, current_runtime, needs_binary
 

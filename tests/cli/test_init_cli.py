@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from fastscale.cli.main import cli
 from fastscale.infra.config import load_config
+from fastscale.infra.project.scaffold import CI_FILES, model_choices
 from fastscale.infra.rules import Severity, has_errors, run_rules
-from fastscale.infra.scaffold import CI_FILES, model_choices
 
 
 def invoke(*args):
@@ -105,7 +105,7 @@ def test_schema_file_is_written_and_named_by_the_config(tmp_path):
 
 
 def test_requirement_defaults_to_how_fastscale_was_installed(tmp_path):
-    from fastscale.infra.scaffold import installed_requirement
+    from fastscale.infra.project.scaffold import installed_requirement
 
     target = tmp_path / "proj"
     assert invoke("init", target, "--project", "p1").exit_code == 0

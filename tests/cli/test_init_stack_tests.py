@@ -15,8 +15,8 @@ from click.testing import CliRunner
 
 from fastscale.cli.main import cli
 from fastscale.infra.config import load_config
-from fastscale.infra.scaffold import CI_FILES, DEV_REQUIREMENTS_FILE, STACK_TEST_FILE
-from fastscale.infra.stack_snapshot import PROJECT_SNAPSHOT, snapshot_json
+from fastscale.infra.project.scaffold import CI_FILES, DEV_REQUIREMENTS_FILE, STACK_TEST_FILE
+from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT, snapshot_json
 from fastscale.stacks.testing import find_aws_mirror, synth
 from tests.cli.test_init_cli import _PipelineLoader
 

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from fastscale.infra.plan_session import LOCK_FILE, LockHolder, StackLock
+from fastscale.infra.terraform.plan_session import LOCK_FILE, LockHolder, StackLock
 from tests.aws.factories import deploy_single_model
 from tests.cli.support import (
     REAL_BINARY,

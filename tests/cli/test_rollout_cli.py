@@ -12,7 +12,7 @@ import pytest
 from botocore.stub import ANY
 
 import fastscale.cli.stack as stack_module
-from fastscale.infra.rollout import ChangeKind
+from fastscale.infra.terraform.rollout import ChangeKind
 from tests.aws.factories import deploy_single_model, stubbed
 from tests.aws.rollout_stubs import endpoint_answer
 from tests.cli.support import STATE_FILE, FixtureSynth, json_lines, needs_binary, run
@@ -169,8 +169,8 @@ def test_a_finished_rollout_is_shown_then_the_live_state_verified(runtime, proje
 
 
 def test_the_change_summary_prints_each_rollout_s_notes(capsys):
-    from fastscale.infra.rollout import ClassifiedChange, PlanClassification, Strategy
-    from fastscale.infra.terraform import TerraformResult
+    from fastscale.infra.terraform.rollout import ClassifiedChange, PlanClassification, Strategy
+    from fastscale.infra.terraform.runner import TerraformResult
 
     rollout = ClassifiedChange(
         "aws_sagemaker_endpoint.chat", "aws_sagemaker_endpoint", ("update",), ChangeKind.BLUE_GREEN, "a new endpoint configuration",

@@ -19,14 +19,14 @@ from botocore.model import ListShape, MapShape, Shape, StructureShape
 from botocore.validate import validate_parameters
 
 from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.naming import NAME_PREFIX_SUFFIX_LEN
+from fastscale.infra.model.naming import NAME_PREFIX_SUFFIX_LEN
 from tests.conftest import EXAMPLES
 from tests.stacks.conftest import synth, variant_configs
 
 VARIANTS = variant_configs()
 META = {"//", "lifecycle", "depends_on", "count", "for_each", "provider"}
 TOKEN = re.compile(r"^\$\{(?P<type>[a-z0-9_]+)\.(?P<id>[^.}]+)\.(?P<attr>[a-z_]+)\}$")
-#: The stack's cut-over count variables (infra.cutover): a number at apply time.
+#: The stack's cut-over count variables (infra.model.cutover): a number at apply time.
 CUTOVER_VARIABLE = re.compile(r"^\$\{var\.cutover_instances_[^}]+\}$")
 
 #: resource type -> (operation, {attribute: API member} where the names differ beyond case and underscores)

@@ -18,7 +18,7 @@ import botocore.session
 import pytest
 
 from fastscale.infra.config import FastscaleConfig, load_config
-from fastscale.infra.detection import SCALING_METRICS
+from fastscale.infra.model.detection import SCALING_METRICS
 from tests.conftest import EXAMPLES
 from tests.stacks.test_scaling import MULTI_MODEL, SINGLE_MODEL, modified
 

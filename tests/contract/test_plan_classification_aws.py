@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from fastscale.infra.rollout import ChangeKind, RolloutInputs, classify_plan
-from fastscale.infra.terraform import TerraformRunner
+from fastscale.infra.terraform.rollout import ChangeKind, RolloutInputs, classify_plan
+from fastscale.infra.terraform.runner import TerraformRunner
 from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror, where_looked
 
 TERRAFORM = shutil.which("terraform")

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from fastscale.infra.cutover import IGNORE_PATH
-from fastscale.infra.rollout import ChangeKind, classify_plan
+from fastscale.infra.model.cutover import IGNORE_PATH
+from fastscale.infra.terraform.rollout import ChangeKind, classify_plan
 from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror, where_looked
 
 TERRAFORM = shutil.which("terraform")

@@ -33,7 +33,7 @@ MARKS = [
 def fresh_emulator() -> Iterator[str]:
     """fastscale's emulator on a free port, its URL, starting from an empty account: moto keeps its backends
     per process, so whatever an earlier test module left in them is reset first."""
-    from fastscale.infra.emulator import Emulator
+    from fastscale.infra.project.emulator import Emulator
 
     with Emulator(port=0) as running:
         reset_moto(running.url)

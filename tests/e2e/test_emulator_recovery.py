@@ -17,7 +17,7 @@ import socket
 
 import pytest
 
-from fastscale.infra import emulator as emu
+from fastscale.infra.project import emulator as emu
 from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, summary
 
 pytestmark = MARKS

@@ -108,9 +108,9 @@ def test_a_fifo_given_for_any_path_option_is_refused_at_once(tmp_path, fifo, arg
 
 
 def test_reading_a_trace_never_blocks_on_a_fifo(fifo):
-    from fastscale.infra.simulate.traffic import TrafficError, read_trace
+    from fastscale.infra.analysis.simulate.traffic import TrafficError, read_trace
 
-    code = ("from fastscale.infra.simulate.traffic import read_trace, TrafficError\n"
+    code = ("from fastscale.infra.analysis.simulate.traffic import read_trace, TrafficError\n"
             f"try:\n    read_trace({str(fifo)!r}, duration=None, service_time=None, default_service_time=1.0)\n"
             "except TrafficError as e:\n    print(e)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=QUICK_S)

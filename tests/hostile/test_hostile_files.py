@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from fastscale.cli.main import cli
-from fastscale.infra import safe_yaml
+from fastscale.infra.config import safe_yaml
 
 FILES = Path(__file__).parent / "files"
 

@@ -1,7 +1,7 @@
 import pytest
 
-from fastscale.infra import naming
 from fastscale.infra.config import parse_config
+from fastscale.infra.model import naming
 
 
 def test_legal_names_pass(run_rule, single_model, components):
@@ -41,7 +41,7 @@ def test_endpoint_name_budget_is_the_endpoint_config_prefix(run_rule, hits, sing
 
 
 def test_budget_follows_infra_naming(run_rule, single_model):
-    # The rule measures the names infra.naming really builds, not a copy of its formulas.
+    # The rule measures the names infra.model.naming really builds, not a copy of its formulas.
     ep = single_model["endpoints"][0]
     ep["name"] = "a" * 40
     config = parse_config(single_model)

@@ -1,4 +1,4 @@
-from fastscale.infra.aws_facts import MAX_METRICS_PER_MATH_ALARM
+from fastscale.infra.base.aws_facts import MAX_METRICS_PER_MATH_ALARM
 
 
 def _components(n):

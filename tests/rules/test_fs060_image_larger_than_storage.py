@@ -1,6 +1,6 @@
 import pytest
 
-from fastscale.infra.limits import MAX_VOLUME_GB
+from fastscale.infra.base.limits import MAX_VOLUME_GB
 from fastscale.infra.rules.fs060_image_larger_than_storage import instance_storage_gb
 
 

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra import regions
+from fastscale.infra.base import regions
 
 
 @pytest.mark.parametrize("region", ["us-east-1", "eu-west-1", "af-south-1", "ap-southeast-7", "cn-north-1",

@@ -1,6 +1,6 @@
 import pytest
 
-from fastscale.infra import aws_facts
+from fastscale.infra.base import aws_facts
 
 
 @pytest.mark.parametrize("ami", ["al2-ami-sagemaker-inference-gpu-3-1", "al2023-ami-sagemaker-inference-gpu-4-1"])

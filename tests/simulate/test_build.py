@@ -8,17 +8,17 @@ import json
 import pytest
 import yaml
 
-from fastscale.infra.config import load_config, parse_config
-from fastscale.infra.estimate import estimate_config
-from fastscale.infra.estimate.params import ParamsError
-from fastscale.infra.simulate import (
+from fastscale.infra.analysis.estimate import estimate_config
+from fastscale.infra.analysis.estimate.params import ParamsError
+from fastscale.infra.analysis.simulate import (
     SimulateInputError,
     default_traffic,
     load_params,
     select_workloads,
     simulate_workload,
 )
-from fastscale.infra.simulate.params import parse_params
+from fastscale.infra.analysis.simulate.params import parse_params
+from fastscale.infra.config import load_config, parse_config
 from tests.conftest import EXAMPLES, ROOT
 from tests.params_support import parameter_leaves
 
@@ -167,7 +167,7 @@ def test_simulation_code_holds_no_timing_numbers():
 
     allowed = {0, 1, 2, 3, 60, 1024, 3600, 1e-9}  # 2, 3: decimal places; 1024: MiB per GiB
     for name in ("engine.py", "build.py"):
-        tree = ast.parse((ROOT / "infra" / "simulate" / name).read_text())
+        tree = ast.parse((ROOT / "infra" / "analysis" / "simulate" / name).read_text())
         numbers = {
             n.value for n in ast.walk(tree)
             if isinstance(n, ast.Constant) and isinstance(n.value, (int, float)) and not isinstance(n.value, bool)

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from fastscale.infra.simulate import Alarm, ScaleFromZero, SimSpec, Timings, simulate
+from fastscale.infra.analysis.simulate import Alarm, ScaleFromZero, SimSpec, Timings, simulate
 
 HIGH_RES = Alarm(period=10, datapoints=3)
 STANDARD = Alarm(period=60, datapoints=3)

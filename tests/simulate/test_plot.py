@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra import simulate as sim_mod
+from fastscale.infra.analysis import simulate as sim_mod
 from fastscale.infra.config import load_config
 from tests.conftest import ROOT
 
@@ -30,7 +30,7 @@ def sims():
 def figure(sims):
     import matplotlib.pyplot as plt
 
-    from fastscale.infra.simulate.plot import plot_figure
+    from fastscale.infra.analysis.simulate.plot import plot_figure
 
     fig = plot_figure(sims)
     fig.canvas.draw()
@@ -77,7 +77,7 @@ def test_the_legend_is_outside_the_data_area(figure):
 def test_the_written_file_keeps_the_legend(tmp_path, sims):
     from matplotlib.image import imread
 
-    from fastscale.infra.simulate.plot import plot_simulations
+    from fastscale.infra.analysis.simulate.plot import plot_simulations
 
     out = plot_simulations(sims, tmp_path / "sim.png")
     height, width = imread(out).shape[:2]

@@ -9,8 +9,8 @@ import math
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from fastscale.infra.analysis.simulate import Layers, select_workloads, simulate, spike
 from fastscale.infra.config import parse_config
-from fastscale.infra.simulate import Layers, select_workloads, simulate, spike
 
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 WINDOW = 1500

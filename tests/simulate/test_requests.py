@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from fastscale.infra.simulate import Alarm, ScaleFromZero, SimSpec, Timings, load_params
-from fastscale.infra.simulate.requests import (
+from fastscale.infra.analysis.simulate import Alarm, ScaleFromZero, SimSpec, Timings, load_params
+from fastscale.infra.analysis.simulate.requests import (
     RequestInputError,
     RequestTrace,
     ServiceRates,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra.simulate import TrafficError, parse_trace, ramp, read_trace, spike
+from fastscale.infra.analysis.simulate import TrafficError, parse_trace, ramp, read_trace, spike
 
 
 def test_spike_holds_then_returns_to_base():

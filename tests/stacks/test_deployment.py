@@ -8,7 +8,7 @@ import re
 import pytest
 
 from fastscale.infra.config import load_config
-from fastscale.infra.deployment import rollouts
+from fastscale.infra.model.deployment import rollouts
 from fastscale.stacks.testing import Match, Template
 from tests.conftest import EXAMPLES
 from tests.stacks.conftest import synth

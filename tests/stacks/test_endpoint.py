@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from fastscale.stacks.resources.awscc import SagemakerInferenceComponent
 from fastscale.stacks.testing import Match
 from tests.stacks.conftest import component_config
@@ -109,7 +109,7 @@ def test_single_model_configuration(examples):
     assert "execution_role_arn" not in cfg and "managed_instance_scaling" not in variant
     ep = stack.config.endpoints[0]
     assert variant["instance_type"] == ep.instance_type
-    # The cut-over variable, defaulting to instances.initial, set only at creation (infra.cutover).
+    # The cut-over variable, defaulting to instances.initial, set only at creation (infra.model.cutover).
     assert variant["initial_instance_count"] == "${var.cutover_instances_llama3-neuron}"
     assert stack.doc["variable"]["cutover_instances_llama3-neuron"]["default"] == ep.instances.initial
     assert cfg["lifecycle"]["ignore_changes"] == ["production_variants[0].initial_instance_count"]
@@ -208,7 +208,7 @@ def test_accept_eula_reaches_the_models_s3_data_source(synth_dict):
 
 def test_accept_eula_renames_the_model_only_when_set():
     from fastscale.infra.config import parse_config
-    from fastscale.infra.naming import all_endpoint_names
+    from fastscale.infra.model.naming import all_endpoint_names
 
     def model(**extra):
         return all_endpoint_names(parse_config(component_config(model_data="s3://demo-models/llama/", **extra)))[0]

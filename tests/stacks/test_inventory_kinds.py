@@ -41,7 +41,7 @@ def test_every_resource_type_of_the_resource_layer_has_a_kind():
 
 def test_every_dashboard_carries_the_marker_that_proves_its_stack(examples):
     # Dashboards have no tags in Terraform: teardown proves ownership by this line in the body.
-    from fastscale.infra.naming import dashboard_owner
+    from fastscale.infra.model.naming import dashboard_owner
 
     dashboards = [(s.config, body) for s in examples.values() for rtype, _, body in s.all_resources() if rtype == "aws_cloudwatch_dashboard"]
     assert dashboards
@@ -50,7 +50,7 @@ def test_every_dashboard_carries_the_marker_that_proves_its_stack(examples):
 
 
 def test_only_the_global_role_carries_the_region_tag(examples):
-    from fastscale.infra.naming import TAG_REGION, TAG_STACK
+    from fastscale.infra.model.naming import TAG_REGION, TAG_STACK
 
     for s in examples.values():
         for rtype, _, body in s.all_resources():

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from fastscale.infra import catalog
+from fastscale.infra.base import catalog
 from fastscale.infra.config import Alarms, load_config
-from fastscale.infra.naming import all_endpoint_names, dashboard_name, tags
+from fastscale.infra.model.naming import all_endpoint_names, dashboard_name, tags
 from tests.conftest import EXAMPLES
 from tests.stacks.test_scaling import (
     MULTI_MODEL,
@@ -165,7 +165,7 @@ def test_more_components_than_a_math_alarm_can_watch_is_a_clear_error():
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_alarm_names_are_exactly_the_shared_names(path):
-    """Cleanup deletes alarms by the names in infra.naming: the stack must create exactly those."""
+    """Cleanup deletes alarms by the names in infra.model.naming: the stack must create exactly those."""
     config = load_config(path)
     expected = {n for names in all_endpoint_names(config) for n in names.all_alarm_names}
     assert set(alarms(synth_example(path))) == expected

@@ -41,7 +41,7 @@ def _engine_twins(elements, stack_name: str):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_logical_ids_paths_and_tokens_are_the_engines(path):
-    from fastscale.infra.state import local_state_placement
+    from fastscale.infra.model.state import local_state_placement
     from fastscale.stacks.engine import TerraformOutput
     from fastscale.stacks.stack import EndpointContent
 

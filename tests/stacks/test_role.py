@@ -7,7 +7,7 @@ import json
 import pytest
 
 from fastscale.infra.config import parse_config
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from fastscale.stacks.role import execution_policy, trust_policy
 from fastscale.stacks.testing import Match
 from tests.stacks.conftest import component_config

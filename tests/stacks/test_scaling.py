@@ -15,7 +15,7 @@ import pytest
 import yaml
 
 from fastscale.infra.config import FastscaleConfig, load_config, parse_config
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model.naming import all_endpoint_names
 from tests.conftest import EXAMPLES, ROOT
 
 MULTI_MODEL = ROOT / "examples" / "multi-model.yaml"
@@ -317,7 +317,7 @@ def test_scaling_resources_match_the_provider_schema(path):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_scalable_targets_are_tagged(path):
-    from fastscale.infra.naming import tags
+    from fastscale.infra.model.naming import tags
 
     config = load_config(path)
     tf = synth_example(path)

@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from fastscale.infra.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
-from fastscale.infra.state import StateLayoutError
+from fastscale.infra.model.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
+from fastscale.infra.model.state import StateLayoutError
 from tests.contract.schema_check import resource_schema
 from tests.stacks.conftest import component_config
 

@@ -2,7 +2,7 @@
 
 Three steps, kept apart so the reasoning can be tested without AWS:
 
-1. :func:`collect` reads, for each scalable target fastscale deployed (names from :mod:`infra.naming`), the
+1. :func:`collect` reads, for each scalable target fastscale deployed (names from :mod:`infra.model.naming`), the
    Application Auto Scaling activities (not-scaled ones included), its policies and the alarms they own, the
    state history of those alarms and of the stack's own alarms, the scaling metrics at their real resolution
    (GetMetricData), and the endpoint / inference component status. The answers become typed events
@@ -83,7 +83,7 @@ from fastscale.infra.aws.explain.paths import (
     scaling_paths,
 )
 from fastscale.infra.aws.explain.report import Explanation, TargetReport, TimelineEntry, explain, timeline
-from fastscale.infra.aws_facts import NO_CAPACITY_METRIC
+from fastscale.infra.base.aws_facts import NO_CAPACITY_METRIC
 
 __all__ = [
     "Activity",

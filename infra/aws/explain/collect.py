@@ -28,7 +28,7 @@ from fastscale.infra.aws.explain.model import (
     alarm_role,
     targets_of,
 )
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     NO_CAPACITY_METRIC,
     NS_INVOCATIONS,
     SERVICE_NAMESPACE,

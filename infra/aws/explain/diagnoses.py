@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import datetime, timedelta
 
+from fastscale.infra.analysis.simulate.params import load_params
 from fastscale.infra.aws.explain.model import (
     INVOCATIONS_METRIC,
     Activity,
@@ -18,11 +19,10 @@ from fastscale.infra.aws.explain.model import (
     clock_time,
 )
 from fastscale.infra.aws.explain.paths import PATH_FROM_ZERO, PATH_INSTANCES, PATH_SCALE_IN, scaling_paths
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     NO_CAPACITY_METRIC,
     TARGET_TRACKING,
 )
-from fastscale.infra.simulate.params import load_params
 
 _FAILED_ACTIVITY_STATUSES = frozenset({"Failed", "Unfulfilled"})
 

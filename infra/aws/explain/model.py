@@ -8,16 +8,16 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from fastscale.infra import capacity
 from fastscale.infra.aws.measure import requested_count
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     COMPONENT_COPIES,
     VARIANT_INSTANCES,
 )
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.detection import ScalingMetric, scaling_metric
-from fastscale.infra.instance_fit import Candidate, fallback_candidates
-from fastscale.infra.naming import all_endpoint_names
+from fastscale.infra.model import capacity
+from fastscale.infra.model.detection import ScalingMetric, scaling_metric
+from fastscale.infra.model.instance_fit import Candidate, fallback_candidates
+from fastscale.infra.model.naming import all_endpoint_names
 
 INVOCATIONS_METRIC = "Invocations"
 
@@ -98,7 +98,7 @@ class TargetSpec:
     operational_alarms: tuple[str, ...] = ()
     model_download_timeout: int | None = None
     startup_health_check_timeout: int | None = None
-    #: Types that could stand in when AWS has no capacity of instance_type (infra.instance_fit), cheapest first.
+    #: Types that could stand in when AWS has no capacity of instance_type (infra.model.instance_fit), cheapest first.
     fallback: tuple[Candidate, ...] = ()
 
     @property

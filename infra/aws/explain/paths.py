@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fastscale.infra.aws.explain.model import Evidence
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     NO_CAPACITY_METRIC,
     TARGET_TRACKING,
 )

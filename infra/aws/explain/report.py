@@ -9,7 +9,7 @@ from typing import Any
 from fastscale.infra.aws.explain.diagnoses import diagnose, reinvoked_by
 from fastscale.infra.aws.explain.model import Evidence, Finding, Window, clock_time, iso_time
 from fastscale.infra.aws.explain.paths import ScalingPath, scaling_paths
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     NO_CAPACITY_METRIC,
 )
 

@@ -16,11 +16,11 @@ from fastscale.infra.aws.inventory.kinds import KINDS
 from fastscale.infra.aws.inventory.model import NOT_OURS, Inventory, Ownership, Resource, tag_ownership
 from fastscale.infra.aws.inventory.scan import Scan
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.naming import (
+from fastscale.infra.model.naming import (
     TAG_STACK,
     stack_name,
 )
-from fastscale.infra.naming import tags as stack_tags
+from fastscale.infra.model.naming import tags as stack_tags
 
 
 @translate_errors

@@ -23,13 +23,13 @@ from fastscale.infra.aws.inventory.model import (
     arn_parts,
     through,
 )
-from fastscale.infra.aws_facts import (
+from fastscale.infra.base.aws_facts import (
     COMPONENT_LOG_GROUP,
     ENDPOINT_LOG_GROUP,
     SERVICE_NAMESPACE,
     TARGET_TRACKING_ALARM_PREFIX,
 )
-from fastscale.infra.naming import (
+from fastscale.infra.model.naming import (
     MANAGED_BY_VALUE,
     MODEL_DIGEST_LEN,
     TAG_MANAGED_BY,

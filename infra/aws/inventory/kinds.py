@@ -19,7 +19,7 @@ from fastscale.infra.aws.inventory.discovery import (
     discover_targets,
 )
 from fastscale.infra.aws.inventory.model import Inventory, Kind, Resource
-from fastscale.infra.naming import (
+from fastscale.infra.model.naming import (
     TAG_REGION,
 )
 

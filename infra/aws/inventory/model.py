@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 from fastscale.infra.aws.clients import (
     AwsClients,
 )
-from fastscale.infra.naming import (
+from fastscale.infra.model.naming import (
     MANAGED_BY_VALUE,
     TAG_MANAGED_BY,
     TAG_REGION,

@@ -13,7 +13,7 @@ from fastscale.infra.aws.clients import (
 from fastscale.infra.aws.inventory.kinds import KIND, KINDS
 from fastscale.infra.aws.inventory.model import Inventory, Ownership, Resource, arn_parts, clean_arn, tag_ownership
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.naming import (
+from fastscale.infra.model.naming import (
     TAG_STACK,
     adopted_resources,
     all_endpoint_names,

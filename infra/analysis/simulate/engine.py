@@ -1,0 +1,620 @@
+"""The discrete-time model: one endpoint's scaling replayed second by second against a traffic profile.
+
+It knows nothing about config files: a :class:`SimSpec` holds every number it needs (built from a config
+by :mod:`fastscale.infra.analysis.simulate.build`), so tests can give it exact, hand-checkable inputs. Pure Python,
+deterministic: the same spec and demand always give the same result.
+
+What happens each second, in order: scaling decisions that are due take effect (copies are placed, instances
+requested or released), copies and instances whose start-up timeline ended come into service, the demand is
+served, queued or rejected, and the metrics the alarms read are accumulated; at the end of a metric period a
+datapoint is closed and, ``lag`` seconds later, the alarms evaluate it. The rules are in
+``infra/analysis/simulate_params.json`` (``derivation``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+#: Slack when comparing floats that stand for whole counts (ceil of 8.000000001 must stay 8).
+_EPS = 1e-9
+
+
+@dataclass(frozen=True)
+class Timings:
+    """Seconds from a desired count changing to new capacity serving (from the estimate model's timelines)."""
+
+    decision: float  # alarm -> desired count changed
+    copy_on_instance: float  # a new copy on an instance in service -> serving
+    provisioning: float  # a new instance requested -> in service
+    copy_on_new_instance: float  # a new instance in service -> its copy serving
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """A CloudWatch alarm the model evaluates: ``datapoints`` periods of ``period`` seconds must all breach."""
+
+    period: int
+    datapoints: int
+
+
+@dataclass(frozen=True)
+class ScaleFromZero:
+    alarm: Alarm  # NoCapacityInvocationFailures, Sum >= 1 per period
+    cooldown: int  # step policy cooldown
+
+
+@dataclass(frozen=True)
+class SimSpec:
+    """One workload and its scaling, in the units the model works in.
+
+    A *unit* is a copy of an inference component, or an instance of a single-model endpoint (then
+    ``copies_per_instance`` is 1 and the instance bounds equal the unit bounds).
+    """
+
+    target: float  # target_concurrency: the scaling policy's target for concurrent requests per unit
+    units_min: int
+    units_max: int
+    instances_min: int
+    instances_max: int
+    copies_per_instance: int
+    timings: Timings
+    scale_out: Alarm | None  # None: auto scaling disabled
+    scale_in: Alarm | None
+    scale_in_threshold: float  # fraction of target below which a scale-in datapoint breaches
+    scale_in_cooldown: int
+    scale_out_cooldown: int
+    lag: int  # seconds from a period's end to the alarm evaluating its datapoint
+    reinvoke: int  # an alarm in ALARM invokes its scaling policy again this often
+    scale_from_zero: ScaleFromZero | None
+    service_time: float  # mean seconds per request, to turn concurrency into requests
+    price_per_hour: float | None = None
+    reserved_slots: int = 0  # slots other components hold on the endpoint's instances (their minimum copies)
+    initial_units: int | None = None  # fixed starting count (auto scaling disabled); else the demand's steady state
+    unit: str = "copy"  # what a unit is called in events: copy | instance
+    #: Concurrent requests one unit serves at full speed (where it saturates); beyond it requests queue.
+    #: None: the target (the model before capacity and target were separated).
+    capacity: float | None = None
+    #: Step policy adjustment for scale from zero (ChangeInCapacity, applied to the desired count).
+    step_adjustment: int = 1
+
+    @property
+    def unit_capacity(self) -> float:
+        return self.target if self.capacity is None else self.capacity
+
+    def __post_init__(self) -> None:
+        if self.target <= 0:
+            raise ValueError("target must be positive")
+        if not 0 <= self.units_min <= self.units_max:
+            raise ValueError("need 0 <= units_min <= units_max")
+        if not 0 <= self.instances_min <= self.instances_max or self.copies_per_instance < 1:
+            raise ValueError("need 0 <= instances_min <= instances_max and at least one copy per instance")
+        if self.service_time <= 0:
+            raise ValueError("service_time must be positive")
+        if self.capacity is not None and self.capacity <= 0:
+            raise ValueError("capacity must be positive")
+        if self.step_adjustment < 1:
+            raise ValueError("step_adjustment must be at least 1")
+
+
+@dataclass(frozen=True)
+class Event:
+    second: int
+    kind: str
+    detail: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"second": self.second, "kind": self.kind, "detail": self.detail}
+
+
+@dataclass(frozen=True)
+class Summary:
+    short_at: int | None  # first second demand was not fully served
+    detection_seconds: int | None  # from short_at to the first scale-out alarm
+    served_after_seconds: int | None  # from short_at until capacity caught up; None: not within the window
+    seconds_short: int  # seconds with demand queued or rejected
+    queued_request_seconds: float
+    rejected_requests: float
+    peak_copies: int  # copies placed or wanted, starting ones included
+    peak_serving: int
+    peak_instances: int  # provisioning ones included
+    instance_seconds: int
+    cost_usd: float | None
+    #: From short_at until the first new unit serves (more units serving than at short_at); None: none did.
+    first_capacity_seconds: int | None = None
+
+    @property
+    def full_capacity_seconds(self) -> int | None:
+        """From short_at until capacity caught up with the demand (the same figure as served_after)."""
+        return self.served_after_seconds
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "short_at_second": self.short_at,
+            "detection_seconds": self.detection_seconds,
+            "first_capacity_seconds": self.first_capacity_seconds,
+            "full_capacity_seconds": self.full_capacity_seconds,
+            "served_after_seconds": self.served_after_seconds,
+            "seconds_short": self.seconds_short,
+            "queued_request_seconds": round(self.queued_request_seconds, 1),
+            "rejected_requests": round(self.rejected_requests, 1),
+            "peak_copies": self.peak_copies,
+            "peak_serving_copies": self.peak_serving,
+            "peak_instances": self.peak_instances,
+            "instance_seconds": self.instance_seconds,
+            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 2),
+        }
+
+
+@dataclass(frozen=True)
+class Result:
+    demand: tuple[float, ...]
+    desired: tuple[int, ...]
+    copies: tuple[int, ...]  # placed, starting ones included
+    serving: tuple[int, ...]
+    instances: tuple[int, ...]  # provisioning ones included
+    instances_serving: tuple[int, ...]
+    capacity: tuple[float, ...]  # concurrent requests served at full speed
+    queued: tuple[float, ...]
+    rejected: tuple[float, ...]  # requests that failed this second
+    events: tuple[Event, ...]
+    summary: Summary
+    #: The minimum (units_min, instances_min) changed something: the starting count, a scaling decision, an
+    #: instance kept from release; or a request failed with no capacity (which a scale-from-zero policy, only
+    #: present with a minimum of 0, would have acted on). False: the same spec with any lower minimum gives this
+    #: very result, which lets ``recommend`` simulate candidates that differ only in their minimum once.
+    minimum_bound: bool = False
+
+    def steps_dict(self) -> dict[str, list[Any]]:
+        return {
+            "demand": [round(d, 3) for d in self.demand],
+            "capacity": [round(c, 3) for c in self.capacity],
+            "desired_copies": list(self.desired),
+            "copies": list(self.copies),
+            "serving_copies": list(self.serving),
+            "instances": list(self.instances),
+            "serving_instances": list(self.instances_serving),
+            "queued": [round(q, 3) for q in self.queued],
+            "rejected": [round(r, 3) for r in self.rejected],
+        }
+
+
+class LoadStopped(Exception):
+    """Raised by a load's ``step`` to end the run early; the engine sets ``minimum_bound`` (as in Result) on it
+    for the part it ran."""
+
+    minimum_bound = False
+
+
+class Load(Protocol):
+    """What the endpoint is asked to serve, when it is more than a number per second (the request-level model).
+
+    Each second the engine hands over the numbers of the units in service; the load serves its requests on
+    them for that second and returns (mean concurrent requests over the second, queued ones included; mean
+    requests waiting for a slot; requests that failed with no unit in service).
+    """
+
+    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]: ...
+
+
+# --------------------------------------------------------------------------------------------- state
+
+
+@dataclass
+class _Instance:
+    ready: float  # second it is in service
+    used: int = 0  # copies of this workload placed on it
+    reserved: int = 0  # slots other components hold
+    number: int = 0
+
+
+@dataclass
+class _Copy:
+    instance: _Instance | None  # None: wanted, but no instance has room yet
+    ready: float
+    number: int = 0
+
+
+@dataclass
+class _AlarmState:
+    alarm: Alarm
+    values: list[float | None] = field(default_factory=list)  # closed datapoints, newest last
+    acc: float = 0.0
+    n: int = 0
+    serving_acc: float = 0.0  # units in service, summed over the seconds of the open period that had any
+    in_alarm: bool = False
+    last_invoke: float = -math.inf
+
+    def close(self, value: float | None) -> None:
+        self.values.append(value)
+        if len(self.values) > self.alarm.datapoints:
+            del self.values[0]
+        self.acc, self.n, self.serving_acc = 0.0, 0, 0.0
+
+
+def _ceil(x: float) -> int:
+    return math.ceil(x - _EPS)
+
+
+class _Sim:
+    def __init__(self, spec: SimSpec, demand: tuple[float, ...], load: Load | None = None):
+        self.spec = spec
+        self.demand = demand
+        self.load = load
+        self.events: list[Event] = []
+        self.instances: list[_Instance] = []
+        self.copies: list[_Copy] = []
+        self.instance_numbers = 0
+        self.copy_numbers = 0
+        self.changed = True  # copies or desired changed: placement and instance release must be looked at
+        # Desired count: what the scalable target holds now, and the changes waiting for their decision delay.
+        self.desired = 0
+        self.pending: list[tuple[int, int, str]] = []  # (second it applies, new desired, why)
+        self.last_scale_in = -math.inf
+        self.last_scale_out = -math.inf
+        self.last_step = -math.inf
+        self.first_alarm: int | None = None
+        self.alarm_seconds: list[int] = []
+        self.minimum_bound = False  # see Result.minimum_bound
+
+    # ----------------------------------------------------------------------------------------- capacity
+
+    def _new_instance(self, now: float, reserved: int = 0) -> _Instance:
+        self.instance_numbers += 1
+        inst = _Instance(ready=now, reserved=reserved, number=self.instance_numbers)
+        self.instances.append(inst)
+        return inst
+
+    def _free(self, inst: _Instance) -> int:
+        return self.spec.copies_per_instance - inst.used - inst.reserved
+
+    def _new_copy(self) -> _Copy:
+        self.copy_numbers += 1
+        return _Copy(None, math.inf, self.copy_numbers)
+
+    def _place(self, copy: _Copy, t: int) -> bool:
+        s = self.spec
+        serving = [i for i in self.instances if i.ready <= t and self._free(i) > 0]
+        starting = [i for i in self.instances if i.ready > t and self._free(i) > 0]
+        if serving:
+            inst = serving[0]
+            copy.ready = t + s.timings.copy_on_instance
+        elif starting:
+            inst = starting[0]
+            copy.ready = inst.ready + s.timings.copy_on_new_instance
+        elif len(self.instances) < s.instances_max:
+            inst = self._new_instance(t + s.timings.provisioning)
+            self.events.append(Event(t, "instance", f"instance {inst.number} requested (ready {_clock(inst.ready)})"))
+            copy.ready = inst.ready + s.timings.copy_on_new_instance
+        else:
+            return False
+        inst.used += 1
+        copy.instance = inst
+        return True
+
+    def _reconcile(self, t: int) -> None:
+        s = self.spec
+        while len(self.copies) < self.desired:
+            self.copies.append(self._new_copy())
+        if len(self.copies) > self.desired:
+            # Remove what serves least: unplaced copies, then those still starting (latest first), then serving
+            # copies from the emptiest instance, so whole instances can be released.
+            def order(c: _Copy) -> tuple[int, float, int, int]:
+                if c.instance is None:
+                    return (0, 0.0, 0, -c.number)
+                if c.ready > t:
+                    return (1, -c.ready, 0, -c.number)
+                return (2, 0.0, c.instance.used, -c.number)
+
+            self.copies.sort(key=order)
+            for c in self.copies[: len(self.copies) - self.desired]:
+                if c.instance is not None:
+                    c.instance.used -= 1
+            del self.copies[: len(self.copies) - self.desired]
+        unplaced = False
+        for c in self.copies:
+            if c.instance is None and not self._place(c, t):
+                unplaced = True
+        self.changed = unplaced  # a copy without room tries again next second
+        # Managed instance scaling: an instance that holds nothing is released, down to the minimum.
+        for inst in sorted(self.instances, key=lambda i: -i.number):
+            if len(self.instances) <= s.instances_min:
+                self.minimum_bound |= any(i.used == 0 and i.reserved == 0 for i in self.instances)
+                break
+            if inst.used == 0 and inst.reserved == 0:
+                self.instances.remove(inst)
+                self.events.append(Event(t, "instance", f"instance {inst.number} released"))
+
+    # ----------------------------------------------------------------------------------------- decisions
+
+    def _request(self, t: int, new: int, why: str) -> None:
+        self.pending.append((t + _ceil(self.spec.timings.decision), new, why))
+
+    def _wanted(self) -> int:
+        """The desired count once the decisions already made take effect."""
+        wanted = self.desired
+        for _, new, why in self.pending:
+            wanted = max(wanted, new) if why != "scale-in" else min(wanted, new)
+        return wanted
+
+    def _scale_out(self, t: int, value: float, measured: float) -> None:
+        """Target tracking scale-out: new capacity = ceil(capacity x metric / target), proportional to the metric.
+
+        ``measured`` is the mean number of units in service over the datapoint's period (the units the metric
+        was averaged over). Outside the scale-out cooldown Application Auto Scaling multiplies the scalable
+        target's current (desired) capacity; during the cooldown the capacity the previous scale-out added
+        counts towards this one, so only a larger scale-out than already asked for goes through
+        (TargetTrackingScalingPolicyConfiguration.ScaleOutCooldown).
+        """
+        s = self.spec
+        wanted = self._wanted()
+        in_cooldown = t - self.last_scale_out < s.scale_out_cooldown
+        basis = measured if in_cooldown else max(measured, float(wanted))
+        asked = _ceil(value * basis / s.target)
+        self.minimum_bound |= s.units_min > asked
+        new = min(s.units_max, max(s.units_min, asked))
+        if new > wanted:
+            self.events.append(Event(t, "alarm", f"scale-out alarm: {value:.1f} per {s.unit} > {s.target:g}, desired {new}"))
+            self.last_scale_out = t
+            self.last_scale_in = -math.inf  # a scale-out ends the scale-in cooldown
+            self._request(t, new, "scale-out")
+
+    def _scale_in(self, t: int, value: float, measured: float) -> None:
+        s = self.spec
+        asked = _ceil(value * measured / s.target)
+        self.minimum_bound |= s.units_min > asked
+        new = max(s.units_min, asked)
+        if new < self._wanted() and t - self.last_scale_in >= s.scale_in_cooldown:
+            self.events.append(Event(t, "alarm", f"scale-in alarm: {value:.1f} per {s.unit}, desired {new}"))
+            self.last_scale_in = t
+            self._request(t, new, "scale-in")
+
+    def _step_from_zero(self, t: int) -> None:
+        """Step scaling, ChangeInCapacity: the adjustment is added to the desired count (what the scalable
+        target holds, copies still starting included), once per invocation of the alarm in ALARM, and not
+        again before the step cooldown has passed (AAS user guide, step scaling; StepScalingPolicyConfiguration.Cooldown)."""
+        s = self.spec
+        assert s.scale_from_zero is not None
+        if t - self.last_step < s.scale_from_zero.cooldown:
+            return
+        wanted = self._wanted()
+        new = min(s.units_max, wanted + s.step_adjustment)
+        if new > wanted:
+            self.events.append(Event(t, "alarm", f"no-capacity alarm: step policy +{s.step_adjustment}, desired {new}"))
+            self.last_step = t
+            self._request(t, new, "scale-out")
+
+    def _evaluate(self, st: _AlarmState, t: int, breaching: Callable[[float], bool]) -> bool:
+        """True when the policy should be invoked now (change to ALARM, or still in ALARM after ``reinvoke``)."""
+        was = st.in_alarm
+        st.in_alarm = len(st.values) == st.alarm.datapoints and all(v is not None and breaching(v) for v in st.values)
+        if st.in_alarm and (not was or t - st.last_invoke >= self.spec.reinvoke):
+            st.last_invoke = t
+            return True
+        return False
+
+    # ----------------------------------------------------------------------------------------- run
+
+    def run(self) -> Result:
+        s, demand = self.spec, self.demand
+        n = len(demand)
+        first = demand[0] if n else 0.0
+        if s.initial_units is not None:
+            unclamped = min(s.units_max, s.initial_units)
+        else:
+            unclamped = min(s.units_max, max(_ceil(first / s.target), 1 if first > 0 else 0))
+        start = min(s.units_max, max(s.units_min, unclamped))
+        self.minimum_bound |= start != unclamped
+        # Instances in service at the start: room for the other components' copies, then this workload's.
+        reserved = s.reserved_slots
+        while reserved > 0 and len(self.instances) < s.instances_max:
+            take = min(reserved, s.copies_per_instance)
+            self._new_instance(-math.inf, reserved=take)
+            reserved -= take
+        self.desired = start
+        for _ in range(start):
+            c = self._new_copy()
+            self.copies.append(c)
+            if not any(self._free(i) > 0 for i in self.instances) and len(self.instances) < s.instances_max:
+                self._new_instance(-math.inf)
+            if self._place(c, 0):
+                c.ready = -math.inf
+        while len(self.instances) < s.instances_min:
+            self.minimum_bound = True
+            self._new_instance(-math.inf)
+
+        out_state = _AlarmState(s.scale_out) if s.scale_out else None
+        in_state = _AlarmState(s.scale_in) if s.scale_in else None
+        zero_state = _AlarmState(s.scale_from_zero.alarm) if s.scale_from_zero else None
+        # Datapoints closed at a period's end reach the alarm `lag` seconds later: (second, state, value).
+        arriving: list[tuple[int, _AlarmState, float | None, float]] = []
+
+        desired_s, copies_s, serving_s, inst_s, inst_srv_s = [], [], [], [], []
+        capacity_s, queued_s, rejected_s, demand_s = [], [], [], []
+        load = self.load
+        announced: set[int] = set()
+        new_serving: list[int] = []
+        inst_announced: set[int] = set()
+        dirty, next_ready = True, math.inf
+        serving = inst_serving = placed = 0
+        serving_ids: list[int] = []
+        for t in range(n):
+            # 1. decisions that are due
+            due = [p for p in self.pending if p[0] <= t]
+            if due:
+                self.pending = [p for p in self.pending if p[0] > t]
+                for _, new, why in due:
+                    if why == "scale-in":
+                        new = min(self.desired, new)
+                    else:
+                        new = max(self.desired, new)
+                    if new != self.desired:
+                        self.events.append(Event(t, "desired", f"desired {s.unit} count {self.desired} -> {new}"))
+                        self.desired = new
+                        self.changed = True
+            if self.changed:
+                self._reconcile(t)
+                dirty = True
+            # 2. what serves this second (recounted only when copies changed or one came into service)
+            if dirty or t >= next_ready:
+                dirty = False
+                next_ready = math.inf
+                serving = 0
+                serving_ids = []
+                for c in self.copies:
+                    if c.ready <= t:
+                        serving += 1
+                        serving_ids.append(c.number)
+                        if c.number not in announced and c.ready > -math.inf:
+                            announced.add(c.number)
+                            new_serving.append(c.number)
+                    elif c.ready < next_ready:
+                        next_ready = c.ready
+                if new_serving:
+                    self.events.append(Event(t, "serving", f"{len(new_serving)} new {s.unit}(s) serve: {serving} serving"))
+                    new_serving.clear()
+                inst_serving = 0
+                for inst in self.instances:
+                    if inst.ready <= t:
+                        inst_serving += 1
+                        if inst.ready > -math.inf and inst.number not in inst_announced:
+                            inst_announced.add(inst.number)
+                            self.events.append(Event(t, "instance", f"instance {inst.number} in service"))
+                    elif inst.ready < next_ready:
+                        next_ready = inst.ready
+                placed = sum(1 for c in self.copies if c.instance is not None)
+            cap = serving * s.unit_capacity
+            if load is not None:
+                try:
+                    d, queued, rejected = load.step(t, serving_ids)
+                except LoadStopped as stop:
+                    stop.minimum_bound = self.minimum_bound
+                    raise
+                if rejected:
+                    self.minimum_bound = True
+            else:
+                d = demand[t]
+                if serving == 0:
+                    queued, rejected = 0.0, d / s.service_time
+                    self.minimum_bound |= rejected > 0
+                else:
+                    queued, rejected = max(0.0, d - cap), 0.0
+            demand_s.append(d)
+            desired_s.append(self.desired)
+            copies_s.append(placed)
+            serving_s.append(serving)
+            inst_s.append(len(self.instances))
+            inst_srv_s.append(inst_serving)
+            capacity_s.append(cap)
+            queued_s.append(queued)
+            rejected_s.append(rejected)
+            # 3. metrics: concurrent requests per copy in service (no datapoint without one), failures for zero
+            per_copy = d / serving if serving else None
+            for st in (out_state, in_state):
+                if st is not None and per_copy is not None:
+                    st.acc += per_copy
+                    st.serving_acc += serving
+                    st.n += 1
+            if zero_state is not None:
+                zero_state.acc += rejected
+                zero_state.n += 1
+            end = t + 1
+            for st in (out_state, in_state, zero_state):
+                if st is not None and end % st.alarm.period == 0:
+                    if st is zero_state:
+                        value: float | None = st.acc  # Sum of failures; none is "not breaching"
+                        measured = 0.0
+                    else:
+                        value = st.acc / st.n if st.n else None
+                        measured = st.serving_acc / st.n if st.n else 0.0
+                    arriving.append((end + s.lag, st, value, measured))
+                    st.acc, st.n, st.serving_acc = 0.0, 0, 0.0
+            # 4. alarms evaluate the datapoints that reached them
+            if arriving and arriving[0][0] <= end:
+                ready = [a for a in arriving if a[0] <= end]
+                arriving = [a for a in arriving if a[0] > end]
+                for at, st, value, measured in ready:
+                    st.close(value)
+                    when = min(at, n)
+                    if st is out_state:
+                        if self._evaluate(st, when, lambda v: v > s.target + _EPS) and value is not None:
+                            self._mark_alarm(when)
+                            self._scale_out(when, value, measured)
+                    elif st is in_state:
+                        busy = out_state is not None and out_state.in_alarm
+                        low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - _EPS)
+                        if low and not busy and value is not None:
+                            self._scale_in(when, value, measured)
+                    elif st is zero_state:
+                        assert s.scale_from_zero is not None
+                        if self._evaluate(st, when, lambda v: v >= 1 - _EPS):
+                            self._mark_alarm(when)
+                            self._step_from_zero(when)
+
+        result = Result(
+            demand=tuple(demand_s),
+            desired=tuple(desired_s),
+            copies=tuple(copies_s),
+            serving=tuple(serving_s),
+            instances=tuple(inst_s),
+            instances_serving=tuple(inst_srv_s),
+            capacity=tuple(capacity_s),
+            queued=tuple(queued_s),
+            rejected=tuple(rejected_s),
+            events=tuple(sorted(self.events, key=lambda e: e.second)),
+            summary=Summary(0, None, None, 0, 0, 0, 0, 0, 0, 0, None, None),
+            minimum_bound=self.minimum_bound,
+        )
+        return _with_summary(result, s, self.alarm_seconds)
+
+    def _mark_alarm(self, t: int) -> None:
+        self.alarm_seconds.append(t)
+
+
+def _clock(second: float) -> str:
+    return f"{int(second) // 60}:{int(second) % 60:02d}"
+
+
+def _with_summary(r: Result, s: SimSpec, alarms: list[int]) -> Result:
+    n = len(r.demand)
+    short = [r.demand[t] > r.capacity[t] + _EPS for t in range(n)]
+    short_at = next((t for t in range(n) if short[t]), None)
+    served_after = detection = first_capacity = None
+    if short_at is not None:
+        before = r.serving[short_at]
+        first_at = next((t for t in range(short_at, n) if r.serving[t] > before), None)
+        first_capacity = None if first_at is None else first_at - short_at
+        level = r.demand[short_at]
+        served_at = next(
+            (t for t in range(short_at, n) if not short[t] and r.demand[t] >= level - _EPS and r.serving[t] > 0), None
+        )
+        served_after = None if served_at is None else served_at - short_at
+        detection = next((a - short_at for a in alarms if a >= short_at), None)
+    instance_seconds = sum(r.instances)
+    cost = None if s.price_per_hour is None else instance_seconds * s.price_per_hour / 3600
+    summary = Summary(
+        short_at=short_at,
+        detection_seconds=detection,
+        served_after_seconds=served_after,
+        seconds_short=sum(short),
+        queued_request_seconds=sum(r.queued),
+        rejected_requests=sum(r.rejected),
+        peak_copies=max(r.desired, default=0),
+        peak_serving=max(r.serving, default=0),
+        peak_instances=max(r.instances, default=0),
+        instance_seconds=instance_seconds,
+        cost_usd=cost,
+        first_capacity_seconds=first_capacity,
+    )
+    return Result(**{**r.__dict__, "summary": summary})
+
+
+def simulate(spec: SimSpec, demand: tuple[float, ...] | list[float], load: Load | None = None) -> Result:
+    """Replay ``demand`` (offered concurrency per second) against ``spec``; deterministic.
+
+    With a ``load``, the concurrency, queue and failures of each second come from it instead (``demand`` then
+    only sets the window and the starting count, from its first value); the result's demand is what it served.
+    """
+    return _Sim(spec, tuple(float(d) for d in demand), load).run()
