@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from fastscale.infra.config import ConfigError, _line_index, load_config, safe_yaml
+from fastscale.infra.config import ConfigError, load_config, safe_yaml
+from fastscale.infra.config.loading import _line_index
 
 BOMB = "a: &a [x, x, x, x, x, x, x, x, x]\n" + "".join(
     f"{n}: &{n} [{', '.join([f'*{p}'] * 9)}]\n" for p, n in zip("abcdefgh", "bcdefghi")
