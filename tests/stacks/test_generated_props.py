@@ -6,8 +6,10 @@ repeatable one a sequence of them, every settable attribute is a field)."""
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import importlib.util
 import json
+import pkgutil
 import sys
 import types
 import typing
@@ -15,7 +17,8 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from fastscale.stacks.resources import autoscaling, awscc, cloudwatch, iam, sagemaker
+from fastscale.stacks import resources
+from fastscale.stacks.resources import awscc, iam, sagemaker
 from fastscale.stacks.resources.base import Resource, to_terraform
 from fastscale.stacks.resources.generated import aws as aws_props
 from fastscale.stacks.resources.generated import awscc as awscc_props
@@ -69,8 +72,12 @@ def test_every_settable_attribute_of_every_type_is_a_field_and_nothing_else(gen)
 def test_every_resource_class_takes_the_generated_props_of_its_type(gen):
     """A resource class of a provider type takes `<Type>Props` of that provider's generated module, and the
     generator's list names exactly the types the resource classes create."""
-    classes = [c for m in (sagemaker, awscc, autoscaling, cloudwatch, iam) for c in vars(m).values()
-               if isinstance(c, type) and issubclass(c, Resource) and c is not Resource]
+    modules = [importlib.import_module(f"{resources.__name__}.{info.name}")
+               for info in pkgutil.iter_modules(resources.__path__) if not info.ispkg]
+    classes = {c for m in modules for c in vars(m).values()
+               if isinstance(c, type) and issubclass(c, Resource) and c.__module__ == m.__name__
+               and getattr(c, "PROVIDER", None) in GENERATED}
+    assert {sagemaker.SagemakerModel, awscc.SagemakerInferenceComponent, iam.IamRole} <= classes
     assert {c.TYPE for c in classes} == {t for ts in gen.RESOURCE_TYPES.values() for t in ts}
     for cls in classes:
         (props,) = typing.get_args(cls.__orig_bases__[0])
