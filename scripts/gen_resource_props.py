@@ -174,7 +174,6 @@ class Shape:
     index: int
     fields: tuple[Field, ...] = ()
     paths: list[tuple[str, str, bool]] = field(default_factory=list)  # (type, dotted path, is a list element)
-    single: bool = True  # every path is a single object (a block of at most one item)
     block: bool = True  # a block, as opposed to a nested attribute
     name: str = ""
 
@@ -255,7 +254,6 @@ class Builder:
                 shape = self.module.shapes[key] = Shape(key, index=len(self.module.shapes), fields=fields)
                 self.order.append(key)
             shape.paths.append((resource_type, path, element))
-            shape.single = shape.single and not element
             # cdktf records "block" on the attribute that holds the object: the list for a block's items.
             shape.block = shape.block and bool((holder or entry).get("block", False))
             return placeholder(shape.index)
@@ -342,10 +340,16 @@ def resolve(fields: tuple[Field, ...], names: list[str]) -> tuple[Field, ...]:
 
 
 def shape_doc(shape: Shape) -> str:
+    """Where the class is used: `[]` marks an item of a repeatable block or of a list."""
+    repeated = {element for _, _, element in shape.paths}
     if shape.block:
-        what = "A block of at most one item" if shape.single else "One item of a block"
+        what = {frozenset({False}): "A block of at most one item",
+                frozenset({True}): "One item of a repeatable block"}.get(
+            frozenset(repeated), "A block, of at most one item at some paths and repeatable (`[]`) at others")
     else:
-        what = "A nested object" if shape.single else "One item of a list of nested objects"
+        what = {frozenset({False}): "A nested object",
+                frozenset({True}): "One item of a list of nested objects"}.get(
+            frozenset(repeated), "A nested object, single at some paths and in a list (`[]`) at others")
     paths = ", ".join(f"`{t}.{p}{'[]' if element else ''}`" for t, p, element in shape.paths)
     return f"{what}: {paths}."
 

@@ -16,7 +16,7 @@ from fastscale.stacks.resources.tokens import Ref
 
 @dataclass(frozen=True, kw_only=True)
 class AppautoscalingPolicyDimension:
-    """One item of a block:
+    """One item of a repeatable block:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_capacity_metric_specification.metric_data_query.metric_stat.metric.dimension[]`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_load_metric_specification.metric_data_query.metric_stat.metric.dimension[]`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_scaling_metric_specification.metric_data_query.metric_stat.metric.dimension[]`,
@@ -56,7 +56,7 @@ class AppautoscalingPolicyMetricDataQueryMetricStat:
 
 @dataclass(frozen=True, kw_only=True)
 class AppautoscalingPolicyMetricDataQuery:
-    """One item of a block:
+    """One item of a repeatable block:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_capacity_metric_specification.metric_data_query[]`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_load_metric_specification.metric_data_query[]`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_scaling_metric_specification.metric_data_query[]`.
@@ -95,7 +95,7 @@ class PredefinedMetricSpecification:
 
 @dataclass(frozen=True, kw_only=True)
 class AppautoscalingPolicyMetricSpecification:
-    """One item of a block:
+    """One item of a repeatable block:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification[]`.
     """
 
@@ -121,7 +121,9 @@ class AppautoscalingPolicyPredictiveScalingPolicyConfiguration:
 
 @dataclass(frozen=True, kw_only=True)
 class StepAdjustment:
-    """One item of a block: `aws_appautoscaling_policy.step_scaling_policy_configuration.step_adjustment[]`."""
+    """One item of a repeatable block:
+    `aws_appautoscaling_policy.step_scaling_policy_configuration.step_adjustment[]`.
+    """
 
     scaling_adjustment: int | float | Ref
     metric_interval_lower_bound: str | None = None
@@ -163,7 +165,7 @@ class AppautoscalingPolicyMetricsMetricStat:
 
 @dataclass(frozen=True, kw_only=True)
 class AppautoscalingPolicyMetrics:
-    """One item of a block:
+    """One item of a repeatable block:
     `aws_appautoscaling_policy.target_tracking_scaling_policy_configuration.customized_metric_specification.metrics[]`.
     """
 
@@ -266,7 +268,7 @@ class MetricQueryMetric:
 
 @dataclass(frozen=True, kw_only=True)
 class MetricQuery:
-    """One item of a block: `aws_cloudwatch_metric_alarm.metric_query[]`."""
+    """One item of a repeatable block: `aws_cloudwatch_metric_alarm.metric_query[]`."""
 
     id: str
     account_id: str | None = None
@@ -310,7 +312,7 @@ class CloudwatchMetricAlarmProps:
 
 @dataclass(frozen=True, kw_only=True)
 class IamRoleInlinePolicy:
-    """One item of a block: `aws_iam_role.inline_policy[]`."""
+    """One item of a repeatable block: `aws_iam_role.inline_policy[]`."""
 
     name: str | None = None
     policy: str | None = None
@@ -348,7 +350,9 @@ class IamRolePolicyProps:
 
 @dataclass(frozen=True, kw_only=True)
 class Alarm:
-    """One item of a block: `aws_sagemaker_endpoint.deployment_config.auto_rollback_configuration.alarms[]`."""
+    """One item of a repeatable block:
+    `aws_sagemaker_endpoint.deployment_config.auto_rollback_configuration.alarms[]`.
+    """
 
     alarm_name: str
 
@@ -474,7 +478,7 @@ class SagemakerEndpointConfigurationCaptureContentTypeHeader:
 
 @dataclass(frozen=True, kw_only=True)
 class SagemakerEndpointConfigurationCaptureOptions:
-    """One item of a block: `aws_sagemaker_endpoint_configuration.data_capture_config.capture_options[]`."""
+    """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.data_capture_config.capture_options[]`."""
 
     capture_mode: str
 
@@ -513,7 +517,7 @@ class ManagedInstanceScaling:
 
 @dataclass(frozen=True, kw_only=True)
 class RoutingConfig:
-    """One item of a block: `aws_sagemaker_endpoint_configuration.production_variants.routing_config[]`,
+    """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.production_variants.routing_config[]`,
     `aws_sagemaker_endpoint_configuration.shadow_production_variants.routing_config[]`.
     """
 
@@ -533,7 +537,7 @@ class SagemakerEndpointConfigurationServerlessConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class ProductionVariant:
-    """One item of a block: `aws_sagemaker_endpoint_configuration.production_variants[]`."""
+    """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.production_variants[]`."""
 
     accelerator_type: str | None = None
     container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None
@@ -564,7 +568,7 @@ class SagemakerEndpointConfigurationShadowProductionVariantsCoreDumpConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class SagemakerEndpointConfigurationShadowProductionVariants:
-    """One item of a block: `aws_sagemaker_endpoint_configuration.shadow_production_variants[]`."""
+    """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.shadow_production_variants[]`."""
 
     accelerator_type: str | None = None
     container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None
@@ -615,7 +619,8 @@ class ModelAccessConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class S3DataSource:
-    """One item of a block: `aws_sagemaker_model.container.additional_model_data_source.s3_data_source[]`,
+    """One item of a repeatable block:
+    `aws_sagemaker_model.container.additional_model_data_source.s3_data_source[]`,
     `aws_sagemaker_model.container.model_data_source.s3_data_source[]`,
     `aws_sagemaker_model.primary_container.additional_model_data_source.s3_data_source[]`,
     `aws_sagemaker_model.primary_container.model_data_source.s3_data_source[]`.
@@ -629,7 +634,7 @@ class S3DataSource:
 
 @dataclass(frozen=True, kw_only=True)
 class SagemakerModelAdditionalModelDataSource:
-    """One item of a block: `aws_sagemaker_model.container.additional_model_data_source[]`,
+    """One item of a repeatable block: `aws_sagemaker_model.container.additional_model_data_source[]`,
     `aws_sagemaker_model.primary_container.additional_model_data_source[]`.
     """
 
@@ -676,7 +681,9 @@ class SagemakerModelMultiModelConfig:
 
 @dataclass(frozen=True, kw_only=True)
 class ModelContainer:
-    """One item of a block: `aws_sagemaker_model.container[]`, `aws_sagemaker_model.primary_container`."""
+    """A block, of at most one item at some paths and repeatable (`[]`) at others:
+    `aws_sagemaker_model.container[]`, `aws_sagemaker_model.primary_container`.
+    """
 
     additional_model_data_source: Sequence[SagemakerModelAdditionalModelDataSource] | None = None
     container_hostname: str | None = None
