@@ -13,25 +13,25 @@ from typing import Any
 
 from fastscale.infra.config import EndpointSpec
 from fastscale.infra.model import capacity
-from fastscale.stacks.resources import awscc
+from fastscale.stacks.resources.generated import awscc as awscc_props
 
 
-def instance_pools(ep: EndpointSpec, model_overrides: Mapping[int, str]) -> list[awscc.InstancePool]:
+def instance_pools(ep: EndpointSpec, model_overrides: Mapping[int, str]) -> list[awscc_props.InstancePool]:
     """`InstancePools`, tried in priority order; ``model_overrides`` maps a priority to the model that pool
     runs instead of the variant's (single-model endpoints only)."""
     return [
-        awscc.InstancePool(
+        awscc_props.InstancePool(
             instance_type=pool.instance_type, priority=pool.priority, model_name_override=model_overrides.get(pool.priority)
         )
         for pool in capacity.pools_by_priority(ep)
     ]
 
 
-def reservation(ep: EndpointSpec) -> awscc.CapacityReservationConfig | None:
+def reservation(ep: EndpointSpec) -> awscc_props.CapacityReservationConfig | None:
     arn = ep.capacity.reservation_arn
     if not arn:
         return None
-    return awscc.CapacityReservationConfig(capacity_reservation_preference=capacity.RESERVATIONS_ONLY, ml_reservation_arn=arn)
+    return awscc_props.CapacityReservationConfig(capacity_reservation_preference=capacity.RESERVATIONS_ONLY, ml_reservation_arn=arn)
 
 
 def variant_fields(ep: EndpointSpec, model_overrides: Mapping[int, str]) -> dict[str, Any]:
@@ -48,24 +48,24 @@ def variant_fields(ep: EndpointSpec, model_overrides: Mapping[int, str]) -> dict
     return fields
 
 
-def scale_in_policy(ep: EndpointSpec) -> awscc.ScaleInPolicy | None:
+def scale_in_policy(ep: EndpointSpec) -> awscc_props.ScaleInPolicy | None:
     policy = ep.scale_in
     if policy is None:
         return None
-    return awscc.ScaleInPolicy(
+    return awscc_props.ScaleInPolicy(
         strategy=policy.strategy, cooldown_in_minutes=policy.cooldown_minutes, maximum_step_size=policy.max_step
     )
 
 
-def scheduling(ep: EndpointSpec) -> awscc.SchedulingConfig | None:
+def scheduling(ep: EndpointSpec) -> awscc_props.SchedulingConfig | None:
     """`SchedulingConfig` of every component of the endpoint, or None to leave placement to SageMaker."""
     placement = ep.capacity.placement
     if placement is None:
         return None
     balance = placement.az_balance
-    return awscc.SchedulingConfig(
+    return awscc_props.SchedulingConfig(
         placement_strategy=placement.strategy,
-        availability_zone_balance=awscc.AvailabilityZoneBalance(
+        availability_zone_balance=awscc_props.AvailabilityZoneBalance(
             enforcement_mode=capacity.AZ_BALANCE_PERMISSIVE, max_imbalance=balance.max_imbalance
         )
         if balance is not None

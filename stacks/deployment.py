@@ -13,17 +13,18 @@ from collections.abc import Mapping
 
 from fastscale.infra.config import ComponentRolling, CopyStep, EndpointRolling, InstanceStep
 from fastscale.infra.model.deployment import Rollout
-from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Resource
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
+from fastscale.stacks.resources.generated import aws as aws_props
+from fastscale.stacks.resources.generated import awscc as awscc_props
 
 
-def _size(step: InstanceStep | None) -> sagemaker.CapacitySize | None:
-    return None if step is None else sagemaker.CapacitySize(type=step.type, value=step.value)
+def _size(step: InstanceStep | None) -> aws_props.CapacitySize | None:
+    return None if step is None else aws_props.CapacitySize(type=step.type, value=step.value)
 
 
-def _copies(step: CopyStep | None) -> awscc.InferenceComponentCapacitySize | None:
-    return None if step is None else awscc.InferenceComponentCapacitySize(type=step.type, value=step.value)
+def _copies(step: CopyStep | None) -> awscc_props.InferenceComponentCapacitySize | None:
+    return None if step is None else awscc_props.InferenceComponentCapacitySize(type=step.type, value=step.value)
 
 
 def _alarm_refs(rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]) -> list[str]:
@@ -34,18 +35,18 @@ def _alarm_refs(rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]) -
 
 def endpoint_deployment_config(
     rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]
-) -> sagemaker.DeploymentConfig:
+) -> aws_props.DeploymentConfig:
     refs = _alarm_refs(rollout, alarms)
     rollback = (
-        sagemaker.AutoRollbackConfiguration(alarms=[sagemaker.Alarm(alarm_name=r) for r in refs]) if refs else None
+        aws_props.AutoRollbackConfiguration(alarms=[aws_props.Alarm(alarm_name=r) for r in refs]) if refs else None
     )
     if rollout.strategy == "rolling":
         rolling = rollout.rolling
         assert isinstance(rolling, EndpointRolling)
         batch = _size(rolling.batch)
         assert batch is not None
-        return sagemaker.DeploymentConfig(
-            rolling_update_policy=sagemaker.RollingUpdatePolicy(
+        return aws_props.DeploymentConfig(
+            rolling_update_policy=aws_props.RollingUpdatePolicy(
                 maximum_batch_size=batch,
                 wait_interval_in_seconds=rollout.bake_time,
                 maximum_execution_timeout_in_seconds=rolling.timeout,
@@ -56,9 +57,9 @@ def endpoint_deployment_config(
     blue_green = rollout.blue_green
     assert blue_green is not None
     step = _size(blue_green.step)
-    return sagemaker.DeploymentConfig(
-        blue_green_update_policy=sagemaker.BlueGreenUpdatePolicy(
-            traffic_routing_configuration=sagemaker.TrafficRoutingConfiguration(
+    return aws_props.DeploymentConfig(
+        blue_green_update_policy=aws_props.BlueGreenUpdatePolicy(
+            traffic_routing_configuration=aws_props.TrafficRoutingConfiguration(
                 type=blue_green.traffic,
                 wait_interval_in_seconds=rollout.bake_time,
                 canary_size=step if blue_green.traffic == "CANARY" else None,
@@ -73,21 +74,21 @@ def endpoint_deployment_config(
 
 def component_deployment_config(
     rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]
-) -> awscc.InferenceComponentDeploymentConfig:
+) -> awscc_props.InferenceComponentDeploymentConfig:
     rolling = rollout.rolling
     assert isinstance(rolling, ComponentRolling)
     batch = _copies(rolling.batch)
     assert batch is not None
     refs = _alarm_refs(rollout, alarms)
-    return awscc.InferenceComponentDeploymentConfig(
-        rolling_update_policy=awscc.InferenceComponentRollingUpdatePolicy(
+    return awscc_props.InferenceComponentDeploymentConfig(
+        rolling_update_policy=awscc_props.InferenceComponentRollingUpdatePolicy(
             maximum_batch_size=batch,
             wait_interval_in_seconds=rollout.bake_time,
             maximum_execution_timeout_in_seconds=rolling.timeout,
             rollback_maximum_batch_size=_copies(rolling.rollback_batch),
         ),
-        auto_rollback_configuration=awscc.AutoRollbackConfiguration(
-            alarms=[awscc.AlarmName(alarm_name=r) for r in refs]
+        auto_rollback_configuration=awscc_props.AutoRollbackConfiguration(
+            alarms=[awscc_props.AlarmName(alarm_name=r) for r in refs]
         )
         if refs
         else None,
@@ -96,8 +97,8 @@ def component_deployment_config(
 
 def attach(
     rollouts: list[Rollout],
-    endpoints: Mapping[str, Resource[sagemaker.SagemakerEndpointProps]],
-    components: Mapping[str, Resource[awscc.SagemakerInferenceComponentProps]],
+    endpoints: Mapping[str, Resource[aws_props.SagemakerEndpointProps]],
+    components: Mapping[str, Resource[awscc_props.SagemakerInferenceComponentProps]],
     alarms: Mapping[str, CloudwatchMetricAlarm],
 ) -> None:
     """Give every endpoint (by endpoint name) and component (by component name) its deployment_config.

@@ -58,6 +58,8 @@ from fastscale.stacks import capacity as capacity_attrs
 from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, Scope, to_terraform
 from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
+from fastscale.stacks.resources.generated import aws as aws_props
+from fastscale.stacks.resources.generated import awscc as awscc_props
 from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
 ROUTING_STRATEGIES = aws_facts.ROUTING_STRATEGIES
@@ -68,7 +70,7 @@ CONFIG_DIGEST_LEN = 12
 EndpointConfigResource = sagemaker.SagemakerEndpointConfiguration | awscc.SagemakerEndpointConfig
 
 
-def model_data_source(uri: str, accept_eula: bool = False) -> sagemaker.ModelDataSource:
+def model_data_source(uri: str, accept_eula: bool = False) -> aws_props.ModelDataSource:
     """An S3 prefix is loaded uncompressed (fastest to download); an object is a `.tar.gz` or one file.
     ``accept_eula``: the model's license is accepted (`ModelAccessConfig`, only set when true)."""
     loc = parse_s3_uri(uri)
@@ -78,13 +80,13 @@ def model_data_source(uri: str, accept_eula: bool = False) -> sagemaker.ModelDat
         kind, compression = sagemaker.S3_OBJECT, sagemaker.COMPRESSION_GZIP
     else:
         kind, compression = sagemaker.S3_OBJECT, sagemaker.COMPRESSION_NONE
-    return sagemaker.ModelDataSource(
+    return aws_props.ModelDataSource(
         s3_data_source=[
-            sagemaker.S3DataSource(
+            aws_props.S3DataSource(
                 s3_uri=uri,
                 s3_data_type=kind,
                 compression_type=compression,
-                model_access_config=sagemaker.ModelAccessConfig(accept_eula=True) if accept_eula else None,
+                model_access_config=aws_props.ModelAccessConfig(accept_eula=True) if accept_eula else None,
             )
         ]
     )
@@ -152,7 +154,7 @@ class SageMakerEndpoint(Group):
         self.endpoint = sagemaker.SagemakerEndpoint(
             self,
             "endpoint",
-            sagemaker.SagemakerEndpointProps(
+            aws_props.SagemakerEndpointProps(
                 name=names.endpoint, endpoint_config_name=self.refs["endpoint_config_name"], tags=self.tags
             ),
         )
@@ -213,16 +215,16 @@ class SageMakerEndpoint(Group):
         model = sagemaker.SagemakerModel(
             self,
             id_,
-            sagemaker.SagemakerModelProps(
+            aws_props.SagemakerModelProps(
                 name=name,
                 execution_role_arn=self.role_arn,
-                primary_container=sagemaker.ModelContainer(
+                primary_container=aws_props.ModelContainer(
                     image=workload.image,
                     environment=container_environment(workload) or None,
                     model_data_source=source,
                     model_data_url=url,
                 ),
-                vpc_config=sagemaker.VpcConfig(
+                vpc_config=aws_props.VpcConfig(
                     security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)
                 )
                 if ep.vpc
@@ -241,7 +243,7 @@ class SageMakerEndpoint(Group):
 
     def _model_data(
         self, name: str, workload: ModelSpec | InferenceComponentSpec
-    ) -> tuple[sagemaker.ModelDataSource | None, str | None]:
+    ) -> tuple[aws_props.ModelDataSource | None, str | None]:
         """(`model_data_source`, `model_data_url`): the URL for the adopted model when it names its data that way
         (the form is part of the model, and a model cannot change: the other form would replace it). A URL
         cannot carry the license acceptance, so `accept_eula` always takes the source form."""
@@ -286,7 +288,7 @@ class SageMakerEndpoint(Group):
         # No routing: no RoutingConfig at all, SageMaker's default (RANDOM), as on an endpoint made without one.
         routing = ROUTING_STRATEGIES[ep.routing] if ep.routing is not None else None
         prefix = (
-            awscc.PrefixAwareRoutingConfig(prefix_length=ep.prefix_routing.prefix_length,
+            awscc_props.PrefixAwareRoutingConfig(prefix_length=ep.prefix_routing.prefix_length,
                                            concurrency_threshold=ep.prefix_routing.concurrency_threshold)
             if ep.prefix_routing is not None
             else None
@@ -300,7 +302,7 @@ class SageMakerEndpoint(Group):
 
         if not capacity.needs_awscc_config(ep):
             scaling = (
-                sagemaker.ManagedInstanceScaling(
+                aws_props.ManagedInstanceScaling(
                     status=sagemaker.MANAGED_SCALING_ENABLED,
                     min_instance_count=ep.instances.min,
                     max_instance_count=ep.instances.max,
@@ -308,17 +310,17 @@ class SageMakerEndpoint(Group):
                 if uses_components
                 else None
             )
-            variant = sagemaker.ProductionVariant(
+            variant = aws_props.ProductionVariant(
                 **self._variant_fields(),
                 **single,
                 managed_instance_scaling=scaling,
-                routing_config=[sagemaker.RoutingConfig(routing_strategy=routing)] if routing else None,
+                routing_config=[aws_props.RoutingConfig(routing_strategy=routing)] if routing else None,
                 inference_ami_version=ep.inference_ami_version,
             )
             return sagemaker.SagemakerEndpointConfiguration(
                 self,
                 "endpoint-config",
-                sagemaker.SagemakerEndpointConfigurationProps(
+                aws_props.SagemakerEndpointConfigurationProps(
                     # An adopted configuration keeps its live name (until a change removes `adopted.endpoint_config`).
                     name=self.names.endpoint_config,
                     name_prefix=None if self.names.endpoint_config else self.names.endpoint_config_prefix,
@@ -333,7 +335,7 @@ class SageMakerEndpoint(Group):
 
         frequency = ep.metrics_publish_frequency
         metrics = (
-            awscc.MetricsConfig(metric_publish_frequency_in_seconds=frequency,
+            awscc_props.MetricsConfig(metric_publish_frequency_in_seconds=frequency,
                                 enable_enhanced_metrics=True if ep.enhanced_metrics else None)
             if frequency is not None or ep.enhanced_metrics
             else None
@@ -341,10 +343,10 @@ class SageMakerEndpoint(Group):
 
         def props(
             name: str, model_name: str | None, role: str | None, pool_models: dict[int, str], *,
-            count: int | str, with_tags: bool = True,
-        ) -> awscc.SagemakerEndpointConfigProps:
+            count: int | Ref, with_tags: bool = True,
+        ) -> awscc_props.SagemakerEndpointConfigProps:
             scaling = (
-                awscc.ManagedInstanceScaling(
+                awscc_props.ManagedInstanceScaling(
                     status=sagemaker.MANAGED_SCALING_ENABLED,
                     min_instance_count=ep.instances.min,
                     max_instance_count=ep.instances.max,
@@ -354,17 +356,17 @@ class SageMakerEndpoint(Group):
                 else None
             )
             fields = dict(single, model_name=model_name) if single else {}
-            variant = awscc.ProductionVariant(
+            variant = awscc_props.ProductionVariant(
                 variant_name=self.names.variant,
                 initial_instance_count=count,
                 **capacity_attrs.variant_fields(ep, pool_models),
                 **fields,
                 managed_instance_scaling=scaling,
-                routing_config=(awscc.RoutingConfig(routing_strategy=routing, prefix_aware_routing_config=prefix)
+                routing_config=(awscc_props.RoutingConfig(routing_strategy=routing, prefix_aware_routing_config=prefix)
                                 if routing else None),
                 inference_ami_version=ep.inference_ami_version,
             )
-            return awscc.SagemakerEndpointConfigProps(
+            return awscc_props.SagemakerEndpointConfigProps(
                 endpoint_config_name=name,
                 production_variants=[variant],
                 execution_role_arn=role,
@@ -408,8 +410,8 @@ class SageMakerEndpoint(Group):
         if capacity.has_pools(ep):
             # One specification per instance type, tried in the pools' priority order.
             single, several = None, [
-                self._specification(capacity.component_on(pool, spec), self._pool_component_model(spec, name, pool, i, model),
-                                    pool.instance_type)
+                self._pool_specification(capacity.component_on(pool, spec),
+                                         self._pool_component_model(spec, name, pool, i, model), pool.instance_type)
                 for i, pool in sorted(enumerate(capacity.pools(ep)), key=lambda item: item[1].priority)
             ]
         else:
@@ -417,14 +419,14 @@ class SageMakerEndpoint(Group):
         return awscc.SagemakerInferenceComponent(
             self,
             spec.name,
-            awscc.SagemakerInferenceComponentProps(
+            awscc_props.SagemakerInferenceComponentProps(
                 inference_component_name=name,
                 endpoint_name=self.refs["endpoint_name"],
                 variant_name=self.names.variant,
                 specification=single,
                 specifications=several,
                 # The count at creation; from then on auto scaling owns it (see ignore_changes).
-                runtime_config=awscc.InferenceComponentRuntimeConfig(copy_count=spec.copies.initial),
+                runtime_config=awscc_props.InferenceComponentRuntimeConfig(copy_count=spec.copies.initial),
                 tags=awscc.tag_list(self.tags),
             ),
             depends_on=[self.endpoint],
@@ -445,18 +447,15 @@ class SageMakerEndpoint(Group):
             self._model(f"{spec.name}-model-pool-{index - 1}", name, on_pool, owner=spec.name)
         return self.refs[f"model:{name}"]
 
-    def _specification(
-        self, spec: InferenceComponentSpec, model_ref: str, instance_type: str | None = None
-    ) -> awscc.InferenceComponentSpecification:
+    def _specification(self, spec: InferenceComponentSpec, model_ref: str) -> awscc_props.InferenceComponentSpecification:
         ep = self.spec
-        timeouts = awscc.StartupParameters(
+        timeouts = awscc_props.StartupParameters(
             model_data_download_timeout_in_seconds=download_timeout(ep, spec),
             container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, spec),
         )
-        return awscc.InferenceComponentSpecification(
-            instance_type=instance_type,
+        return awscc_props.InferenceComponentSpecification(
             model_name=model_ref,
-            compute_resource_requirements=awscc.ComputeResourceRequirements(
+            compute_resource_requirements=awscc_props.ComputeResourceRequirements(
                 min_memory_required_in_mb=spec.resources.memory_mb,
                 max_memory_required_in_mb=spec.resources.max_memory_mb,
                 number_of_accelerator_devices_required=spec.resources.accelerators,
@@ -464,11 +463,25 @@ class SageMakerEndpoint(Group):
             ),
             # Explicit unless the config says null: the API's default when omitted is undocumented (an adopted
             # component made without it keeps it unset, so adopting changes nothing).
-            data_cache_config=awscc.DataCacheConfig(enable_caching=spec.data_cache) if spec.data_cache is not None else None,
+            data_cache_config=awscc_props.DataCacheConfig(enable_caching=spec.data_cache) if spec.data_cache is not None else None,
             startup_parameters=timeouts
             if (timeouts.model_data_download_timeout_in_seconds or timeouts.container_startup_health_check_timeout_in_seconds)
             else None,
             scheduling_config=capacity_attrs.scheduling(ep),
+        )
+
+    def _pool_specification(
+        self, spec: InferenceComponentSpec, model_ref: str, instance_type: str
+    ) -> awscc_props.InstanceTypeSpecification:
+        """One item of `specifications`: the component's specification on one instance type of the pools."""
+        single = self._specification(spec, model_ref)
+        return awscc_props.InstanceTypeSpecification(
+            instance_type=instance_type,
+            model_name=single.model_name,
+            compute_resource_requirements=single.compute_resource_requirements,
+            data_cache_config=single.data_cache_config,
+            startup_parameters=single.startup_parameters,
+            scheduling_config=single.scheduling_config,
         )
 
 

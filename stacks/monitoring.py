@@ -47,14 +47,12 @@ from fastscale.infra.model.naming import (
     tags,
 )
 from fastscale.stacks.resources.base import Group, Resource, Scope
-from fastscale.stacks.resources.cloudwatch import (
-    CloudwatchDashboard,
+from fastscale.stacks.resources.cloudwatch import CloudwatchDashboard, CloudwatchMetricAlarm, evaluation_window
+from fastscale.stacks.resources.generated.aws import (
     CloudwatchDashboardProps,
-    CloudwatchMetricAlarm,
     CloudwatchMetricAlarmProps,
     MetricQuery,
     MetricQueryMetric,
-    evaluation_window,
 )
 from fastscale.templates import render
 

@@ -39,14 +39,8 @@ from fastscale.infra.config.secrets import policy_resource
 from fastscale.infra.model import capacity
 from fastscale.infra.model.naming import EndpointNames, tags
 from fastscale.stacks.resources.base import Group, Ref, Scope, json_text, resource_stack, tf_format
-from fastscale.stacks.resources.iam import (
-    CALLER_IDENTITY_ID,
-    CallerIdentity,
-    IamRole,
-    IamRolePolicy,
-    IamRolePolicyProps,
-    IamRoleProps,
-)
+from fastscale.stacks.resources.generated.aws import IamRolePolicyProps, IamRoleProps
+from fastscale.stacks.resources.iam import CALLER_IDENTITY_ID, CallerIdentity, IamRole, IamRolePolicy
 
 SAGEMAKER_PRINCIPAL = "sagemaker.amazonaws.com"
 POLICY_VERSION = "2012-10-17"

@@ -43,19 +43,19 @@ from fastscale.infra.model.naming import (
     scaling_policy_import_id,
     tags,
 )
-from fastscale.stacks.resources.autoscaling import (
-    AppautoscalingPolicy,
+from fastscale.stacks.resources.autoscaling import AppautoscalingPolicy, AppautoscalingTarget
+from fastscale.stacks.resources.base import Group, Lifecycle, Resource, Scope
+from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
+from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, evaluation_window
+from fastscale.stacks.resources.generated.aws import (
     AppautoscalingPolicyProps,
-    AppautoscalingTarget,
     AppautoscalingTargetProps,
+    CloudwatchMetricAlarmProps,
     PredefinedMetricSpecification,
     StepAdjustment,
     StepScalingPolicyConfiguration,
     TargetTrackingScalingPolicyConfiguration,
 )
-from fastscale.stacks.resources.base import Group, Lifecycle, Resource, Scope
-from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
-from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm, CloudwatchMetricAlarmProps, evaluation_window
 
 
 class EndpointScaling(Group):

@@ -1,72 +1,32 @@
 """CloudWatch resources (hashicorp/aws 6.25): metric alarms and dashboards.
 
-`dimensions` of an alarm (and of a metric inside `metric_query`) is a map attribute, not a block, so it is
-a plain mapping here. An alarm either watches one metric (`metric_name`, `namespace`, `statistic`, `period`)
-or a metric math expression (`metric_query`); CloudWatch rejects a mix of both.
+Their props are generated from the provider schema (`stacks.resources.generated.aws`:
+`CloudwatchMetricAlarmProps`, `MetricQuery`, `MetricQueryMetric`, `CloudwatchDashboardProps`). `dimensions`
+of an alarm (and of a metric inside `metric_query`) is a map attribute, not a block, so it is a plain mapping.
+An alarm either watches one metric (`metric_name`, `namespace`, `statistic`, `period`) or a metric math
+expression (`metric_query`); CloudWatch rejects a mix of both, which `CloudwatchMetricAlarm` refuses when it
+is made, with a period CloudWatch does not take.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Sequence
+from typing import Any, ClassVar
 
 from fastscale.infra.base.aws_facts import valid_alarm_period
-from fastscale.stacks.resources.base import Resource
+from fastscale.stacks.resources.base import Lifecycle, Resource, Scope
+from fastscale.stacks.resources.generated.aws import CloudwatchDashboardProps, CloudwatchMetricAlarmProps
 
 
-@dataclass(frozen=True, kw_only=True)
-class MetricQueryMetric:
-    metric_name: str
-    namespace: str
-    period: int
-    stat: str
-    dimensions: Mapping[str, str] | None = None
-    unit: str | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class MetricQuery:
-    """One entry of a metric math alarm: a metric to fetch (`metric`) or an `expression` over other ids."""
-
-    id: str
-    expression: str | None = None
-    metric: MetricQueryMetric | None = None
-    label: str | None = None
-    return_data: bool | None = None
-    period: int | None = None
-
-
-@dataclass(frozen=True, kw_only=True)
-class CloudwatchMetricAlarmProps:
-    alarm_name: str
-    comparison_operator: str
-    evaluation_periods: int
-    threshold: float
-    alarm_description: str | None = None
-    # single-metric alarms
-    metric_name: str | None = None
-    namespace: str | None = None
-    statistic: str | None = None
-    period: int | None = None
-    dimensions: Mapping[str, str] | None = None
-    unit: str | None = None
-    # metric math alarms
-    metric_query: list[MetricQuery] | None = None
-    datapoints_to_alarm: int | None = None
-    treat_missing_data: str | None = None
-    actions_enabled: bool | None = None
-    alarm_actions: list[str] | None = None
-    ok_actions: list[str] | None = None
-    insufficient_data_actions: list[str] | None = None
-    tags: Mapping[str, str] | None = None
-
-    def __post_init__(self) -> None:
-        single = any(v is not None for v in (self.metric_name, self.namespace, self.statistic, self.period))
-        if single == (self.metric_query is not None):
-            raise ValueError(f"alarm {self.alarm_name}: set either a single metric or metric_query, not both or neither")
-        if self.period is not None and not valid_alarm_period(self.period):
-            raise ValueError(f"alarm {self.alarm_name}: period {self.period} s is not 10, 20, 30 or a multiple of 60")
+def check_alarm(props: CloudwatchMetricAlarmProps) -> None:
+    """Refuse an alarm CloudWatch would reject: a single metric and metric math mixed (or neither), or a
+    period other than 10, 20, 30 s or a multiple of 60."""
+    single = any(v is not None for v in (props.metric_name, props.namespace, props.statistic, props.period))
+    if single == (props.metric_query is not None):
+        raise ValueError(f"alarm {props.alarm_name}: set either a single metric or metric_query, not both or neither")
+    period = props.period  # a number, or a reference (a str) known only at apply time
+    if period is not None and not isinstance(period, str) and not (period == int(period) and valid_alarm_period(int(period))):
+        raise ValueError(f"alarm {props.alarm_name}: period {period} s is not 10, 20, 30 or a multiple of 60")
 
 
 class CloudwatchMetricAlarm(Resource[CloudwatchMetricAlarmProps]):
@@ -75,11 +35,17 @@ class CloudwatchMetricAlarm(Resource[CloudwatchMetricAlarmProps]):
     TYPE: ClassVar[str] = "aws_cloudwatch_metric_alarm"
     PROVIDER: ClassVar[str] = "aws"
 
-
-@dataclass(frozen=True, kw_only=True)
-class CloudwatchDashboardProps:
-    dashboard_name: str
-    dashboard_body: str
+    def __init__(
+        self,
+        scope: Scope,
+        id_: str,
+        props: CloudwatchMetricAlarmProps,
+        *,
+        depends_on: Sequence[Resource[Any]] | None = None,
+        lifecycle: Lifecycle | None = None,
+    ) -> None:
+        check_alarm(props)
+        super().__init__(scope, id_, props, depends_on=depends_on, lifecycle=lifecycle)
 
 
 class CloudwatchDashboard(Resource[CloudwatchDashboardProps]):

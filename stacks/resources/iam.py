@@ -1,26 +1,20 @@
 """IAM resources (hashicorp/aws 6.25): the endpoint's execution role and its inline policy, and the
 `aws_caller_identity` data source its trust policy reads the account from (a data source creates nothing).
 
-Policies are JSON strings, as the provider takes them; `stacks.role` builds the documents.
+The resources' props are generated from the provider schema (`stacks.resources.generated.aws`: `IamRoleProps`,
+`IamRolePolicyProps`). Policies are JSON strings, as the provider takes them; `stacks.role` builds the
+documents, and sets `force_detach_policies` so that `destroy` deletes the role even if someone attached
+extra policies to it by hand. The data source is not in the extracted schemas (they hold resources only),
+so its props, none, are written here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 from fastscale.stacks.resources.base import DataSource, Resource, Scope
-
-
-@dataclass(frozen=True, kw_only=True)
-class IamRoleProps:
-    name: str
-    assume_role_policy: str
-    description: str | None = None
-    # Lets `destroy` delete the role even if someone attached extra policies to it by hand.
-    force_detach_policies: bool | None = None
-    tags: Mapping[str, str] | None = None
+from fastscale.stacks.resources.generated.aws import IamRolePolicyProps, IamRoleProps
 
 
 class IamRole(Resource[IamRoleProps]):
@@ -28,13 +22,6 @@ class IamRole(Resource[IamRoleProps]):
 
     TYPE: ClassVar[str] = "aws_iam_role"
     PROVIDER: ClassVar[str] = "aws"
-
-
-@dataclass(frozen=True, kw_only=True)
-class IamRolePolicyProps:
-    name: str
-    role: str
-    policy: str
 
 
 class IamRolePolicy(Resource[IamRolePolicyProps]):

@@ -321,11 +321,11 @@ def test_no_config_string_reaches_the_stack_unescaped(tmp_path_factory, env, tag
 
 
 def test_removing_the_escaping_fails_these_checks(monkeypatch, tmp_path):
-    from fastscale.stacks.resources import base
+    from fastscale.stacks.resources import tokens
 
     data = plant_all("single-model", PAYLOADS["file"], [("endpoints[].model.environment.*", "")])
     assert evaluated_parts(synth(parse_config(data), tmp_path / "escaped" / "out").doc) == []
-    monkeypatch.setattr(base, "escape_template", lambda text: text)
+    monkeypatch.setattr(tokens, "escape_template", lambda text: text)
     assert evaluated_parts(synth(parse_config(data), tmp_path / "unescaped" / "out").doc) == [PAYLOADS["file"]]
 
 

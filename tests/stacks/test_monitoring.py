@@ -99,6 +99,27 @@ def test_invalid_alarm_period_is_refused():
         synth_constructs(modified(SINGLE_MODEL, odd))
 
 
+def test_an_alarm_is_one_metric_or_metric_math_never_both_nor_neither():
+    """CloudWatch rejects both mixes; the alarm resource refuses them when it is made, before anything renders."""
+    from fastscale.stacks.resources.base import Ref, StackContent
+    from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
+    from fastscale.stacks.resources.generated.aws import CloudwatchMetricAlarmProps, MetricQuery
+
+    common = dict(alarm_name="a", comparison_operator="GreaterThanThreshold", evaluation_periods=1, threshold=1)
+    single = dict(metric_name="Invocations", namespace="AWS/SageMaker", statistic="Sum", period=60)
+    math = dict(metric_query=[MetricQuery(id="e", expression="1", return_data=True)])
+    content = StackContent("s")
+    CloudwatchMetricAlarm(content, "one", CloudwatchMetricAlarmProps(**common, **single))
+    CloudwatchMetricAlarm(content, "math", CloudwatchMetricAlarmProps(**common, **math))
+    CloudwatchMetricAlarm(content, "ref", CloudwatchMetricAlarmProps(**common, **dict(single, period=Ref("${var.p}"))))
+    for i, wrong in enumerate(({}, {**single, **math})):
+        with pytest.raises(ValueError, match="alarm a: set either a single metric or metric_query, not both or neither"):
+            CloudwatchMetricAlarm(content, f"wrong-{i}", CloudwatchMetricAlarmProps(**common, **wrong))
+    with pytest.raises(ValueError, match="period 90 s is not"):
+        CloudwatchMetricAlarm(content, "odd", CloudwatchMetricAlarmProps(**common, **dict(single, period=90)))
+    assert [e.logical_id for e in content.elements] == ["one", "math", "ref"]
+
+
 # --------------------------------------------------------------------------------------------- components
 
 
