@@ -26,7 +26,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastscale.infra.analysis.simulate.build import SimulateInputError, Workload, select_workloads
-from fastscale.infra.analysis.simulate.engine import SimSpec
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
 from fastscale.infra.analysis.simulate.requests import (
@@ -38,6 +37,7 @@ from fastscale.infra.analysis.simulate.requests import (
     service_rates,
     simulate_requests,
 )
+from fastscale.infra.analysis.simulate.spec import SimSpec
 from fastscale.infra.base import catalog
 from fastscale.infra.config import (
     ConfigError,
@@ -482,7 +482,7 @@ def _spec(search: Search, candidate: Candidate, params: SimulateParams | None) -
 def _simulate(
     search: Search, candidate: Candidate, spec: SimSpec, max_rejected: float | None
 ) -> tuple[Outcome, bool]:
-    """(outcome, whether the minimum bound: see engine.Result.minimum_bound)."""
+    """(outcome, whether the minimum bound: see result.Result.minimum_bound)."""
     n = len(search.trace)
     limit = None if max_rejected is None or not n else failure_limit(n, max_rejected)
     try:
@@ -515,7 +515,7 @@ def evaluate_group(
 ) -> list[Outcome]:
     """Candidates that may differ only in their minimum, each with the outcome ``evaluate`` gives it.
 
-    Highest minimum first: when a run's minimum never bound (``engine.Result.minimum_bound``), a candidate whose
+    Highest minimum first: when a run's minimum never bound (``result.Result.minimum_bound``), a candidate whose
     simulation input is the same but for a lower minimum (copies and instances) follows the very same run, so
     its outcome is copied instead of simulated again. Anything else about the input that differs, or a minimum
     that bound, means a simulation of its own."""

@@ -18,17 +18,10 @@ from fastscale.infra.analysis.simulate.build import (
     select_workloads,
     simulate_workload,
 )
-from fastscale.infra.analysis.simulate.engine import (
-    Alarm,
-    Event,
-    Result,
-    ScaleFromZero,
-    SimSpec,
-    Summary,
-    Timings,
-    simulate,
-)
+from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import SimulateParams, load_params
+from fastscale.infra.analysis.simulate.result import Event, Result, Summary
+from fastscale.infra.analysis.simulate.spec import Alarm, ScaleFromZero, SimSpec, Timings
 from fastscale.infra.analysis.simulate.traffic import (
     Traffic,
     TrafficError,

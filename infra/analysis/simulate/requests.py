@@ -35,8 +35,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from fastscale.infra.analysis.simulate.engine import LoadStopped, Result, SimSpec, simulate
+from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import SimulateParams
+from fastscale.infra.analysis.simulate.result import Result
+from fastscale.infra.analysis.simulate.spec import LoadStopped, SimSpec
 from fastscale.infra.analysis.simulate.traffic import MAX_TRACE_BYTES, MAX_WINDOW_SECONDS
 from fastscale.infra.base import catalog
 from fastscale.infra.config import InferenceComponentSpec, format_path, safe_yaml
@@ -408,7 +410,7 @@ class FailureLimitExceeded(LoadStopped):
 
 
 class RequestLoad:
-    """The requests of a trace, served on the copies the engine has in service (engine.Load).
+    """The requests of a trace, served on the copies the engine has in service (spec.Load).
 
     ``stop_after_failures``: raise FailureLimitExceeded at the end of the first second after which more requests
     than that have failed (no capacity or timed out). Failures only ever add up, so a run stopped this way would
