@@ -20,7 +20,8 @@ from fastscale.infra.analysis.recommend import (
     pareto_front,
     recommend,
 )
-from fastscale.infra.analysis.simulate.requests import ServiceRates, parse_request_trace
+from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
+from fastscale.infra.analysis.simulate.requests.trace import parse_request_trace
 from fastscale.infra.config import load_config, parse_config, safe_yaml
 from fastscale.infra.config.yaml_edit import edit
 from fastscale.infra.rules import has_errors, run_rules

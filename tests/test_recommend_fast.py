@@ -23,7 +23,8 @@ from fastscale.infra.analysis.recommend import (
 )
 from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import load_params
-from fastscale.infra.analysis.simulate.requests import RequestLoad, read_request_trace
+from fastscale.infra.analysis.simulate.requests.replay import RequestLoad
+from fastscale.infra.analysis.simulate.requests.trace import read_request_trace
 from fastscale.infra.config import load_config, parse_config, safe_yaml
 from fastscale.infra.rules import has_errors, run_rules
 from tests.conftest import ROOT

@@ -28,15 +28,9 @@ from typing import Any
 from fastscale.infra.analysis.simulate.build import SimulateInputError, Workload, select_workloads
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
-from fastscale.infra.analysis.simulate.requests import (
-    FailureLimitExceeded,
-    Profile,
-    RequestInputError,
-    RequestTrace,
-    ServiceRates,
-    service_rates,
-    simulate_requests,
-)
+from fastscale.infra.analysis.simulate.requests.rates import Profile, ServiceRates, service_rates
+from fastscale.infra.analysis.simulate.requests.replay import FailureLimitExceeded, simulate_requests
+from fastscale.infra.analysis.simulate.requests.trace import RequestInputError, RequestTrace
 from fastscale.infra.analysis.simulate.spec import SimSpec
 from fastscale.infra.base import catalog
 from fastscale.infra.config import (
