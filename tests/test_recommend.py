@@ -8,19 +8,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastscale.infra.analysis.recommend import (
-    Candidate,
-    Outcome,
-    RecommendInputError,
-    apply_to_text,
-    build_search,
-    choose,
-    evaluate_all,
-    get_path,
-    pareto_front,
-    recommend,
-)
-from fastscale.infra.analysis.simulate.requests import ServiceRates, parse_request_trace
+from fastscale.infra.analysis.recommend.evaluation import Outcome, evaluate_all
+from fastscale.infra.analysis.recommend.front import choose, pareto_front, recommend
+from fastscale.infra.analysis.recommend.search import Candidate, RecommendInputError, build_search
+from fastscale.infra.analysis.recommend.settings import apply_to_text, get_path
+from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
+from fastscale.infra.analysis.simulate.requests.trace import parse_request_trace
 from fastscale.infra.config import load_config, parse_config, safe_yaml
 from fastscale.infra.config.yaml_edit import edit
 from fastscale.infra.rules import has_errors, run_rules
@@ -160,7 +153,7 @@ def test_the_written_config_validates_round_trips_and_keeps_comments(outcomes):
 
 
 def test_every_candidate_config_validates(outcomes):
-    from fastscale.infra.analysis.recommend import candidate_config
+    from fastscale.infra.analysis.recommend.settings import candidate_config
 
     search, _ = outcomes
     for c in search.candidates[::7]:

@@ -11,19 +11,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fastscale.infra.analysis.recommend import (
-    apply_to_text,
-    build_search,
+from fastscale.infra.analysis.recommend.evaluation import (
     evaluate,
     evaluate_all,
     evaluate_group,
     failure_limit,
     minimum_groups,
-    recommend,
 )
+from fastscale.infra.analysis.recommend.front import recommend
+from fastscale.infra.analysis.recommend.search import build_search
+from fastscale.infra.analysis.recommend.settings import apply_to_text
 from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import load_params
-from fastscale.infra.analysis.simulate.requests import RequestLoad, read_request_trace
+from fastscale.infra.analysis.simulate.requests.replay import RequestLoad
+from fastscale.infra.analysis.simulate.requests.trace import read_request_trace
 from fastscale.infra.config import load_config, parse_config, safe_yaml
 from fastscale.infra.rules import has_errors, run_rules
 from tests.conftest import ROOT
@@ -114,7 +115,7 @@ def test_a_minimum_that_binds_is_simulated_on_its_own(quarter):
 def test_the_engine_reports_a_binding_minimum():
     search = _search(ZERO, small_trace(), ["ml.g5.xlarge"])
     params = load_params()
-    from fastscale.infra.analysis.recommend import _spec
+    from fastscale.infra.analysis.recommend.evaluation import _spec
 
     c = next(c for c in search.candidates if c.settings[f"{search.workload_path}.copies.min"] == 2)
     spec = _spec(search, c, params)
@@ -136,7 +137,7 @@ def test_a_stopped_run_stops_where_the_limit_is_passed():
     trace = read_request_trace(HOUR)
     search = _search(ZERO, trace, ["ml.g5.xlarge"])
     params = load_params()
-    from fastscale.infra.analysis.recommend import _spec
+    from fastscale.infra.analysis.recommend.evaluation import _spec
 
     c = search.candidates[0]
     spec = _spec(search, c, params)

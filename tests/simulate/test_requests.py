@@ -7,16 +7,13 @@ import dataclasses
 import pytest
 
 from fastscale.infra.analysis.simulate import Alarm, ScaleFromZero, SimSpec, Timings, load_params
-from fastscale.infra.analysis.simulate.requests import (
+from fastscale.infra.analysis.simulate.requests.rates import ServiceRates, read_profile, roofline, service_rates
+from fastscale.infra.analysis.simulate.requests.replay import simulate_requests
+from fastscale.infra.analysis.simulate.requests.trace import (
     RequestInputError,
     RequestTrace,
-    ServiceRates,
     parse_request_trace,
-    read_profile,
     read_request_trace,
-    roofline,
-    service_rates,
-    simulate_requests,
 )
 
 LOR = "least_outstanding_requests"

@@ -3,7 +3,9 @@
 ``select_workloads`` turns a config into simulatable workloads; ``simulate_workload`` replays a
 :class:`Traffic` against one as configured and with each scale-out layer flipped (10-second metrics, data
 caching, container image caching, a warm minimum). ``engine.simulate`` is the model itself, on plain
-numbers. Parameters and their sources: ``infra/analysis/simulate_params.json`` and ``infra/analysis/estimate_params.json``.
+numbers: a ``spec.SimSpec`` in, a ``result.Result`` out. ``requests/`` replays a request trace, request by request,
+on the same scaling. Parameters and their sources: ``infra/analysis/simulate_params.json`` and
+``infra/analysis/estimate_params.json``.
 """
 
 from fastscale.infra.analysis.simulate.build import (
@@ -18,17 +20,10 @@ from fastscale.infra.analysis.simulate.build import (
     select_workloads,
     simulate_workload,
 )
-from fastscale.infra.analysis.simulate.engine import (
-    Alarm,
-    Event,
-    Result,
-    ScaleFromZero,
-    SimSpec,
-    Summary,
-    Timings,
-    simulate,
-)
+from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import SimulateParams, load_params
+from fastscale.infra.analysis.simulate.result import Event, Result, Summary
+from fastscale.infra.analysis.simulate.spec import Alarm, ScaleFromZero, SimSpec, Timings
 from fastscale.infra.analysis.simulate.traffic import (
     Traffic,
     TrafficError,

@@ -17,9 +17,11 @@ from fastscale.infra.analysis.estimate.fallback import fallback_scenario
 from fastscale.infra.analysis.estimate.params import EstimateParams
 from fastscale.infra.analysis.estimate.params import load_params as load_estimate_params
 from fastscale.infra.analysis.estimate.timeline import WorkloadInputs, scenarios, workload_inputs
-from fastscale.infra.analysis.simulate.engine import Alarm, Result, ScaleFromZero, SimSpec, Timings, simulate
+from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
+from fastscale.infra.analysis.simulate.result import Result
+from fastscale.infra.analysis.simulate.spec import Alarm, ScaleFromZero, SimSpec, Timings
 from fastscale.infra.analysis.simulate.traffic import Traffic
 from fastscale.infra.base import catalog
 from fastscale.infra.base.catalog import InstanceSpec

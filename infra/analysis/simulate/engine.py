@@ -1,8 +1,10 @@
 """The discrete-time model: one endpoint's scaling replayed second by second against a traffic profile.
 
-It knows nothing about config files: a :class:`SimSpec` holds every number it needs (built from a config
-by :mod:`fastscale.infra.analysis.simulate.build`), so tests can give it exact, hand-checkable inputs. Pure Python,
-deterministic: the same spec and demand always give the same result.
+It knows nothing about config files: a :class:`~fastscale.infra.analysis.simulate.spec.SimSpec` holds every
+number it needs (built from a config by :mod:`fastscale.infra.analysis.simulate.build`), so tests can give it
+exact, hand-checkable inputs; the run comes back as a :class:`~fastscale.infra.analysis.simulate.result.Result`.
+This module holds only the replay: the state of copies, instances and alarms, and the loop over the seconds.
+Pure Python, deterministic: the same spec and demand always give the same result.
 
 What happens each second, in order: scaling decisions that are due take effect (copies are placed, instances
 requested or released), copies and instances whose start-up timeline ended come into service, the demand is
@@ -14,190 +16,11 @@ datapoint is closed and, ``lag`` seconds later, the alarms evaluate it. The rule
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
 
-#: Slack when comparing floats that stand for whole counts (ceil of 8.000000001 must stay 8).
-_EPS = 1e-9
-
-
-@dataclass(frozen=True)
-class Timings:
-    """Seconds from a desired count changing to new capacity serving (from the estimate model's timelines)."""
-
-    decision: float  # alarm -> desired count changed
-    copy_on_instance: float  # a new copy on an instance in service -> serving
-    provisioning: float  # a new instance requested -> in service
-    copy_on_new_instance: float  # a new instance in service -> its copy serving
-
-
-@dataclass(frozen=True)
-class Alarm:
-    """A CloudWatch alarm the model evaluates: ``datapoints`` periods of ``period`` seconds must all breach."""
-
-    period: int
-    datapoints: int
-
-
-@dataclass(frozen=True)
-class ScaleFromZero:
-    alarm: Alarm  # NoCapacityInvocationFailures, Sum >= 1 per period
-    cooldown: int  # step policy cooldown
-
-
-@dataclass(frozen=True)
-class SimSpec:
-    """One workload and its scaling, in the units the model works in.
-
-    A *unit* is a copy of an inference component, or an instance of a single-model endpoint (then
-    ``copies_per_instance`` is 1 and the instance bounds equal the unit bounds).
-    """
-
-    target: float  # target_concurrency: the scaling policy's target for concurrent requests per unit
-    units_min: int
-    units_max: int
-    instances_min: int
-    instances_max: int
-    copies_per_instance: int
-    timings: Timings
-    scale_out: Alarm | None  # None: auto scaling disabled
-    scale_in: Alarm | None
-    scale_in_threshold: float  # fraction of target below which a scale-in datapoint breaches
-    scale_in_cooldown: int
-    scale_out_cooldown: int
-    lag: int  # seconds from a period's end to the alarm evaluating its datapoint
-    reinvoke: int  # an alarm in ALARM invokes its scaling policy again this often
-    scale_from_zero: ScaleFromZero | None
-    service_time: float  # mean seconds per request, to turn concurrency into requests
-    price_per_hour: float | None = None
-    reserved_slots: int = 0  # slots other components hold on the endpoint's instances (their minimum copies)
-    initial_units: int | None = None  # fixed starting count (auto scaling disabled); else the demand's steady state
-    unit: str = "copy"  # what a unit is called in events: copy | instance
-    #: Concurrent requests one unit serves at full speed (where it saturates); beyond it requests queue.
-    #: None: the target (the model before capacity and target were separated).
-    capacity: float | None = None
-    #: Step policy adjustment for scale from zero (ChangeInCapacity, applied to the desired count).
-    step_adjustment: int = 1
-
-    @property
-    def unit_capacity(self) -> float:
-        return self.target if self.capacity is None else self.capacity
-
-    def __post_init__(self) -> None:
-        if self.target <= 0:
-            raise ValueError("target must be positive")
-        if not 0 <= self.units_min <= self.units_max:
-            raise ValueError("need 0 <= units_min <= units_max")
-        if not 0 <= self.instances_min <= self.instances_max or self.copies_per_instance < 1:
-            raise ValueError("need 0 <= instances_min <= instances_max and at least one copy per instance")
-        if self.service_time <= 0:
-            raise ValueError("service_time must be positive")
-        if self.capacity is not None and self.capacity <= 0:
-            raise ValueError("capacity must be positive")
-        if self.step_adjustment < 1:
-            raise ValueError("step_adjustment must be at least 1")
-
-
-@dataclass(frozen=True)
-class Event:
-    second: int
-    kind: str
-    detail: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"second": self.second, "kind": self.kind, "detail": self.detail}
-
-
-@dataclass(frozen=True)
-class Summary:
-    short_at: int | None  # first second demand was not fully served
-    detection_seconds: int | None  # from short_at to the first scale-out alarm
-    served_after_seconds: int | None  # from short_at until capacity caught up; None: not within the window
-    seconds_short: int  # seconds with demand queued or rejected
-    queued_request_seconds: float
-    rejected_requests: float
-    peak_copies: int  # copies placed or wanted, starting ones included
-    peak_serving: int
-    peak_instances: int  # provisioning ones included
-    instance_seconds: int
-    cost_usd: float | None
-    #: From short_at until the first new unit serves (more units serving than at short_at); None: none did.
-    first_capacity_seconds: int | None = None
-
-    @property
-    def full_capacity_seconds(self) -> int | None:
-        """From short_at until capacity caught up with the demand (the same figure as served_after)."""
-        return self.served_after_seconds
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "short_at_second": self.short_at,
-            "detection_seconds": self.detection_seconds,
-            "first_capacity_seconds": self.first_capacity_seconds,
-            "full_capacity_seconds": self.full_capacity_seconds,
-            "served_after_seconds": self.served_after_seconds,
-            "seconds_short": self.seconds_short,
-            "queued_request_seconds": round(self.queued_request_seconds, 1),
-            "rejected_requests": round(self.rejected_requests, 1),
-            "peak_copies": self.peak_copies,
-            "peak_serving_copies": self.peak_serving,
-            "peak_instances": self.peak_instances,
-            "instance_seconds": self.instance_seconds,
-            "cost_usd": None if self.cost_usd is None else round(self.cost_usd, 2),
-        }
-
-
-@dataclass(frozen=True)
-class Result:
-    demand: tuple[float, ...]
-    desired: tuple[int, ...]
-    copies: tuple[int, ...]  # placed, starting ones included
-    serving: tuple[int, ...]
-    instances: tuple[int, ...]  # provisioning ones included
-    instances_serving: tuple[int, ...]
-    capacity: tuple[float, ...]  # concurrent requests served at full speed
-    queued: tuple[float, ...]
-    rejected: tuple[float, ...]  # requests that failed this second
-    events: tuple[Event, ...]
-    summary: Summary
-    #: The minimum (units_min, instances_min) changed something: the starting count, a scaling decision, an
-    #: instance kept from release; or a request failed with no capacity (which a scale-from-zero policy, only
-    #: present with a minimum of 0, would have acted on). False: the same spec with any lower minimum gives this
-    #: very result, which lets ``recommend`` simulate candidates that differ only in their minimum once.
-    minimum_bound: bool = False
-
-    def steps_dict(self) -> dict[str, list[Any]]:
-        return {
-            "demand": [round(d, 3) for d in self.demand],
-            "capacity": [round(c, 3) for c in self.capacity],
-            "desired_copies": list(self.desired),
-            "copies": list(self.copies),
-            "serving_copies": list(self.serving),
-            "instances": list(self.instances),
-            "serving_instances": list(self.instances_serving),
-            "queued": [round(q, 3) for q in self.queued],
-            "rejected": [round(r, 3) for r in self.rejected],
-        }
-
-
-class LoadStopped(Exception):
-    """Raised by a load's ``step`` to end the run early; the engine sets ``minimum_bound`` (as in Result) on it
-    for the part it ran."""
-
-    minimum_bound = False
-
-
-class Load(Protocol):
-    """What the endpoint is asked to serve, when it is more than a number per second (the request-level model).
-
-    Each second the engine hands over the numbers of the units in service; the load serves its requests on
-    them for that second and returns (mean concurrent requests over the second, queued ones included; mean
-    requests waiting for a slot; requests that failed with no unit in service).
-    """
-
-    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]: ...
-
+from fastscale.infra.analysis.simulate.result import Event, Result, Summary, with_summary
+from fastscale.infra.analysis.simulate.spec import EPS, Alarm, Load, LoadStopped, SimSpec
 
 # --------------------------------------------------------------------------------------------- state
 
@@ -235,7 +58,7 @@ class _AlarmState:
 
 
 def _ceil(x: float) -> int:
-    return math.ceil(x - _EPS)
+    return math.ceil(x - EPS)
 
 
 class _Sim:
@@ -539,17 +362,17 @@ class _Sim:
                     st.close(value)
                     when = min(at, n)
                     if st is out_state:
-                        if self._evaluate(st, when, lambda v: v > s.target + _EPS) and value is not None:
+                        if self._evaluate(st, when, lambda v: v > s.target + EPS) and value is not None:
                             self._mark_alarm(when)
                             self._scale_out(when, value, measured)
                     elif st is in_state:
                         busy = out_state is not None and out_state.in_alarm
-                        low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - _EPS)
+                        low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - EPS)
                         if low and not busy and value is not None:
                             self._scale_in(when, value, measured)
                     elif st is zero_state:
                         assert s.scale_from_zero is not None
-                        if self._evaluate(st, when, lambda v: v >= 1 - _EPS):
+                        if self._evaluate(st, when, lambda v: v >= 1 - EPS):
                             self._mark_alarm(when)
                             self._step_from_zero(when)
 
@@ -567,7 +390,7 @@ class _Sim:
             summary=Summary(0, None, None, 0, 0, 0, 0, 0, 0, 0, None, None),
             minimum_bound=self.minimum_bound,
         )
-        return _with_summary(result, s, self.alarm_seconds)
+        return with_summary(result, s, self.alarm_seconds)
 
     def _mark_alarm(self, t: int) -> None:
         self.alarm_seconds.append(t)
@@ -575,40 +398,6 @@ class _Sim:
 
 def _clock(second: float) -> str:
     return f"{int(second) // 60}:{int(second) % 60:02d}"
-
-
-def _with_summary(r: Result, s: SimSpec, alarms: list[int]) -> Result:
-    n = len(r.demand)
-    short = [r.demand[t] > r.capacity[t] + _EPS for t in range(n)]
-    short_at = next((t for t in range(n) if short[t]), None)
-    served_after = detection = first_capacity = None
-    if short_at is not None:
-        before = r.serving[short_at]
-        first_at = next((t for t in range(short_at, n) if r.serving[t] > before), None)
-        first_capacity = None if first_at is None else first_at - short_at
-        level = r.demand[short_at]
-        served_at = next(
-            (t for t in range(short_at, n) if not short[t] and r.demand[t] >= level - _EPS and r.serving[t] > 0), None
-        )
-        served_after = None if served_at is None else served_at - short_at
-        detection = next((a - short_at for a in alarms if a >= short_at), None)
-    instance_seconds = sum(r.instances)
-    cost = None if s.price_per_hour is None else instance_seconds * s.price_per_hour / 3600
-    summary = Summary(
-        short_at=short_at,
-        detection_seconds=detection,
-        served_after_seconds=served_after,
-        seconds_short=sum(short),
-        queued_request_seconds=sum(r.queued),
-        rejected_requests=sum(r.rejected),
-        peak_copies=max(r.desired, default=0),
-        peak_serving=max(r.serving, default=0),
-        peak_instances=max(r.instances, default=0),
-        instance_seconds=instance_seconds,
-        cost_usd=cost,
-        first_capacity_seconds=first_capacity,
-    )
-    return Result(**{**r.__dict__, "summary": summary})
 
 
 def simulate(spec: SimSpec, demand: tuple[float, ...] | list[float], load: Load | None = None) -> Result:
