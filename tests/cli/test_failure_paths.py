@@ -20,7 +20,7 @@ import yaml
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-import fastscale.infra.terraform.runner as tf
+import fastscale.infra.terraform.runner.binary as tf_binary
 from fastscale.cli.main import cli
 from fastscale.infra.aws.clients import client
 from fastscale.infra.model.naming import all_endpoint_names
@@ -279,7 +279,7 @@ def _fake_terraform(directory: Path, body: str) -> Path:
 def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, synth, monkeypatch, aws):
     # Not `exec sleep`: the sleep is a grandchild holding the pipes, which a plain timeout would wait for.
     fake = _fake_terraform(project, "sleep 30\necho done\n")
-    monkeypatch.setattr(tf, "VERSION_TIMEOUT", 1.0)
+    monkeypatch.setattr(tf_binary, "VERSION_TIMEOUT", 1.0)
     started = time.monotonic()
     result = invoke("plan", "fastscale.yaml", "--terraform-bin", fake)
     assert time.monotonic() - started < 10
