@@ -147,14 +147,14 @@ def test_missing_credentials_are_one_line(project, monkeypatch, tmp_path):
 def test_an_unreachable_endpoint_is_one_line(project, monkeypatch):
     from botocore.config import Config
 
-    import fastscale.infra.aws.clients as clients_module
+    import fastscale.infra.aws.clients.calls as calls_module
 
     port = _closed_port()
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     # One attempt: the back-off between attempts is real time; the retry bound has its own test.
-    monkeypatch.setattr(clients_module, "RETRY_CONFIG", Config(retries={"total_max_attempts": 1}))
+    monkeypatch.setattr(calls_module, "RETRY_CONFIG", Config(retries={"total_max_attempts": 1}))
     assert_one_line_failure(invoke("status", "fastscale.yaml"), 1, "cannot reach AWS", f"127.0.0.1:{port}")
 
 
