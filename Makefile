@@ -96,7 +96,8 @@ floor:
 	$(FLOOR_VENV)/bin/pytest -q -p no:cacheprovider tests/rules tests/cli tests/aws tests/stacks tests/test_config.py
 
 ## Mutation testing (mutmut) of the code that deletes, applies or refuses: infra/aws/sweep.py, infra/aws/cleanup.py,
-## infra/terraform/plan_session.py and infra/terraform/rollout.py, against the tests that cover them ([tool.mutmut] in pyproject.toml).
+## infra/terraform/plan_session.py and the downtime classification in infra/terraform/rollout/, against the tests that cover
+## them ([tool.mutmut] in pyproject.toml).
 ## Not part of `make test`: it takes many minutes. Prints the score and leaves the details in .mutation/
 ## (`cd .mutation && ../.venv/bin/mutmut show <name>`).
 mutation: $(STAMP)

@@ -16,11 +16,12 @@ mkdir -p "$WORK/fastscale"
 ln -s "$ROOT/infra" "$WORK/fastscale/infra"
 for p in tests examples pyproject.toml; do ln -s "$ROOT/$p" "$WORK/$p"; done
 cd "$WORK"
-# All of sweep.py, cleanup.py and plan_session.py; of rollout.py, what decides that a plan is downtime (deploy
-# refuses such a plan without --allow-downtime). MUTANTS="glob ..." picks others (mutmut's mutant-name globs).
+# All of sweep.py, cleanup.py and plan_session.py; of the rollout package (infra/terraform/rollout/), what decides
+# that a plan is downtime (deploy refuses such a plan without --allow-downtime): parsing the plan, classifying its
+# changes, the replacement's reason. MUTANTS="glob ..." picks others (mutmut's mutant-name globs).
 set -f  # the globs are for mutmut, not the shell
 # shellcheck disable=SC2206
-MUTANTS=(${MUTANTS:-fastscale.infra.aws.sweep.* fastscale.infra.aws.cleanup.* fastscale.infra.terraform.plan_session.* fastscale.infra.terraform.rollout.x_parse_plan__* fastscale.infra.terraform.rollout.x_classify_change__* fastscale.infra.terraform.rollout.x_classify_plan__* fastscale.infra.terraform.rollout.x__replacement_reason__* fastscale.infra.terraform.rollout.xǁPlanClassificationǁdowntime__*})
+MUTANTS=(${MUTANTS:-fastscale.infra.aws.sweep.* fastscale.infra.aws.cleanup.* fastscale.infra.terraform.plan_session.* fastscale.infra.terraform.rollout.plan.x_parse_plan__* fastscale.infra.terraform.rollout.classify.x_classify_change__* fastscale.infra.terraform.rollout.classify.x_classify_plan__* fastscale.infra.terraform.rollout.serving.x_replacement_reason__* fastscale.infra.terraform.rollout.classify.xǁPlanClassificationǁdowntime__*})
 "$BIN/mutmut" run --max-children "${MUTATION_JOBS:-2}" "${MUTANTS[@]}" || true
 "$BIN/mutmut" results --all true > results.txt
 "$BIN/python" - "${MUTANTS[@]}" <<'PY'

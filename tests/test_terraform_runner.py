@@ -25,6 +25,7 @@ from fastscale.infra.terraform.runner import (
     find_binary,
     parse_plain_diagnostics,
 )
+from fastscale.infra.terraform.runner.commands import TERMINATE_GRACE
 
 FIXTURES = Path(__file__).parent / "fixtures" / "tf_data"
 REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
@@ -411,7 +412,7 @@ def test_a_child_that_ignores_the_interrupt_is_terminated_after_the_timeout(tmp_
     started = time.monotonic()
     with pytest.raises(KeyboardInterrupt):
         runner.apply()
-    assert time.monotonic() - started < tf.TERMINATE_GRACE
+    assert time.monotonic() - started < TERMINATE_GRACE
     assert runner.last_result is not None and runner.last_result.returncode == -signal.SIGTERM
     assert _group_gone_within(runner.last_pid, seconds=5)
 

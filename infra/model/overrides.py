@@ -4,7 +4,7 @@
 component adds or replaces attributes of that entry's resources of that type
 (`aws_sagemaker_endpoint_configuration: {production_variants.0.enable_ssm_access: true}`). It is the way to a
 provider attribute fastscale has no setting for. The stack applies them through the resource layer's
-`add_override` (stacks/resources/base.py), after the attributes fastscale writes, so they reach
+`add_override` (stacks/resources/elements.py), after the attributes fastscale writes, so they reach
 `cdk.tf.json` as ordinary attributes (and so `terraform plan` shows them); every string in a value is a
 literal there, escaped like every other config string, never evaluated by Terraform.
 

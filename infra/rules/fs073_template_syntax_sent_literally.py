@@ -4,7 +4,7 @@ Terraform evaluates `${...}` (interpolation) and `%{...}` (directives) inside ev
 synthesized JSON, so a config value such as `${file("...")}` would run as an expression at plan time:
 read files, call functions, leak the runner's environment into the plan output. fastscale escapes every
 config string for Terraform's template syntax where the stack hands it to the engine (`$${`, `%%{`;
-stacks/resources/base.py), so AWS receives exactly the text written (the state backend block needs no
+stacks/resources/tokens.py), so AWS receives exactly the text written (the state backend block needs no
 escaping: Terraform reads it without evaluating anything). This warning says so, for the
 case where the user meant Terraform to evaluate it (it will not) or did not mean to write it at all.
 """

@@ -5,7 +5,7 @@ resolved its own tokens, and arrive escaped and literal whatever they hold (FS07
 backend (`state`) and the provider settings (`region`, `endpoint_url`) are rendered by
 the CDK engine itself (CDK for Terraform or CDK Terrain), which replaces every `${TfToken[...]}` in a string
 by the value of that token, escaped or not. Such a value would be forged or make synthesis fail, so it is
-refused here, before anything is synthesized (stacks/resources/base.py `engine_literal` refuses it again).
+refused here, before anything is synthesized (`engine_literal` in stacks/resources/tokens.py refuses it again).
 """
 
 from __future__ import annotations

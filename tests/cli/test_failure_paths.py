@@ -20,7 +20,7 @@ import yaml
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-import fastscale.infra.terraform.runner as tf
+import fastscale.infra.terraform.runner.binary as tf_binary
 from fastscale.cli.main import cli
 from fastscale.infra.aws.clients import client
 from fastscale.infra.model.naming import all_endpoint_names
@@ -147,14 +147,14 @@ def test_missing_credentials_are_one_line(project, monkeypatch, tmp_path):
 def test_an_unreachable_endpoint_is_one_line(project, monkeypatch):
     from botocore.config import Config
 
-    import fastscale.infra.aws.clients as clients_module
+    import fastscale.infra.aws.clients.calls as calls_module
 
     port = _closed_port()
     monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     # One attempt: the back-off between attempts is real time; the retry bound has its own test.
-    monkeypatch.setattr(clients_module, "RETRY_CONFIG", Config(retries={"total_max_attempts": 1}))
+    monkeypatch.setattr(calls_module, "RETRY_CONFIG", Config(retries={"total_max_attempts": 1}))
     assert_one_line_failure(invoke("status", "fastscale.yaml"), 1, "cannot reach AWS", f"127.0.0.1:{port}")
 
 
@@ -279,7 +279,7 @@ def _fake_terraform(directory: Path, body: str) -> Path:
 def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, synth, monkeypatch, aws):
     # Not `exec sleep`: the sleep is a grandchild holding the pipes, which a plain timeout would wait for.
     fake = _fake_terraform(project, "sleep 30\necho done\n")
-    monkeypatch.setattr(tf, "VERSION_TIMEOUT", 1.0)
+    monkeypatch.setattr(tf_binary, "VERSION_TIMEOUT", 1.0)
     started = time.monotonic()
     result = invoke("plan", "fastscale.yaml", "--terraform-bin", fake)
     assert time.monotonic() - started < 10

@@ -22,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 import fastscale.infra.aws.clients as clients
+import fastscale.infra.aws.clients.calls as calls
 from fastscale.cli.main import cli
 
 CONFIG = """\
@@ -284,9 +285,9 @@ def silent_server():
 
 def test_a_call_to_a_silent_server_ends_within_its_time_limit_and_says_what_it_waits_for(silent_server, monkeypatch):
     monkeypatch.setenv(clients.CALL_TIME_LIMIT_ENV, "3")
-    monkeypatch.setattr(clients, "WAIT_NOTICE_SECONDS", 0.3)
+    monkeypatch.setattr(calls, "WAIT_NOTICE_SECONDS", 0.3)
     notices: list[str] = []
-    monkeypatch.setattr(clients, "wait_reporter", notices.append)
+    monkeypatch.setattr(calls, "wait_reporter", notices.append)
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
     url = f"http://127.0.0.1:{silent_server.port}"

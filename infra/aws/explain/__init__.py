@@ -13,11 +13,11 @@ Three steps, kept apart so the reasoning can be tested without AWS:
    finding with the evidence that proves it and the fix.
 
 AWS only states a cause in free text (``StatusMessage``, ``FailureReason``), so the finders match the
-wording AWS uses, quoted in the patterns below; anything failed that matches none is still reported with
+wording AWS uses, quoted in their patterns; anything failed that matches none is still reported with
 AWS's own words.
 
 The package, one module per part: :mod:`.model` (window, targets, events, findings), :mod:`.diagnoses` (the
-finders), :mod:`.paths` (the scaling paths a target should have), :mod:`.report` (timeline and report),
+finders, one module per subject), :mod:`.paths` (the scaling paths a target should have), :mod:`.report` (timeline and report),
 :mod:`.collect` (the AWS reads). The names below are the ones callers use.
 """
 

@@ -1,0 +1,138 @@
+"""The clients: :func:`client` builds one boto3 client (bounded by :mod:`.calls`, aimed by :mod:`.endpoints`),
+:class:`AwsClients` builds them lazily for one region, and :func:`resolve` turns the ``clients=`` argument of the
+public functions (``None``, an :class:`AwsClients`, or service name -> client, as tests pass moto-backed or
+Stubber-wrapped ones) into an :class:`AwsClients`. Also the paging helpers every reader uses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+import boto3
+from botocore.client import BaseClient
+
+from fastscale.infra.aws.clients.calls import client_config, instrument
+from fastscale.infra.aws.clients.endpoints import emulator_credentials, refuse_endpoint
+
+if TYPE_CHECKING:
+    from fastscale.infra.config import FastscaleConfig
+
+#: Short names used in this package -> boto3 service names.
+SERVICE_ALIASES = {
+    "sagemaker": "sagemaker",
+    "autoscaling": "application-autoscaling",
+    "cloudwatch": "cloudwatch",
+    "iam": "iam",
+    "tagging": "resourcegroupstaggingapi",
+    "ecr": "ecr",
+    "s3": "s3",
+    "quotas": "service-quotas",
+    "logs": "logs",
+}
+
+
+def client(
+    service: str,
+    region: str | None,
+    session: boto3.session.Session | None = None,
+    endpoint_url: str | None = None,
+) -> BaseClient:
+    """A boto3 client with adaptive retries; ``service`` is a boto3 service name or one of SERVICE_ALIASES.
+    ``endpoint_url`` sends its calls to an AWS emulator instead of AWS (see :func:`emulator_credentials`)."""
+    name = SERVICE_ALIASES.get(service, service)
+    keys: dict[str, Any] = {}
+    dummy = emulator_credentials(endpoint_url) if session is None else {}
+    if dummy:
+        keys = {"aws_access_key_id": dummy["AWS_ACCESS_KEY_ID"], "aws_secret_access_key": dummy["AWS_SECRET_ACCESS_KEY"]}
+    if session is None:
+        return instrument(boto3.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url,
+                                       **keys))
+    return instrument(session.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url))
+
+
+class AwsClients:
+    """Lazily built clients for one region; ``overrides`` (service name -> client) take precedence.
+    ``endpoint_url`` (an AWS emulator) applies to every client built here; it must name a loopback or
+    private address unless ``trust_remote_endpoint`` (the command line's opt-in), see ``infra.base.network``."""
+
+    def __init__(
+        self,
+        region: str,
+        *,
+        session: boto3.session.Session | None = None,
+        overrides: Mapping[str, BaseClient] | None = None,
+        endpoint_url: str | None = None,
+        trust_remote_endpoint: bool = False,
+    ):
+        if endpoint_url:
+            refuse_endpoint(endpoint_url, trust_remote_endpoint)
+        self.region = region
+        self.endpoint_url = endpoint_url
+        self._session = session
+        self._overrides = {SERVICE_ALIASES.get(k, k): v for k, v in (overrides or {}).items()}
+        self._cache: dict[tuple[str, str], BaseClient] = {}
+
+    def get(self, service: str, region: str | None = None) -> BaseClient:
+        name = SERVICE_ALIASES.get(service, service)
+        if name in self._overrides:
+            return instrument(self._overrides[name])
+        key = (name, region or self.region)
+        if key not in self._cache:
+            self._cache[key] = client(name, key[1], self._session, self.endpoint_url)
+        return self._cache[key]
+
+    @property
+    def sagemaker(self) -> BaseClient:
+        return self.get("sagemaker")
+
+    @property
+    def autoscaling(self) -> BaseClient:
+        return self.get("application-autoscaling")
+
+    @property
+    def cloudwatch(self) -> BaseClient:
+        return self.get("cloudwatch")
+
+    @property
+    def iam(self) -> BaseClient:
+        return self.get("iam")
+
+    @property
+    def tagging(self) -> BaseClient:
+        return self.get("resourcegroupstaggingapi")
+
+    @property
+    def logs(self) -> BaseClient:
+        return self.get("logs")
+
+
+ClientsArg = AwsClients | Mapping[str, BaseClient] | None
+
+
+def for_config(config: FastscaleConfig) -> AwsClients:
+    """Clients for a config: its region, and its emulator (``endpoint_url``) when it has one."""
+    return AwsClients(config.region, endpoint_url=config.endpoint_url,
+                      trust_remote_endpoint=config.remote_endpoint_trusted)
+
+
+def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
+    """Turn the ``clients=`` argument of the public functions into an AwsClients; ``target`` is the config
+    (its region and emulator URL) or just a region."""
+    if isinstance(clients, AwsClients):
+        return clients
+    if isinstance(target, str):
+        return AwsClients(target, overrides=clients)
+    return AwsClients(target.region, overrides=clients, endpoint_url=target.endpoint_url,
+                      trust_remote_endpoint=target.remote_endpoint_trusted)
+
+
+def paginate(api: BaseClient, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:
+    """Yield every item under ``key`` across all pages of ``operation``."""
+    for page in api.get_paginator(operation).paginate(**params):
+        yield from page.get(key, [])
+
+
+def chunks(items: list[str], size: int) -> Iterator[list[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
