@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fastscale.cli import runtime
+from fastscale.cli.apply_flow import plan_confirm_apply
 from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -35,7 +36,6 @@ from fastscale.cli.stack import (
     StackCommand,
     auto_approve_option,
     out_option,
-    plan_confirm_apply,
     refuse_without_terminal,
     terraform_bin_option,
 )
