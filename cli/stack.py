@@ -7,7 +7,7 @@ planned, applied or asked of AWS. Around this module: :mod:`.preflight` (what `p
 before Terraform plans), :mod:`.apply_flow` (the plan -> confirm -> apply flow of `deploy` and `destroy`,
 the rollouts and the live verification), :mod:`.plan_view` (how a plan reads).
 
-Everything a run reaches outside the process through (synthesis, AWS clients, the live
+Everything a run reaches outside the process through (synthesis, Terraform, AWS clients, the live
 verification, the saved plan's JSON, the prompt, the clock) is one :class:`~fastscale.cli.runtime.Runtime`,
 handed to :class:`StackCommand` by the command (:func:`fastscale.cli.runtime.current`); tests hand in their own.
 """
@@ -40,12 +40,12 @@ from fastscale.cli.runtime import Runtime
 from fastscale.infra.outputs import OutputPathError
 from fastscale.infra.plan_session import PlanChanged, StackLocked, StackLockError, lock_stack
 from fastscale.infra.state import StateLayoutError
-from fastscale.infra.terraform import TerraformError, TerraformRunner, find_binary
+from fastscale.infra.terraform import TerraformError, find_binary
 
 if TYPE_CHECKING:
     from fastscale.infra.plan_session import SavedPlan, StackLock
     from fastscale.infra.rollout import PlanClassification
-    from fastscale.infra.terraform import TerraformEvent, TerraformResult
+    from fastscale.infra.terraform import TerraformEvent, TerraformResult, TerraformRunner
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -234,7 +234,7 @@ class StackCommand:
 
             url = self.config.endpoint_url
             env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
-            self.runner = TerraformRunner(binary, stack_dir, on_event=self.on_event, env=env)
+            self.runner = self.runtime.terraform(binary, stack_dir, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):

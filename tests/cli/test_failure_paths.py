@@ -144,17 +144,17 @@ def test_missing_credentials_are_one_line(project, monkeypatch, tmp_path):
     assert_json_failure(invoke("status", "fastscale.yaml", "--json"), 1, "no usable AWS credentials")
 
 
-def test_an_unreachable_endpoint_is_one_line(project, monkeypatch):
+def test_an_unreachable_endpoint_is_one_line(runtime, project):
+    import boto3
     from botocore.config import Config
 
-    import fastscale.infra.aws.clients as clients_module
-
     port = _closed_port()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    # One attempt: the back-off between attempts is real time; the retry bound has its own test.
-    monkeypatch.setattr(clients_module, "RETRY_CONFIG", Config(retries={"total_max_attempts": 1}))
+    # One attempt: the back-off between attempts is real time; the retry bound has its own test
+    # (tests/aws/test_clients.py). The command instruments the client as it does its own.
+    sagemaker = boto3.client("sagemaker", region_name=REGION, endpoint_url=f"http://127.0.0.1:{port}",
+                             aws_access_key_id="testing", aws_secret_access_key="testing",
+                             config=Config(retries={"total_max_attempts": 1}))
+    runtime.use(aws_clients=lambda config: {"sagemaker": sagemaker})
     assert_one_line_failure(invoke("status", "fastscale.yaml"), 1, "cannot reach AWS", f"127.0.0.1:{port}")
 
 
@@ -279,6 +279,8 @@ def _fake_terraform(directory: Path, body: str) -> Path:
 def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, synth, monkeypatch, aws):
     # Not `exec sleep`: the sleep is a grandchild holding the pipes, which a plain timeout would wait for.
     fake = _fake_terraform(project, "sleep 30\necho done\n")
+    # The bound itself, shortened: TerraformRunner takes no version timeout of its own to hand in through the
+    # runtime's `terraform` part.
     monkeypatch.setattr(tf, "VERSION_TIMEOUT", 1.0)
     started = time.monotonic()
     result = invoke("plan", "fastscale.yaml", "--terraform-bin", fake)
