@@ -50,6 +50,13 @@ def output_width(out: Console) -> int | None:
     return out.width if out.is_terminal else None
 
 
+def escape(text: str) -> str:
+    """``text`` shown literally inside rich markup (a name or message may hold ``[...]``)."""
+    from rich.markup import escape as markup_escape  # lazy: rich, as in console()
+
+    return markup_escape(text)
+
+
 def say(markup: str, *, stderr: bool = False, indent: str = "") -> None:
     """Print a message (rich markup), word-wrapped to :func:`output_width`. Commands written between
     backticks are never split over two lines, nor is any single word; continuation lines start with

@@ -1,4 +1,5 @@
-"""What the commands that work on a stack reach outside the process through: one :class:`Runtime`.
+"""What the commands reach outside the process through (AWS, Terraform, the CDK engine, the emulator's
+server, the prompt, the clock): one :class:`Runtime`.
 
 A command gets its runtime from Click's context object (:func:`current`): the real one
 (:meth:`Runtime.default`) unless whoever invoked the CLI handed one in, as tests do with
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,11 +19,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fastscale.infra.project.emulator import Emulator, require_moto
+from fastscale.infra.terraform.runner import TerraformRunner
+
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
     from fastscale.infra.config import FastscaleConfig
-    from fastscale.infra.terraform.runner import TerraformRunner
+    from fastscale.infra.terraform.runner import TerraformEvent
 
 
 def _synthesize(config: FastscaleConfig, outdir: str) -> Any:
@@ -30,6 +36,24 @@ def _synthesize(config: FastscaleConfig, outdir: str) -> Any:
     from fastscale.stacks.app import synthesize  # lazy: cdktf/jsii, loaded only when this runs
 
     return synthesize(config, outdir=outdir)
+
+
+def _stack_snapshot(config: FastscaleConfig, project_dir: Path) -> str:
+    """The stack snapshot `fastscale init` writes for a new project's tests (synthesized by the CDK engine)."""
+    from fastscale.stacks.app import project_snapshot  # lazy: cdktf/jsii, loaded only when this runs
+
+    return project_snapshot(config, project_dir)
+
+
+def _terraform(binary: str, stack_dir: Path, *, env: Mapping[str, str] | None,
+               on_event: Callable[[TerraformEvent], None]) -> TerraformRunner:
+    return TerraformRunner(binary, stack_dir, env=env, on_event=on_event)
+
+
+def _emulator(host: str, port: int) -> Emulator:
+    """moto's server with fastscale's additions, not yet bound; EmulatorUnavailable without moto's server."""
+    require_moto()
+    return Emulator(host=host, port=port)
 
 
 def _aws_clients(config: FastscaleConfig) -> Any:
@@ -65,13 +89,18 @@ def _now() -> datetime:
 
 @dataclass(frozen=True)
 class Runtime:
-    """Every part of a stack command that reaches outside the process, each a plain callable."""
+    """Every part of a command that reaches outside the process, each a plain callable."""
 
     #: ``(config, outdir) -> SynthResult``: the CDKTF app (tests: a fixture stack of ``terraform_data``).
     synthesize: Callable[[FastscaleConfig, str], Any]
-    #: ``config -> clients``: the ``clients=`` argument of the AWS checks, inventory, cut-over and cleanup.
+    #: ``(config, project_dir) -> str``: the stack snapshot `init` gives a new project (the CDK engine).
+    stack_snapshot: Callable[[FastscaleConfig, Path], str]
+    #: ``(binary, stack_dir, *, env, on_event) -> TerraformRunner``: Terraform in the synthesized stack directory.
+    terraform: Callable[..., TerraformRunner]
+    #: ``config -> clients``: the ``clients=`` argument of the AWS checks, inventory, cut-over, cleanup, sweep,
+    #: `explain` and `measure-scaleout` (an ``AwsClients``, or a mapping of service name to client).
     aws_clients: Callable[[FastscaleConfig], Any]
-    #: ``config -> clients``: those of the Service Quotas preflight.
+    #: ``config -> clients``: those of the Service Quotas checks (`plan`/`deploy` preflight, `validate --check-aws`).
     quota_clients: Callable[[FastscaleConfig], Any]
     #: ``(config, *, clients, **kwargs) -> VerifyReport``: the live verification after a deploy and in `status`.
     verify_live: Callable[..., Any]
@@ -83,6 +112,11 @@ class Runtime:
     confirm: Callable[[str], bool]
     #: ``() -> datetime`` (aware, UTC): the clock rollouts are followed from and `explain` looks back from.
     now: Callable[[], datetime]
+    #: ``() -> float`` and ``seconds -> None``: the monotonic clock and the sleep of `measure-scaleout`'s waits.
+    monotonic: Callable[[], float]
+    sleep: Callable[[float], None]
+    #: ``(host, port) -> Emulator``: `fastscale emulator`'s server, unbound (``EmulatorUnavailable`` without moto).
+    emulator: Callable[[str, int], Emulator]
     #: ``config -> clients``: those the rollout follower reads (SageMaker and CloudWatch); None: ``aws_clients``.
     rollout_clients: Callable[[FastscaleConfig], Any] | None = None
 
@@ -91,6 +125,8 @@ class Runtime:
         """The real parts; boto3 and the CDK engine load only when a part that needs them is called."""
         return cls(
             synthesize=_synthesize,
+            stack_snapshot=_stack_snapshot,
+            terraform=_terraform,
             aws_clients=_aws_clients,
             quota_clients=_aws_clients,
             verify_live=_verify_live,
@@ -98,6 +134,9 @@ class Runtime:
             is_interactive=_is_interactive,
             confirm=_confirm,
             now=_now,
+            monotonic=time.monotonic,
+            sleep=time.sleep,
+            emulator=_emulator,
         )
 
     def clients_for_rollouts(self, config: FastscaleConfig) -> Any:

@@ -7,8 +7,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from fastscale.cli.commands import measure as measure_cmd
 from fastscale.cli.main import cli
+from tests.cli.support import TestRuntime, active, current_runtime
 from tests.measure_stubs import FakeClock, Scaling, Script, scaling_activity, stubbed_autoscaling, stubbed_sagemaker
 
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
@@ -50,28 +50,37 @@ def aas():
 
 
 @pytest.fixture
-def sm(monkeypatch, aas):
+def clock():
+    """The command's clock (the runtime's ``monotonic`` and ``sleep``): it never sleeps; a test sets
+    ``interrupt_after`` for Ctrl-C in a wait."""
+    return FakeClock()
+
+
+@pytest.fixture
+def runtime(clock):
+    """The runtime `run` hands the command: the real one with the fake clock (the `sm` fixture adds the clients)."""
+    with active(TestRuntime()) as rt:
+        rt.use(monotonic=clock.now, sleep=clock.sleep)
+        yield rt
+
+
+@pytest.fixture
+def sm(runtime, aas):
     client, stubber = stubbed_sagemaker()
     regions = []
 
-    def fake_client(config):
+    def clients_for(config):
         regions.append(config.region)
-        return client
+        return {"sagemaker": client, "application-autoscaling": aas.client}
 
-    def fake_autoscaling(config):
-        regions.append(config.region)
-        return aas.client
-
-    monkeypatch.setattr(measure_cmd, "_sagemaker_client", fake_client)
-    monkeypatch.setattr(measure_cmd, "_autoscaling_client", fake_autoscaling)
-    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock().clock)
+    runtime.use(aws_clients=clients_for)
     yield stubber
     stubber.assert_no_pending_responses()
     assert set(regions) <= {"us-east-1"}
 
 
 def run(*args):
-    return CliRunner().invoke(cli, ["measure-scaleout", *args])
+    return CliRunner().invoke(cli, ["measure-scaleout", *args], obj=current_runtime())
 
 
 def test_copy_measured_and_compared_with_the_estimate(sm, aas, config_file):
@@ -215,8 +224,8 @@ def test_missing_endpoint_option_exits_2(config_file):
     assert run(config_file).exit_code == 2
 
 
-def test_ctrl_c_restores_and_resumes(sm, aas, config_file, monkeypatch):
-    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock(interrupt_after=1).clock)
+def test_ctrl_c_restores_and_resumes(sm, aas, config_file, clock):
+    clock.interrupt_after = 1
     Scaling(aas).suspend()
     (Script(sm, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
      .poll_component(status="Updating", current=1).set_copies(1))

@@ -8,8 +8,8 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from fastscale.cli.commands import measure as measure_cmd
 from fastscale.cli.main import cli
+from fastscale.cli.runtime import Runtime
 from tests.measure_stubs import FakeClock, Scaling, Script, stubbed_autoscaling, stubbed_sagemaker
 from tests.test_measure_cli import CONFIG
 
@@ -28,15 +28,26 @@ def config_file(write_yaml):
 
 
 @pytest.fixture
-def clients(monkeypatch):
+def clock():
+    """The clock the command waits on (the runtime's ``monotonic`` and ``sleep``); ``interrupt_after`` is Ctrl-C."""
+    return FakeClock()
+
+
+@pytest.fixture
+def clients():
     sm, sm_stub = stubbed_sagemaker()
     aas, aas_stub = stubbed_autoscaling()
-    monkeypatch.setattr(measure_cmd, "_sagemaker_client", lambda config: sm)
-    monkeypatch.setattr(measure_cmd, "_autoscaling_client", lambda config: aas)
-    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock().clock)
     yield sm, sm_stub, aas, aas_stub
     sm_stub.assert_no_pending_responses()
     aas_stub.assert_no_pending_responses()
+
+
+@pytest.fixture
+def runtime(clients, clock):
+    """What `run` hands the command: the stubbed clients and the clock that never sleeps."""
+    sm, _, aas, _ = clients
+    return Runtime.default().replace(aws_clients=lambda config: {"sagemaker": sm, "application-autoscaling": aas},
+                                     monotonic=clock.now, sleep=clock.sleep)
 
 
 def ctrl_c_on(client, operation: str, nth: int = 1) -> None:
@@ -51,37 +62,37 @@ def ctrl_c_on(client, operation: str, nth: int = 1) -> None:
     client.meta.events.register(f"provide-client-params.*.{operation}", hit)
 
 
-def run(config_file, *extra):
+def run(runtime, config_file, *extra):
     return CliRunner().invoke(cli, ["measure-scaleout", config_file, "--endpoint", "shared", "--component", "qwen",
-                                    *extra])
+                                    *extra], obj=runtime)
 
 
 def text_of(result) -> str:
     return " ".join(result.output.split())
 
 
-def test_ctrl_c_during_the_measurement_wait_says_nothing_is_left(clients, config_file, monkeypatch):
+def test_ctrl_c_during_the_measurement_wait_says_nothing_is_left(clients, runtime, clock, config_file):
     sm, sm_stub, aas, aas_stub = clients
-    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock(interrupt_after=1).clock)
+    clock.interrupt_after = 1
     Scaling(aas_stub).suspend()
     (Script(sm_stub, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
      .poll_component(status="Updating", current=1).set_copies(1))
     Scaling(aas_stub).restore().resume()
-    result = run(config_file)
+    result = run(runtime, config_file)
     assert result.exit_code == 130, result.output
     assert "left behind: nothing (capacity and auto scaling are as they were)" in text_of(result)
 
 
-def test_ctrl_c_during_the_restore_wait_names_the_billed_copy(clients, config_file, monkeypatch):
+def test_ctrl_c_during_the_restore_wait_names_the_billed_copy(clients, runtime, clock, config_file):
     sm, sm_stub, aas, aas_stub = clients
     # The copy serves at once; the restore is refused while the component updates, and Ctrl-C hits its wait.
-    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock(interrupt_after=1).clock)
+    clock.interrupt_after = 1
     Scaling(aas_stub).suspend()
     (Script(sm_stub, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
      .poll_component(status="InService", current=2)
      .set_copies(1, error="ValidationException", message=BUSY).describe_component(status="Updating", current=2))
     Scaling(aas_stub).restore().resume()
-    result = run(config_file)
+    result = run(runtime, config_file)
     assert result.exit_code == 130, result.output
     text = text_of(result)
     # The wait is shown, not silent ...
@@ -94,29 +105,29 @@ def test_ctrl_c_during_the_restore_wait_names_the_billed_copy(clients, config_fi
     assert "register-scalable-target" not in text
 
 
-def test_second_ctrl_c_in_the_restore_wait_after_the_first(clients, config_file, monkeypatch):
+def test_second_ctrl_c_in_the_restore_wait_after_the_first(clients, runtime, clock, config_file):
     sm, sm_stub, aas, aas_stub = clients
-    monkeypatch.setattr(measure_cmd, "_clock", lambda: FakeClock(interrupt_after=1).clock)  # every sleep is Ctrl-C
+    clock.interrupt_after = 1  # every sleep is Ctrl-C
     Scaling(aas_stub).suspend()
     (Script(sm_stub, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
      .poll_component(status="Updating", current=1)
      .set_copies(1, error="ValidationException", message=BUSY).describe_component(status="Updating", current=1))
     Scaling(aas_stub).restore().resume()
-    result = run(config_file, "--json")
+    result = run(runtime, config_file, "--json")
     assert result.exit_code == 130
     m = json.loads(result.stdout)["measurement"]
     assert m["interrupted"] is True and m["restored"] is False and m["scaling_resumed"] is True
     assert [x["undo"] for x in m["left_behind"]] == [RESTORE_COPY]
 
 
-def test_ctrl_c_during_the_resume_names_the_suspended_scaling(clients, config_file):
+def test_ctrl_c_during_the_resume_names_the_suspended_scaling(clients, runtime, config_file):
     sm, sm_stub, aas, aas_stub = clients
     Scaling(aas_stub).suspend()
     (Script(sm_stub, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
      .poll_component(status="InService", current=2).set_copies(1))
     Scaling(aas_stub).restore()
     ctrl_c_on(aas, "RegisterScalableTarget", nth=2)  # the first suspends, the second would resume
-    result = run(config_file)
+    result = run(runtime, config_file)
     assert result.exit_code == 130, result.output
     text = text_of(result)
     assert ("left behind: dynamic scaling of inference-component/demo-qwen is still suspended (interrupted (Ctrl-C) "
@@ -124,32 +135,32 @@ def test_ctrl_c_during_the_resume_names_the_suspended_scaling(clients, config_fi
     assert f"Undo: `{RESUME}`" in text
 
 
-def test_ctrl_c_before_anything_changed(clients, config_file):
+def test_ctrl_c_before_anything_changed(clients, runtime, config_file):
     sm, sm_stub, aas, aas_stub = clients
     Scaling(aas_stub).suspend().resume()
     ctrl_c_on(sm, "DescribeEndpoint")
-    result = run(config_file)
+    result = run(runtime, config_file)
     assert result.exit_code == 130, result.output
     assert "interrupted (Ctrl-C) before the measurement changed any capacity (nothing was changed)" in text_of(result)
 
 
-def test_ctrl_c_before_anything_changed_and_the_resume_fails(clients, config_file):
+def test_ctrl_c_before_anything_changed_and_the_resume_fails(clients, runtime, config_file):
     sm, sm_stub, aas, aas_stub = clients
     Scaling(aas_stub).suspend().resume(error="Rate exceeded")
     ctrl_c_on(sm, "DescribeEndpoint")
-    result = run(config_file, "--json")
+    result = run(runtime, config_file, "--json")
     assert result.exit_code == 130
     payload = json.loads(result.stdout)
     assert payload["interrupted"] is True and payload["exit_code"] == 130
     assert [x["undo"] for x in payload["left_behind"]] == [RESUME]
 
 
-def test_failed_resume_after_a_refused_start_says_scaling_is_still_suspended(clients, config_file):
+def test_failed_resume_after_a_refused_start_says_scaling_is_still_suspended(clients, runtime, config_file):
     sm, sm_stub, aas, aas_stub = clients
     Scaling(aas_stub).suspend()
     Script(sm_stub, "demo-shared", "demo-qwen").describe_endpoint().describe_component(status="Updating", current=1)
     Scaling(aas_stub).resume(error="Rate exceeded")
-    result = run(config_file)
+    result = run(runtime, config_file)
     assert result.exit_code == 1, result.output
     text = text_of(result)
     assert "nothing was changed" not in text
@@ -158,12 +169,12 @@ def test_failed_resume_after_a_refused_start_says_scaling_is_still_suspended(cli
     assert f"Undo: `{RESUME}`" in text
 
 
-def test_clean_run_says_nothing_is_left(clients, config_file):
+def test_clean_run_says_nothing_is_left(clients, runtime, config_file):
     sm, sm_stub, aas, aas_stub = clients
     Scaling(aas_stub).suspend()
     (Script(sm_stub, "demo-shared", "demo-qwen").describe_endpoint().describe_component(current=1).set_copies(2)
      .poll_component(status="InService", current=2).set_copies(1))
     Scaling(aas_stub).restore().resume()
-    result = run(config_file)
+    result = run(runtime, config_file)
     assert result.exit_code == 0, result.output
     assert "left behind: nothing" in text_of(result)

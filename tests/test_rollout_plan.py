@@ -218,7 +218,7 @@ def test_a_role_replaced_under_the_same_name_or_created_has_no_rename_notice():
 
 
 def test_the_plan_output_prints_the_role_rename_note(capsys, monkeypatch):
-    from fastscale.cli.stack import print_change_summary
+    from fastscale.cli.plan_view import print_change_summary
     from fastscale.infra.terraform.runner import TerraformResult
 
     monkeypatch.setenv("COLUMNS", "200")

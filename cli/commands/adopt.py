@@ -9,6 +9,7 @@ from typing import Any
 
 import click
 
+from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
@@ -83,13 +84,12 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
                                      param_hint="'--project'")
 
     from fastscale.infra.aws.adopt import AdoptRefused, build_config, default_project, read_live  # lazy: boto3
-    from fastscale.infra.aws.clients import AwsClients, AwsError  # lazy: boto3
+    from fastscale.infra.aws.clients import AwsError  # lazy: boto3
 
     # The command line's --endpoint-url (and its opt-in) checked as for every command, on a stand-in config.
     probe = apply_target(FastscaleConfig.model_construct(project="adopt", region=region, endpoints=[], endpoint_url=None))
-    clients = AwsClients(region, endpoint_url=probe.endpoint_url, trust_remote_endpoint=probe.remote_endpoint_trusted)
     try:
-        live = read_live(endpoint, region, clients=clients)
+        live = read_live(endpoint, region, clients=runtime.current().aws_clients(probe))
     except AwsError as exc:
         fail(str(exc))
     try:

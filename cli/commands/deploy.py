@@ -2,8 +2,9 @@
 
 The steps after validation are the ones a person would run by hand — synthesize, then ``terraform init``
 / ``plan`` / ``apply`` with the real binary — followed by what Terraform cannot tell: whether the
-endpoints are really live and configured as the file says. The plumbing shared with `destroy` (seams,
-options, the plan -> confirm -> apply flow) is in :mod:`fastscale.cli.stack`.
+endpoints are really live and configured as the file says. What they share with `destroy` is in
+:mod:`fastscale.cli.stack` (options, one run of a stack command) and :mod:`fastscale.cli.apply_flow` (the
+plan -> confirm -> apply flow, rollouts, the live verification); how a plan reads, in :mod:`fastscale.cli.plan_view`.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from typing import Any
 import click
 
 from fastscale.cli import runtime
+from fastscale.cli.apply_flow import classify, follow_rollouts, plan_confirm_apply, rollout_outcomes, verification
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -24,6 +26,7 @@ from fastscale.cli.common import (
     load_checked,
     print_table,
 )
+from fastscale.cli.plan_view import print_change_summary, print_outputs
 from fastscale.cli.progress import Reporter
 from fastscale.cli.stack import (
     AWS_ENV_HELP,
@@ -31,9 +34,6 @@ from fastscale.cli.stack import (
     StackCommand,
     auto_approve_option,
     out_option,
-    plan_confirm_apply,
-    print_change_summary,
-    print_outputs,
     refuse_without_terminal,
     terraform_bin_option,
 )
@@ -139,7 +139,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
             saved = cmd.new_plan()
             try:
                 result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=saved.path)
-                classification = cmd.classify(runner, saved.path) if result.has_changes else PlanClassification()
+                classification = classify(cmd, runner, saved.path) if result.has_changes else PlanClassification()
             finally:
                 saved.discard()  # it can hold sensitive values, and nothing applies it
                 cmd.release_lock()
@@ -250,9 +250,10 @@ def deploy_command(
         try:
             runner = cmd.prepare(terraform_bin, out)
             applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False,
-                                         allow_downtime=allow_downtime, before_apply=cmd.follow_rollouts)
+                                         allow_downtime=allow_downtime,
+                                         before_apply=lambda found: follow_rollouts(cmd, found))
             reporter.close()
-            outcomes = cmd.rollout_outcomes(0.0 if (no_wait or not applied.ok) else timeout, applied.outputs)
+            outcomes = rollout_outcomes(cmd, 0.0 if (no_wait or not applied.ok) else timeout, applied.outputs)
             # --no-wait: a rollout still going is reported, not failed (Terraform itself waited for the update).
             failed = [o.message() for o in outcomes if not o.ok and not (no_wait and o.outcome == "timed_out")]
             if not applied.ok:
@@ -262,7 +263,7 @@ def deploy_command(
                          + ". Terraform's state may record the new version: fix the cause, then deploy again.")
             if not as_json:
                 print_outputs(applied.outputs)
-            report = cmd.verification(wait=not no_wait, timeout=timeout)
+            report = verification(cmd, wait=not no_wait, timeout=timeout)
         except KeyboardInterrupt:
             cmd.interrupted()
         if not as_json:
@@ -294,7 +295,7 @@ def status_command(config_file: str, as_json: bool) -> None:
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("status", checked, as_json, reporter, runtime.current())
         try:
-            report = cmd.verification(wait=False, timeout=None)
+            report = verification(cmd, wait=False, timeout=None)
         except KeyboardInterrupt:
             cmd.interrupted()
         if not as_json:

@@ -7,7 +7,7 @@ left. That check is also the only proof there is that the per-endpoint container
 instance data caches are gone: they have no API, and AWS purges them with the endpoint that owns them.
 
 The AWS side goes through the command's :class:`~fastscale.cli.runtime.Runtime` (``aws_clients``,
-``synthesize``), so tests hand in their stand-ins in one place for every command.
+``synthesize``, ``terraform``), so tests hand in their stand-ins in one place for every command.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fastscale.cli import runtime
+from fastscale.cli.apply_flow import plan_confirm_apply
 from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -35,7 +36,6 @@ from fastscale.cli.stack import (
     StackCommand,
     auto_approve_option,
     out_option,
-    plan_confirm_apply,
     refuse_without_terminal,
     terraform_bin_option,
 )
@@ -47,31 +47,17 @@ if TYPE_CHECKING:
 DEFAULT_SWEEP_TIMEOUT = 3600
 
 
-# --------------------------------------------------------------------------------------------- seams
-
-
-def verify_cleanup(config: FastscaleConfig, clients: Any) -> Any:
-    from fastscale.infra.aws.cleanup import verify_cleanup as verify  # lazy: boto3, loaded only when this runs
-
-    return verify(config, clients=clients)
-
-
-def sweep(config: FastscaleConfig, clients: Any, **kwargs: Any) -> Any:
-    from fastscale.infra.aws.sweep import sweep as run_sweep  # lazy: boto3, loaded only when this runs
-
-    return run_sweep(config, clients=clients, **kwargs)
-
-
 # --------------------------------------------------------------------------------------------- steps
 
 
 def cleanup_step(cmd: StackCommand) -> Any:
     """verify_cleanup with progress and the AWS error handling every command shares."""
+    from fastscale.infra.aws.cleanup import verify_cleanup  # lazy: boto3, loaded only when this runs
     from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
 
     cmd.reporter.step("verify-cleanup", "asking AWS by name, prefix and tag what of the stack is left")
     try:
-        report = verify_cleanup(cmd.config, cmd.runtime.aws_clients(cmd.config))
+        report = verify_cleanup(cmd.config, clients=cmd.runtime.aws_clients(cmd.config))
     except AwsError as exc:
         cmd.fail(f"cannot check what is left: {exc}")
     cmd.reporter.close()
@@ -81,11 +67,12 @@ def cleanup_step(cmd: StackCommand) -> Any:
 
 def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float, delete_logs: bool = False) -> Any:
     from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.aws.sweep import sweep  # lazy: boto3, loaded only when this runs
 
     cmd.reporter.step("sweep", "listing only (dry run)" if dry_run else "deleting in the safe order")
     try:
         report = sweep(
-            cmd.config, cmd.runtime.aws_clients(cmd.config), dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout, delete_logs=delete_logs
+            cmd.config, clients=cmd.runtime.aws_clients(cmd.config), dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout, delete_logs=delete_logs
         )
     except AwsError as exc:
         cmd.fail(f"cannot sweep: {exc}")

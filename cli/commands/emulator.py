@@ -6,14 +6,13 @@ import sys
 
 import click
 
+from fastscale.cli import runtime
 from fastscale.cli.common import EXIT_FAILED, EXIT_OK, console, fail, say
-from fastscale.infra.project import emulator as infra_emulator
 from fastscale.infra.project.emulator import (
     DEFAULT_HOST,
     DEFAULT_PORT,
     DEFAULT_REGION,
     INSTALL_COMMAND,
-    Emulator,
     EmulatorUnavailable,
     environment,
 )
@@ -53,10 +52,9 @@ def emulator_command(port: int, host: str, region: str) -> None:
       2  bad arguments (e.g. a port outside 0-65535)
     """
     try:
-        infra_emulator.require_moto()  # looked up when called: tests stand in a missing moto
+        server = runtime.current().emulator(host, port)
     except EmulatorUnavailable as exc:
         fail(str(exc), EXIT_FAILED)
-    server = Emulator(host=host, port=port)
     try:
         server.bind()
     except OSError as exc:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from fastscale.cli import runtime
 from fastscale.cli.common import EXIT_BAD_INPUT, UserPath, console, say
 from fastscale.infra.config import ConfigError, check_endpoint_url, parse_config
 from fastscale.infra.project.scaffold import (
@@ -147,7 +148,7 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
             indent="  ",
         )
         sys.exit(EXIT_BAD_INPUT)
-    no_snapshot = _add_snapshot(files, directory)
+    no_snapshot = _add_snapshot(files, directory, runtime.current())
     written = write_project(directory, files)
     say(f"[bold green]Created {name}[/] in {directory}:", indent="  ")
     for path in written:
@@ -183,17 +184,15 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
         )
 
 
-def _add_snapshot(files: dict[str, str], directory: Path) -> str | None:
+def _add_snapshot(files: dict[str, str], directory: Path, rt: runtime.Runtime) -> str | None:
     """Put the stack snapshot of tests/test_stack.py into ``files``, so `make test` passes on the new project.
     Returns why not (the file is left out) when the stack cannot be synthesized here, e.g. without a CDK
-    engine installed."""
+    engine installed. The CDK engine is the runtime's ``stack_snapshot``."""
     import yaml
-
-    from fastscale.stacks.app import project_snapshot  # lazy: cdktf/jsii, loaded only when this runs
 
     try:
         config = parse_config(yaml.safe_load(files["fastscale.yaml"]), "fastscale.yaml", files["fastscale.yaml"])
-        files[PROJECT_SNAPSHOT] = project_snapshot(config, directory)
+        files[PROJECT_SNAPSHOT] = rt.stack_snapshot(config, directory)
     except Exception as err:  # any failure of synthesis leaves the snapshot out, whatever its class
         del files[PROJECT_SNAPSHOT]
         return f"{type(err).__name__}: {err}"

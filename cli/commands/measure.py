@@ -6,6 +6,7 @@ import sys
 
 import click
 
+from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -22,27 +23,6 @@ from fastscale.cli.common import (
 from fastscale.cli.errors import EXIT_INTERRUPTED
 from fastscale.infra.analysis.estimate import PHASE_LABELS, SCENARIO_LABELS, estimate_config
 from fastscale.infra.model.naming import endpoint_names
-
-
-def _sagemaker_client(config):
-    """The SageMaker client the command uses (tests replace this with a Stubber-wrapped client)."""
-    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
-
-    return for_config(config).sagemaker
-
-
-def _autoscaling_client(config):
-    """The Application Auto Scaling client that suspends and resumes dynamic scaling (tests stub it)."""
-    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
-
-    return for_config(config).autoscaling
-
-
-def _clock():
-    """Where the measurement reads time and sleeps (tests replace this with a fake that never sleeps)."""
-    from fastscale.infra.aws.waiters import SYSTEM_CLOCK  # lazy: boto3, loaded only when this runs
-
-    return SYSTEM_CLOCK
 
 
 def _pick(config, endpoint: str, component: str | None):
@@ -170,12 +150,13 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     """
     from rich.markup import escape
 
-    from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.aws.clients import AwsError, resolve  # lazy: boto3, loaded only when this runs
     from fastscale.infra.aws.measure import (  # lazy: boto3, loaded only when this runs
         MeasureError,
         count,
         measure_scaleout,
     )
+    from fastscale.infra.aws.waiters import Clock  # lazy: boto3, loaded only when this runs
 
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     config = checked.config
@@ -200,16 +181,19 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
                       f"({progress.elapsed:.0f} s of {progress.timeout:.0f} s; Ctrl-C stops waiting and leaves "
                       "the extra capacity running)")
 
+    rt = runtime.current()
     try:
+        # The SageMaker client adds the copy or instance; Application Auto Scaling's suspends and resumes scaling.
+        clients = resolve(rt.aws_clients(config), config)
         m = measure_scaleout(
-            _sagemaker_client(config),
+            clients.sagemaker,
             endpoint=names.endpoint,
             component=live_component,
             variant=names.variant,
-            autoscaling=_autoscaling_client(config),
+            autoscaling=clients.autoscaling,
             timeout=timeout,
             poll_interval=poll_interval,
-            clock=_clock(),
+            clock=Clock(now=rt.monotonic, sleep=rt.sleep),
             on_event=show,
             on_restore_wait=show_restore_wait,
         )

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     UserPath,
@@ -70,16 +71,16 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
         # nothing was written: the state would be lost (inside --out) or orphaned (left at its old path)
         fail(str(exc), EXIT_BAD_INPUT)  # with --json: one JSON object with `error` (cli.errors)
 
-    from fastscale.stacks.app import synthesize  # lazy: the stack modules, loaded only when this runs
     from fastscale.stacks.engine_choice import select_engine  # lazy: loaded only when this runs
 
     ENGINE = select_engine()  # the engine whose files are written (its version is stamped into them)
 
     engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}
     documents = []
+    synthesize = runtime.current().synthesize  # the CDK engine (loaded when it is called)
     for c, target in zip(checked, targets, strict=True):
         try:
-            result = synthesize(c.config, target)
+            result = synthesize(c.config, str(target))
         except StateLayoutError as exc:
             fail(str(exc), EXIT_BAD_INPUT)
         detection = detection_summary(c.config)

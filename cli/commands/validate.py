@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -21,15 +22,8 @@ from fastscale.cli.common import (
     rule_findings,
     validation_document,
 )
-from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
+from fastscale.infra.config import ConfigError, load_config
 from fastscale.infra.rules import has_errors
-
-
-def aws_clients(config: FastscaleConfig) -> Any:
-    """The ``clients=`` argument of the AWS checks (replaceable in tests): real clients for the config."""
-    from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
-
-    return for_config(config)
 
 
 @click.command("validate")
@@ -66,6 +60,7 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
          config (this wins over 1)
     """
     worst = EXIT_OK
+    rt = runtime.current()  # the AWS checks' clients (--check-aws)
     results: list[dict[str, Any]] = []
     for path in config_files:
         try:
@@ -94,8 +89,8 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
             )
 
             try:
-                clients = aws_clients(config)
-                findings = findings + check_artifacts(config, clients) + check_quotas(config, clients)
+                findings = (findings + check_artifacts(config, rt.aws_clients(config))
+                            + check_quotas(config, rt.quota_clients(config)))
             except AwsError as exc:
                 aws_error = str(exc)
             except (ClientError, BotoCoreError) as exc:  # e.g. throttling: the check was not made, the file is not at fault

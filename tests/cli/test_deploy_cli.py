@@ -19,6 +19,7 @@ import pytest
 
 from fastscale.cli.progress import Reporter
 from fastscale.cli.runtime import Runtime
+from fastscale.infra.terraform.runner import TerraformRunner
 from tests.aws.factories import HIGH_RES_VARIANT, deploy_single_model, single_model_config
 from tests.cli.support import (
     REAL_BINARY,
@@ -255,18 +256,19 @@ def test_terraform_bin_and_env_var_choose_the_binary(project, synth, monkeypatch
 
 
 @needs_binary
-def test_ctrl_c_stops_terraform_cleanly_and_exits_130(runtime, project, monkeypatch, aws):
-    runtime.use(synthesize=FixtureSynth("slow"))
+def test_ctrl_c_stops_terraform_cleanly_and_exits_130(runtime, project, aws):
     timers: list[threading.Timer] = []
-    original = Reporter.terraform_event
 
-    def press_ctrl_c_once_slow_runs(self, event):
-        original(self, event)
-        if event.kind == "provision_start" and not timers:
-            timers.append(threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)))
-            timers[0].start()
+    def terraform(binary, stack_dir, *, env, on_event):  # the real runner; Ctrl-C once `slow` is under way
+        def press_ctrl_c_once_slow_runs(event):
+            on_event(event)
+            if event.kind == "provision_start" and not timers:
+                timers.append(threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT)))
+                timers[0].start()
 
-    monkeypatch.setattr(Reporter, "terraform_event", press_ctrl_c_once_slow_runs)
+        return TerraformRunner(binary, stack_dir, env=env, on_event=press_ctrl_c_once_slow_runs)
+
+    runtime.use(synthesize=FixtureSynth("slow"), terraform=terraform)
     result = run("deploy", "fastscale.yaml", "--auto-approve")
     timers[0].join()
     assert result.exit_code == 130

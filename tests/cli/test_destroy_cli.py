@@ -12,7 +12,6 @@ import re
 import pytest
 import yaml
 
-import fastscale.cli.commands.destroy as destroy_module
 from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import all_endpoint_names
 from tests.aws.factories import (
@@ -306,16 +305,16 @@ def test_verify_cleanup_lists_components_of_an_endpoint_still_deleting(runtime, 
     assert "may still exist" in cleanup["caches"]
 
 
-def test_aws_unusable_during_verify_cleanup_is_exit_1_with_a_message(project, monkeypatch):
-    from fastscale.infra.aws.clients import AwsError
-
-    def unusable(config, clients):
-        raise AwsError("AWS refused DescribeEndpoint: AccessDeniedException: (test)")
-
-    monkeypatch.setattr(destroy_module, "verify_cleanup", unusable)
+def test_aws_unusable_during_verify_cleanup_is_exit_1_with_a_message(runtime, project):
+    # The inventory's first call, the tagging index, is refused: nothing can be proven, so nothing is reported gone.
+    tagging, stubber = stubbed("resourcegroupstaggingapi")
+    stubber.add_client_error("get_resources", "AccessDeniedException", "not authorized to perform: tag:GetResources")
+    runtime.use(aws_clients=lambda config: {"resourcegroupstaggingapi": tagging})
     result = run("verify-cleanup", "fastscale.yaml")
+    stubber.assert_no_pending_responses()
     assert result.exit_code == 1
-    assert "cannot check what is left: AWS refused DescribeEndpoint" in result.stderr
+    assert "cannot check what is left:" in result.stderr and "GetResources" in result.stderr
+    assert "AccessDeniedException" in result.stderr and "Nothing of" not in result.stdout
     assert "Traceback" not in result.output
 
 

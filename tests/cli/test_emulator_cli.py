@@ -13,6 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from fastscale.cli.main import cli
+from fastscale.cli.runtime import Runtime
+from fastscale.infra.project.emulator import INSTALL_COMMAND, EmulatorUnavailable
 
 CODE = "import sys; from fastscale.cli.main import cli; sys.argv = ['fastscale', *sys.argv[1:]]; cli()"
 
@@ -62,14 +64,12 @@ def test_a_port_in_use_exits_1_naming_the_port():
     assert f"cannot listen on 127.0.0.1:{port}" in result.output and "--port" in result.output
 
 
-def test_without_moto_exits_1_naming_the_install_command(monkeypatch):
-    from fastscale.infra.project import emulator
+def test_without_moto_exits_1_naming_the_install_command():
+    # The runtime's `emulator` part is what finds moto's server missing (tests/test_emulator.py: require_moto).
+    def missing(host, port):
+        raise EmulatorUnavailable(f"the emulator needs moto's server: run {INSTALL_COMMAND}")
 
-    def missing() -> None:
-        raise emulator.EmulatorUnavailable(f"the emulator needs moto's server: run {emulator.INSTALL_COMMAND}")
-
-    monkeypatch.setattr(emulator, "require_moto", missing)
-    result = CliRunner().invoke(cli, ["emulator", "--port", "0"])
+    result = CliRunner().invoke(cli, ["emulator", "--port", "0"], obj=Runtime.default().replace(emulator=missing))
     assert result.exit_code == 1
     assert "pip install 'fastscale[emulator]'" in result.output
 

@@ -115,10 +115,16 @@ def test_help_documents_exit_codes_and_is_listed():
     assert "explain" in CliRunner().invoke(cli, ["--help"]).output
 
 
-def test_ctrl_c_exits_130(monkeypatch, config_file):
-    def interrupted(*args, **kwargs):
+def test_ctrl_c_exits_130(runtime, config_file):
+    aas = boto3.client("application-autoscaling", region_name="us-east-1", aws_access_key_id="x",
+                       aws_secret_access_key="y")
+    pressed = []
+
+    def ctrl_c(**_):  # Ctrl-C while the first call is under way (before it is sent)
+        pressed.append(1)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("fastscale.infra.aws.explain.collect", interrupted)
+    aas.meta.events.register("provide-client-params.application-autoscaling.*", ctrl_c)
+    runtime.use(aws_clients=lambda config: {"application-autoscaling": aas}, now=lambda: NOW)
     result = run(config_file, "--component", "qwen")
-    assert result.exit_code == 130 and "nothing was changed" in result.output
+    assert pressed and result.exit_code == 130 and "nothing was changed" in result.output

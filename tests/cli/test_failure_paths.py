@@ -20,7 +20,7 @@ import yaml
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-import fastscale.infra.terraform.runner.binary as tf_binary
+import fastscale.infra.terraform.runner as tf
 from fastscale.cli.main import cli
 from fastscale.infra.aws.clients import client
 from fastscale.infra.model.naming import all_endpoint_names
@@ -144,17 +144,17 @@ def test_missing_credentials_are_one_line(project, monkeypatch, tmp_path):
     assert_json_failure(invoke("status", "fastscale.yaml", "--json"), 1, "no usable AWS credentials")
 
 
-def test_an_unreachable_endpoint_is_one_line(project, monkeypatch):
+def test_an_unreachable_endpoint_is_one_line(runtime, project):
+    import boto3
     from botocore.config import Config
 
-    import fastscale.infra.aws.clients.calls as calls_module
-
     port = _closed_port()
-    monkeypatch.setenv("AWS_ENDPOINT_URL", f"http://127.0.0.1:{port}")
-    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
-    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
-    # One attempt: the back-off between attempts is real time; the retry bound has its own test.
-    monkeypatch.setattr(calls_module, "RETRY_CONFIG", Config(retries={"total_max_attempts": 1}))
+    # One attempt: the back-off between attempts is real time; the retry bound has its own test
+    # (tests/aws/test_clients.py). The command instruments the client as it does its own.
+    sagemaker = boto3.client("sagemaker", region_name=REGION, endpoint_url=f"http://127.0.0.1:{port}",
+                             aws_access_key_id="testing", aws_secret_access_key="testing",
+                             config=Config(retries={"total_max_attempts": 1}))
+    runtime.use(aws_clients=lambda config: {"sagemaker": sagemaker})
     assert_one_line_failure(invoke("status", "fastscale.yaml"), 1, "cannot reach AWS", f"127.0.0.1:{port}")
 
 
@@ -276,10 +276,11 @@ def _fake_terraform(directory: Path, body: str) -> Path:
     return path
 
 
-def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, synth, monkeypatch, aws):
+def test_a_terraform_that_hangs_on_version_is_stopped_within_the_bound(project, synth, runtime, aws):
     # Not `exec sleep`: the sleep is a grandchild holding the pipes, which a plain timeout would wait for.
     fake = _fake_terraform(project, "sleep 30\necho done\n")
-    monkeypatch.setattr(tf_binary, "VERSION_TIMEOUT", 1.0)
+    # The bound itself, shortened through the runtime's `terraform` part (the default is VERSION_TIMEOUT).
+    runtime.use(terraform=lambda binary, stack_dir, **kw: tf.TerraformRunner(binary, stack_dir, version_timeout=1.0, **kw))
     started = time.monotonic()
     result = invoke("plan", "fastscale.yaml", "--terraform-bin", fake)
     assert time.monotonic() - started < 10

@@ -18,11 +18,12 @@ from fastscale.infra.config import load_config
 from fastscale.infra.project.scaffold import CI_FILES, DEV_REQUIREMENTS_FILE, STACK_TEST_FILE
 from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT, snapshot_json
 from fastscale.stacks.testing import find_aws_mirror, synth
+from tests.cli.support import current_runtime
 from tests.cli.test_init_cli import _PipelineLoader
 
 
 def invoke(*args):
-    return CliRunner().invoke(cli, list(map(str, args)))
+    return CliRunner().invoke(cli, list(map(str, args)), obj=current_runtime())
 
 
 def run_project_tests(project, *args: str) -> subprocess.CompletedProcess[str]:
@@ -114,13 +115,11 @@ def test_the_pull_request_job_installs_the_dev_requirements_and_runs_the_tests(t
     assert steps.index("make test") > install
 
 
-def test_a_project_is_still_written_when_the_stack_cannot_be_synthesized(tmp_path, monkeypatch):
-    import fastscale.stacks.app as app
-
+def test_a_project_is_still_written_when_the_stack_cannot_be_synthesized(tmp_path, runtime):
     def no_engine(config, project_dir):
         raise FileNotFoundError("node: not found")
 
-    monkeypatch.setattr(app, "project_snapshot", no_engine)
+    runtime.use(stack_snapshot=no_engine)
     target = tmp_path / "proj"
     result = invoke("init", target, "--project", "p1")
     assert result.exit_code == 0, result.output

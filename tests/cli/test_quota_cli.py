@@ -6,8 +6,7 @@ import json
 
 import yaml
 
-import fastscale.cli.commands.validate as validate_module
-from tests.aws.quota_stubs import quota, quotas_client
+from tests.aws.quota_stubs import quota
 from tests.cli.support import needs_binary, run, state_addresses
 
 
@@ -46,7 +45,7 @@ def test_plan_goes_on_with_a_warning_for_a_fallback_without_quota(project, synth
     assert synth.calls
 
 
-def test_validate_check_aws_reports_the_quota(tmp_path, monkeypatch):
+def test_validate_check_aws_reports_the_quota(tmp_path, runtime, quotas):
     config = {
         "project": "demo", "region": "us-east-1",
         "endpoints": [{"name": "chat", "instance_type": "ml.g6.2xlarge", "instances": {"initial": 1, "min": 1, "max": 3},
@@ -54,18 +53,20 @@ def test_validate_check_aws_reports_the_quota(tmp_path, monkeypatch):
     }
     path = tmp_path / "fastscale.yaml"
     path.write_text(yaml.safe_dump(config))
-    answers = iter([[quota("ml.g6.2xlarge", 2)], [quota("ml.g6.2xlarge", 3)]])
 
     def clients_for(cfg):
         from tests.aws.factories import stubbed
 
         ecr, ecr_stub = stubbed("ecr")
         ecr_stub.add_response("describe_images", {"imageDetails": []})
-        return {"service-quotas": quotas_client(next(answers))[0], "ecr": ecr}
+        return {"ecr": ecr}
 
-    monkeypatch.setattr(validate_module, "aws_clients", clients_for)
+    runtime.use(aws_clients=clients_for)  # the image check; the quota check asks the `quotas` fixture's client
+    quotas.pages = [[quota("ml.g6.2xlarge", 2)]]
     over = run("validate", str(path), "--check-aws", "--json")
     assert over.exit_code == 2
     (finding,) = json.loads(over.stdout)["files"][0]["findings"]
     assert (finding["code"], finding["path"]) == ("FS902", "endpoints[0].instances.max")
+    quotas.pages = [[quota("ml.g6.2xlarge", 3)]]
     assert run("validate", str(path), "--check-aws").exit_code == 0
+    assert quotas.asked == 2

@@ -11,7 +11,7 @@ import json
 import pytest
 from botocore.stub import ANY
 
-import fastscale.cli.stack as stack_module
+import fastscale.cli.plan_view as plan_view
 from fastscale.infra.terraform.rollout import ChangeKind
 from tests.aws.factories import deploy_single_model, stubbed
 from tests.aws.rollout_stubs import endpoint_answer
@@ -177,7 +177,7 @@ def test_the_change_summary_prints_each_rollout_s_notes(capsys):
         name="demo-chat", strategy=Strategy(ChangeKind.BLUE_GREEN, configured=True, traffic="ALL_AT_ONCE"),
         duration_note="no estimate", notes=("cut-over starts at 3 instance(s) (live; instances.initial is 1)",
                                             "auto scaling paused: deregistered before, registered after"))
-    stack_module.print_change_summary(
+    plan_view.print_change_summary(
         TerraformResult("plan", 2, True, changed=1, has_changes=True),
         [{"address": "aws_sagemaker_endpoint.chat", "action": "update"}], PlanClassification((rollout,)))
     out = " ".join(capsys.readouterr().out.split())

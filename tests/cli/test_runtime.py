@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import subprocess
 import sys
 
@@ -12,6 +13,8 @@ from click.testing import CliRunner
 
 from fastscale.cli import runtime as runtime_module
 from fastscale.cli.runtime import Runtime
+from fastscale.infra.project.emulator import Emulator, EmulatorUnavailable
+from fastscale.infra.terraform.runner import TerraformRunner
 from tests.aws.factories import single_model_config
 
 
@@ -32,7 +35,7 @@ def test_the_runtime_is_frozen_and_replace_refuses_a_part_it_does_not_have():
     with pytest.raises(dataclasses.FrozenInstanceError):
         rt.synthesize = print  # type: ignore[misc]
     with pytest.raises(TypeError):
-        rt.replace(sleep=lambda s: None)
+        rt.replace(boto3_session=lambda: None)
     swapped = rt.replace(now=lambda: "then")
     assert swapped.now() == "then" and rt.now() != "then"
 
@@ -42,6 +45,31 @@ def test_rollouts_are_followed_with_the_aws_clients_unless_their_own_are_given()
     rt = Runtime.default().replace(aws_clients=lambda c: {"from": "aws_clients"})
     assert rt.clients_for_rollouts(config) == {"from": "aws_clients"}
     assert rt.replace(rollout_clients=lambda c: {"from": "rollout"}).clients_for_rollouts(config) == {"from": "rollout"}
+
+
+def test_the_real_emulator_part_refuses_without_moto_s_server_and_builds_an_unbound_one_with_it(monkeypatch):
+    server = Runtime.default().emulator("127.0.0.1", 0)
+    assert isinstance(server, Emulator) and (server.host, server.port) == ("127.0.0.1", 0)  # bind() comes later
+
+    real = importlib.import_module
+
+    def without_moto_server(name, *args, **kwargs):  # as on an install without the `emulator` extra
+        if name.startswith("moto"):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(importlib, "import_module", without_moto_server)
+    with pytest.raises(EmulatorUnavailable, match=r"pip install 'fastscale\[emulator\]'"):
+        Runtime.default().emulator("127.0.0.1", 0)
+
+
+def test_the_real_terraform_part_is_a_runner_in_the_stack_directory(tmp_path):
+    (tmp_path / "main.tf.json").write_text("{}")
+    seen = []
+    runner = Runtime.default().terraform("/bin/true", tmp_path, env={"TF_LOG": "off"}, on_event=seen.append)
+    assert isinstance(runner, TerraformRunner)
+    assert (runner.binary, runner.workdir, runner.env, runner.on_event) == ("/bin/true", tmp_path, {"TF_LOG": "off"},
+                                                                            seen.append)
 
 
 def test_building_the_real_runtime_loads_neither_boto3_nor_the_cdk_engine():

@@ -123,15 +123,16 @@ def cannot_run(binary: str, exc: OSError) -> TerraformNotFound:
     return TerraformNotFound(f"Cannot run {binary!r}: {exc.strerror}. {not_found_hint()}")
 
 
-def read_version(binary: str, workdir: Path, env: Mapping[str, str]) -> VersionInfo:
-    """What ``binary version`` says it is (``unknown`` 0.0.0 when it does not answer as terraform or tofu)."""
+def read_version(binary: str, workdir: Path, env: Mapping[str, str], timeout: float = VERSION_TIMEOUT) -> VersionInfo:
+    """What ``binary version`` says it is (``unknown`` 0.0.0 when it does not answer as terraform or tofu); a
+    binary that does not answer within ``timeout`` seconds is stopped and refused."""
     try:
-        proc = run_bounded([binary, "version"], VERSION_TIMEOUT, cwd=workdir, env=env)
+        proc = run_bounded([binary, "version"], timeout, cwd=workdir, env=env)
     except OSError as exc:
         raise cannot_run(binary, exc) from exc
     except subprocess.TimeoutExpired:
         raise TerraformUnsupported(
-            f"`{binary} version` did not answer within {VERSION_TIMEOUT:g} s and was stopped; "
+            f"`{binary} version` did not answer within {timeout:g} s and was stopped; "
             f"check that it is a working terraform or tofu binary. {not_found_hint()}"
         ) from None
     match = _VERSION_RE.search(proc.stdout)

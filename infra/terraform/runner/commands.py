@@ -21,6 +21,7 @@ from typing import Any
 
 from fastscale.infra.base.process import run_bounded
 from fastscale.infra.terraform.runner.binary import (
+    VERSION_TIMEOUT,
     TerraformError,
     VersionInfo,
     cannot_run,
@@ -63,6 +64,7 @@ class TerraformRunner:
         env: Mapping[str, str] | None = None,
         on_event: Callable[[TerraformEvent], None] | None = None,
         interrupt_timeout: float = DEFAULT_INTERRUPT_TIMEOUT,
+        version_timeout: float = VERSION_TIMEOUT,
     ):
         self.binary = binary
         self.workdir = Path(workdir)
@@ -78,6 +80,8 @@ class TerraformRunner:
         self.env = dict(env or {})
         self.on_event = on_event
         self.interrupt_timeout = interrupt_timeout
+        #: Seconds `binary version` may take before the binary is called broken (a hung wrapper, a wrong file).
+        self.version_timeout = version_timeout
         #: The last run's result, also set when the run was interrupted (before KeyboardInterrupt).
         self.last_result: TerraformResult | None = None
         #: Process id of the last child started; lets callers and tests check it has exited.
@@ -86,7 +90,7 @@ class TerraformRunner:
 
     def version(self) -> VersionInfo:
         if self._version is None:
-            self._version = read_version(self.binary, self.workdir, self._child_env())
+            self._version = read_version(self.binary, self.workdir, self._child_env(), self.version_timeout)
         return self._version
 
     def require_supported(self) -> VersionInfo:

@@ -1,0 +1,217 @@
+"""The one plan -> confirm -> apply flow that `deploy` and `destroy` both go through, and what `plan` and
+`deploy` do around it: the saved plan read back and classified by its effect on traffic, the refusals of
+a plan that would cause downtime or clash with a live name, the rollouts followed while Terraform applies,
+and the live verification afterwards (`status` makes that one alone).
+
+Each step takes the run's :class:`~fastscale.cli.stack.StackCommand`; what it reaches outside the process
+through (the plan's JSON, the prompt, the clock, AWS) is the command's
+:class:`~fastscale.cli.runtime.Runtime`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fastscale.cli.common import EXIT_BAD_INPUT, say
+from fastscale.cli.output import escape as _esc
+from fastscale.cli.plan_view import print_change_summary
+from fastscale.infra.terraform.rollout import PlanFormatError, classify_plan, rollout_inputs
+from fastscale.infra.terraform.runner import TerraformError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from fastscale.cli.stack import StackCommand
+    from fastscale.infra.terraform.rollout import PlanClassification
+    from fastscale.infra.terraform.runner import TerraformResult, TerraformRunner
+
+
+def plan_confirm_apply(
+    cmd: StackCommand,
+    runner: TerraformRunner,
+    *,
+    auto_approve: bool,
+    destroy: bool,
+    allow_downtime: bool = False,
+    before_apply: Callable[[PlanClassification], None] | None = None,
+) -> TerraformResult:
+    """Apply (or destroy) the stack the one way both commands do it.
+
+    A deploy always plans into a saved file first, reads it back (``terraform show -json``) and classifies
+    every change: a replacement of a live endpoint or component stops it here (exit 2, nothing applied)
+    unless ``allow_downtime``. Without ``auto_approve`` the plan is shown and confirmed; either way exactly
+    the saved plan is applied, and a plan without changes applies nothing. ``before_apply`` gets the
+    classification just before Terraform applies (deploy follows the rollouts from there). A destroy with
+    ``auto_approve`` is a plain ``terraform destroy``.
+
+    A failed apply ends the command (exit 1), unless ``before_apply`` is given: the caller then decides
+    (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
+    left behind.
+
+    The plan file is this run's own (:mod:`infra.terraform.plan_session`: a fresh name, owner-only, removed here);
+    its SHA-256 is recorded before it is shown and checked just before the apply (exit 1 if it changed).
+    The stack's lock, taken in :meth:`StackCommand.prepare`, is released here once the apply or destroy
+    has ended, whichever way.
+    """
+    step = "destroy" if destroy else "apply"
+    fatal = not destroy and before_apply is None
+    if auto_approve and destroy:
+        try:
+            return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
+        finally:
+            cmd.release_lock()  # the destroy has ended: the next run on the stack may plan
+    saved = cmd.new_plan()
+    plan_file = saved.path
+    try:
+        plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
+        cmd.record_shown_plan(saved)
+        cmd.reporter.close()
+        if not plan.has_changes:
+            if not cmd.as_json:
+                if destroy:
+                    say("Terraform's state holds nothing to destroy.")
+                else:
+                    print_change_summary(plan, cmd.changes)
+            return plan
+        classification = None if destroy else classify(cmd, runner, plan_file)
+        if not cmd.as_json:
+            print_change_summary(plan, cmd.changes, classification)
+        if classification is not None:
+            refuse_name_collisions(cmd, classification)
+            refuse_downtime(cmd, classification, allow_downtime)
+        if not auto_approve:
+            cmd.confirm("Destroy these resources?" if destroy else "Apply these changes?")
+        if classification is not None and before_apply is not None:
+            before_apply(classification)
+        cmd.refuse_changed_plan(saved)
+        return cmd.run(step, runner.apply, plan_file=plan_file, fatal=fatal)
+    finally:
+        # A saved plan can hold sensitive values; it is only needed for this one apply.
+        saved.discard()
+        # The apply or destroy has ended (or never will): the next run on the stack may plan.
+        cmd.release_lock()
+
+
+
+# --------------------------------------------------------------------------------------------- the saved plan
+
+
+def classify(cmd: StackCommand, runner: TerraformRunner, plan_file: Path) -> PlanClassification:
+    """Read the saved plan back from Terraform and classify every change by its effect on traffic
+    (in place, rolling, blue/green, replacement with downtime), with expected rollout durations."""
+    try:
+        classification = classify_plan(cmd.runtime.plan_document(runner, plan_file),
+                                       rollout_inputs(cmd.config, live=live_counts(cmd)))
+    except (TerraformError, PlanFormatError) as exc:
+        cmd.fail(f"cannot read the saved plan back: {exc}")
+    cmd.classification = classification
+    cmd.summary["classification"] = classification.to_dict()
+    return classification
+
+
+def live_counts(cmd: StackCommand) -> dict[str, int | None]:
+    """The live instance counts read before the plan (endpoint name -> count), for the rollout inputs."""
+    return {name: found["live"] for name, found in (cmd.summary.get("cutover") or {}).items()}
+
+
+def refuse_downtime(cmd: StackCommand, classification: PlanClassification, allow_downtime: bool) -> None:
+    """A plan that replaces a live endpoint or inference component ends the command with exit 2,
+    nothing applied, unless the downtime is accepted with --allow-downtime."""
+    found = classification.downtime
+    if not found:
+        return
+    cmd.summary["downtime_allowed"] = allow_downtime
+    if allow_downtime:
+        if not cmd.as_json:
+            cmd.reporter.close()
+            say(f"[yellow]warning:[/] --allow-downtime: {len(found)} live endpoint(s) or component(s) will be "
+                "replaced; requests to them fail until the new ones are in service.", stderr=True, indent="  ")
+        return
+    named = "; ".join(f"{c.address} ({', '.join(c.replace_paths) or c.reason})" for c in found)
+    cmd.fail(
+        f"this plan replaces {len(found)} live endpoint(s) or inference component(s), and requests fail until "
+        f"the new ones are in service: {named}. Nothing was applied. "
+        "To avoid the downtime follow the advice the plan gives for each (`avoid` in --json); to accept it, pass --allow-downtime.",
+        EXIT_BAD_INPUT,
+    )
+
+
+def refuse_name_collisions(cmd: StackCommand, classification: PlanClassification) -> None:
+    """A plan that would create a replacement under the name its live original still holds ends the command
+    with exit 1, nothing applied: AWS refuses the create, so the apply would stop half-way."""
+    found = classification.name_collisions
+    if not found:
+        return
+    named = "; ".join(f"{c.address} as {c.collides_as} ({', '.join(c.replace_paths) or c.reason})" for c in found)
+    cmd.fail(
+        f"this plan replaces {len(found)} resource(s) by creating the new one under the name the live one still "
+        f"holds, which AWS refuses, so the apply would stop half-way: {named}. Nothing was applied. fastscale "
+        "names change with every setting that forces a replacement, so the live resource differs in what it "
+        "did not write (changed outside this stack, or read back differently by the provider): see the listed "
+        "attributes with `fastscale plan`, and put the live resource back as the config says."
+    )
+
+
+# --------------------------------------------------------------------------------------------- after the apply
+
+
+def follow_rollouts(cmd: StackCommand, classification: PlanClassification) -> None:
+    """Before the apply: follow every endpoint and component the plan rolls out, while Terraform applies
+    (a look whenever Terraform reports one still in progress) and after (:func:`rollout_outcomes`)."""
+    from fastscale.infra.aws.rollout import (  # lazy: boto3, loaded only when this runs
+        RolloutFollower,
+        rollout_targets,
+    )
+
+    targets = rollout_targets(classification)
+    if not targets:
+        return
+    rt = cmd.runtime
+    cmd.follower = RolloutFollower(targets, rt.now(), rt.clients_for_rollouts(cmd.config), cmd.config.region,
+                                   on_progress=cmd.reporter.wait_progress)
+    cmd.event_hooks.append(cmd.follower.on_event)
+
+
+def rollout_outcomes(cmd: StackCommand, timeout: float, outputs: dict[str, Any]) -> list[Any]:
+    """After the apply: wait (at most ``timeout`` s) for the rollouts to settle and judge each one:
+    the new version in service, rolled back (and by which alarm), failed, or still going."""
+    from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.aws.rollout import (  # lazy: boto3, loaded only when this runs
+        component_models,
+        expected_versions,
+    )
+
+    if cmd.follower is None:
+        return []
+    cmd.reporter.step("rollout", "waiting for SageMaker to finish the rollouts")
+    try:
+        outcomes: list[Any] = cmd.follower.finish(timeout, expected_versions(outputs, component_models(cmd.config)))
+    except AwsError as exc:
+        cmd.fail(f"cannot follow the rollout: {exc}")
+    cmd.reporter.close()
+    cmd.summary["rollout"] = [o.to_dict() for o in outcomes]
+    if not cmd.as_json:
+        for note in cmd.follower.notes:
+            say(f"[yellow]warning:[/] {_esc(note)}", stderr=True, indent="  ")
+        for o in outcomes:
+            say(("[green]✓[/] " if o.ok else "[bold red]✗[/] ") + _esc(o.message()), indent="  ")
+    return outcomes
+
+
+def verification(cmd: StackCommand, wait: bool, timeout: float | None) -> Any:
+    """The live endpoints read back with boto3 and compared with the config (``Runtime.verify_live``),
+    after a deploy (waiting for them to settle unless ``wait`` is False) and in `status`."""
+    from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
+
+    cmd.reporter.step("verify", "waiting for the endpoints to settle" if wait else "one look, no waiting")
+    kwargs: dict[str, Any] = {"wait": wait, "on_progress": cmd.reporter.wait_progress}
+    if timeout is not None:
+        kwargs["timeout"] = timeout
+    try:
+        report = cmd.runtime.verify_live(cmd.config, clients=cmd.runtime.aws_clients(cmd.config), **kwargs)
+    except AwsError as exc:
+        cmd.fail(f"cannot verify the live state: {exc}")
+    cmd.reporter.close()
+    cmd.summary["verification"] = report.to_dict()
+    return report
