@@ -19,6 +19,9 @@ The mapping, per attribute of the schema:
 - required attributes and blocks with at least one item are required fields; every other one is optional,
   `None` by default ("not set": `None` is left out of the JSON). Fields are keyword-only: required ones first,
   each group in the schema's (alphabetical) order;
+- each class is a dataclass on `stacks.resources.props.Props` (frozen, compared and shown field by field)
+  whose keyword-only `__init__` is written here rather than built by `@dataclass` at import, which would cost
+  every synthesis tens of milliseconds for a hundred classes (that module's docstring has the numbers);
 - computed-only attributes (`arn`, ...) are no props: the extract records only what a configuration may set,
   so they never reach this script.
 
@@ -396,15 +399,23 @@ def render_module(module: Module, types: tuple[str, ...]) -> str:
     head.append("from dataclasses import dataclass")
     if "Any" in module.uses:
         head.append("from typing import Any")
+    head += ["", "from fastscale.stacks.resources.props import Props"]
     if "Ref" in module.uses:
-        head += ["", "from fastscale.stacks.resources.tokens import Ref"]
+        head.append("from fastscale.stacks.resources.tokens import Ref")
     body: list[str] = []
     for name, doc, fields in module.classes:
-        body += ["", "", "@dataclass(frozen=True, kw_only=True)", f"class {name}:", *wrap_doc(doc, "    ")]
+        body += ["", "", "@dataclass(init=False, repr=False, eq=False)", f"class {name}(Props):", *wrap_doc(doc, "    ")]
         if fields:
             body.append("")
-        for f in fields:
-            body.append(f"    {f.name}: {f.annotation}" if f.required else f"    {f.name}: {f.annotation} | None = None")
+        params = [f"{f.name}: {f.annotation}" if f.required else f"{f.name}: {f.annotation} | None = None"
+                  for f in fields]
+        body += [f"    {param}" for param in params]
+        body += ["", "    def __init__(", "        self,"]
+        if params:
+            body.append("        *,")
+        body += [f"        {param}," for param in params]
+        body.append("    ) -> None:")
+        body += [f'        object.__setattr__(self, "{f.name}", {f.name})' for f in fields] or ["        pass"]
     return "\n".join(head + body) + "\n"
 
 

@@ -146,6 +146,22 @@ def test_required_attributes_and_blocks_are_required_fields(gen, monkeypatch):
         made.name = "other"
 
 
+def test_generated_classes_are_frozen_dataclasses_compared_and_shown_by_field(gen, monkeypatch):
+    m, _ = generated_from(gen, SCHEMA, monkeypatch)
+    made = m.ThingProps(name="n", zones=["a"], rules=[m.ThingRules(port=80)])
+    assert dataclasses.is_dataclass(made)
+    assert [f.name for f in dataclasses.fields(made)][:3] == ["name", "rules", "zones"]  # required first
+    changed = dataclasses.replace(made, name="other")
+    assert (changed.name, made.name, changed.rules) == ("other", "n", made.rules)
+    assert made == m.ThingProps(name="n", zones=["a"], rules=[m.ThingRules(port=80)]) != changed
+    assert m.ThingRules(port=80) != m.ThingRules(port=81)
+    assert hash(m.ThingRules(port=80, note="x")) == hash(m.ThingRules(port=80, note="x"))
+    assert repr(m.ThingRules(port=80)) == "ThingRules(port=80, note=None)"
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del made.name
+    assert made.name == "n"
+
+
 def test_schema_types_become_python_types(gen, monkeypatch):
     m, text = generated_from(gen, SCHEMA, monkeypatch)
     hints = typing.get_type_hints(m.ThingProps, globalns=vars(m))

@@ -11,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from fastscale.stacks.resources.props import Props
 from fastscale.stacks.resources.tokens import Ref
 
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyDimension:
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyDimension(Props):
     """One item of a repeatable block:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_capacity_metric_specification.metric_data_query.metric_stat.metric.dimension[]`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_load_metric_specification.metric_data_query.metric_stat.metric.dimension[]`,
@@ -27,9 +28,18 @@ class AppautoscalingPolicyDimension:
     name: str
     value: str
 
+    def __init__(
+        self,
+        *,
+        name: str,
+        value: str,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "value", value)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyMetricDataQueryMetricStatMetric:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyMetricDataQueryMetricStatMetric(Props):
     """A block of at most one item:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_capacity_metric_specification.metric_data_query.metric_stat.metric`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_load_metric_specification.metric_data_query.metric_stat.metric`,
@@ -40,9 +50,20 @@ class AppautoscalingPolicyMetricDataQueryMetricStatMetric:
     metric_name: str | None = None
     namespace: str | None = None
 
+    def __init__(
+        self,
+        *,
+        dimension: Sequence[AppautoscalingPolicyDimension] | None = None,
+        metric_name: str | None = None,
+        namespace: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "dimension", dimension)
+        object.__setattr__(self, "metric_name", metric_name)
+        object.__setattr__(self, "namespace", namespace)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyMetricDataQueryMetricStat:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyMetricDataQueryMetricStat(Props):
     """A block of at most one item:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_capacity_metric_specification.metric_data_query.metric_stat`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_load_metric_specification.metric_data_query.metric_stat`,
@@ -53,9 +74,20 @@ class AppautoscalingPolicyMetricDataQueryMetricStat:
     stat: str
     unit: str | None = None
 
+    def __init__(
+        self,
+        *,
+        metric: AppautoscalingPolicyMetricDataQueryMetricStatMetric,
+        stat: str,
+        unit: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "metric", metric)
+        object.__setattr__(self, "stat", stat)
+        object.__setattr__(self, "unit", unit)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyMetricDataQuery:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyMetricDataQuery(Props):
     """One item of a repeatable block:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_capacity_metric_specification.metric_data_query[]`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_load_metric_specification.metric_data_query[]`,
@@ -68,9 +100,24 @@ class AppautoscalingPolicyMetricDataQuery:
     metric_stat: AppautoscalingPolicyMetricDataQueryMetricStat | None = None
     return_data: bool | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        id: str,
+        expression: str | None = None,
+        label: str | None = None,
+        metric_stat: AppautoscalingPolicyMetricDataQueryMetricStat | None = None,
+        return_data: bool | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "expression", expression)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "metric_stat", metric_stat)
+        object.__setattr__(self, "return_data", return_data)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyCustomizedCapacityMetricSpecification:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyCustomizedCapacityMetricSpecification(Props):
     """A block of at most one item:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_capacity_metric_specification`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.customized_load_metric_specification`,
@@ -79,9 +126,16 @@ class AppautoscalingPolicyCustomizedCapacityMetricSpecification:
 
     metric_data_query: Sequence[AppautoscalingPolicyMetricDataQuery]
 
+    def __init__(
+        self,
+        *,
+        metric_data_query: Sequence[AppautoscalingPolicyMetricDataQuery],
+    ) -> None:
+        object.__setattr__(self, "metric_data_query", metric_data_query)
 
-@dataclass(frozen=True, kw_only=True)
-class PredefinedMetricSpecification:
+
+@dataclass(init=False, repr=False, eq=False)
+class PredefinedMetricSpecification(Props):
     """A block of at most one item:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.predefined_load_metric_specification`,
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification.predefined_metric_pair_specification`,
@@ -92,9 +146,18 @@ class PredefinedMetricSpecification:
     predefined_metric_type: str
     resource_label: str | None = None
 
+    def __init__(
+        self,
+        *,
+        predefined_metric_type: str,
+        resource_label: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "predefined_metric_type", predefined_metric_type)
+        object.__setattr__(self, "resource_label", resource_label)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyMetricSpecification:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyMetricSpecification(Props):
     """One item of a repeatable block:
     `aws_appautoscaling_policy.predictive_scaling_policy_configuration.metric_specification[]`.
     """
@@ -107,9 +170,28 @@ class AppautoscalingPolicyMetricSpecification:
     predefined_metric_pair_specification: PredefinedMetricSpecification | None = None
     predefined_scaling_metric_specification: PredefinedMetricSpecification | None = None
 
+    def __init__(
+        self,
+        *,
+        target_value: str,
+        customized_capacity_metric_specification: AppautoscalingPolicyCustomizedCapacityMetricSpecification | None = None,
+        customized_load_metric_specification: AppautoscalingPolicyCustomizedCapacityMetricSpecification | None = None,
+        customized_scaling_metric_specification: AppautoscalingPolicyCustomizedCapacityMetricSpecification | None = None,
+        predefined_load_metric_specification: PredefinedMetricSpecification | None = None,
+        predefined_metric_pair_specification: PredefinedMetricSpecification | None = None,
+        predefined_scaling_metric_specification: PredefinedMetricSpecification | None = None,
+    ) -> None:
+        object.__setattr__(self, "target_value", target_value)
+        object.__setattr__(self, "customized_capacity_metric_specification", customized_capacity_metric_specification)
+        object.__setattr__(self, "customized_load_metric_specification", customized_load_metric_specification)
+        object.__setattr__(self, "customized_scaling_metric_specification", customized_scaling_metric_specification)
+        object.__setattr__(self, "predefined_load_metric_specification", predefined_load_metric_specification)
+        object.__setattr__(self, "predefined_metric_pair_specification", predefined_metric_pair_specification)
+        object.__setattr__(self, "predefined_scaling_metric_specification", predefined_scaling_metric_specification)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyPredictiveScalingPolicyConfiguration:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyPredictiveScalingPolicyConfiguration(Props):
     """A block of at most one item: `aws_appautoscaling_policy.predictive_scaling_policy_configuration`."""
 
     metric_specification: Sequence[AppautoscalingPolicyMetricSpecification]
@@ -118,9 +200,24 @@ class AppautoscalingPolicyPredictiveScalingPolicyConfiguration:
     mode: str | None = None
     scheduling_buffer_time: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        metric_specification: Sequence[AppautoscalingPolicyMetricSpecification],
+        max_capacity_breach_behavior: str | None = None,
+        max_capacity_buffer: int | float | Ref | None = None,
+        mode: str | None = None,
+        scheduling_buffer_time: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "metric_specification", metric_specification)
+        object.__setattr__(self, "max_capacity_breach_behavior", max_capacity_breach_behavior)
+        object.__setattr__(self, "max_capacity_buffer", max_capacity_buffer)
+        object.__setattr__(self, "mode", mode)
+        object.__setattr__(self, "scheduling_buffer_time", scheduling_buffer_time)
 
-@dataclass(frozen=True, kw_only=True)
-class StepAdjustment:
+
+@dataclass(init=False, repr=False, eq=False)
+class StepAdjustment(Props):
     """One item of a repeatable block:
     `aws_appautoscaling_policy.step_scaling_policy_configuration.step_adjustment[]`.
     """
@@ -129,9 +226,20 @@ class StepAdjustment:
     metric_interval_lower_bound: str | None = None
     metric_interval_upper_bound: str | None = None
 
+    def __init__(
+        self,
+        *,
+        scaling_adjustment: int | float | Ref,
+        metric_interval_lower_bound: str | None = None,
+        metric_interval_upper_bound: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "scaling_adjustment", scaling_adjustment)
+        object.__setattr__(self, "metric_interval_lower_bound", metric_interval_lower_bound)
+        object.__setattr__(self, "metric_interval_upper_bound", metric_interval_upper_bound)
 
-@dataclass(frozen=True, kw_only=True)
-class StepScalingPolicyConfiguration:
+
+@dataclass(init=False, repr=False, eq=False)
+class StepScalingPolicyConfiguration(Props):
     """A block of at most one item: `aws_appautoscaling_policy.step_scaling_policy_configuration`."""
 
     adjustment_type: str | None = None
@@ -140,9 +248,24 @@ class StepScalingPolicyConfiguration:
     min_adjustment_magnitude: int | float | Ref | None = None
     step_adjustment: Sequence[StepAdjustment] | None = None
 
+    def __init__(
+        self,
+        *,
+        adjustment_type: str | None = None,
+        cooldown: int | float | Ref | None = None,
+        metric_aggregation_type: str | None = None,
+        min_adjustment_magnitude: int | float | Ref | None = None,
+        step_adjustment: Sequence[StepAdjustment] | None = None,
+    ) -> None:
+        object.__setattr__(self, "adjustment_type", adjustment_type)
+        object.__setattr__(self, "cooldown", cooldown)
+        object.__setattr__(self, "metric_aggregation_type", metric_aggregation_type)
+        object.__setattr__(self, "min_adjustment_magnitude", min_adjustment_magnitude)
+        object.__setattr__(self, "step_adjustment", step_adjustment)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyMetricsMetricStatMetric:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyMetricsMetricStatMetric(Props):
     """A block of at most one item:
     `aws_appautoscaling_policy.target_tracking_scaling_policy_configuration.customized_metric_specification.metrics.metric_stat.metric`.
     """
@@ -151,9 +274,20 @@ class AppautoscalingPolicyMetricsMetricStatMetric:
     namespace: str
     dimensions: Sequence[AppautoscalingPolicyDimension] | None = None
 
+    def __init__(
+        self,
+        *,
+        metric_name: str,
+        namespace: str,
+        dimensions: Sequence[AppautoscalingPolicyDimension] | None = None,
+    ) -> None:
+        object.__setattr__(self, "metric_name", metric_name)
+        object.__setattr__(self, "namespace", namespace)
+        object.__setattr__(self, "dimensions", dimensions)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyMetricsMetricStat:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyMetricsMetricStat(Props):
     """A block of at most one item:
     `aws_appautoscaling_policy.target_tracking_scaling_policy_configuration.customized_metric_specification.metrics.metric_stat`.
     """
@@ -162,9 +296,20 @@ class AppautoscalingPolicyMetricsMetricStat:
     stat: str
     unit: str | None = None
 
+    def __init__(
+        self,
+        *,
+        metric: AppautoscalingPolicyMetricsMetricStatMetric,
+        stat: str,
+        unit: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "metric", metric)
+        object.__setattr__(self, "stat", stat)
+        object.__setattr__(self, "unit", unit)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyMetrics:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyMetrics(Props):
     """One item of a repeatable block:
     `aws_appautoscaling_policy.target_tracking_scaling_policy_configuration.customized_metric_specification.metrics[]`.
     """
@@ -175,9 +320,24 @@ class AppautoscalingPolicyMetrics:
     metric_stat: AppautoscalingPolicyMetricsMetricStat | None = None
     return_data: bool | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        id: str,
+        expression: str | None = None,
+        label: str | None = None,
+        metric_stat: AppautoscalingPolicyMetricsMetricStat | None = None,
+        return_data: bool | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "expression", expression)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "metric_stat", metric_stat)
+        object.__setattr__(self, "return_data", return_data)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyCustomizedMetricSpecification:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyCustomizedMetricSpecification(Props):
     """A block of at most one item:
     `aws_appautoscaling_policy.target_tracking_scaling_policy_configuration.customized_metric_specification`.
     """
@@ -189,9 +349,26 @@ class AppautoscalingPolicyCustomizedMetricSpecification:
     statistic: str | None = None
     unit: str | None = None
 
+    def __init__(
+        self,
+        *,
+        dimensions: Sequence[AppautoscalingPolicyDimension] | None = None,
+        metric_name: str | None = None,
+        metrics: Sequence[AppautoscalingPolicyMetrics] | None = None,
+        namespace: str | None = None,
+        statistic: str | None = None,
+        unit: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "dimensions", dimensions)
+        object.__setattr__(self, "metric_name", metric_name)
+        object.__setattr__(self, "metrics", metrics)
+        object.__setattr__(self, "namespace", namespace)
+        object.__setattr__(self, "statistic", statistic)
+        object.__setattr__(self, "unit", unit)
 
-@dataclass(frozen=True, kw_only=True)
-class TargetTrackingScalingPolicyConfiguration:
+
+@dataclass(init=False, repr=False, eq=False)
+class TargetTrackingScalingPolicyConfiguration(Props):
     """A block of at most one item: `aws_appautoscaling_policy.target_tracking_scaling_policy_configuration`."""
 
     target_value: int | float | Ref
@@ -201,9 +378,26 @@ class TargetTrackingScalingPolicyConfiguration:
     scale_in_cooldown: int | float | Ref | None = None
     scale_out_cooldown: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        target_value: int | float | Ref,
+        customized_metric_specification: AppautoscalingPolicyCustomizedMetricSpecification | None = None,
+        disable_scale_in: bool | Ref | None = None,
+        predefined_metric_specification: PredefinedMetricSpecification | None = None,
+        scale_in_cooldown: int | float | Ref | None = None,
+        scale_out_cooldown: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "target_value", target_value)
+        object.__setattr__(self, "customized_metric_specification", customized_metric_specification)
+        object.__setattr__(self, "disable_scale_in", disable_scale_in)
+        object.__setattr__(self, "predefined_metric_specification", predefined_metric_specification)
+        object.__setattr__(self, "scale_in_cooldown", scale_in_cooldown)
+        object.__setattr__(self, "scale_out_cooldown", scale_out_cooldown)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingPolicyProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingPolicyProps(Props):
     """The arguments of `aws_appautoscaling_policy` (hashicorp/aws 6.25.0)."""
 
     name: str
@@ -217,18 +411,54 @@ class AppautoscalingPolicyProps:
     step_scaling_policy_configuration: StepScalingPolicyConfiguration | None = None
     target_tracking_scaling_policy_configuration: TargetTrackingScalingPolicyConfiguration | None = None
 
+    def __init__(
+        self,
+        *,
+        name: str,
+        resource_id: str,
+        scalable_dimension: str,
+        service_namespace: str,
+        id: str | None = None,
+        policy_type: str | None = None,
+        predictive_scaling_policy_configuration: AppautoscalingPolicyPredictiveScalingPolicyConfiguration | None = None,
+        region: str | None = None,
+        step_scaling_policy_configuration: StepScalingPolicyConfiguration | None = None,
+        target_tracking_scaling_policy_configuration: TargetTrackingScalingPolicyConfiguration | None = None,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "resource_id", resource_id)
+        object.__setattr__(self, "scalable_dimension", scalable_dimension)
+        object.__setattr__(self, "service_namespace", service_namespace)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "policy_type", policy_type)
+        object.__setattr__(self, "predictive_scaling_policy_configuration", predictive_scaling_policy_configuration)
+        object.__setattr__(self, "region", region)
+        object.__setattr__(self, "step_scaling_policy_configuration", step_scaling_policy_configuration)
+        object.__setattr__(self, "target_tracking_scaling_policy_configuration", target_tracking_scaling_policy_configuration)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingTargetSuspendedState:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingTargetSuspendedState(Props):
     """A block of at most one item: `aws_appautoscaling_target.suspended_state`."""
 
     dynamic_scaling_in_suspended: bool | Ref | None = None
     dynamic_scaling_out_suspended: bool | Ref | None = None
     scheduled_scaling_suspended: bool | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        dynamic_scaling_in_suspended: bool | Ref | None = None,
+        dynamic_scaling_out_suspended: bool | Ref | None = None,
+        scheduled_scaling_suspended: bool | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "dynamic_scaling_in_suspended", dynamic_scaling_in_suspended)
+        object.__setattr__(self, "dynamic_scaling_out_suspended", dynamic_scaling_out_suspended)
+        object.__setattr__(self, "scheduled_scaling_suspended", scheduled_scaling_suspended)
 
-@dataclass(frozen=True, kw_only=True)
-class AppautoscalingTargetProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class AppautoscalingTargetProps(Props):
     """The arguments of `aws_appautoscaling_target` (hashicorp/aws 6.25.0)."""
 
     max_capacity: int | float | Ref
@@ -243,9 +473,36 @@ class AppautoscalingTargetProps:
     tags: Mapping[str, str] | None = None
     tags_all: Mapping[str, str] | None = None
 
+    def __init__(
+        self,
+        *,
+        max_capacity: int | float | Ref,
+        min_capacity: int | float | Ref,
+        resource_id: str,
+        scalable_dimension: str,
+        service_namespace: str,
+        id: str | None = None,
+        region: str | None = None,
+        role_arn: str | None = None,
+        suspended_state: AppautoscalingTargetSuspendedState | None = None,
+        tags: Mapping[str, str] | None = None,
+        tags_all: Mapping[str, str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_capacity", max_capacity)
+        object.__setattr__(self, "min_capacity", min_capacity)
+        object.__setattr__(self, "resource_id", resource_id)
+        object.__setattr__(self, "scalable_dimension", scalable_dimension)
+        object.__setattr__(self, "service_namespace", service_namespace)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "region", region)
+        object.__setattr__(self, "role_arn", role_arn)
+        object.__setattr__(self, "suspended_state", suspended_state)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "tags_all", tags_all)
 
-@dataclass(frozen=True, kw_only=True)
-class CloudwatchDashboardProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class CloudwatchDashboardProps(Props):
     """The arguments of `aws_cloudwatch_dashboard` (hashicorp/aws 6.25.0)."""
 
     dashboard_body: str
@@ -253,9 +510,22 @@ class CloudwatchDashboardProps:
     id: str | None = None
     region: str | None = None
 
+    def __init__(
+        self,
+        *,
+        dashboard_body: str,
+        dashboard_name: str,
+        id: str | None = None,
+        region: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "dashboard_body", dashboard_body)
+        object.__setattr__(self, "dashboard_name", dashboard_name)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "region", region)
 
-@dataclass(frozen=True, kw_only=True)
-class MetricQueryMetric:
+
+@dataclass(init=False, repr=False, eq=False)
+class MetricQueryMetric(Props):
     """A block of at most one item: `aws_cloudwatch_metric_alarm.metric_query.metric`."""
 
     metric_name: str
@@ -265,9 +535,26 @@ class MetricQueryMetric:
     namespace: str | None = None
     unit: str | None = None
 
+    def __init__(
+        self,
+        *,
+        metric_name: str,
+        period: int | float | Ref,
+        stat: str,
+        dimensions: Mapping[str, str] | None = None,
+        namespace: str | None = None,
+        unit: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "metric_name", metric_name)
+        object.__setattr__(self, "period", period)
+        object.__setattr__(self, "stat", stat)
+        object.__setattr__(self, "dimensions", dimensions)
+        object.__setattr__(self, "namespace", namespace)
+        object.__setattr__(self, "unit", unit)
 
-@dataclass(frozen=True, kw_only=True)
-class MetricQuery:
+
+@dataclass(init=False, repr=False, eq=False)
+class MetricQuery(Props):
     """One item of a repeatable block: `aws_cloudwatch_metric_alarm.metric_query[]`."""
 
     id: str
@@ -278,9 +565,28 @@ class MetricQuery:
     period: int | float | Ref | None = None
     return_data: bool | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        id: str,
+        account_id: str | None = None,
+        expression: str | None = None,
+        label: str | None = None,
+        metric: MetricQueryMetric | None = None,
+        period: int | float | Ref | None = None,
+        return_data: bool | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "account_id", account_id)
+        object.__setattr__(self, "expression", expression)
+        object.__setattr__(self, "label", label)
+        object.__setattr__(self, "metric", metric)
+        object.__setattr__(self, "period", period)
+        object.__setattr__(self, "return_data", return_data)
 
-@dataclass(frozen=True, kw_only=True)
-class CloudwatchMetricAlarmProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class CloudwatchMetricAlarmProps(Props):
     """The arguments of `aws_cloudwatch_metric_alarm` (hashicorp/aws 6.25.0)."""
 
     alarm_name: str
@@ -309,17 +615,81 @@ class CloudwatchMetricAlarmProps:
     treat_missing_data: str | None = None
     unit: str | None = None
 
+    def __init__(
+        self,
+        *,
+        alarm_name: str,
+        comparison_operator: str,
+        evaluation_periods: int | float | Ref,
+        actions_enabled: bool | Ref | None = None,
+        alarm_actions: Sequence[str] | None = None,
+        alarm_description: str | None = None,
+        datapoints_to_alarm: int | float | Ref | None = None,
+        dimensions: Mapping[str, str] | None = None,
+        evaluate_low_sample_count_percentiles: str | None = None,
+        extended_statistic: str | None = None,
+        id: str | None = None,
+        insufficient_data_actions: Sequence[str] | None = None,
+        metric_name: str | None = None,
+        metric_query: Sequence[MetricQuery] | None = None,
+        namespace: str | None = None,
+        ok_actions: Sequence[str] | None = None,
+        period: int | float | Ref | None = None,
+        region: str | None = None,
+        statistic: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        tags_all: Mapping[str, str] | None = None,
+        threshold: int | float | Ref | None = None,
+        threshold_metric_id: str | None = None,
+        treat_missing_data: str | None = None,
+        unit: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "alarm_name", alarm_name)
+        object.__setattr__(self, "comparison_operator", comparison_operator)
+        object.__setattr__(self, "evaluation_periods", evaluation_periods)
+        object.__setattr__(self, "actions_enabled", actions_enabled)
+        object.__setattr__(self, "alarm_actions", alarm_actions)
+        object.__setattr__(self, "alarm_description", alarm_description)
+        object.__setattr__(self, "datapoints_to_alarm", datapoints_to_alarm)
+        object.__setattr__(self, "dimensions", dimensions)
+        object.__setattr__(self, "evaluate_low_sample_count_percentiles", evaluate_low_sample_count_percentiles)
+        object.__setattr__(self, "extended_statistic", extended_statistic)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "insufficient_data_actions", insufficient_data_actions)
+        object.__setattr__(self, "metric_name", metric_name)
+        object.__setattr__(self, "metric_query", metric_query)
+        object.__setattr__(self, "namespace", namespace)
+        object.__setattr__(self, "ok_actions", ok_actions)
+        object.__setattr__(self, "period", period)
+        object.__setattr__(self, "region", region)
+        object.__setattr__(self, "statistic", statistic)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "tags_all", tags_all)
+        object.__setattr__(self, "threshold", threshold)
+        object.__setattr__(self, "threshold_metric_id", threshold_metric_id)
+        object.__setattr__(self, "treat_missing_data", treat_missing_data)
+        object.__setattr__(self, "unit", unit)
 
-@dataclass(frozen=True, kw_only=True)
-class IamRoleInlinePolicy:
+
+@dataclass(init=False, repr=False, eq=False)
+class IamRoleInlinePolicy(Props):
     """One item of a repeatable block: `aws_iam_role.inline_policy[]`."""
 
     name: str | None = None
     policy: str | None = None
 
+    def __init__(
+        self,
+        *,
+        name: str | None = None,
+        policy: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "policy", policy)
 
-@dataclass(frozen=True, kw_only=True)
-class IamRoleProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class IamRoleProps(Props):
     """The arguments of `aws_iam_role` (hashicorp/aws 6.25.0)."""
 
     assume_role_policy: str
@@ -336,9 +706,40 @@ class IamRoleProps:
     tags: Mapping[str, str] | None = None
     tags_all: Mapping[str, str] | None = None
 
+    def __init__(
+        self,
+        *,
+        assume_role_policy: str,
+        description: str | None = None,
+        force_detach_policies: bool | Ref | None = None,
+        id: str | None = None,
+        inline_policy: Sequence[IamRoleInlinePolicy] | None = None,
+        managed_policy_arns: Sequence[str] | None = None,
+        max_session_duration: int | float | Ref | None = None,
+        name: str | None = None,
+        name_prefix: str | None = None,
+        path: str | None = None,
+        permissions_boundary: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        tags_all: Mapping[str, str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "assume_role_policy", assume_role_policy)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "force_detach_policies", force_detach_policies)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "inline_policy", inline_policy)
+        object.__setattr__(self, "managed_policy_arns", managed_policy_arns)
+        object.__setattr__(self, "max_session_duration", max_session_duration)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "name_prefix", name_prefix)
+        object.__setattr__(self, "path", path)
+        object.__setattr__(self, "permissions_boundary", permissions_boundary)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "tags_all", tags_all)
 
-@dataclass(frozen=True, kw_only=True)
-class IamRolePolicyProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class IamRolePolicyProps(Props):
     """The arguments of `aws_iam_role_policy` (hashicorp/aws 6.25.0)."""
 
     policy: str
@@ -347,25 +748,54 @@ class IamRolePolicyProps:
     name: str | None = None
     name_prefix: str | None = None
 
+    def __init__(
+        self,
+        *,
+        policy: str,
+        role: str,
+        id: str | None = None,
+        name: str | None = None,
+        name_prefix: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "policy", policy)
+        object.__setattr__(self, "role", role)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "name_prefix", name_prefix)
 
-@dataclass(frozen=True, kw_only=True)
-class Alarm:
+
+@dataclass(init=False, repr=False, eq=False)
+class Alarm(Props):
     """One item of a repeatable block:
     `aws_sagemaker_endpoint.deployment_config.auto_rollback_configuration.alarms[]`.
     """
 
     alarm_name: str
 
+    def __init__(
+        self,
+        *,
+        alarm_name: str,
+    ) -> None:
+        object.__setattr__(self, "alarm_name", alarm_name)
 
-@dataclass(frozen=True, kw_only=True)
-class AutoRollbackConfiguration:
+
+@dataclass(init=False, repr=False, eq=False)
+class AutoRollbackConfiguration(Props):
     """A block of at most one item: `aws_sagemaker_endpoint.deployment_config.auto_rollback_configuration`."""
 
     alarms: Sequence[Alarm] | None = None
 
+    def __init__(
+        self,
+        *,
+        alarms: Sequence[Alarm] | None = None,
+    ) -> None:
+        object.__setattr__(self, "alarms", alarms)
 
-@dataclass(frozen=True, kw_only=True)
-class CapacitySize:
+
+@dataclass(init=False, repr=False, eq=False)
+class CapacitySize(Props):
     """A block of at most one item:
     `aws_sagemaker_endpoint.deployment_config.blue_green_update_policy.traffic_routing_configuration.canary_size`,
     `aws_sagemaker_endpoint.deployment_config.blue_green_update_policy.traffic_routing_configuration.linear_step_size`,
@@ -376,9 +806,18 @@ class CapacitySize:
     type: str
     value: int | float | Ref
 
+    def __init__(
+        self,
+        *,
+        type: str,
+        value: int | float | Ref,
+    ) -> None:
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "value", value)
 
-@dataclass(frozen=True, kw_only=True)
-class TrafficRoutingConfiguration:
+
+@dataclass(init=False, repr=False, eq=False)
+class TrafficRoutingConfiguration(Props):
     """A block of at most one item:
     `aws_sagemaker_endpoint.deployment_config.blue_green_update_policy.traffic_routing_configuration`.
     """
@@ -388,18 +827,42 @@ class TrafficRoutingConfiguration:
     canary_size: CapacitySize | None = None
     linear_step_size: CapacitySize | None = None
 
+    def __init__(
+        self,
+        *,
+        type: str,
+        wait_interval_in_seconds: int | float | Ref,
+        canary_size: CapacitySize | None = None,
+        linear_step_size: CapacitySize | None = None,
+    ) -> None:
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "wait_interval_in_seconds", wait_interval_in_seconds)
+        object.__setattr__(self, "canary_size", canary_size)
+        object.__setattr__(self, "linear_step_size", linear_step_size)
 
-@dataclass(frozen=True, kw_only=True)
-class BlueGreenUpdatePolicy:
+
+@dataclass(init=False, repr=False, eq=False)
+class BlueGreenUpdatePolicy(Props):
     """A block of at most one item: `aws_sagemaker_endpoint.deployment_config.blue_green_update_policy`."""
 
     traffic_routing_configuration: TrafficRoutingConfiguration
     maximum_execution_timeout_in_seconds: int | float | Ref | None = None
     termination_wait_in_seconds: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        traffic_routing_configuration: TrafficRoutingConfiguration,
+        maximum_execution_timeout_in_seconds: int | float | Ref | None = None,
+        termination_wait_in_seconds: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "traffic_routing_configuration", traffic_routing_configuration)
+        object.__setattr__(self, "maximum_execution_timeout_in_seconds", maximum_execution_timeout_in_seconds)
+        object.__setattr__(self, "termination_wait_in_seconds", termination_wait_in_seconds)
 
-@dataclass(frozen=True, kw_only=True)
-class RollingUpdatePolicy:
+
+@dataclass(init=False, repr=False, eq=False)
+class RollingUpdatePolicy(Props):
     """A block of at most one item: `aws_sagemaker_endpoint.deployment_config.rolling_update_policy`."""
 
     maximum_batch_size: CapacitySize
@@ -407,18 +870,42 @@ class RollingUpdatePolicy:
     maximum_execution_timeout_in_seconds: int | float | Ref | None = None
     rollback_maximum_batch_size: CapacitySize | None = None
 
+    def __init__(
+        self,
+        *,
+        maximum_batch_size: CapacitySize,
+        wait_interval_in_seconds: int | float | Ref,
+        maximum_execution_timeout_in_seconds: int | float | Ref | None = None,
+        rollback_maximum_batch_size: CapacitySize | None = None,
+    ) -> None:
+        object.__setattr__(self, "maximum_batch_size", maximum_batch_size)
+        object.__setattr__(self, "wait_interval_in_seconds", wait_interval_in_seconds)
+        object.__setattr__(self, "maximum_execution_timeout_in_seconds", maximum_execution_timeout_in_seconds)
+        object.__setattr__(self, "rollback_maximum_batch_size", rollback_maximum_batch_size)
 
-@dataclass(frozen=True, kw_only=True)
-class DeploymentConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class DeploymentConfig(Props):
     """A block of at most one item: `aws_sagemaker_endpoint.deployment_config`."""
 
     auto_rollback_configuration: AutoRollbackConfiguration | None = None
     blue_green_update_policy: BlueGreenUpdatePolicy | None = None
     rolling_update_policy: RollingUpdatePolicy | None = None
 
+    def __init__(
+        self,
+        *,
+        auto_rollback_configuration: AutoRollbackConfiguration | None = None,
+        blue_green_update_policy: BlueGreenUpdatePolicy | None = None,
+        rolling_update_policy: RollingUpdatePolicy | None = None,
+    ) -> None:
+        object.__setattr__(self, "auto_rollback_configuration", auto_rollback_configuration)
+        object.__setattr__(self, "blue_green_update_policy", blue_green_update_policy)
+        object.__setattr__(self, "rolling_update_policy", rolling_update_policy)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointProps(Props):
     """The arguments of `aws_sagemaker_endpoint` (hashicorp/aws 6.25.0)."""
 
     endpoint_config_name: str
@@ -429,16 +916,42 @@ class SagemakerEndpointProps:
     tags: Mapping[str, str] | None = None
     tags_all: Mapping[str, str] | None = None
 
+    def __init__(
+        self,
+        *,
+        endpoint_config_name: str,
+        deployment_config: DeploymentConfig | None = None,
+        id: str | None = None,
+        name: str | None = None,
+        region: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        tags_all: Mapping[str, str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "endpoint_config_name", endpoint_config_name)
+        object.__setattr__(self, "deployment_config", deployment_config)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "region", region)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "tags_all", tags_all)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationClientConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationClientConfig(Props):
     """A block of at most one item: `aws_sagemaker_endpoint_configuration.async_inference_config.client_config`."""
 
     max_concurrent_invocations_per_instance: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        max_concurrent_invocations_per_instance: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_concurrent_invocations_per_instance", max_concurrent_invocations_per_instance)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationNotificationConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationNotificationConfig(Props):
     """A block of at most one item:
     `aws_sagemaker_endpoint_configuration.async_inference_config.output_config.notification_config`.
     """
@@ -447,9 +960,20 @@ class SagemakerEndpointConfigurationNotificationConfig:
     include_inference_response_in: Sequence[str] | None = None
     success_topic: str | None = None
 
+    def __init__(
+        self,
+        *,
+        error_topic: str | None = None,
+        include_inference_response_in: Sequence[str] | None = None,
+        success_topic: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "error_topic", error_topic)
+        object.__setattr__(self, "include_inference_response_in", include_inference_response_in)
+        object.__setattr__(self, "success_topic", success_topic)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationOutputConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationOutputConfig(Props):
     """A block of at most one item: `aws_sagemaker_endpoint_configuration.async_inference_config.output_config`."""
 
     s3_output_path: str
@@ -457,17 +981,39 @@ class SagemakerEndpointConfigurationOutputConfig:
     notification_config: SagemakerEndpointConfigurationNotificationConfig | None = None
     s3_failure_path: str | None = None
 
+    def __init__(
+        self,
+        *,
+        s3_output_path: str,
+        kms_key_id: str | None = None,
+        notification_config: SagemakerEndpointConfigurationNotificationConfig | None = None,
+        s3_failure_path: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "s3_output_path", s3_output_path)
+        object.__setattr__(self, "kms_key_id", kms_key_id)
+        object.__setattr__(self, "notification_config", notification_config)
+        object.__setattr__(self, "s3_failure_path", s3_failure_path)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationAsyncInferenceConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationAsyncInferenceConfig(Props):
     """A block of at most one item: `aws_sagemaker_endpoint_configuration.async_inference_config`."""
 
     output_config: SagemakerEndpointConfigurationOutputConfig
     client_config: SagemakerEndpointConfigurationClientConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        output_config: SagemakerEndpointConfigurationOutputConfig,
+        client_config: SagemakerEndpointConfigurationClientConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "output_config", output_config)
+        object.__setattr__(self, "client_config", client_config)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationCaptureContentTypeHeader:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationCaptureContentTypeHeader(Props):
     """A block of at most one item:
     `aws_sagemaker_endpoint_configuration.data_capture_config.capture_content_type_header`.
     """
@@ -475,16 +1021,32 @@ class SagemakerEndpointConfigurationCaptureContentTypeHeader:
     csv_content_types: Sequence[str] | None = None
     json_content_types: Sequence[str] | None = None
 
+    def __init__(
+        self,
+        *,
+        csv_content_types: Sequence[str] | None = None,
+        json_content_types: Sequence[str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "csv_content_types", csv_content_types)
+        object.__setattr__(self, "json_content_types", json_content_types)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationCaptureOptions:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationCaptureOptions(Props):
     """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.data_capture_config.capture_options[]`."""
 
     capture_mode: str
 
+    def __init__(
+        self,
+        *,
+        capture_mode: str,
+    ) -> None:
+        object.__setattr__(self, "capture_mode", capture_mode)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationDataCaptureConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationDataCaptureConfig(Props):
     """A block of at most one item: `aws_sagemaker_endpoint_configuration.data_capture_config`."""
 
     capture_options: Sequence[SagemakerEndpointConfigurationCaptureOptions]
@@ -494,17 +1056,43 @@ class SagemakerEndpointConfigurationDataCaptureConfig:
     enable_capture: bool | Ref | None = None
     kms_key_id: str | None = None
 
+    def __init__(
+        self,
+        *,
+        capture_options: Sequence[SagemakerEndpointConfigurationCaptureOptions],
+        destination_s3_uri: str,
+        initial_sampling_percentage: int | float | Ref,
+        capture_content_type_header: SagemakerEndpointConfigurationCaptureContentTypeHeader | None = None,
+        enable_capture: bool | Ref | None = None,
+        kms_key_id: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "capture_options", capture_options)
+        object.__setattr__(self, "destination_s3_uri", destination_s3_uri)
+        object.__setattr__(self, "initial_sampling_percentage", initial_sampling_percentage)
+        object.__setattr__(self, "capture_content_type_header", capture_content_type_header)
+        object.__setattr__(self, "enable_capture", enable_capture)
+        object.__setattr__(self, "kms_key_id", kms_key_id)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationProductionVariantsCoreDumpConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationProductionVariantsCoreDumpConfig(Props):
     """A block of at most one item: `aws_sagemaker_endpoint_configuration.production_variants.core_dump_config`."""
 
     destination_s3_uri: str
     kms_key_id: str | None = None
 
+    def __init__(
+        self,
+        *,
+        destination_s3_uri: str,
+        kms_key_id: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "destination_s3_uri", destination_s3_uri)
+        object.__setattr__(self, "kms_key_id", kms_key_id)
 
-@dataclass(frozen=True, kw_only=True)
-class ManagedInstanceScaling:
+
+@dataclass(init=False, repr=False, eq=False)
+class ManagedInstanceScaling(Props):
     """A block of at most one item:
     `aws_sagemaker_endpoint_configuration.production_variants.managed_instance_scaling`,
     `aws_sagemaker_endpoint_configuration.shadow_production_variants.managed_instance_scaling`.
@@ -514,18 +1102,36 @@ class ManagedInstanceScaling:
     min_instance_count: int | float | Ref | None = None
     status: str | None = None
 
+    def __init__(
+        self,
+        *,
+        max_instance_count: int | float | Ref | None = None,
+        min_instance_count: int | float | Ref | None = None,
+        status: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_instance_count", max_instance_count)
+        object.__setattr__(self, "min_instance_count", min_instance_count)
+        object.__setattr__(self, "status", status)
 
-@dataclass(frozen=True, kw_only=True)
-class RoutingConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class RoutingConfig(Props):
     """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.production_variants.routing_config[]`,
     `aws_sagemaker_endpoint_configuration.shadow_production_variants.routing_config[]`.
     """
 
     routing_strategy: str
 
+    def __init__(
+        self,
+        *,
+        routing_strategy: str,
+    ) -> None:
+        object.__setattr__(self, "routing_strategy", routing_strategy)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationServerlessConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationServerlessConfig(Props):
     """A block of at most one item: `aws_sagemaker_endpoint_configuration.production_variants.serverless_config`,
     `aws_sagemaker_endpoint_configuration.shadow_production_variants.serverless_config`.
     """
@@ -534,9 +1140,20 @@ class SagemakerEndpointConfigurationServerlessConfig:
     memory_size_in_mb: int | float | Ref
     provisioned_concurrency: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        max_concurrency: int | float | Ref,
+        memory_size_in_mb: int | float | Ref,
+        provisioned_concurrency: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_concurrency", max_concurrency)
+        object.__setattr__(self, "memory_size_in_mb", memory_size_in_mb)
+        object.__setattr__(self, "provisioned_concurrency", provisioned_concurrency)
 
-@dataclass(frozen=True, kw_only=True)
-class ProductionVariant:
+
+@dataclass(init=False, repr=False, eq=False)
+class ProductionVariant(Props):
     """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.production_variants[]`."""
 
     accelerator_type: str | None = None
@@ -555,9 +1172,44 @@ class ProductionVariant:
     variant_name: str | None = None
     volume_size_in_gb: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        accelerator_type: str | None = None,
+        container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None,
+        core_dump_config: SagemakerEndpointConfigurationProductionVariantsCoreDumpConfig | None = None,
+        enable_ssm_access: bool | Ref | None = None,
+        inference_ami_version: str | None = None,
+        initial_instance_count: int | float | Ref | None = None,
+        initial_variant_weight: int | float | Ref | None = None,
+        instance_type: str | None = None,
+        managed_instance_scaling: ManagedInstanceScaling | None = None,
+        model_data_download_timeout_in_seconds: int | float | Ref | None = None,
+        model_name: str | None = None,
+        routing_config: Sequence[RoutingConfig] | None = None,
+        serverless_config: SagemakerEndpointConfigurationServerlessConfig | None = None,
+        variant_name: str | None = None,
+        volume_size_in_gb: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "accelerator_type", accelerator_type)
+        object.__setattr__(self, "container_startup_health_check_timeout_in_seconds", container_startup_health_check_timeout_in_seconds)
+        object.__setattr__(self, "core_dump_config", core_dump_config)
+        object.__setattr__(self, "enable_ssm_access", enable_ssm_access)
+        object.__setattr__(self, "inference_ami_version", inference_ami_version)
+        object.__setattr__(self, "initial_instance_count", initial_instance_count)
+        object.__setattr__(self, "initial_variant_weight", initial_variant_weight)
+        object.__setattr__(self, "instance_type", instance_type)
+        object.__setattr__(self, "managed_instance_scaling", managed_instance_scaling)
+        object.__setattr__(self, "model_data_download_timeout_in_seconds", model_data_download_timeout_in_seconds)
+        object.__setattr__(self, "model_name", model_name)
+        object.__setattr__(self, "routing_config", routing_config)
+        object.__setattr__(self, "serverless_config", serverless_config)
+        object.__setattr__(self, "variant_name", variant_name)
+        object.__setattr__(self, "volume_size_in_gb", volume_size_in_gb)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationShadowProductionVariantsCoreDumpConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationShadowProductionVariantsCoreDumpConfig(Props):
     """A block of at most one item:
     `aws_sagemaker_endpoint_configuration.shadow_production_variants.core_dump_config`.
     """
@@ -565,9 +1217,18 @@ class SagemakerEndpointConfigurationShadowProductionVariantsCoreDumpConfig:
     destination_s3_uri: str
     kms_key_id: str
 
+    def __init__(
+        self,
+        *,
+        destination_s3_uri: str,
+        kms_key_id: str,
+    ) -> None:
+        object.__setattr__(self, "destination_s3_uri", destination_s3_uri)
+        object.__setattr__(self, "kms_key_id", kms_key_id)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationShadowProductionVariants:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationShadowProductionVariants(Props):
     """One item of a repeatable block: `aws_sagemaker_endpoint_configuration.shadow_production_variants[]`."""
 
     accelerator_type: str | None = None
@@ -586,9 +1247,44 @@ class SagemakerEndpointConfigurationShadowProductionVariants:
     variant_name: str | None = None
     volume_size_in_gb: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        accelerator_type: str | None = None,
+        container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None,
+        core_dump_config: SagemakerEndpointConfigurationShadowProductionVariantsCoreDumpConfig | None = None,
+        enable_ssm_access: bool | Ref | None = None,
+        inference_ami_version: str | None = None,
+        initial_instance_count: int | float | Ref | None = None,
+        initial_variant_weight: int | float | Ref | None = None,
+        instance_type: str | None = None,
+        managed_instance_scaling: ManagedInstanceScaling | None = None,
+        model_data_download_timeout_in_seconds: int | float | Ref | None = None,
+        model_name: str | None = None,
+        routing_config: Sequence[RoutingConfig] | None = None,
+        serverless_config: SagemakerEndpointConfigurationServerlessConfig | None = None,
+        variant_name: str | None = None,
+        volume_size_in_gb: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "accelerator_type", accelerator_type)
+        object.__setattr__(self, "container_startup_health_check_timeout_in_seconds", container_startup_health_check_timeout_in_seconds)
+        object.__setattr__(self, "core_dump_config", core_dump_config)
+        object.__setattr__(self, "enable_ssm_access", enable_ssm_access)
+        object.__setattr__(self, "inference_ami_version", inference_ami_version)
+        object.__setattr__(self, "initial_instance_count", initial_instance_count)
+        object.__setattr__(self, "initial_variant_weight", initial_variant_weight)
+        object.__setattr__(self, "instance_type", instance_type)
+        object.__setattr__(self, "managed_instance_scaling", managed_instance_scaling)
+        object.__setattr__(self, "model_data_download_timeout_in_seconds", model_data_download_timeout_in_seconds)
+        object.__setattr__(self, "model_name", model_name)
+        object.__setattr__(self, "routing_config", routing_config)
+        object.__setattr__(self, "serverless_config", serverless_config)
+        object.__setattr__(self, "variant_name", variant_name)
+        object.__setattr__(self, "volume_size_in_gb", volume_size_in_gb)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigurationProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigurationProps(Props):
     """The arguments of `aws_sagemaker_endpoint_configuration` (hashicorp/aws 6.25.0)."""
 
     production_variants: Sequence[ProductionVariant]
@@ -604,9 +1300,38 @@ class SagemakerEndpointConfigurationProps:
     tags: Mapping[str, str] | None = None
     tags_all: Mapping[str, str] | None = None
 
+    def __init__(
+        self,
+        *,
+        production_variants: Sequence[ProductionVariant],
+        async_inference_config: SagemakerEndpointConfigurationAsyncInferenceConfig | None = None,
+        data_capture_config: SagemakerEndpointConfigurationDataCaptureConfig | None = None,
+        execution_role_arn: str | None = None,
+        id: str | None = None,
+        kms_key_arn: str | None = None,
+        name: str | None = None,
+        name_prefix: str | None = None,
+        region: str | None = None,
+        shadow_production_variants: Sequence[SagemakerEndpointConfigurationShadowProductionVariants] | None = None,
+        tags: Mapping[str, str] | None = None,
+        tags_all: Mapping[str, str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "production_variants", production_variants)
+        object.__setattr__(self, "async_inference_config", async_inference_config)
+        object.__setattr__(self, "data_capture_config", data_capture_config)
+        object.__setattr__(self, "execution_role_arn", execution_role_arn)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "kms_key_arn", kms_key_arn)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "name_prefix", name_prefix)
+        object.__setattr__(self, "region", region)
+        object.__setattr__(self, "shadow_production_variants", shadow_production_variants)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "tags_all", tags_all)
 
-@dataclass(frozen=True, kw_only=True)
-class ModelAccessConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class ModelAccessConfig(Props):
     """A block of at most one item:
     `aws_sagemaker_model.container.additional_model_data_source.s3_data_source.model_access_config`,
     `aws_sagemaker_model.container.model_data_source.s3_data_source.model_access_config`,
@@ -616,9 +1341,16 @@ class ModelAccessConfig:
 
     accept_eula: bool | Ref
 
+    def __init__(
+        self,
+        *,
+        accept_eula: bool | Ref,
+    ) -> None:
+        object.__setattr__(self, "accept_eula", accept_eula)
 
-@dataclass(frozen=True, kw_only=True)
-class S3DataSource:
+
+@dataclass(init=False, repr=False, eq=False)
+class S3DataSource(Props):
     """One item of a repeatable block:
     `aws_sagemaker_model.container.additional_model_data_source.s3_data_source[]`,
     `aws_sagemaker_model.container.model_data_source.s3_data_source[]`,
@@ -631,9 +1363,22 @@ class S3DataSource:
     s3_uri: str
     model_access_config: ModelAccessConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        compression_type: str,
+        s3_data_type: str,
+        s3_uri: str,
+        model_access_config: ModelAccessConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "compression_type", compression_type)
+        object.__setattr__(self, "s3_data_type", s3_data_type)
+        object.__setattr__(self, "s3_uri", s3_uri)
+        object.__setattr__(self, "model_access_config", model_access_config)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerModelAdditionalModelDataSource:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerModelAdditionalModelDataSource(Props):
     """One item of a repeatable block: `aws_sagemaker_model.container.additional_model_data_source[]`,
     `aws_sagemaker_model.primary_container.additional_model_data_source[]`.
     """
@@ -641,18 +1386,34 @@ class SagemakerModelAdditionalModelDataSource:
     channel_name: str
     s3_data_source: Sequence[S3DataSource]
 
+    def __init__(
+        self,
+        *,
+        channel_name: str,
+        s3_data_source: Sequence[S3DataSource],
+    ) -> None:
+        object.__setattr__(self, "channel_name", channel_name)
+        object.__setattr__(self, "s3_data_source", s3_data_source)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerModelRepositoryAuthConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerModelRepositoryAuthConfig(Props):
     """A block of at most one item: `aws_sagemaker_model.container.image_config.repository_auth_config`,
     `aws_sagemaker_model.primary_container.image_config.repository_auth_config`.
     """
 
     repository_credentials_provider_arn: str
 
+    def __init__(
+        self,
+        *,
+        repository_credentials_provider_arn: str,
+    ) -> None:
+        object.__setattr__(self, "repository_credentials_provider_arn", repository_credentials_provider_arn)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerModelImageConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerModelImageConfig(Props):
     """A block of at most one item: `aws_sagemaker_model.container.image_config`,
     `aws_sagemaker_model.primary_container.image_config`.
     """
@@ -660,27 +1421,50 @@ class SagemakerModelImageConfig:
     repository_access_mode: str
     repository_auth_config: SagemakerModelRepositoryAuthConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        repository_access_mode: str,
+        repository_auth_config: SagemakerModelRepositoryAuthConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "repository_access_mode", repository_access_mode)
+        object.__setattr__(self, "repository_auth_config", repository_auth_config)
 
-@dataclass(frozen=True, kw_only=True)
-class ModelDataSource:
+
+@dataclass(init=False, repr=False, eq=False)
+class ModelDataSource(Props):
     """A block of at most one item: `aws_sagemaker_model.container.model_data_source`,
     `aws_sagemaker_model.primary_container.model_data_source`.
     """
 
     s3_data_source: Sequence[S3DataSource]
 
+    def __init__(
+        self,
+        *,
+        s3_data_source: Sequence[S3DataSource],
+    ) -> None:
+        object.__setattr__(self, "s3_data_source", s3_data_source)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerModelMultiModelConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerModelMultiModelConfig(Props):
     """A block of at most one item: `aws_sagemaker_model.container.multi_model_config`,
     `aws_sagemaker_model.primary_container.multi_model_config`.
     """
 
     model_cache_setting: str | None = None
 
+    def __init__(
+        self,
+        *,
+        model_cache_setting: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "model_cache_setting", model_cache_setting)
 
-@dataclass(frozen=True, kw_only=True)
-class ModelContainer:
+
+@dataclass(init=False, repr=False, eq=False)
+class ModelContainer(Props):
     """A block, of at most one item at some paths and repeatable (`[]`) at others:
     `aws_sagemaker_model.container[]`, `aws_sagemaker_model.primary_container`.
     """
@@ -697,24 +1481,67 @@ class ModelContainer:
     model_package_name: str | None = None
     multi_model_config: SagemakerModelMultiModelConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        additional_model_data_source: Sequence[SagemakerModelAdditionalModelDataSource] | None = None,
+        container_hostname: str | None = None,
+        environment: Mapping[str, str] | None = None,
+        image: str | None = None,
+        image_config: SagemakerModelImageConfig | None = None,
+        inference_specification_name: str | None = None,
+        mode: str | None = None,
+        model_data_source: ModelDataSource | None = None,
+        model_data_url: str | None = None,
+        model_package_name: str | None = None,
+        multi_model_config: SagemakerModelMultiModelConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "additional_model_data_source", additional_model_data_source)
+        object.__setattr__(self, "container_hostname", container_hostname)
+        object.__setattr__(self, "environment", environment)
+        object.__setattr__(self, "image", image)
+        object.__setattr__(self, "image_config", image_config)
+        object.__setattr__(self, "inference_specification_name", inference_specification_name)
+        object.__setattr__(self, "mode", mode)
+        object.__setattr__(self, "model_data_source", model_data_source)
+        object.__setattr__(self, "model_data_url", model_data_url)
+        object.__setattr__(self, "model_package_name", model_package_name)
+        object.__setattr__(self, "multi_model_config", multi_model_config)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerModelInferenceExecutionConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerModelInferenceExecutionConfig(Props):
     """A block of at most one item: `aws_sagemaker_model.inference_execution_config`."""
 
     mode: str
 
+    def __init__(
+        self,
+        *,
+        mode: str,
+    ) -> None:
+        object.__setattr__(self, "mode", mode)
 
-@dataclass(frozen=True, kw_only=True)
-class VpcConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class VpcConfig(Props):
     """A block of at most one item: `aws_sagemaker_model.vpc_config`."""
 
     security_group_ids: Sequence[str]
     subnets: Sequence[str]
 
+    def __init__(
+        self,
+        *,
+        security_group_ids: Sequence[str],
+        subnets: Sequence[str],
+    ) -> None:
+        object.__setattr__(self, "security_group_ids", security_group_ids)
+        object.__setattr__(self, "subnets", subnets)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerModelProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerModelProps(Props):
     """The arguments of `aws_sagemaker_model` (hashicorp/aws 6.25.0)."""
 
     execution_role_arn: str
@@ -728,3 +1555,30 @@ class SagemakerModelProps:
     tags: Mapping[str, str] | None = None
     tags_all: Mapping[str, str] | None = None
     vpc_config: VpcConfig | None = None
+
+    def __init__(
+        self,
+        *,
+        execution_role_arn: str,
+        container: Sequence[ModelContainer] | None = None,
+        enable_network_isolation: bool | Ref | None = None,
+        id: str | None = None,
+        inference_execution_config: SagemakerModelInferenceExecutionConfig | None = None,
+        name: str | None = None,
+        primary_container: ModelContainer | None = None,
+        region: str | None = None,
+        tags: Mapping[str, str] | None = None,
+        tags_all: Mapping[str, str] | None = None,
+        vpc_config: VpcConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "execution_role_arn", execution_role_arn)
+        object.__setattr__(self, "container", container)
+        object.__setattr__(self, "enable_network_isolation", enable_network_isolation)
+        object.__setattr__(self, "id", id)
+        object.__setattr__(self, "inference_execution_config", inference_execution_config)
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "primary_container", primary_container)
+        object.__setattr__(self, "region", region)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "tags_all", tags_all)
+        object.__setattr__(self, "vpc_config", vpc_config)

@@ -10,27 +10,46 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from fastscale.stacks.resources.props import Props
 from fastscale.stacks.resources.tokens import Ref
 
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigClientConfig:
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigClientConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.async_inference_config.client_config`."""
 
     max_concurrent_invocations_per_instance: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        max_concurrent_invocations_per_instance: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_concurrent_invocations_per_instance", max_concurrent_invocations_per_instance)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigNotificationConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigNotificationConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.async_inference_config.output_config.notification_config`."""
 
     error_topic: str | None = None
     include_inference_response_in: Sequence[str] | None = None
     success_topic: str | None = None
 
+    def __init__(
+        self,
+        *,
+        error_topic: str | None = None,
+        include_inference_response_in: Sequence[str] | None = None,
+        success_topic: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "error_topic", error_topic)
+        object.__setattr__(self, "include_inference_response_in", include_inference_response_in)
+        object.__setattr__(self, "success_topic", success_topic)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigOutputConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigOutputConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.async_inference_config.output_config`."""
 
     kms_key_id: str | None = None
@@ -38,34 +57,72 @@ class SagemakerEndpointConfigOutputConfig:
     s3_failure_path: str | None = None
     s3_output_path: str | None = None
 
+    def __init__(
+        self,
+        *,
+        kms_key_id: str | None = None,
+        notification_config: SagemakerEndpointConfigNotificationConfig | None = None,
+        s3_failure_path: str | None = None,
+        s3_output_path: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "kms_key_id", kms_key_id)
+        object.__setattr__(self, "notification_config", notification_config)
+        object.__setattr__(self, "s3_failure_path", s3_failure_path)
+        object.__setattr__(self, "s3_output_path", s3_output_path)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigAsyncInferenceConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigAsyncInferenceConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.async_inference_config`."""
 
     client_config: SagemakerEndpointConfigClientConfig | None = None
     output_config: SagemakerEndpointConfigOutputConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        client_config: SagemakerEndpointConfigClientConfig | None = None,
+        output_config: SagemakerEndpointConfigOutputConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "client_config", client_config)
+        object.__setattr__(self, "output_config", output_config)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigCaptureContentTypeHeader:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigCaptureContentTypeHeader(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.data_capture_config.capture_content_type_header`."""
 
     csv_content_types: Sequence[str] | None = None
     json_content_types: Sequence[str] | None = None
 
+    def __init__(
+        self,
+        *,
+        csv_content_types: Sequence[str] | None = None,
+        json_content_types: Sequence[str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "csv_content_types", csv_content_types)
+        object.__setattr__(self, "json_content_types", json_content_types)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigCaptureOptions:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigCaptureOptions(Props):
     """One item of a list of nested objects:
     `awscc_sagemaker_endpoint_config.data_capture_config.capture_options[]`.
     """
 
     capture_mode: str | None = None
 
+    def __init__(
+        self,
+        *,
+        capture_mode: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "capture_mode", capture_mode)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigDataCaptureConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigDataCaptureConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.data_capture_config`."""
 
     capture_content_type_header: SagemakerEndpointConfigCaptureContentTypeHeader | None = None
@@ -75,9 +132,26 @@ class SagemakerEndpointConfigDataCaptureConfig:
     initial_sampling_percentage: int | float | Ref | None = None
     kms_key_id: str | None = None
 
+    def __init__(
+        self,
+        *,
+        capture_content_type_header: SagemakerEndpointConfigCaptureContentTypeHeader | None = None,
+        capture_options: Sequence[SagemakerEndpointConfigCaptureOptions] | None = None,
+        destination_s3_uri: str | None = None,
+        enable_capture: bool | Ref | None = None,
+        initial_sampling_percentage: int | float | Ref | None = None,
+        kms_key_id: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "capture_content_type_header", capture_content_type_header)
+        object.__setattr__(self, "capture_options", capture_options)
+        object.__setattr__(self, "destination_s3_uri", destination_s3_uri)
+        object.__setattr__(self, "enable_capture", enable_capture)
+        object.__setattr__(self, "initial_sampling_percentage", initial_sampling_percentage)
+        object.__setattr__(self, "kms_key_id", kms_key_id)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigInferenceConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigInferenceConfig(Props):
     """A nested object:
     `awscc_sagemaker_endpoint_config.explainer_config.clarify_explainer_config.inference_config`.
     """
@@ -94,9 +168,36 @@ class SagemakerEndpointConfigInferenceConfig:
     probability_attribute: str | None = None
     probability_index: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        content_template: str | None = None,
+        feature_headers: Sequence[str] | None = None,
+        feature_types: Sequence[str] | None = None,
+        features_attribute: str | None = None,
+        label_attribute: str | None = None,
+        label_headers: Sequence[str] | None = None,
+        label_index: int | float | Ref | None = None,
+        max_payload_in_mb: int | float | Ref | None = None,
+        max_record_count: int | float | Ref | None = None,
+        probability_attribute: str | None = None,
+        probability_index: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "content_template", content_template)
+        object.__setattr__(self, "feature_headers", feature_headers)
+        object.__setattr__(self, "feature_types", feature_types)
+        object.__setattr__(self, "features_attribute", features_attribute)
+        object.__setattr__(self, "label_attribute", label_attribute)
+        object.__setattr__(self, "label_headers", label_headers)
+        object.__setattr__(self, "label_index", label_index)
+        object.__setattr__(self, "max_payload_in_mb", max_payload_in_mb)
+        object.__setattr__(self, "max_record_count", max_record_count)
+        object.__setattr__(self, "probability_attribute", probability_attribute)
+        object.__setattr__(self, "probability_index", probability_index)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigShapBaselineConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigShapBaselineConfig(Props):
     """A nested object:
     `awscc_sagemaker_endpoint_config.explainer_config.clarify_explainer_config.shap_config.shap_baseline_config`.
     """
@@ -105,9 +206,20 @@ class SagemakerEndpointConfigShapBaselineConfig:
     shap_baseline: str | None = None
     shap_baseline_uri: str | None = None
 
+    def __init__(
+        self,
+        *,
+        mime_type: str | None = None,
+        shap_baseline: str | None = None,
+        shap_baseline_uri: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "mime_type", mime_type)
+        object.__setattr__(self, "shap_baseline", shap_baseline)
+        object.__setattr__(self, "shap_baseline_uri", shap_baseline_uri)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigTextConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigTextConfig(Props):
     """A nested object:
     `awscc_sagemaker_endpoint_config.explainer_config.clarify_explainer_config.shap_config.text_config`.
     """
@@ -115,9 +227,18 @@ class SagemakerEndpointConfigTextConfig:
     granularity: str | None = None
     language: str | None = None
 
+    def __init__(
+        self,
+        *,
+        granularity: str | None = None,
+        language: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "granularity", granularity)
+        object.__setattr__(self, "language", language)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigShapConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigShapConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.explainer_config.clarify_explainer_config.shap_config`."""
 
     number_of_samples: int | float | Ref | None = None
@@ -126,34 +247,78 @@ class SagemakerEndpointConfigShapConfig:
     text_config: SagemakerEndpointConfigTextConfig | None = None
     use_logit: bool | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        number_of_samples: int | float | Ref | None = None,
+        seed: int | float | Ref | None = None,
+        shap_baseline_config: SagemakerEndpointConfigShapBaselineConfig | None = None,
+        text_config: SagemakerEndpointConfigTextConfig | None = None,
+        use_logit: bool | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "number_of_samples", number_of_samples)
+        object.__setattr__(self, "seed", seed)
+        object.__setattr__(self, "shap_baseline_config", shap_baseline_config)
+        object.__setattr__(self, "text_config", text_config)
+        object.__setattr__(self, "use_logit", use_logit)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigClarifyExplainerConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigClarifyExplainerConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.explainer_config.clarify_explainer_config`."""
 
     enable_explanations: str | None = None
     inference_config: SagemakerEndpointConfigInferenceConfig | None = None
     shap_config: SagemakerEndpointConfigShapConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        enable_explanations: str | None = None,
+        inference_config: SagemakerEndpointConfigInferenceConfig | None = None,
+        shap_config: SagemakerEndpointConfigShapConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "enable_explanations", enable_explanations)
+        object.__setattr__(self, "inference_config", inference_config)
+        object.__setattr__(self, "shap_config", shap_config)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigExplainerConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigExplainerConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.explainer_config`."""
 
     clarify_explainer_config: SagemakerEndpointConfigClarifyExplainerConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        clarify_explainer_config: SagemakerEndpointConfigClarifyExplainerConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "clarify_explainer_config", clarify_explainer_config)
 
-@dataclass(frozen=True, kw_only=True)
-class MetricsConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class MetricsConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.metrics_config`."""
 
     enable_detailed_observability: bool | Ref | None = None
     enable_enhanced_metrics: bool | Ref | None = None
     metric_publish_frequency_in_seconds: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        enable_detailed_observability: bool | Ref | None = None,
+        enable_enhanced_metrics: bool | Ref | None = None,
+        metric_publish_frequency_in_seconds: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "enable_detailed_observability", enable_detailed_observability)
+        object.__setattr__(self, "enable_enhanced_metrics", enable_enhanced_metrics)
+        object.__setattr__(self, "metric_publish_frequency_in_seconds", metric_publish_frequency_in_seconds)
 
-@dataclass(frozen=True, kw_only=True)
-class CapacityReservationConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class CapacityReservationConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.production_variants.capacity_reservation_config`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.capacity_reservation_config`.
     """
@@ -161,9 +326,18 @@ class CapacityReservationConfig:
     capacity_reservation_preference: str | None = None
     ml_reservation_arn: str | None = None
 
+    def __init__(
+        self,
+        *,
+        capacity_reservation_preference: str | None = None,
+        ml_reservation_arn: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "capacity_reservation_preference", capacity_reservation_preference)
+        object.__setattr__(self, "ml_reservation_arn", ml_reservation_arn)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigCoreDumpConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigCoreDumpConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.production_variants.core_dump_config`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.core_dump_config`.
     """
@@ -171,9 +345,18 @@ class SagemakerEndpointConfigCoreDumpConfig:
     destination_s3_uri: str | None = None
     kms_key_id: str | None = None
 
+    def __init__(
+        self,
+        *,
+        destination_s3_uri: str | None = None,
+        kms_key_id: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "destination_s3_uri", destination_s3_uri)
+        object.__setattr__(self, "kms_key_id", kms_key_id)
 
-@dataclass(frozen=True, kw_only=True)
-class InstancePool:
+
+@dataclass(init=False, repr=False, eq=False)
+class InstancePool(Props):
     """One item of a list of nested objects: `awscc_sagemaker_endpoint_config.production_variants.instance_pools[]`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.instance_pools[]`.
     """
@@ -182,9 +365,20 @@ class InstancePool:
     model_name_override: str | None = None
     priority: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        instance_type: str | None = None,
+        model_name_override: str | None = None,
+        priority: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "instance_type", instance_type)
+        object.__setattr__(self, "model_name_override", model_name_override)
+        object.__setattr__(self, "priority", priority)
 
-@dataclass(frozen=True, kw_only=True)
-class ScaleInPolicy:
+
+@dataclass(init=False, repr=False, eq=False)
+class ScaleInPolicy(Props):
     """A nested object:
     `awscc_sagemaker_endpoint_config.production_variants.managed_instance_scaling.scale_in_policy`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.managed_instance_scaling.scale_in_policy`.
@@ -194,9 +388,20 @@ class ScaleInPolicy:
     maximum_step_size: int | float | Ref | None = None
     strategy: str | None = None
 
+    def __init__(
+        self,
+        *,
+        cooldown_in_minutes: int | float | Ref | None = None,
+        maximum_step_size: int | float | Ref | None = None,
+        strategy: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "cooldown_in_minutes", cooldown_in_minutes)
+        object.__setattr__(self, "maximum_step_size", maximum_step_size)
+        object.__setattr__(self, "strategy", strategy)
 
-@dataclass(frozen=True, kw_only=True)
-class ManagedInstanceScaling:
+
+@dataclass(init=False, repr=False, eq=False)
+class ManagedInstanceScaling(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.production_variants.managed_instance_scaling`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.managed_instance_scaling`.
     """
@@ -206,9 +411,22 @@ class ManagedInstanceScaling:
     scale_in_policy: ScaleInPolicy | None = None
     status: str | None = None
 
+    def __init__(
+        self,
+        *,
+        max_instance_count: int | float | Ref | None = None,
+        min_instance_count: int | float | Ref | None = None,
+        scale_in_policy: ScaleInPolicy | None = None,
+        status: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_instance_count", max_instance_count)
+        object.__setattr__(self, "min_instance_count", min_instance_count)
+        object.__setattr__(self, "scale_in_policy", scale_in_policy)
+        object.__setattr__(self, "status", status)
 
-@dataclass(frozen=True, kw_only=True)
-class PrefixAwareRoutingConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class PrefixAwareRoutingConfig(Props):
     """A nested object:
     `awscc_sagemaker_endpoint_config.production_variants.routing_config.prefix_aware_routing_config`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.routing_config.prefix_aware_routing_config`.
@@ -217,9 +435,18 @@ class PrefixAwareRoutingConfig:
     concurrency_threshold: int | float | Ref | None = None
     prefix_length: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        concurrency_threshold: int | float | Ref | None = None,
+        prefix_length: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "concurrency_threshold", concurrency_threshold)
+        object.__setattr__(self, "prefix_length", prefix_length)
 
-@dataclass(frozen=True, kw_only=True)
-class RoutingConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class RoutingConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.production_variants.routing_config`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.routing_config`.
     """
@@ -227,9 +454,18 @@ class RoutingConfig:
     prefix_aware_routing_config: PrefixAwareRoutingConfig | None = None
     routing_strategy: str | None = None
 
+    def __init__(
+        self,
+        *,
+        prefix_aware_routing_config: PrefixAwareRoutingConfig | None = None,
+        routing_strategy: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "prefix_aware_routing_config", prefix_aware_routing_config)
+        object.__setattr__(self, "routing_strategy", routing_strategy)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigServerlessConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigServerlessConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.production_variants.serverless_config`,
     `awscc_sagemaker_endpoint_config.shadow_production_variants.serverless_config`.
     """
@@ -238,9 +474,20 @@ class SagemakerEndpointConfigServerlessConfig:
     memory_size_in_mb: int | float | Ref | None = None
     provisioned_concurrency: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        max_concurrency: int | float | Ref | None = None,
+        memory_size_in_mb: int | float | Ref | None = None,
+        provisioned_concurrency: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_concurrency", max_concurrency)
+        object.__setattr__(self, "memory_size_in_mb", memory_size_in_mb)
+        object.__setattr__(self, "provisioned_concurrency", provisioned_concurrency)
 
-@dataclass(frozen=True, kw_only=True)
-class ProductionVariant:
+
+@dataclass(init=False, repr=False, eq=False)
+class ProductionVariant(Props):
     """One item of a list of nested objects: `awscc_sagemaker_endpoint_config.production_variants[]`."""
 
     variant_name: str
@@ -261,9 +508,48 @@ class ProductionVariant:
     variant_instance_provision_timeout_in_seconds: int | float | Ref | None = None
     volume_size_in_gb: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        variant_name: str,
+        capacity_reservation_config: CapacityReservationConfig | None = None,
+        container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None,
+        core_dump_config: SagemakerEndpointConfigCoreDumpConfig | None = None,
+        enable_ssm_access: bool | Ref | None = None,
+        inference_ami_version: str | None = None,
+        initial_instance_count: int | float | Ref | None = None,
+        initial_variant_weight: int | float | Ref | None = None,
+        instance_pools: Sequence[InstancePool] | None = None,
+        instance_type: str | None = None,
+        managed_instance_scaling: ManagedInstanceScaling | None = None,
+        model_data_download_timeout_in_seconds: int | float | Ref | None = None,
+        model_name: str | None = None,
+        routing_config: RoutingConfig | None = None,
+        serverless_config: SagemakerEndpointConfigServerlessConfig | None = None,
+        variant_instance_provision_timeout_in_seconds: int | float | Ref | None = None,
+        volume_size_in_gb: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "variant_name", variant_name)
+        object.__setattr__(self, "capacity_reservation_config", capacity_reservation_config)
+        object.__setattr__(self, "container_startup_health_check_timeout_in_seconds", container_startup_health_check_timeout_in_seconds)
+        object.__setattr__(self, "core_dump_config", core_dump_config)
+        object.__setattr__(self, "enable_ssm_access", enable_ssm_access)
+        object.__setattr__(self, "inference_ami_version", inference_ami_version)
+        object.__setattr__(self, "initial_instance_count", initial_instance_count)
+        object.__setattr__(self, "initial_variant_weight", initial_variant_weight)
+        object.__setattr__(self, "instance_pools", instance_pools)
+        object.__setattr__(self, "instance_type", instance_type)
+        object.__setattr__(self, "managed_instance_scaling", managed_instance_scaling)
+        object.__setattr__(self, "model_data_download_timeout_in_seconds", model_data_download_timeout_in_seconds)
+        object.__setattr__(self, "model_name", model_name)
+        object.__setattr__(self, "routing_config", routing_config)
+        object.__setattr__(self, "serverless_config", serverless_config)
+        object.__setattr__(self, "variant_instance_provision_timeout_in_seconds", variant_instance_provision_timeout_in_seconds)
+        object.__setattr__(self, "volume_size_in_gb", volume_size_in_gb)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigShadowProductionVariants:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigShadowProductionVariants(Props):
     """One item of a list of nested objects: `awscc_sagemaker_endpoint_config.shadow_production_variants[]`."""
 
     capacity_reservation_config: CapacityReservationConfig | None = None
@@ -284,9 +570,48 @@ class SagemakerEndpointConfigShadowProductionVariants:
     variant_name: str | None = None
     volume_size_in_gb: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        capacity_reservation_config: CapacityReservationConfig | None = None,
+        container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None,
+        core_dump_config: SagemakerEndpointConfigCoreDumpConfig | None = None,
+        enable_ssm_access: bool | Ref | None = None,
+        inference_ami_version: str | None = None,
+        initial_instance_count: int | float | Ref | None = None,
+        initial_variant_weight: int | float | Ref | None = None,
+        instance_pools: Sequence[InstancePool] | None = None,
+        instance_type: str | None = None,
+        managed_instance_scaling: ManagedInstanceScaling | None = None,
+        model_data_download_timeout_in_seconds: int | float | Ref | None = None,
+        model_name: str | None = None,
+        routing_config: RoutingConfig | None = None,
+        serverless_config: SagemakerEndpointConfigServerlessConfig | None = None,
+        variant_instance_provision_timeout_in_seconds: int | float | Ref | None = None,
+        variant_name: str | None = None,
+        volume_size_in_gb: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "capacity_reservation_config", capacity_reservation_config)
+        object.__setattr__(self, "container_startup_health_check_timeout_in_seconds", container_startup_health_check_timeout_in_seconds)
+        object.__setattr__(self, "core_dump_config", core_dump_config)
+        object.__setattr__(self, "enable_ssm_access", enable_ssm_access)
+        object.__setattr__(self, "inference_ami_version", inference_ami_version)
+        object.__setattr__(self, "initial_instance_count", initial_instance_count)
+        object.__setattr__(self, "initial_variant_weight", initial_variant_weight)
+        object.__setattr__(self, "instance_pools", instance_pools)
+        object.__setattr__(self, "instance_type", instance_type)
+        object.__setattr__(self, "managed_instance_scaling", managed_instance_scaling)
+        object.__setattr__(self, "model_data_download_timeout_in_seconds", model_data_download_timeout_in_seconds)
+        object.__setattr__(self, "model_name", model_name)
+        object.__setattr__(self, "routing_config", routing_config)
+        object.__setattr__(self, "serverless_config", serverless_config)
+        object.__setattr__(self, "variant_instance_provision_timeout_in_seconds", variant_instance_provision_timeout_in_seconds)
+        object.__setattr__(self, "variant_name", variant_name)
+        object.__setattr__(self, "volume_size_in_gb", volume_size_in_gb)
 
-@dataclass(frozen=True, kw_only=True)
-class Tag:
+
+@dataclass(init=False, repr=False, eq=False)
+class Tag(Props):
     """One item of a list of nested objects: `awscc_sagemaker_endpoint_config.tags[]`,
     `awscc_sagemaker_inference_component.tags[]`.
     """
@@ -294,17 +619,35 @@ class Tag:
     key: str | None = None
     value: str | None = None
 
+    def __init__(
+        self,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "key", key)
+        object.__setattr__(self, "value", value)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigVpcConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigVpcConfig(Props):
     """A nested object: `awscc_sagemaker_endpoint_config.vpc_config`."""
 
     security_group_ids: Sequence[str] | None = None
     subnets: Sequence[str] | None = None
 
+    def __init__(
+        self,
+        *,
+        security_group_ids: Sequence[str] | None = None,
+        subnets: Sequence[str] | None = None,
+    ) -> None:
+        object.__setattr__(self, "security_group_ids", security_group_ids)
+        object.__setattr__(self, "subnets", subnets)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerEndpointConfigProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerEndpointConfigProps(Props):
     """The arguments of `awscc_sagemaker_endpoint_config` (hashicorp/awscc 1.106.0)."""
 
     production_variants: Sequence[ProductionVariant]
@@ -320,25 +663,68 @@ class SagemakerEndpointConfigProps:
     tags: Sequence[Tag] | None = None
     vpc_config: SagemakerEndpointConfigVpcConfig | None = None
 
+    def __init__(
+        self,
+        *,
+        production_variants: Sequence[ProductionVariant],
+        async_inference_config: SagemakerEndpointConfigAsyncInferenceConfig | None = None,
+        data_capture_config: SagemakerEndpointConfigDataCaptureConfig | None = None,
+        enable_network_isolation: bool | Ref | None = None,
+        endpoint_config_name: str | None = None,
+        execution_role_arn: str | None = None,
+        explainer_config: SagemakerEndpointConfigExplainerConfig | None = None,
+        kms_key_id: str | None = None,
+        metrics_config: MetricsConfig | None = None,
+        shadow_production_variants: Sequence[SagemakerEndpointConfigShadowProductionVariants] | None = None,
+        tags: Sequence[Tag] | None = None,
+        vpc_config: SagemakerEndpointConfigVpcConfig | None = None,
+    ) -> None:
+        object.__setattr__(self, "production_variants", production_variants)
+        object.__setattr__(self, "async_inference_config", async_inference_config)
+        object.__setattr__(self, "data_capture_config", data_capture_config)
+        object.__setattr__(self, "enable_network_isolation", enable_network_isolation)
+        object.__setattr__(self, "endpoint_config_name", endpoint_config_name)
+        object.__setattr__(self, "execution_role_arn", execution_role_arn)
+        object.__setattr__(self, "explainer_config", explainer_config)
+        object.__setattr__(self, "kms_key_id", kms_key_id)
+        object.__setattr__(self, "metrics_config", metrics_config)
+        object.__setattr__(self, "shadow_production_variants", shadow_production_variants)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "vpc_config", vpc_config)
 
-@dataclass(frozen=True, kw_only=True)
-class AlarmName:
+
+@dataclass(init=False, repr=False, eq=False)
+class AlarmName(Props):
     """One item of a list of nested objects:
     `awscc_sagemaker_inference_component.deployment_config.auto_rollback_configuration.alarms[]`.
     """
 
     alarm_name: str | None = None
 
+    def __init__(
+        self,
+        *,
+        alarm_name: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "alarm_name", alarm_name)
 
-@dataclass(frozen=True, kw_only=True)
-class AutoRollbackConfiguration:
+
+@dataclass(init=False, repr=False, eq=False)
+class AutoRollbackConfiguration(Props):
     """A nested object: `awscc_sagemaker_inference_component.deployment_config.auto_rollback_configuration`."""
 
     alarms: Sequence[AlarmName] | None = None
 
+    def __init__(
+        self,
+        *,
+        alarms: Sequence[AlarmName] | None = None,
+    ) -> None:
+        object.__setattr__(self, "alarms", alarms)
 
-@dataclass(frozen=True, kw_only=True)
-class InferenceComponentCapacitySize:
+
+@dataclass(init=False, repr=False, eq=False)
+class InferenceComponentCapacitySize(Props):
     """A nested object:
     `awscc_sagemaker_inference_component.deployment_config.rolling_update_policy.maximum_batch_size`,
     `awscc_sagemaker_inference_component.deployment_config.rolling_update_policy.rollback_maximum_batch_size`.
@@ -347,9 +733,18 @@ class InferenceComponentCapacitySize:
     type: str | None = None
     value: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        type: str | None = None,
+        value: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "type", type)
+        object.__setattr__(self, "value", value)
 
-@dataclass(frozen=True, kw_only=True)
-class InferenceComponentRollingUpdatePolicy:
+
+@dataclass(init=False, repr=False, eq=False)
+class InferenceComponentRollingUpdatePolicy(Props):
     """A nested object: `awscc_sagemaker_inference_component.deployment_config.rolling_update_policy`."""
 
     maximum_batch_size: InferenceComponentCapacitySize | None = None
@@ -357,24 +752,53 @@ class InferenceComponentRollingUpdatePolicy:
     rollback_maximum_batch_size: InferenceComponentCapacitySize | None = None
     wait_interval_in_seconds: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        maximum_batch_size: InferenceComponentCapacitySize | None = None,
+        maximum_execution_timeout_in_seconds: int | float | Ref | None = None,
+        rollback_maximum_batch_size: InferenceComponentCapacitySize | None = None,
+        wait_interval_in_seconds: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "maximum_batch_size", maximum_batch_size)
+        object.__setattr__(self, "maximum_execution_timeout_in_seconds", maximum_execution_timeout_in_seconds)
+        object.__setattr__(self, "rollback_maximum_batch_size", rollback_maximum_batch_size)
+        object.__setattr__(self, "wait_interval_in_seconds", wait_interval_in_seconds)
 
-@dataclass(frozen=True, kw_only=True)
-class InferenceComponentDeploymentConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class InferenceComponentDeploymentConfig(Props):
     """A nested object: `awscc_sagemaker_inference_component.deployment_config`."""
 
     auto_rollback_configuration: AutoRollbackConfiguration | None = None
     rolling_update_policy: InferenceComponentRollingUpdatePolicy | None = None
 
+    def __init__(
+        self,
+        *,
+        auto_rollback_configuration: AutoRollbackConfiguration | None = None,
+        rolling_update_policy: InferenceComponentRollingUpdatePolicy | None = None,
+    ) -> None:
+        object.__setattr__(self, "auto_rollback_configuration", auto_rollback_configuration)
+        object.__setattr__(self, "rolling_update_policy", rolling_update_policy)
 
-@dataclass(frozen=True, kw_only=True)
-class InferenceComponentRuntimeConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class InferenceComponentRuntimeConfig(Props):
     """A nested object: `awscc_sagemaker_inference_component.runtime_config`."""
 
     copy_count: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        copy_count: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "copy_count", copy_count)
 
-@dataclass(frozen=True, kw_only=True)
-class ComputeResourceRequirements:
+
+@dataclass(init=False, repr=False, eq=False)
+class ComputeResourceRequirements(Props):
     """A nested object: `awscc_sagemaker_inference_component.specification.compute_resource_requirements`,
     `awscc_sagemaker_inference_component.specifications.compute_resource_requirements`.
     """
@@ -384,9 +808,22 @@ class ComputeResourceRequirements:
     number_of_accelerator_devices_required: int | float | Ref | None = None
     number_of_cpu_cores_required: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        max_memory_required_in_mb: int | float | Ref | None = None,
+        min_memory_required_in_mb: int | float | Ref | None = None,
+        number_of_accelerator_devices_required: int | float | Ref | None = None,
+        number_of_cpu_cores_required: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "max_memory_required_in_mb", max_memory_required_in_mb)
+        object.__setattr__(self, "min_memory_required_in_mb", min_memory_required_in_mb)
+        object.__setattr__(self, "number_of_accelerator_devices_required", number_of_accelerator_devices_required)
+        object.__setattr__(self, "number_of_cpu_cores_required", number_of_cpu_cores_required)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerInferenceComponentMetricsEndpoints:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerInferenceComponentMetricsEndpoints(Props):
     """One item of a list of nested objects:
     `awscc_sagemaker_inference_component.specification.container.container_metrics_config.metrics_endpoints[]`,
     `awscc_sagemaker_inference_component.specifications.container.container_metrics_config.metrics_endpoints[]`.
@@ -395,18 +832,34 @@ class SagemakerInferenceComponentMetricsEndpoints:
     metric_publish_frequency_in_seconds: int | float | Ref | None = None
     metrics_endpoint_path: str | None = None
 
+    def __init__(
+        self,
+        *,
+        metric_publish_frequency_in_seconds: int | float | Ref | None = None,
+        metrics_endpoint_path: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "metric_publish_frequency_in_seconds", metric_publish_frequency_in_seconds)
+        object.__setattr__(self, "metrics_endpoint_path", metrics_endpoint_path)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerInferenceComponentContainerMetricsConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerInferenceComponentContainerMetricsConfig(Props):
     """A nested object: `awscc_sagemaker_inference_component.specification.container.container_metrics_config`,
     `awscc_sagemaker_inference_component.specifications.container.container_metrics_config`.
     """
 
     metrics_endpoints: Sequence[SagemakerInferenceComponentMetricsEndpoints] | None = None
 
+    def __init__(
+        self,
+        *,
+        metrics_endpoints: Sequence[SagemakerInferenceComponentMetricsEndpoints] | None = None,
+    ) -> None:
+        object.__setattr__(self, "metrics_endpoints", metrics_endpoints)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerInferenceComponentContainer:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerInferenceComponentContainer(Props):
     """A nested object: `awscc_sagemaker_inference_component.specification.container`,
     `awscc_sagemaker_inference_component.specifications.container`.
     """
@@ -416,9 +869,22 @@ class SagemakerInferenceComponentContainer:
     environment: Mapping[str, str] | None = None
     image: str | None = None
 
+    def __init__(
+        self,
+        *,
+        artifact_url: str | None = None,
+        container_metrics_config: SagemakerInferenceComponentContainerMetricsConfig | None = None,
+        environment: Mapping[str, str] | None = None,
+        image: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "artifact_url", artifact_url)
+        object.__setattr__(self, "container_metrics_config", container_metrics_config)
+        object.__setattr__(self, "environment", environment)
+        object.__setattr__(self, "image", image)
 
-@dataclass(frozen=True, kw_only=True)
-class DataCacheConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class DataCacheConfig(Props):
     """A nested object: `awscc_sagemaker_inference_component.specification.data_cache_config`,
     `awscc_sagemaker_inference_component.specifications.current_data_cache_config`,
     `awscc_sagemaker_inference_component.specifications.data_cache_config`.
@@ -426,9 +892,16 @@ class DataCacheConfig:
 
     enable_caching: bool | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        enable_caching: bool | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "enable_caching", enable_caching)
 
-@dataclass(frozen=True, kw_only=True)
-class AvailabilityZoneBalance:
+
+@dataclass(init=False, repr=False, eq=False)
+class AvailabilityZoneBalance(Props):
     """A nested object:
     `awscc_sagemaker_inference_component.specification.scheduling_config.availability_zone_balance`,
     `awscc_sagemaker_inference_component.specifications.scheduling_config.availability_zone_balance`.
@@ -437,9 +910,18 @@ class AvailabilityZoneBalance:
     enforcement_mode: str | None = None
     max_imbalance: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        enforcement_mode: str | None = None,
+        max_imbalance: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "enforcement_mode", enforcement_mode)
+        object.__setattr__(self, "max_imbalance", max_imbalance)
 
-@dataclass(frozen=True, kw_only=True)
-class SchedulingConfig:
+
+@dataclass(init=False, repr=False, eq=False)
+class SchedulingConfig(Props):
     """A nested object: `awscc_sagemaker_inference_component.specification.scheduling_config`,
     `awscc_sagemaker_inference_component.specifications.scheduling_config`.
     """
@@ -447,9 +929,18 @@ class SchedulingConfig:
     availability_zone_balance: AvailabilityZoneBalance | None = None
     placement_strategy: str | None = None
 
+    def __init__(
+        self,
+        *,
+        availability_zone_balance: AvailabilityZoneBalance | None = None,
+        placement_strategy: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "availability_zone_balance", availability_zone_balance)
+        object.__setattr__(self, "placement_strategy", placement_strategy)
 
-@dataclass(frozen=True, kw_only=True)
-class StartupParameters:
+
+@dataclass(init=False, repr=False, eq=False)
+class StartupParameters(Props):
     """A nested object: `awscc_sagemaker_inference_component.specification.startup_parameters`,
     `awscc_sagemaker_inference_component.specifications.startup_parameters`.
     """
@@ -457,9 +948,18 @@ class StartupParameters:
     container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None
     model_data_download_timeout_in_seconds: int | float | Ref | None = None
 
+    def __init__(
+        self,
+        *,
+        container_startup_health_check_timeout_in_seconds: int | float | Ref | None = None,
+        model_data_download_timeout_in_seconds: int | float | Ref | None = None,
+    ) -> None:
+        object.__setattr__(self, "container_startup_health_check_timeout_in_seconds", container_startup_health_check_timeout_in_seconds)
+        object.__setattr__(self, "model_data_download_timeout_in_seconds", model_data_download_timeout_in_seconds)
 
-@dataclass(frozen=True, kw_only=True)
-class InferenceComponentSpecification:
+
+@dataclass(init=False, repr=False, eq=False)
+class InferenceComponentSpecification(Props):
     """A nested object: `awscc_sagemaker_inference_component.specification`."""
 
     base_inference_component_name: str | None = None
@@ -470,9 +970,28 @@ class InferenceComponentSpecification:
     scheduling_config: SchedulingConfig | None = None
     startup_parameters: StartupParameters | None = None
 
+    def __init__(
+        self,
+        *,
+        base_inference_component_name: str | None = None,
+        compute_resource_requirements: ComputeResourceRequirements | None = None,
+        container: SagemakerInferenceComponentContainer | None = None,
+        data_cache_config: DataCacheConfig | None = None,
+        model_name: str | None = None,
+        scheduling_config: SchedulingConfig | None = None,
+        startup_parameters: StartupParameters | None = None,
+    ) -> None:
+        object.__setattr__(self, "base_inference_component_name", base_inference_component_name)
+        object.__setattr__(self, "compute_resource_requirements", compute_resource_requirements)
+        object.__setattr__(self, "container", container)
+        object.__setattr__(self, "data_cache_config", data_cache_config)
+        object.__setattr__(self, "model_name", model_name)
+        object.__setattr__(self, "scheduling_config", scheduling_config)
+        object.__setattr__(self, "startup_parameters", startup_parameters)
 
-@dataclass(frozen=True, kw_only=True)
-class InstanceTypeSpecification:
+
+@dataclass(init=False, repr=False, eq=False)
+class InstanceTypeSpecification(Props):
     """One item of a list of nested objects: `awscc_sagemaker_inference_component.specifications[]`."""
 
     compute_resource_requirements: ComputeResourceRequirements | None = None
@@ -484,9 +1003,30 @@ class InstanceTypeSpecification:
     scheduling_config: SchedulingConfig | None = None
     startup_parameters: StartupParameters | None = None
 
+    def __init__(
+        self,
+        *,
+        compute_resource_requirements: ComputeResourceRequirements | None = None,
+        container: SagemakerInferenceComponentContainer | None = None,
+        current_data_cache_config: DataCacheConfig | None = None,
+        data_cache_config: DataCacheConfig | None = None,
+        instance_type: str | None = None,
+        model_name: str | None = None,
+        scheduling_config: SchedulingConfig | None = None,
+        startup_parameters: StartupParameters | None = None,
+    ) -> None:
+        object.__setattr__(self, "compute_resource_requirements", compute_resource_requirements)
+        object.__setattr__(self, "container", container)
+        object.__setattr__(self, "current_data_cache_config", current_data_cache_config)
+        object.__setattr__(self, "data_cache_config", data_cache_config)
+        object.__setattr__(self, "instance_type", instance_type)
+        object.__setattr__(self, "model_name", model_name)
+        object.__setattr__(self, "scheduling_config", scheduling_config)
+        object.__setattr__(self, "startup_parameters", startup_parameters)
 
-@dataclass(frozen=True, kw_only=True)
-class SagemakerInferenceComponentProps:
+
+@dataclass(init=False, repr=False, eq=False)
+class SagemakerInferenceComponentProps(Props):
     """The arguments of `awscc_sagemaker_inference_component` (hashicorp/awscc 1.106.0)."""
 
     endpoint_name: str
@@ -498,3 +1038,26 @@ class SagemakerInferenceComponentProps:
     specifications: Sequence[InstanceTypeSpecification] | None = None
     tags: Sequence[Tag] | None = None
     variant_name: str | None = None
+
+    def __init__(
+        self,
+        *,
+        endpoint_name: str,
+        deployment_config: InferenceComponentDeploymentConfig | None = None,
+        endpoint_arn: str | None = None,
+        inference_component_name: str | None = None,
+        runtime_config: InferenceComponentRuntimeConfig | None = None,
+        specification: InferenceComponentSpecification | None = None,
+        specifications: Sequence[InstanceTypeSpecification] | None = None,
+        tags: Sequence[Tag] | None = None,
+        variant_name: str | None = None,
+    ) -> None:
+        object.__setattr__(self, "endpoint_name", endpoint_name)
+        object.__setattr__(self, "deployment_config", deployment_config)
+        object.__setattr__(self, "endpoint_arn", endpoint_arn)
+        object.__setattr__(self, "inference_component_name", inference_component_name)
+        object.__setattr__(self, "runtime_config", runtime_config)
+        object.__setattr__(self, "specification", specification)
+        object.__setattr__(self, "specifications", specifications)
+        object.__setattr__(self, "tags", tags)
+        object.__setattr__(self, "variant_name", variant_name)
