@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
-from fastscale.cli.output import console, output_width, say, wrap_text
+from fastscale.cli.output import console, escape, output_width, say, wrap_text
 from fastscale.infra.base.network import remote_hint, remote_reason
 from fastscale.infra.base.safe_files import SpecialFileError, read_bytes, refuse_special
 from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
@@ -209,8 +209,6 @@ def config_error_report(err: ConfigError) -> dict[str, Any]:
 
 
 def print_config_error(err: ConfigError, as_json: bool = False) -> None:
-    from rich.markup import escape
-
     if as_json:
         print_json(validation_document([config_error_report(err)], EXIT_BAD_INPUT))
         return
@@ -223,7 +221,6 @@ def print_config_error(err: ConfigError, as_json: bool = False) -> None:
 def print_findings(findings: list[Finding], source: str, unchecked: str | None = None) -> None:
     """The findings as tables, then the verdict. ``unchecked``: why the AWS check could not be made,
     in which case a file without errors is not called valid."""
-    from rich.markup import escape
     from rich.table import Table
 
     for severity, style, noun in ((Severity.ERROR, "red", "error"), (Severity.WARNING, "yellow", "warning"),

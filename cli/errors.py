@@ -26,7 +26,7 @@ from typing import Any, NoReturn
 
 import click
 
-from fastscale.cli.output import say
+from fastscale.cli.output import escape, say
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -116,8 +116,6 @@ def report(
         doc = {k: v for k, v in doc.items() if v is not None}
         click.echo(json.dumps(doc, indent=2))
     else:
-        from rich.markup import escape  # lazy: rich, only when an error is printed
-
         # One line in a log; on a terminal (or with COLUMNS) wrapped to its width like every message.
         say(f"[bold red]error:[/] {escape(line)}", stderr=True, indent="  ")
     sys.exit(exit_code)

@@ -17,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from fastscale.cli.common import console as make_console
-from fastscale.cli.output import output_width, wrap_text
+from fastscale.cli.output import escape, output_width, wrap_text
 
 if TYPE_CHECKING:  # imported for type hints only: the runtime import stays lazy
     from rich.console import Console
@@ -103,14 +103,14 @@ class Reporter:
         if self.as_json:
             self._emit_json({"event": "step", "step": name, "detail": detail})
             return
-        self._say(f"[bold cyan]→ {name}[/]" + (f" [dim]{_escape(detail)}[/]" if detail else ""))
+        self._say(f"[bold cyan]→ {name}[/]" + (f" [dim]{escape(detail)}[/]" if detail else ""))
         self._spin(f"{name} {detail}".strip())
 
     def note(self, message: str, style: str = "dim") -> None:
         if self.as_json:
             self._emit_json({"event": "note", "message": message})
             return
-        self._say(f"[{style}]{_escape(message)}[/]")
+        self._say(f"[{style}]{escape(message)}[/]")
 
     def _say(self, markup: str, indent: str = "    ") -> None:
         """One message, wrapped at spaces to the output's width (see :func:`cli.common.say`)."""
@@ -131,10 +131,10 @@ class Reporter:
 
         if event.kind in _LINE_KINDS and event.message:
             style = _STYLE.get(event.kind)
-            text = _escape(event.message)
+            text = escape(event.message)
             self._say(f"  [{style}]{text}[/]" if style else f"  {text}")
         elif event.kind in _HEARTBEAT_KINDS and event.message and not self.live:
-            self._say(f"  [dim]{_escape(event.message)}[/]")
+            self._say(f"  [dim]{escape(event.message)}[/]")
         self._spin(self._terraform_status())
 
     def _terraform_status(self) -> str:
@@ -168,7 +168,7 @@ class Reporter:
         if changed or heartbeat:
             self._last_wait = (what, state)
             self._last_wait_line = elapsed
-            self._say(f"  [dim]{_escape(what)}: {_escape(state)} ({clock})[/]")
+            self._say(f"  [dim]{escape(what)}: {escape(state)} ({clock})[/]")
         self._spin(f"waiting for {what}: {state} ({clock})")
 
     # -- sweep ----------------------------------------------------------------------------------------
@@ -187,14 +187,10 @@ class Reporter:
         if item.status == "would-delete":
             return  # a dry run happens in an instant; its list is the command's result, printed once
         style = _SWEEP_STYLE.get(item.status, "")
-        text = _escape(f"{item.status}: {item.kind} {item.name}" + (f" ({item.detail})" if item.detail else ""))
+        text = escape(f"{item.status}: {item.kind} {item.name}" + (f" ({item.detail})" if item.detail else ""))
         self._say(f"  [{style}]{text}[/]" if style else f"  {text}")
 
 
 _SWEEP_STYLE = {"deleted": "green", "failed": "bold red", "skipped": "yellow", "would-delete": "cyan"}
 
 
-def _escape(text: str) -> str:
-    from rich.markup import escape
-
-    return escape(text)

@@ -26,6 +26,7 @@ from fastscale.cli.common import (
     load_checked,
     print_table,
 )
+from fastscale.cli.output import escape
 from fastscale.cli.plan_view import print_change_summary, print_outputs
 from fastscale.cli.progress import Reporter
 from fastscale.cli.stack import (
@@ -44,7 +45,6 @@ DEFAULT_WAIT_TIMEOUT = 3600
 
 
 def print_verification(report: Any, title: str) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     out = console()

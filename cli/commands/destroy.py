@@ -29,6 +29,7 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.cli.output import escape
 from fastscale.cli.progress import Reporter
 from fastscale.cli.stack import (
     AWS_ENV_HELP,
@@ -82,7 +83,6 @@ def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float, delete_logs: bo
 
 def print_aside(title: str, rows: list[tuple[str, str, str]], style: str = "yellow") -> None:
     """A table of what was found but is not acted on (another stack's, hand-made, or kept logs)."""
-    from rich.markup import escape
     from rich.table import Table
 
     if not rows:
@@ -109,7 +109,6 @@ def print_not_touched(not_touched: list[Any], kept: list[Any]) -> None:
 
 
 def print_cleanup(report: Any, config: FastscaleConfig, source: str) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     if report.leftovers:
@@ -142,7 +141,6 @@ def print_sweep(report: Any) -> None:
     the counts, and a table of only what was not deleted."""
     from collections import Counter
 
-    from rich.markup import escape
     from rich.table import Table
 
     out = console()
@@ -176,8 +174,6 @@ def print_sweep(report: Any) -> None:
 
 
 def _esc(text: str) -> str:
-    from rich.markup import escape
-
     return escape(text)
 
 

@@ -22,6 +22,7 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.cli.output import escape
 from fastscale.cli.stack import AWS_ENV_HELP, EXIT_INTERRUPTED
 
 #: A scaling problem was found (the diagnosis itself worked): distinct from 1 so CI can tell them apart.
@@ -38,7 +39,6 @@ def _since(ctx: click.Context, param: click.Parameter, value: str):
 
 
 def _render(explanation, file: str) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     w = explanation.window

@@ -9,6 +9,7 @@ import click
 
 from fastscale.cli import runtime
 from fastscale.cli.common import EXIT_BAD_INPUT, UserPath, console, say
+from fastscale.cli.output import escape
 from fastscale.infra.config import ConfigError, check_endpoint_url, parse_config
 from fastscale.infra.project.scaffold import (
     CI_CHOICES,
@@ -168,8 +169,6 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  make -C {directory} install-dev test")
     out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then:")
     out.print(f"  fastscale deploy {cfg}")
-    from rich.markup import escape
-
     if no_snapshot:
         say(f"[yellow]warning:[/] {PROJECT_SNAPSHOT} was not written, so `make test` fails until `make snapshot` "
             f"writes it: synthesizing the stack failed here ({escape(no_snapshot)})", stderr=True, indent="  ")
@@ -215,8 +214,6 @@ def _emulator_options(opts: ProjectOptions) -> ProjectOptions:
 
 def _explain_refusal(opts: ProjectOptions, errors: list) -> None:
     """Why the options give an invalid project, and the options that would give a valid one."""
-    from rich.markup import escape
-
     err = console(stderr=True)
     chosen = f"--model {opts.model}" + (f" --instance-type {opts.instance_type}" if opts.instance_type else "")
     err.print("[bold red]error:[/] these options do not give a valid project:")

@@ -21,6 +21,7 @@ from fastscale.cli.common import (
     say,
 )
 from fastscale.cli.errors import EXIT_INTERRUPTED
+from fastscale.cli.output import escape
 from fastscale.infra.analysis.estimate import PHASE_LABELS, SCENARIO_LABELS, estimate_config
 from fastscale.infra.model.naming import endpoint_names
 
@@ -148,8 +149,6 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     With --json a failure still prints one JSON object, with an `error` member
     and `left_behind` (`[{what, undo}]`).
     """
-    from rich.markup import escape
-
     from fastscale.infra.aws.clients import AwsError, resolve  # lazy: boto3, loaded only when this runs
     from fastscale.infra.aws.measure import (  # lazy: boto3, loaded only when this runs
         MeasureError,
@@ -225,8 +224,6 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
 
 def _say_left_behind(left) -> None:
     """Every run ends by saying what it leaves behind, with the command that undoes each thing."""
-    from rich.markup import escape
-
     if not left:
         say("left behind: nothing (capacity and auto scaling are as they were)", stderr=True, indent="  ")
         return

@@ -20,6 +20,7 @@ from fastscale.cli.common import (
     rule_findings,
     say,
 )
+from fastscale.cli.output import escape
 from fastscale.infra.analysis import recommend as rec_mod
 from fastscale.infra.analysis.simulate import requests as req
 from fastscale.infra.config import ConfigError, load_config, safe_yaml
@@ -52,7 +53,6 @@ def _describe(o) -> list[str]:
 
 
 def render(rec) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     search = rec.search
@@ -137,8 +137,6 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
          path that is the input or exists without --force
       130  interrupted with Ctrl-C (the search stops; nothing is written)
     """
-    from rich.markup import escape
-
     if write_path is not None:
         target = Path(write_path)
         if target.exists() and target.resolve() == Path(config_file).resolve():

@@ -17,6 +17,7 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.cli.output import escape
 from fastscale.infra.analysis import simulate as sim_mod
 from fastscale.infra.analysis.simulate import requests as req
 from fastscale.infra.analysis.simulate.plot import PlotUnavailable, plot_simulations
@@ -58,7 +59,6 @@ def _rows(result, every: int | None) -> list[int]:
 
 
 def render_steps(sim, every: int | None) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     r = sim.configured.result
@@ -124,8 +124,6 @@ def render_layers(sim) -> None:
 
 
 def render(sim, every: int | None) -> None:
-    from rich.markup import escape
-
     w = sim.workload
     layers = w.layers
     unit = "copy" if w.component else "instance"
@@ -170,7 +168,6 @@ def _secs(x: float | None) -> str:
 
 def render_requests(w, rs, trace) -> None:
     """One workload replayed request by request: latency percentiles, failures, copies, cost."""
-    from rich.markup import escape
     from rich.table import Table
 
     unit = "copy" if w.component else "instance"
@@ -206,8 +203,6 @@ def render_requests(w, rs, trace) -> None:
 
 
 def _simulate_requests(checked, selection, requests_path, profile_path, timeout, as_json) -> None:
-    from rich.markup import escape
-
     try:
         trace = req.read_request_trace(requests_path)
         profile = req.read_profile(profile_path) if profile_path else None
@@ -302,8 +297,6 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
          an --endpoint / --component not in the file, or nothing could be
          simulated (every workload lacks what the model needs)
     """
-    from rich.markup import escape
-
     profiles = [name for name, given in (("--spike", spike), ("--ramp", ramp), ("--trace", trace_path),
                                          ("--requests", requests_path)) if given]
     if len(profiles) > 1:

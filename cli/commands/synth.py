@@ -19,6 +19,7 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.cli.output import escape
 from fastscale.infra.model.detection import detection_summary
 from fastscale.infra.model.state import StateLayoutError
 from fastscale.infra.terraform.outputs import synth_targets
@@ -93,7 +94,6 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
 
 
 def _print_result(result: SynthResult, detection: list[DetectionRow], engine: str) -> None:
-    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"stack {result.stack_name}", title_justify="left")
