@@ -12,6 +12,7 @@ import click
 
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
 from fastscale.cli.output import console, escape, output_width, say, wrap_text
+from fastscale.infra.base import writer
 from fastscale.infra.base.network import remote_hint, remote_reason
 from fastscale.infra.base.safe_files import SpecialFileError, read_bytes, refuse_special
 from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
@@ -37,6 +38,20 @@ class UserPath(click.Path):
         except SpecialFileError as exc:
             self.fail(str(exc), param, ctx)
         return converted
+
+
+class OutputPath(UserPath):
+    """A path on the command line that fastscale writes (a file, or a directory it writes into): besides a
+    FIFO, device or socket, a symbolic link at it or on the way to it is refused at once (exit code 2,
+    nothing written), however long the command would have run first. The writes themselves go through
+    ``infra.base.writer``, which refuses the same links (and those below an output directory) again."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:  # first: Click's own checks (exists, writable) would look through the link
+            writer.check_target(os.fsdecode(value), what="path")
+        except writer.OutputPathError as exc:
+            self.fail(str(exc), param, ctx)
+        return super().convert(value, param, ctx)
 
 
 config_argument = click.argument("config_file", metavar="FILE", type=UserPath(dir_okay=False, path_type=str))

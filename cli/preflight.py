@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from fastscale.cli.common import EXIT_BAD_INPUT, console
 from fastscale.cli.output import escape as _esc
+from fastscale.infra.base import writer
 from fastscale.infra.model import cutover
 from fastscale.infra.model.naming import endpoint_name
 from fastscale.infra.rules import has_errors
@@ -105,7 +106,11 @@ def carry_live_counts(cmd: StackCommand, stack_dir: Path) -> None:
     except (OSError, ValueError):
         declared = {}
     values = {k: v for k, v in cutover.tfvars(config, live).items() if k in declared}
-    (stack_dir / cutover.TFVARS_FILE).write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+    try:
+        writer.write_file(stack_dir / cutover.TFVARS_FILE, json.dumps(values, indent=2, sort_keys=True) + "\n",
+                          root=cmd.lock.root if cmd.lock is not None else None, what="cut-over tfvars")
+    except writer.OutputPathError as exc:
+        cmd.fail(str(exc), EXIT_BAD_INPUT)
     cmd.summary["cutover"] = {
         endpoint_name(config.project, ep.name): {
             "live": live.get(endpoint_name(config.project, ep.name)),

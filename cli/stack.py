@@ -27,7 +27,7 @@ from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     Checked,
-    UserPath,
+    OutputPath,
     console,
     print_json,
     say,
@@ -79,7 +79,7 @@ out_option = click.option(
     metavar="DIR",
     default="cdktf.out",
     show_default=True,
-    type=UserPath(file_okay=False),
+    type=OutputPath(file_okay=False),
     help="Directory the Terraform stack is synthesized into.",
 )
 auto_approve_option = click.option(

@@ -14,17 +14,12 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.base import writer
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model.naming import stack_name
 from fastscale.infra.model.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
 from fastscale.infra.project.stack_snapshot import snapshot_json
-from fastscale.infra.terraform.outputs import (
-    STACK_FILE,
-    check_output_dir,
-    refuse_symlinks,
-    synth_writes,
-    write_text_nofollow,
-)
+from fastscale.infra.terraform.outputs import STACK_FILE, check_output_dir, refuse_links, synth_writes
 from fastscale.stacks.engine_choice import select_engine
 from fastscale.stacks.resources.base import StackContent, render_document, stable_json
 from fastscale.stacks.stack import EndpointContent
@@ -58,7 +53,10 @@ def build_app(
     """The cdktf app holding the stack, not yet synthesized (`main.py` hands it to the cdktf CLI).
 
     `project_root` anchors the default local state (default: the current directory); raises
-    `infra.model.state.StateLayoutError` when the state would be lost or orphaned."""
+    `infra.model.state.StateLayoutError` when the state would be lost or orphaned, and
+    `infra.terraform.outputs.OutputPathError` when a file the engine writes is reached through a symbolic link."""
+    # The engine writes these itself: refuse a symbolic link on the way before it is handed the directory.
+    refuse_links(synth_writes(Path(outdir), stack_name(config)), root=writer.root_for(outdir, project_root))
     from fastscale.stacks.engine import App  # lazy: cdktf/jsii and node, only for the engine's path
     from fastscale.stacks.engine_stack import EndpointStack  # lazy: cdktf/jsii and node, only for the engine's path
 
@@ -104,24 +102,25 @@ def synthesize(
 
     Also refused before anything is written (:class:`infra.terraform.outputs.OutputPathError`): an output directory
     inside ``.git``, one that cannot be created or written, and any file or directory synthesis would
-    write that is a symbolic link.
+    write that is, or is reached through, a symbolic link (checked from the project directory, `project_root`,
+    when `outdir` is inside it). Every file is written by :mod:`infra.base.writer`.
 
     The files are written from Python (`engine_files`), byte for byte what the engine's `App.synth` writes for
     `build_app`'s app; the engine itself is not loaded."""
     out = Path(outdir)
     root = Path(project_root) if project_root is not None else Path.cwd()
     placement = local_state_placement(config, out, root)  # checked before anything is written
-    check_output_dir(out)
+    base = writer.root_for(out, project_root)  # where links are looked for from: the project, if out is inside
+    check_output_dir(out, root=base)
     name = stack_name(config)
     stack_dir = out / "stacks" / name
-    refuse_symlinks(synth_writes(out, name))
+    refuse_links(synth_writes(out, name), root=base)
     content = EndpointContent(config, state_path=placement.backend_path if placement else None)
     stack_text, manifest_text = engine_files(content)
-    stack_dir.mkdir(parents=True, exist_ok=True)
-    stack_dir.chmod(PRIVATE_DIR_MODE)  # plans and .terraform/ land in the directory too
-    write_text_nofollow(stack_dir / STACK_FILE, stack_text, PRIVATE_FILE_MODE)
-    (stack_dir / STACK_FILE).chmod(PRIVATE_FILE_MODE)  # an existing file keeps its mode on open
-    write_text_nofollow(out / MANIFEST_FILE, manifest_text)
+    # Owner-only: plans and .terraform/ land in the directory too, and the stack file holds environment values.
+    writer.make_dirs(stack_dir, root=base, mode=PRIVATE_DIR_MODE, what="stack directory")
+    writer.write_file(stack_dir / STACK_FILE, stack_text, root=base, mode=PRIVATE_FILE_MODE, what="stack file")
+    writer.write_file(out / MANIFEST_FILE, manifest_text, root=base, what="manifest")
     protect_state_files(placement)
     counts = Counter(e.TYPE for e in content.elements if e.SECTION == "resource")
     return SynthResult(outdir=out, stack_name=name, stack_dir=stack_dir, resource_counts=dict(sorted(counts.items())))

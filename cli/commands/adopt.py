@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -13,7 +12,7 @@ from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
-    UserPath,
+    OutputPath,
     apply_target,
     endpoint_url_option,
     fail,
@@ -23,6 +22,7 @@ from fastscale.cli.common import (
     print_table,
     say,
 )
+from fastscale.infra.base import writer
 from fastscale.infra.base.regions import is_sagemaker_region, suggest
 from fastscale.infra.config import ConfigError, FastscaleConfig, parse_config, safe_yaml
 from fastscale.infra.rules import has_errors, run_rules, with_lines
@@ -38,7 +38,7 @@ HEADER = (
 @click.command("adopt")
 @click.argument("endpoint", metavar="ENDPOINT")
 @click.option("--region", required=True, help="AWS region of the endpoint, e.g. us-east-1.")
-@click.option("--out", "out", default="fastscale.yaml", show_default=True, type=UserPath(dir_okay=False, path_type=str),
+@click.option("--out", "out", default="fastscale.yaml", show_default=True, type=OutputPath(dir_okay=False, path_type=str),
               help="Config file to write. An existing file is never overwritten without --force.")
 @click.option("--force", is_flag=True, help="Overwrite --out when it exists (a regular file only).")
 @click.option("--project", default=None,
@@ -65,9 +65,10 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
       0  the config was written
       1  AWS could not be read (unknown endpoint, no credentials, access denied:
          one line with AWS's error)
-      2  bad input: --out exists (without --force) or is not a regular file, the
-         endpoint has settings fastscale cannot reproduce, or the written config
-         would have errors (nothing was written)
+      2  bad input: --out exists (without --force), is not a regular file or is
+         reached through a symbolic link, the endpoint has settings fastscale
+         cannot reproduce, or the written config would have errors (nothing
+         was written)
       130  interrupted with Ctrl-C
     """
     target = Path(out)
@@ -154,17 +155,14 @@ def _validate(text: str, source: str) -> tuple[Any, list[Any]]:
 
 
 def _write(target: Path, text: str, force: bool) -> None:
-    """Create `target` (never following a symbolic link); replace it only with --force."""
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | (os.O_TRUNC if force else os.O_EXCL)
+    """Create `target` (never through a symbolic link: infra.base.writer); replace it only with --force."""
     try:
-        fd = os.open(target, flags, 0o644)
+        writer.write_file(target, text, exclusive=not force, what="--out file")
     except FileExistsError:
         fail(f"{target} exists: adopt never overwrites a file; choose another --out, or --force to replace it",
              EXIT_BAD_INPUT)
     except OSError as exc:
         fail(f"cannot write {target}: {exc.strerror or exc}", EXIT_BAD_INPUT)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
 
 
 def _print(notes: list[Any], imports: list[dict[str, str]]) -> None:

@@ -9,6 +9,7 @@ import click
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
+    OutputPath,
     UserPath,
     console,
     fail,
@@ -176,7 +177,7 @@ def render_cost(report, out) -> None:
 @click.option("--max-instances", type=click.IntRange(min=1), help="What-if: instances at peak, for the cost (default 1).")
 @click.option("--hours-at-max", type=click.FloatRange(0, 24), default=None,
               help="Hours per day at max capacity for the monthly cost, the rest at min (default 2).")
-@click.option("--plot", "plot_path", type=UserPath(dir_okay=False),
+@click.option("--plot", "plot_path", type=OutputPath(dir_okay=False),
               help="Also draw the timelines to this PNG (needs matplotlib: pip install 'fastscale[plot]').")
 @json_option
 def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_json, **what_if_options) -> None:

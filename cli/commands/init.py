@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from fastscale.cli import runtime
-from fastscale.cli.common import EXIT_BAD_INPUT, UserPath, console, say
+from fastscale.cli.common import EXIT_BAD_INPUT, OutputPath, console, say
 from fastscale.cli.output import escape
 from fastscale.infra.config import ConfigError, check_endpoint_url, parse_config
 from fastscale.infra.project.scaffold import (
@@ -62,7 +62,7 @@ def _emulator_url(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 @click.command("init")
-@click.argument("directory", type=UserPath(file_okay=False, path_type=Path))
+@click.argument("directory", type=OutputPath(file_okay=False, path_type=Path))
 @click.option("--project", callback=_project_name, help="Project name (resource prefix). Default: the directory name.")
 @click.option("--model", type=click.Choice(model_choices()), default="qwen3-8b", show_default=True,
               help="Workload preset: model size, instance type, GPUs per copy.")
@@ -108,8 +108,8 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
       2  bad input: options that give an invalid project (or --emulator with
          --ci github|gitlab, --state-bucket or --scale-to-zero), files that
          already exist (without --force), or DIRECTORY inside .git, not
-         writable, or holding a symbolic link where a project file goes
-         (nothing was written)
+         writable, a symbolic link or reached through one, or holding one
+         where a project file goes (nothing was written)
     """
     # Without --project the directory name is used, and must be a valid name too.
     name = project or directory.resolve().name.lower()

@@ -11,6 +11,7 @@ import click
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
+    OutputPath,
     fail,
     json_option,
     load_checked,
@@ -23,6 +24,7 @@ from fastscale.cli.common import (
 from fastscale.cli.output import escape
 from fastscale.infra.analysis import recommend as rec_mod
 from fastscale.infra.analysis.simulate import requests as req
+from fastscale.infra.base import writer
 from fastscale.infra.config import ConfigError, load_config, safe_yaml
 from fastscale.infra.rules import has_errors
 
@@ -107,7 +109,7 @@ def render(rec) -> None:
               help="A request without its first token this long after it arrived fails (default 60).")
 @click.option("--workers", type=click.IntRange(min=1), metavar="N",
               help="Processes to simulate on (default: every core). The result does not depend on it.")
-@click.option("--write", "write_path", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--write", "write_path", type=OutputPath(dir_okay=False), metavar="FILE",
               help="Write the whole config with the chosen settings to FILE (comments kept where the values can be "
               "edited in place). Never the input file; an existing file only with --force.")
 @click.option("--force", is_flag=True, help="Let --write replace an existing file (never the input).")
@@ -193,8 +195,7 @@ def _run(search, workers, max_rejected):
 
 def _write(path: str, text: str, force: bool) -> None:
     try:
-        with open(path, "w" if force else "x", encoding="utf-8") as handle:
-            handle.write(text)
+        writer.write_file(path, text, exclusive=not force, what="--write file")
     except FileExistsError:
         fail(f"{path} appeared while the search ran: give --force to replace it", EXIT_BAD_INPUT)
     except OSError as exc:

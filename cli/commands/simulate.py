@@ -9,6 +9,7 @@ import click
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
+    OutputPath,
     UserPath,
     fail,
     json_option,
@@ -262,7 +263,7 @@ def _simulate_requests(checked, selection, requests_path, profile_path, timeout,
               "(default 60, SageMaker's invocation timeout).")
 @click.option("--every", type=click.IntRange(min=1), metavar="SECONDS",
               help="Print the demand/capacity table every SECONDS instead of at each change.")
-@click.option("--plot", "plot_path", type=UserPath(dir_okay=False),
+@click.option("--plot", "plot_path", type=OutputPath(dir_okay=False),
               help="Also draw demand and capacity over time, one line per variant, to this PNG (needs matplotlib).")
 @json_option
 def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, duration, service_time, cold_start,

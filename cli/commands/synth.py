@@ -10,7 +10,7 @@ import click
 from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
-    UserPath,
+    OutputPath,
     endpoint_url_option,
     fail,
     json_option,
@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 @click.command("synth")
 @click.argument("config_files", metavar="FILE...", nargs=-1, required=True,
                 type=click.Path(dir_okay=False, path_type=str))  # a FIFO is reported by load_config
-@click.option("--out", "outdir", default="cdktf.out", show_default=True, type=UserPath(file_okay=False),
+@click.option("--out", "outdir", default="cdktf.out", show_default=True, type=OutputPath(file_okay=False),
               help="Output directory (cdktf layout: manifest.json, stacks/<name>/cdk.tf.json). With several "
               "FILEs, each stack gets DIR/<stack name>/ in that layout.")
 @json_option

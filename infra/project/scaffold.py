@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from fastscale.infra import __version__
-from fastscale.infra.base import catalog
+from fastscale.infra.base import catalog, writer
 from fastscale.infra.config import dump_json_schema, parse_config
 from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT
 from fastscale.infra.rules import Severity, run_rules
-from fastscale.infra.terraform.outputs import check_output_dir, refuse_symlinks, write_text_nofollow
+from fastscale.infra.terraform.outputs import check_output_dir, refuse_links
 from fastscale.templates import render
 
 if TYPE_CHECKING:
@@ -266,18 +266,19 @@ def _paths_written(target: Path, files: dict[str, str]) -> list[Path]:
 
 def check_project_target(target: Path, files: dict[str, str]) -> None:
     """Refuse, before writing anything, a target inside ``.git``, one that cannot be written, and any
-    file or directory of the project that is a symbolic link (even with --force: a link, dangling or
-    not, would make init write outside the project)."""
-    check_output_dir(target, "project directory")
-    refuse_symlinks(_paths_written(target, files), "project path")
+    file or directory of the project that is, or is reached through, a symbolic link (even with --force:
+    a link, dangling or not, would make init write outside the project)."""
+    root = writer.root_for(target)
+    check_output_dir(target, "project directory", root=root)
+    refuse_links(_paths_written(target, files), "project path", root=root)
 
 
 def write_project(target: Path, files: dict[str, str]) -> list[Path]:
     check_project_target(target, files)
+    root = writer.root_for(target)
     written = []
     for rel, content in files.items():
         path = target / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_nofollow(path, content)
+        writer.write_file(path, content, root=root, parents=True, what="project path")
         written.append(path)
     return written

@@ -33,16 +33,17 @@ import hashlib
 import json
 import os
 import socket
-import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.base import writer
+from fastscale.infra.model.cutover import TFVARS_FILE
 from fastscale.infra.model.naming import stack_name
 from fastscale.infra.model.state import local_state_placement
-from fastscale.infra.terraform.outputs import check_output_dir, refuse_symlinks, synth_writes
+from fastscale.infra.terraform.outputs import check_output_dir, refuse_links, synth_writes
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -57,6 +58,8 @@ LEGACY_PLAN_FILE = "fastscale.tfplan"
 
 _PRIVATE_FILE = 0o600
 _PRIVATE_DIR = 0o700
+#: What Terraform itself writes in the stack directory (its data directory and provider lock file).
+TERRAFORM_WRITES = (".terraform", ".terraform.lock.hcl")
 #: Longest lock file content read back (it is one small JSON object; anything longer is not ours).
 _MAX_LOCK_TEXT = 4096
 
@@ -137,8 +140,10 @@ class StackLock:
     (or ``with``); it is released at interpreter exit too, and by the kernel when the process dies."""
 
     def __init__(self, stack_dir: Path, fd: int, holder: LockHolder, previous: LockHolder | None,
-                 removed_plans: list[Path]):
+                 removed_plans: list[Path], root: Path | None = None):
         self.stack_dir = stack_dir
+        #: Where the paths below the stack directory are checked from for links (infra.base.writer).
+        self.root = root if root is not None else writer.root_for(stack_dir)
         self.path = stack_dir / LOCK_FILE
         self.holder = holder
         #: The holder named in the file when this run took the lock: a run that ended without releasing it.
@@ -149,21 +154,24 @@ class StackLock:
         atexit.register(self.release)
 
     @classmethod
-    def acquire(cls, stack_dir: str | os.PathLike[str], command: str) -> StackLock:
+    def acquire(cls, stack_dir: str | os.PathLike[str], command: str,
+                root: str | os.PathLike[str] | None = None) -> StackLock:
         """Take the lock of ``stack_dir`` (created owner-only if missing) for ``command``, without waiting.
 
         Raises :class:`StackLocked` naming the holder when another run has it, :class:`StackLockError`
-        when the file cannot be opened or locked."""
+        when the file cannot be opened or locked, :class:`infra.base.writer.OutputPathError` when a
+        symbolic link is on the way (checked from ``root``, default :func:`infra.base.writer.root_for`)."""
         directory = Path(stack_dir)
         path = directory / LOCK_FILE
+        base = Path(root) if root is not None else writer.root_for(directory)
         try:
-            directory.mkdir(mode=_PRIVATE_DIR, parents=True, exist_ok=True)
+            writer.make_dirs(directory, root=base, mode=_PRIVATE_DIR, what="stack directory")
         except OSError as exc:
             raise StackLockError(f"cannot create the stack directory {directory}: {exc.strerror or exc}") from None
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_RDWR | os.O_CREAT
         for _ in range(5):
             try:
-                fd = os.open(path, flags, _PRIVATE_FILE)
+                fd = writer.open_file(path, flags, root=base, mode=_PRIVATE_FILE, what="lock file")
             except OSError as exc:
                 raise StackLockError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
             try:
@@ -196,7 +204,7 @@ class StackLock:
         for plan in leftover_plans(directory):
             plan.unlink(missing_ok=True)
             removed.append(plan)
-        return cls(directory, fd, holder, previous, removed)
+        return cls(directory, fd, holder, previous, removed, base)
 
     @property
     def held(self) -> bool:
@@ -218,7 +226,7 @@ class StackLock:
         """A fresh plan file for this run, in the stack directory."""
         if not self.held:
             raise RuntimeError("a plan is made only while the stack's lock is held")
-        return SavedPlan.create(self.stack_dir)
+        return SavedPlan.create(self.stack_dir, self.root)
 
     def __enter__(self) -> StackLock:
         return self
@@ -236,11 +244,11 @@ class SavedPlan:
         self.digest: str | None = None
 
     @classmethod
-    def create(cls, stack_dir: Path) -> SavedPlan:
-        # mkstemp: a name nobody else has, created exclusively (O_EXCL) and owner-only (0600).
-        fd, name = tempfile.mkstemp(prefix=PLAN_PREFIX, suffix=PLAN_SUFFIX, dir=stack_dir)
-        os.close(fd)
-        return cls(Path(name).resolve())
+    def create(cls, stack_dir: Path, root: str | os.PathLike[str] | None = None) -> SavedPlan:
+        # A name nobody else has, created exclusively (O_EXCL) and owner-only (0600), with no link on the way.
+        name = writer.create_unique_file(stack_dir, PLAN_PREFIX, PLAN_SUFFIX, root=root, mode=_PRIVATE_FILE,
+                                         what="plan file")
+        return cls(name.resolve())
 
     def _sha256(self) -> str | None:
         try:
@@ -285,12 +293,15 @@ def lock_stack(config: FastscaleConfig, outdir: str | os.PathLike[str], command:
 
     What synthesis would refuse is refused first, before the directory or the lock file is written:
     a local state that would be lost or orphaned (:class:`infra.model.state.StateLayoutError`), an output
-    directory inside ``.git`` or not writable, a symbolic link on the way, the lock file included
-    (:class:`infra.terraform.outputs.OutputPathError`); both are bad input (exit code 2)."""
+    directory inside ``.git`` or not writable, a symbolic link on the way to anything the run writes or
+    Terraform writes beside the stack (the lock file, the cut-over tfvars, ``.terraform/`` and its lock
+    file included) (:class:`infra.terraform.outputs.OutputPathError`); both are bad input (exit code 2)."""
     out = Path(outdir)
+    root = writer.root_for(out)
     name = stack_name(config)
     local_state_placement(config, out)
-    check_output_dir(out)
+    check_output_dir(out, root=root)
     stack_dir = out / "stacks" / name
-    refuse_symlinks([*synth_writes(out, name), stack_dir / LOCK_FILE])
-    return StackLock.acquire(stack_dir, command)
+    refuse_links([*synth_writes(out, name), *(stack_dir / f for f in (LOCK_FILE, TFVARS_FILE, *TERRAFORM_WRITES))],
+                 root=root)
+    return StackLock.acquire(stack_dir, command, root)

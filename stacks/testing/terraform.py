@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastscale.infra.base import writer
 from fastscale.infra.terraform.runner import TerraformNotFound, find_binary
 
 AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
@@ -118,7 +119,7 @@ def aws_part(doc: dict[str, Any], aws_version: str) -> tuple[dict[str, Any], lis
 def offline_env(workdir: Path, mirror: Path) -> dict[str, str]:
     """The environment for a terraform run that installs hashicorp/aws from ``mirror`` only, with its own
     data directory under ``workdir`` (a CLI configuration file is written there)."""
-    (workdir / "terraformrc").write_text(cli_config(mirror))
+    writer.write_file(workdir / "terraformrc", cli_config(mirror), root=workdir, what="Terraform CLI configuration")
     env = {**os.environ, "TF_CLI_CONFIG_FILE": str(workdir / "terraformrc"), "TF_DATA_DIR": str(workdir / "tf-data"),
            "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
     env.pop("TF_PLUGIN_CACHE_DIR", None)
@@ -167,8 +168,8 @@ def validate(template: Any, *, terraform: str | None = None, mirror: tuple[Path,
     part, adjusted = aws_part(document, mirror[1])
     with tempfile.TemporaryDirectory(prefix="fastscale-validate-") as tmp:
         work = Path(tmp)
-        (work / "stack").mkdir()
-        (work / "stack" / "main.tf.json").write_text(json.dumps(part, indent=1))
+        writer.write_file(work / "stack" / "main.tf.json", json.dumps(part, indent=1), root=work, parents=True,
+                          what="stack file")
         env = offline_env(work, mirror[0])
         init = subprocess.run([binary, "init", "-backend=false", "-input=false", "-no-color"], cwd=work / "stack",
                               env=env, capture_output=True, text=True, timeout=300)

@@ -201,13 +201,13 @@ def _bad_outputs(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     return {
         "under a file": (a_file / "out", "cannot create output directory"),
         "inside .git": (tmp_path / "repo" / ".git" / "out", "inside a .git directory"),
-        "unwritable": (Path("/proc/self"), "cannot write into output directory"),
+        "unwritable": (Path("/proc/1"), "cannot write into output directory"),
     }
 
 
 @pytest.mark.parametrize("case", ["under a file", "inside .git", "unwritable"])
 def test_synth_refuses_output_it_cannot_or_must_not_write_with_exit_2(tmp_path, case):
-    if case == "unwritable" and not Path("/proc/self").is_dir():
+    if case == "unwritable" and not Path("/proc/1").is_dir():
         pytest.skip("needs Linux /proc: a directory nobody, root included, can create files in")
     out, needle = _bad_outputs(tmp_path)[case]
     assert_one_line_failure(invoke("synth", EXAMPLE, "--out", out), 2, needle, str(out))
