@@ -480,8 +480,12 @@ def test_the_config_is_read_from_git_as_data_even_when_the_pull_request_makes_it
 
 
 def _json_blocks(markdown: str) -> list[dict]:
-    return [json.loads(t.content) for t in MarkdownIt("commonmark").parse(markdown) if t.type == "fence"
-            and t.info == "json"]
+    """The IAM policies among the JSON code blocks (others hold JSON lines or results)."""
+    policies = []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        if token.type == "fence" and token.info == "json" and '"Statement"' in token.content:
+            policies.append(json.loads(token.content))
+    return policies
 
 
 @pytest.mark.parametrize("ci", ["github", "gitlab"])
