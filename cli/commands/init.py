@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from fastscale.cli import runtime
 from fastscale.cli.common import EXIT_BAD_INPUT, OutputPath, console, say
 from fastscale.cli.output import escape
 from fastscale.infra.config import ConfigError, check_endpoint_url, parse_config
+from fastscale.infra.project.pipeline import LOCK_FILE
 from fastscale.infra.project.scaffold import (
     CI_CHOICES,
     DISTRIBUTION,
@@ -32,7 +34,6 @@ _PROJECT_PATTERN = r"[a-z0-9](-?[a-z0-9])*"
 
 
 def _project_name(ctx: click.Context, param: click.Parameter | None, value: str | None) -> str | None:
-    import re
 
     if value is not None and not re.fullmatch(_PROJECT_PATTERN, value):
         raise click.BadParameter(
@@ -43,7 +44,6 @@ def _project_name(ctx: click.Context, param: click.Parameter | None, value: str 
 
 
 def _requirement(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    import re
 
     if value is not None and not re.fullmatch(rf"\s*{DISTRIBUTION}\s*(\[[^]]*\])?\s*([@=<>!~].*)?", value):
         raise click.BadParameter(
@@ -167,6 +167,8 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  fastscale estimate {cfg}")
     out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
     out.print(f"  make -C {directory} install-dev test")
+    if ci != "none":
+        out.print(f"  make -C {directory} lock    # {LOCK_FILE}, which the pipeline's AWS jobs install: commit it")
     out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then:")
     out.print(f"  fastscale deploy {cfg}")
     if no_snapshot:
@@ -177,7 +179,15 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     if ci != "none" and "file:" in installs:
         say(
             f"[yellow]warning:[/] that is a local path, which a CI runner cannot reach: edit {REQUIREMENTS_FILE} "
-            "(e.g. `fastscale==VERSION`, or a git URL at a commit) or pass --fastscale-requirement.",
+            "(e.g. `fastscale==VERSION`, or a wheel URL) or pass --fastscale-requirement.",
+            stderr=True,
+            indent="  ",
+        )
+    elif ci != "none" and re.search(r"@\s*(git|hg|svn|bzr)\+", installs):
+        say(
+            f"[yellow]warning:[/] that is a checkout from version control, whose hashes pip cannot check: the "
+            f"pipeline's AWS jobs install {LOCK_FILE} with --require-hashes, so give fastscale from a package "
+            f"index (`fastscale==VERSION`) or a wheel URL in {REQUIREMENTS_FILE}.",
             stderr=True,
             indent="  ",
         )
