@@ -106,15 +106,33 @@ ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS"
 #: PREFIX_AWARE, and the block only allowed with it.
 PREFIX_LENGTH_RANGE = (1024, 65536)
 CONCURRENCY_THRESHOLD_RANGE = (1, 1024)
-#: `ProductionVariantInferenceAmiVersion` (botocore 1.44.8) and the accelerators its documentation names:
-#: the gpu AMIs are for NVIDIA GPUs (driver 535 / CUDA 12.2, 550 / 12.4, 580 / 13.0), neuron-2 for
-#: Inferentia2 and Trainium (Neuron driver 2.19).
+#: `ProductionVariantInferenceAmiVersion` (botocore 1.44.8) and what AWS says each AMI is for: its kind of
+#: accelerator (SageMaker API reference, ProductionVariant.InferenceAmiVersion: the gpu AMIs for NVIDIA GPUs with
+#: driver 535 / CUDA 12.2, 550 / 12.4, 580 / 13.0; neuron-2 for "Inferentia2 and Trainium", Neuron driver 2.19)
+#: and, where AWS lists them, the instance families (`None`: AWS's reference names none, only the accelerator
+#: is known):
+#: - neuron-2: Inferentia2 and Trainium are ml.inf2, ml.trn1, ml.trn1n and ml.trn2; not ml.inf1, whose
+#:   first-generation Inferentia the AMI does not name;
+#: - gpu-2: "Supported instance types: ml.g4dn.*, ml.g5.*, ml.g6.*, ml.p3.*, ml.p4d.*, ml.p4de.*, ml.p5.*" (the
+#:   same reference as published in botocore 1.34.159 to 1.36.19, Aug 2024 to Feb 2025), and gpu-2-1, which the
+#:   developer guide's GPU-driver page ("Best practices to minimize interruptions during GPU driver upgrades",
+#:   sagemaker/latest/dg/inference-gpu-drivers.html) lists on the same driver-535 row;
+#: - gpu-3-1 and gpu-4-1: the current reference lists no families; the GPU-driver page's table does, and
+#:   fastscale does not record it, so only the accelerator is checked for them.
 INFERENCE_AMI_ACCELERATORS = {
     "al2-ami-sagemaker-inference-gpu-2": ("nvidia-gpu",),
     "al2-ami-sagemaker-inference-gpu-2-1": ("nvidia-gpu",),
     "al2-ami-sagemaker-inference-gpu-3-1": ("nvidia-gpu",),
     "al2023-ami-sagemaker-inference-gpu-4-1": ("nvidia-gpu",),
     "al2-ami-sagemaker-inference-neuron-2": ("inferentia", "trainium"),
+}
+_DRIVER_535_FAMILIES = ("g4dn", "g5", "g6", "p3", "p4d", "p4de", "p5")
+INFERENCE_AMI_FAMILIES: dict[str, tuple[str, ...] | None] = {
+    "al2-ami-sagemaker-inference-gpu-2": _DRIVER_535_FAMILIES,
+    "al2-ami-sagemaker-inference-gpu-2-1": _DRIVER_535_FAMILIES,
+    "al2-ami-sagemaker-inference-gpu-3-1": None,
+    "al2023-ami-sagemaker-inference-gpu-4-1": None,
+    "al2-ami-sagemaker-inference-neuron-2": ("inf2", "trn1", "trn1n", "trn2"),
 }
 
 # --------------------------------------------------------------------------------------------- names AWS gives
