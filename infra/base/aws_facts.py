@@ -176,6 +176,46 @@ RESERVED_TAG_PREFIX = "aws:"
 #: Most user tags one resource may carry (SageMaker, IAM, CloudWatch alike).
 MAX_TAGS_PER_RESOURCE = 50
 
+# --------------------------------------------------------------------------------------------- hashicorp/aws
+
+# What hashicorp/aws's `aws_sagemaker_endpoint_configuration` checks in a production variant itself, at
+# `terraform validate`/`plan`, before any AWS call. Measured on 5.100.0 (the release of this project's provider
+# mirror and fastscale's floor, AWS_FLOOR: terraform validate with literal values). 6.25.0 is taken to check no
+# less: the provider takes these enums from the AWS SDK for Go v2 it is built with, 6.25.0 came out on
+# 2025-12-04, and AWS's SageMaker service model of 2025-12-03 still had RoutingStrategy
+# LEAST_OUTSTANDING_REQUESTS | RANDOM and no al2023 gpu-4-1 AMI. A value outside these is refused by the
+# provider, so fastscale writes it into awscc's endpoint configuration (a setting such as `routing: prefix_aware`,
+# an AMI or instance type the list lacks) or reports it (an override, rule FS106).
+
+#: `routing_config.routing_strategy`.
+AWS_PROVIDER_ROUTING_STRATEGIES = ("LEAST_OUTSTANDING_REQUESTS", "RANDOM")
+#: `inference_ami_version`.
+AWS_PROVIDER_AMI_VERSIONS = (
+    "al2-ami-sagemaker-inference-gpu-2", "al2-ami-sagemaker-inference-gpu-2-1",
+    "al2-ami-sagemaker-inference-gpu-3-1", "al2-ami-sagemaker-inference-neuron-2",
+)
+#: `instance_type`: hashicorp/aws checks it against a list fixed per release. The accelerator types of
+#: fastscale's catalog that 5.100.0 does not list (tests/contract/test_terraform_validate.py measures every
+#: catalog type against the mirror); every other catalog type it accepts.
+AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES = (
+    "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.2xlarge", "ml.g7.48xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge",
+    "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.2xlarge", "ml.g7e.48xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge",
+    "ml.p5.4xlarge", "ml.p6-b200.48xlarge", "ml.p6-b300.48xlarge", "ml.p6e-gb200.36xlarge",
+)
+#: `volume_size_in_gb`, `container_startup_health_check_timeout_in_seconds`,
+#: `model_data_download_timeout_in_seconds` and `initial_instance_count`: (least, most); None is unbounded.
+AWS_PROVIDER_VARIANT_RANGES: dict[str, tuple[int, int | None]] = {
+    "volume_size_in_gb": (1, 512),
+    "container_startup_health_check_timeout_in_seconds": (60, 3600),
+    "model_data_download_timeout_in_seconds": (60, 3600),
+    "initial_instance_count": (1, None),
+}
+#: The enums of a production variant, by attribute (`instance_type`: AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES).
+AWS_PROVIDER_VARIANT_ENUMS: dict[str, tuple[str, ...]] = {
+    "routing_strategy": AWS_PROVIDER_ROUTING_STRATEGIES,
+    "inference_ami_version": AWS_PROVIDER_AMI_VERSIONS,
+}
+
 # --------------------------------------------------------------------------------------------- invocations
 
 #: Real-time invocations: "A customer's model containers must respond to requests within 60 seconds. The model
