@@ -33,6 +33,15 @@ def _live_name(value: str) -> str:
 def _policy_name(value: str) -> str:
     if "${" in value or "%{" in value:
         raise ValueError(f"{value[:80]!r}: a scaling policy name fastscale adopts may not contain '${{' or '%{{'")
+    if "/" in value:
+        # hashicorp/aws imports a policy as <namespace>/<resource id>/<dimension>/<name> and takes the part
+        # after the last '/' as the name (validPolicyImportInput in its appautoscaling package).
+        raise ValueError(
+            f"{value[:80]!r}: hashicorp/aws imports a scaling policy by an ID it splits on '/', taking the last "
+            "part as the name, so a name with '/' cannot be imported; rename the live policy (or leave "
+            "`scaling_policy` unset: the deploy then creates fastscale's own policy, and the live one stays "
+            "unmanaged until you delete it)"
+        )
     return value
 
 
