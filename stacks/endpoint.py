@@ -333,12 +333,13 @@ class SageMakerEndpoint(Group):
                 lifecycle=cbd,
             )
 
-        frequency = ep.metrics_publish_frequency
-        metrics = (
-            awscc_props.MetricsConfig(metric_publish_frequency_in_seconds=frequency,
-                                enable_enhanced_metrics=True if ep.enhanced_metrics else None)
-            if frequency is not None or ep.enhanced_metrics
-            else None
+        # Detailed observability is on by default for a new configuration (SageMaker API reference,
+        # MetricsConfig): fastscale writes it explicitly, off unless the config turns it on (its scaling, alarms
+        # and dashboard read none of those metrics; see EndpointSpec.detailed_observability).
+        metrics = awscc_props.MetricsConfig(
+            metric_publish_frequency_in_seconds=ep.metrics_publish_frequency,
+            enable_enhanced_metrics=True if ep.enhanced_metrics else None,
+            enable_detailed_observability=bool(ep.detailed_observability),
         )
 
         def props(

@@ -54,6 +54,7 @@ BASE_CONFIGS: dict[str, dict[str, Any]] = {
             "model": {
                 "image": _IMAGE,
                 "model_data": "s3://demo-models/qwen3-8b/",
+                "model_data_kms_key_arn": _KEY,
                 "model_size_gb": 16,
                 "environment": {"OPTION_MAX_MODEL_LEN": "8192"},
                 "secrets": {"HF_TOKEN": {"arn": _SECRET, "kms_key_arn": _KEY}},
@@ -91,6 +92,7 @@ BASE_CONFIGS: dict[str, dict[str, Any]] = {
                 "image": _IMAGE,
                 "model_data": "s3://demo-models/qwen3-8b/",
                 "environment": {"OPTION_MAX_MODEL_LEN": "8192"},
+                "model_data_kms_key_arn": _KEY,
                 "secrets": {"HF_TOKEN": {"arn": _SECRET, "kms_key_arn": _KEY}},
                 "resources": {"accelerators": 1, "memory_mb": 32768},
                 "copies": {"initial": 1, "min": 1, "max": 2},

@@ -30,6 +30,7 @@ from fastscale.infra.base.aws_facts import (
     VARIANT_HIGH_RESOLUTION,
     VARIANT_INVOCATIONS,
 )
+from fastscale.infra.config import EndpointSpec
 from fastscale.infra.model.naming import VARIANT_NAME, component_resource_id, variant_resource_id
 
 #: Predefined target-tracking metric types -> the config's `autoscaling.metric`.
@@ -222,11 +223,29 @@ def build_config(live: Live, region: str, project: str) -> Adoption:
             _component(live, c, f"{path}.inference_components[{i}]", notes) for i, c in enumerate(live.components)
         ]
     spec["adopted"] = adopted
+    _awscc_configuration(spec, path, notes)
     notes.append(Note(path, "fastscale's tags (fastscale:stack, fastscale:endpoint, managed-by) are added to every "
                       "adopted resource", "in-place"))
     notes.append(Note(f"{path}.alarms", "fastscale's operational alarms and the stack's dashboard are created", "create"))
     data = {"project": project, "region": region, "endpoints": [spec]}
     return Adoption(data=data, notes=notes)
+
+
+def _awscc_configuration(spec: dict[str, Any], path: str, notes: list[Note]) -> None:
+    """A live configuration the config can only express as awscc's (prefix- or KV-aware routing, an AMI or
+    instance type hashicorp/aws's validation does not know) is not kept: awscc imports a configuration by ARN
+    and every attribute of it is create-only (rule FS112). The first deploy creates a new one instead."""
+    try:
+        reasons = EndpointSpec.model_validate(spec).awscc_config_reasons
+    except ValueError:
+        return  # what does not validate is reported when the written config is validated
+    if not reasons:
+        return
+    live = spec["adopted"].pop("endpoint_config")
+    settings = ", ".join(setting for setting, _ in reasons)
+    notes.append(Note(f"{path}.adopted", f"the live endpoint configuration {live} is not kept: {settings} make the "
+                      "configuration awscc's, which cannot import it by name (FS112); the first deploy creates a new "
+                      "configuration and the endpoint switches to it (an update, not a replacement)", "create"))
 
 
 def _workload(model: dict[str, Any]) -> tuple[dict[str, Any], bool]:
@@ -369,6 +388,11 @@ def _refusals(live: Live) -> list[str]:
         if source and not _source_matches(source):
             out.append(f"model {name} loads {source.get('S3Uri')} as {source.get('S3DataType')}/"
                        f"{source.get('CompressionType')}, which fastscale derives otherwise from the URI")
+    for policies in live.policies.values():
+        for policy in policies:
+            if policy.get("PolicyType") == TARGET_TRACKING and "/" in policy.get("PolicyName", ""):
+                out.append(f"scaling policy {policy['PolicyName']!r} has '/' in its name: hashicorp/aws imports a "
+                           "policy by an ID it splits on '/', so it cannot be imported; rename it first")
     role = cfg.get("ExecutionRoleArn")
     for c in live.components:
         spec = c.get("Specification") or {}

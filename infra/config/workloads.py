@@ -16,6 +16,7 @@ from pydantic import (
 from fastscale.infra.base.limits import ApiInt, Number
 from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, _Strict
 from fastscale.infra.config.scaling import Autoscaling, Capacity, ComponentDeployment
+from fastscale.infra.config.secrets import parse_kms_key_arn
 
 # --------------------------------------------------------------------------------------------- adopted
 
@@ -32,6 +33,24 @@ def _live_name(value: str) -> str:
 def _policy_name(value: str) -> str:
     if "${" in value or "%{" in value:
         raise ValueError(f"{value[:80]!r}: a scaling policy name fastscale adopts may not contain '${{' or '%{{'")
+    if "/" in value:
+        # hashicorp/aws imports a policy as <namespace>/<resource id>/<dimension>/<name> and takes the part
+        # after the last '/' as the name (validPolicyImportInput in its appautoscaling package).
+        raise ValueError(
+            f"{value[:80]!r}: hashicorp/aws imports a scaling policy by an ID it splits on '/', taking the last "
+            "part as the name, so a name with '/' cannot be imported; rename the live policy (or leave "
+            "`scaling_policy` unset: the deploy then creates fastscale's own policy, and the live one stays "
+            "unmanaged until you delete it)"
+        )
+    return value
+
+
+def _kms_key_arn(value: str) -> str:
+    if parse_kms_key_arn(value) is None:
+        raise ValueError(
+            f"{value[:120]!r} is not a KMS key ARN (arn:<partition>:kms:<region>:<account>:key/<key id>): IAM "
+            "grants kms:Decrypt on a key by its key ARN, not by an alias or a bare key id"
+        )
     return value
 
 
@@ -39,6 +58,8 @@ _SAGEMAKER_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 #: The name of a live SageMaker resource (model, endpoint configuration, endpoint, variant, component).
 LiveName = Annotated[str, AfterValidator(_live_name)]
 #: The name of a live Application Auto Scaling policy (1-256 printable characters).
+#: The ARN of a KMS key (not an alias).
+KmsKeyArn = Annotated[str, AfterValidator(_kms_key_arn)]
 PolicyName = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[\x20-\x7e]+$"),
                        AfterValidator(_policy_name)]
 
@@ -158,6 +179,13 @@ class _Workload(_Strict):
     image: str = Field(..., min_length=1, description="Container image URI; use Amazon ECR in the endpoint's region so image caching applies.")
     model_data: str | None = Field(
         None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
+    )
+    model_data_kms_key_arn: KmsKeyArn | None = Field(
+        None,
+        description="ARN of the customer managed KMS key that encrypts the model data in S3 (SSE-KMS), if any: "
+        "reading such objects needs kms:Decrypt on the key (Amazon S3 user guide, \"Using server-side encryption "
+        "with AWS KMS keys\"), so the execution role gets kms:Decrypt on exactly this key, and only through S3 "
+        "(kms:ViaService s3.<the key's region>.amazonaws.com). Unset: the model data is not under a customer key.",
     )
     accept_eula: bool = Field(
         False,

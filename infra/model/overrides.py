@@ -45,7 +45,7 @@ INFERENCE_COMPONENT = "awscc_sagemaker_inference_component"
 TARGETABLE: dict[str, str] = {
     ENDPOINT_CONFIG_AWS: "endpoint: its endpoint configuration, when hashicorp/aws's is synthesized",
     ENDPOINT_CONFIG_AWSCC: "endpoint: its endpoint configuration, when awscc's is synthesized (metrics, capacity, "
-    "scale-in or prefix/KV-aware routing settings)",
+    "scale-in or prefix/KV-aware routing settings, an AMI or instance type hashicorp/aws does not know)",
     ENDPOINT: "endpoint: the endpoint",
     MODEL: "endpoint (single-model endpoints): the model and its fallback pools' models; component: the "
     "component's model and its pools' models",
@@ -156,7 +156,8 @@ def target_problem(type_: str, targets: Mapping[str, str], where: str) -> Proble
     if type_ in TARGETABLE:
         why = {
             ENDPOINT_CONFIG_AWS: "this endpoint's configuration is awscc's (awscc_sagemaker_endpoint_config), since it "
-            "sets metrics, capacity, scale-in or prefix/KV-aware routing settings hashicorp/aws cannot express",
+            "sets metrics, capacity, scale-in or prefix/KV-aware routing settings hashicorp/aws cannot express, or an AMI "
+            "or instance type its validation does not know",
             ENDPOINT_CONFIG_AWSCC: "this endpoint's configuration is hashicorp/aws's (aws_sagemaker_endpoint_configuration)",
             MODEL: "an inference-component endpoint has no model of its own: target the model from the component's `overrides`",
             INFERENCE_COMPONENT: "an inference component is targeted from that component's own `overrides`",

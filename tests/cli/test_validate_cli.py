@@ -170,3 +170,27 @@ def test_commands_that_act_do_not_print_notes(write_yaml, capsys):
     checked = load_checked(str(write_yaml(_thirty_second_scale_from_zero())))
     assert [f.code for f in checked.findings] == ["FS028"]  # kept for whoever wants them
     assert "FS028" not in capsys.readouterr().out
+
+
+def test_values_the_providers_refuse_exit_2_before_anything_runs(write_yaml, base_config):
+    """An adopted configuration kept by name while awscc's is needed, an override hashicorp/aws refuses, and a
+    scaling policy name its import parser would split: each a clear finding (or field error), exit 2."""
+    ep = base_config["endpoints"][0]
+    ep.update(metrics_publish_frequency=10, adopted={"endpoint": "chat-live", "endpoint_config": "chat-live-config"})
+    result = run("validate", "--json", str(write_yaml(base_config)))
+    assert result.exit_code == 2, result.output
+    findings = json.loads(result.output)["files"][0]["findings"]
+    assert [(f["code"], f["path"]) for f in findings if f["severity"] == "error"] == [
+        ("FS112", "endpoints[0].adopted.endpoint_config")]
+
+    ep.pop("metrics_publish_frequency")
+    ep["adopted"].pop("endpoint_config")
+    ep["overrides"] = {"aws_sagemaker_endpoint_configuration": {"production_variants.0.volume_size_in_gb": 99999}}
+    result = run("validate", str(write_yaml(base_config)))
+    assert result.exit_code == 2 and "FS106" in result.output and "1 to 512" in result.output
+
+    ep.pop("overrides")
+    ep["adopted"]["scaling_policy"] = "team/chat"
+    result = run("validate", str(write_yaml(base_config)))
+    assert result.exit_code == 2 and "adopted.scaling_policy" in result.output and "splits on '/'" in result.output
+    assert "Traceback" not in result.output
