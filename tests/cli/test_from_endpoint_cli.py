@@ -12,6 +12,7 @@ import yaml
 
 from tests.aws.factories import deploy_single_model, single_model_config
 from tests.cli.support import run
+from tests.cli.test_output_width import assert_fits
 from tests.traffic_support import (
     DESTINATION,
     NOW,
@@ -54,12 +55,14 @@ def traffic(aws, *, capture: bool = True, requests: int = 240) -> None:
     put_metric(aws["cloudwatch"], "ModelLatency", per_minute([9_000_000] * 30), variant_dims(LIVE))
 
 
-def test_simulate_from_data_capture_prints_how_the_trace_was_built(aws, config_file):
+def test_simulate_from_data_capture_prints_how_the_trace_was_built(aws, config_file, monkeypatch):
     traffic(aws)
+    monkeypatch.setenv("COLUMNS", "80")
     with call_log(aws) as made:
         result = run("simulate", config_file, "--from-endpoint", LIVE, "--since", "1h")
     assert result.exit_code == 0, result.output
     assert only_reads(made), made
+    assert_fits(result.stdout)
     out = " ".join(result.output.split())
     assert f"trace of {LIVE} (us-east-1) from data capture: 240 requests" in out
     assert "prompt tokens: 120 counted by the server, 120 estimated at 4 characters per token" in out
