@@ -42,8 +42,8 @@ def plan_confirm_apply(
     every change: a replacement of a live endpoint or component stops it here (exit 2, nothing applied)
     unless ``allow_downtime``. Without ``auto_approve`` the plan is shown and confirmed; either way exactly
     the saved plan is applied, and a plan without changes applies nothing. ``before_apply`` gets the
-    classification just before Terraform applies (deploy follows the rollouts from there). A destroy with
-    ``auto_approve`` is a plain ``terraform destroy``.
+    classification just before Terraform applies (deploy follows the rollouts from there). A destroy goes the
+    same way, ``auto_approve`` or not: its plan (``plan -destroy``) lists what it deletes before anything is.
 
     A failed apply ends the command (exit 1), unless ``before_apply`` is given: the caller then decides
     (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
@@ -56,15 +56,11 @@ def plan_confirm_apply(
     """
     step = "destroy" if destroy else "apply"
     fatal = not destroy and before_apply is None
-    if auto_approve and destroy:
-        try:
-            return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
-        finally:
-            cmd.release_lock()  # the destroy has ended: the next run on the stack may plan
     saved = cmd.new_plan()
     plan_file = saved.path
     try:
         plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
+        cmd.summary["changes"] = cmd.changes
         cmd.record_shown_plan(saved)
         cmd.reporter.close()
         if not plan.has_changes:
