@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING, Any
 from fastscale.cli.common import EXIT_BAD_INPUT, say
 from fastscale.cli.output import escape as _esc
 from fastscale.cli.plan_view import print_change_summary
-from fastscale.infra.terraform.rollout import PlanFormatError, classify_plan, rollout_inputs
+from fastscale.infra.terraform.drift import read_drift
+from fastscale.infra.terraform.rollout import PlanClassification, PlanFormatError, classify_plan, rollout_inputs
 from fastscale.infra.terraform.runner import TerraformError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from fastscale.cli.stack import StackCommand
-    from fastscale.infra.terraform.rollout import PlanClassification
     from fastscale.infra.terraform.runner import TerraformResult, TerraformRunner
 
 
@@ -64,15 +64,17 @@ def plan_confirm_apply(
         cmd.record_shown_plan(saved)
         cmd.reporter.close()
         if not plan.has_changes:
+            if not destroy:
+                read_plan(cmd, runner, plan_file, plan)
             if not cmd.as_json:
                 if destroy:
                     say("Terraform's state holds nothing to destroy.")
                 else:
-                    print_change_summary(plan, cmd.changes)
+                    print_change_summary(plan, cmd.changes, drift=cmd.drift)
             return plan
-        classification = None if destroy else classify(cmd, runner, plan_file)
+        classification = None if destroy else read_plan(cmd, runner, plan_file, plan)
         if not cmd.as_json:
-            print_change_summary(plan, cmd.changes, classification)
+            print_change_summary(plan, cmd.changes, classification, cmd.drift)
         if classification is not None:
             refuse_name_collisions(cmd, classification)
             refuse_downtime(cmd, classification, allow_downtime)
@@ -93,16 +95,25 @@ def plan_confirm_apply(
 # --------------------------------------------------------------------------------------------- the saved plan
 
 
-def classify(cmd: StackCommand, runner: TerraformRunner, plan_file: Path) -> PlanClassification:
-    """Read the saved plan back from Terraform and classify every change by its effect on traffic
-    (in place, rolling, blue/green, replacement with downtime), with expected rollout durations."""
+def read_plan(cmd: StackCommand, runner: TerraformRunner, plan_file: Path, result: TerraformResult) -> PlanClassification:
+    """Read the saved plan back from Terraform (when it has changes, or Terraform reported drift): classify every
+    change by its effect on traffic (in place, rolling, blue/green, replacement with downtime), with expected
+    rollout durations, and sort the drift into values changed outside Terraform and provider normalisation
+    (``cmd.drift``, and ``drift`` in the JSON summary). A plan without changes is an empty classification."""
+    if not result.has_changes and not result.drifted:
+        return PlanClassification()
     try:
-        classification = classify_plan(cmd.runtime.plan_document(runner, plan_file),
-                                       rollout_inputs(cmd.config, live=live_counts(cmd)))
+        document = cmd.runtime.plan_document(runner, plan_file)
+        classification = (classify_plan(document, rollout_inputs(cmd.config, live=live_counts(cmd)))
+                          if result.has_changes else PlanClassification())
     except (TerraformError, PlanFormatError) as exc:
         cmd.fail(f"cannot read the saved plan back: {exc}")
-    cmd.classification = classification
-    cmd.summary["classification"] = classification.to_dict()
+    if result.drifted:
+        cmd.drift = read_drift(document, result.drifted)
+        cmd.summary["drift"] = [d.to_dict() for d in cmd.drift]
+    if result.has_changes:
+        cmd.classification = classification
+        cmd.summary["classification"] = classification.to_dict()
     return classification
 
 
