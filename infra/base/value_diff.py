@@ -130,10 +130,12 @@ def value_at(document: Any, keys: Sequence[str | int]) -> Any:
     for key in keys:
         if key == JSON_STEP:
             value = decoded(value)
-        elif isinstance(key, int) and isinstance(value, list) and 0 <= key < len(value) or isinstance(key, str) and isinstance(value, Mapping) and key in value:
-            value = value[key]
+        elif isinstance(value, list):
+            value = value[key] if isinstance(key, int) and 0 <= key < len(value) else MISSING
+        elif isinstance(value, Mapping):
+            value = value.get(key, MISSING)
         else:
-            return MISSING
+            value = MISSING
         if value is MISSING:
             return MISSING
     return value
