@@ -24,18 +24,19 @@ _KIND_STYLES = {"replace_with_downtime": "bold red", "rolling": "cyan", "blue_gr
 
 
 def print_drift(drift: list[Drift]) -> None:
-    """What changed outside Terraform, value by value with what the plan does about it; then, on one line, the
-    resources the provider only read back in another form (provider normalisation: nothing to act on)."""
-    changed = [d for d in drift if not d.normalisation]
-    if changed:
+    """The drift that matters to the plan, value by value with what the plan does about it; then, on one line,
+    the resources whose drift does not (provider normalisation, or values the config does not set)."""
+    matters = [d for d in drift if d.matters]
+    if matters:
         say("[bold yellow]Changed outside Terraform:[/]")
-        for d in changed:
+        for d in matters:
             for value in d.values:
-                say(f"  {_esc(d.address)} {_esc(value.describe())}", indent="      ")
-    normalised = [d.address for d in drift if d.normalisation]
-    if normalised:
-        say(f"[dim]Read back in another form than saved, nothing changed (provider normalisation): "
-            f"{_esc(', '.join(normalised))}[/]")
+                if value.matters:
+                    say(f"  {_esc(d.address)} {_esc(value.describe())}", indent="      ")
+    rest = [d.address for d in drift if not d.matters]
+    if rest:
+        say(f"[dim]Read back differently from the saved state, nothing for the plan to change (provider "
+            f"normalisation, or values the config does not set): {_esc(', '.join(rest))}[/]")
 
 
 def print_change_summary(

@@ -1,5 +1,6 @@
-"""Drift sorted out: values really changed outside Terraform (with what the plan does about them) apart from
-provider normalisation, on resource_drift entries shaped as Terraform 1.11 writes them for hashicorp/aws 5.100."""
+"""Drift sorted out: what feeds the plan (a value the plan sets back, or one Terraform lists as relevant) apart from
+provider normalisation and values the config does not set, on resource_drift entries shaped as Terraform 1.11
+writes them for hashicorp/aws 5.100 on fastscale's emulator."""
 
 from __future__ import annotations
 
@@ -37,8 +38,19 @@ def test_what_the_provider_only_reads_back_in_another_form_is_normalisation():
                                drift("aws_iam_role.role", ROLE, reformatted)],
             "resource_changes": [change("aws_cloudwatch_metric_alarm.errors", ["no-op"], ALARM_READ_BACK, ALARM_READ_BACK)]}
     found = read_drift(plan)
-    assert [(d.address, d.normalisation, d.planned) for d in found] == [
-        ("aws_cloudwatch_metric_alarm.errors", True, False), ("aws_iam_role.role", True, False)]
+    assert [(d.address, d.normalisation, d.matters, d.planned) for d in found] == [
+        ("aws_cloudwatch_metric_alarm.errors", True, False, False), ("aws_iam_role.role", True, False, False)]
+
+
+def test_the_roles_inline_policy_attached_by_the_stacks_own_role_policy_does_not_matter():
+    # The role reads back the policy the stack's aws_iam_role_policy attached: a value the role's config does
+    # not set, which the plan leaves as it is.
+    attached = {**ROLE, "inline_policy": [{"name": "sagemaker-serving", "policy": json.dumps(POLICY)}]}
+    [role] = read_drift({"resource_drift": [drift("aws_iam_role.role", ROLE, attached)],
+                         "resource_changes": [change("aws_iam_role.role", ["no-op"], attached, attached)]})
+    assert not role.normalisation and not role.matters
+    [value] = role.values
+    assert value.change.path == "inline_policy[0]" and value.describe().endswith("(the plan leaves it as it is)")
 
 
 def test_a_value_changed_by_hand_is_shown_with_what_the_plan_does_about_it():
@@ -50,13 +62,23 @@ def test_a_value_changed_by_hand_is_shown_with_what_the_plan_does_about_it():
                 change("aws_cloudwatch_metric_alarm.errors", ["update"], by_hand, {**by_hand, "threshold": 1}),
                 change("aws_iam_role.role", ["no-op"], described, described)]}
     alarm, role = read_drift(plan, ["aws_cloudwatch_metric_alarm.errors", "aws_iam_role.role"])
-    assert not alarm.normalisation and alarm.planned
+    assert alarm.matters and alarm.planned
     [threshold] = alarm.values
     assert threshold.describe() == "threshold: 1 -> 5 (the plan sets it to 1)"
-    assert threshold.to_dict() == {"path": "threshold", "before": 1, "after": 5, "planned": 1, "set_back": True}
+    assert threshold.to_dict() == {"path": "threshold", "before": 1, "after": 5, "planned": 1, "set_back": True,
+                                   "relevant": False}
     [description] = role.values
     assert description.describe() == 'description: "" -> "edited in the console" (the plan leaves it as it is)'
-    assert not role.planned and not description.set_back
+    assert not role.planned and not role.matters
+
+
+def test_a_drifted_value_other_changes_depend_on_matters():
+    moved = {**ROLE, "name": "renamed-by-hand"}
+    plan = {"resource_drift": [drift("aws_iam_role.role", ROLE, moved)],
+            "relevant_attributes": [{"resource": "aws_iam_role.role", "attribute": ["name"]}]}
+    [role] = read_drift(plan)
+    assert role.matters and not role.planned
+    assert role.values[0].describe() == 'name: "demo-chat-sagemaker" -> "renamed-by-hand" (planned changes depend on it)'
 
 
 def test_only_the_reported_addresses_are_read():

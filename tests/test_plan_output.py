@@ -77,16 +77,17 @@ def test_drift_is_shown_only_where_a_value_changed_and_normalisation_is_labelled
                              changes={"add": 0, "change": 0, "import": 0, "remove": 0, "operation": "plan"})],
         returncode=0)
     by_hand = DriftedValue(ValueChange(("threshold",), 1, 5), planned=1)
+    attached = DriftedValue(ValueChange(("inline_policy", 0), None, {"name": "serving"}))
     drift = [Drift("aws_cloudwatch_metric_alarm.al", (), planned=False),
-             Drift("aws_iam_role.r", (), planned=False),
+             Drift("aws_iam_role.r", (attached,), planned=False),
              Drift("aws_cloudwatch_metric_alarm.errors", (by_hand,), planned=True)]
     print_change_summary(result, [], drift=drift)
     out = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
     assert out == [
         "Changed outside Terraform:",
         "aws_cloudwatch_metric_alarm.errors threshold: 1 -> 5 (the plan sets it to 1)",
-        "Read back in another form than saved, nothing changed (provider normalisation): "
-        "aws_cloudwatch_metric_alarm.al, aws_iam_role.r",
+        "Read back differently from the saved state, nothing for the plan to change (provider normalisation, or "
+        "values the config does not set): aws_cloudwatch_metric_alarm.al, aws_iam_role.r",
         "No changes: the deployed stack matches the config.",
     ]
 
