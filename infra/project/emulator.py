@@ -91,7 +91,7 @@ def require_moto() -> None:
 #: query-protocol services (IAM, STS) call the same thing ``InvalidAction``.
 NOT_IMPLEMENTED_CODE = "UnknownOperationException"
 NOT_IMPLEMENTED_QUERY_CODE = "InvalidAction"
-#: The start of that answer's message; fastscale's own error messages recognise it.
+#: The start of that answer's message.
 NOT_IMPLEMENTED_MESSAGE = "the emulator does not implement"
 #: ``ProductionVariant.InitialVariantWeight`` when a variant is created without one: "If unspecified, it
 #: defaults to 1.0" (SageMaker API reference, ProductionVariant).
