@@ -28,6 +28,7 @@ means for serving: why, how to avoid the downtime, the names AWS refuses twice, 
 
 from __future__ import annotations
 
+from fastscale.infra.base.value_diff import path_text
 from fastscale.infra.terraform.rollout.classify import (
     ClassifiedChange,
     PlanClassification,
@@ -58,7 +59,6 @@ from fastscale.infra.terraform.rollout.plan import (
     ResourceChange,
     changed_attributes,
     parse_plan,
-    path_text,
 )
 from fastscale.infra.terraform.rollout.serving import (
     avoid_hint,
