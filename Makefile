@@ -43,6 +43,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(MAKE) --no-print-directory typecheck
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/vulture
 	$(BIN)/pytest
 	bash scripts/run_checkov.sh
 	$(MAKE) --no-print-directory test-terrain
