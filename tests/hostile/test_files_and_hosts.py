@@ -242,8 +242,8 @@ def test_clients_refuse_what_validation_refuses():
     with pytest.raises(clients.EndpointRefused, match="public address"):
         clients.AwsClients("us-east-1", endpoint_url="http://203.0.113.7")
     with pytest.raises(clients.EndpointRefused, match="metadata"):
-        clients.AwsClients("us-east-1", endpoint_url="http://169.254.169.254", trust_remote_endpoint=True)
-    assert clients.AwsClients("us-east-1", endpoint_url="http://203.0.113.7", trust_remote_endpoint=True)
+        clients.AwsClients("us-east-1", endpoint_url="http://169.254.169.254", send_credentials=True)
+    assert clients.AwsClients("us-east-1", endpoint_url="http://203.0.113.7", send_credentials=True)
     assert clients.AwsClients("us-east-1", endpoint_url="http://192.168.1.20:4566")
 
 
