@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fastscale.infra.base.printable import printable
 from fastscale.infra.project.emulator import Emulator, require_moto
 from fastscale.infra.terraform.runner import TerraformRunner
 
@@ -80,7 +81,7 @@ def _is_interactive() -> bool:
 
 def _confirm(question: str) -> bool:
     """Ask on stderr; the default is No. Click turns EOF and Ctrl-C at its prompt into ``click.Abort``."""
-    return click.confirm(question, default=False, err=True)
+    return click.confirm(printable(question), default=False, err=True)
 
 
 def _now() -> datetime:
