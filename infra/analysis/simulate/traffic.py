@@ -56,8 +56,8 @@ class Traffic:
 
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
-_SPIKE = re.compile(rf"^{_NUMBER}:{_NUMBER}@(\d+)(?:\+(\d+))?$")
-_RAMP = re.compile(rf"^{_NUMBER}:{_NUMBER}@(\d+)-(\d+)$")
+_SPIKE = re.compile(rf"{_NUMBER}:{_NUMBER}@(\d+)(?:\+(\d+))?")
+_RAMP = re.compile(rf"{_NUMBER}:{_NUMBER}@(\d+)-(\d+)")
 
 
 def _window(duration: int | None, needed: int, default: int) -> int:
@@ -71,7 +71,7 @@ def _window(duration: int | None, needed: int, default: int) -> int:
 
 def spike(text: str, *, duration: int | None, default_window: int, service_time: float) -> Traffic:
     """``BASE:PEAK@T`` (peak from second T to the end) or ``BASE:PEAK@T+HOLD`` (peak for HOLD seconds, then base)."""
-    m = _SPIKE.match(text.strip())
+    m = _SPIKE.fullmatch(text.strip())
     if not m:
         raise TrafficError(
             f"--spike {text!r}: expected BASE:PEAK@T or BASE:PEAK@T+HOLD in concurrent requests and seconds, "
@@ -92,7 +92,7 @@ def spike(text: str, *, duration: int | None, default_window: int, service_time:
 
 def ramp(text: str, *, duration: int | None, default_window: int, service_time: float) -> Traffic:
     """``BASE:PEAK@START-END``: base until START, linear to peak at END, then peak to the end of the window."""
-    m = _RAMP.match(text.strip())
+    m = _RAMP.fullmatch(text.strip())
     if not m:
         raise TrafficError(
             f"--ramp {text!r}: expected BASE:PEAK@START-END in concurrent requests and seconds, e.g. 0:16@60-360"

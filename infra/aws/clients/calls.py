@@ -151,7 +151,7 @@ def _call_ended(**_: Any) -> None:
 #: Key of the failed response under which :func:`instrument` records what the request was about.
 REQUEST_KEY = "FastscaleRequest"
 #: Request parameters that name what a call is about, in the order they are shown.
-_RESOURCE_PARAM = re.compile(r"(Name|Arn|ResourceId|Id|NameEquals|Bucket|Key|RepositoryName|ImageIds)$")
+_RESOURCE_PARAM = re.compile(r"(Name|Arn|ResourceId|Id|NameEquals|Bucket|Key|RepositoryName|ImageIds)\Z")
 
 
 def _remember_resource(params: Mapping[str, Any], context: dict[str, Any], **_: Any) -> None:
