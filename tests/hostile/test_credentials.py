@@ -215,3 +215,24 @@ def test_a_real_terraform_plan_sends_only_dummy_credentials(tmp_path, emulator):
     assert terraform_calls and len(proxy.requests) > through_fastscale, "the provider made no call through the URL"
     assert_only_dummy_credentials(proxy, tmp_path)
     assert REAL_KEY_ID not in planned.stdout + planned.stderr
+
+
+# --------------------------------------------------------------------------------------------- every command
+
+
+def _reaches_aws(module: str) -> bool:
+    """Whether a command module reaches AWS: through the runtime's clients, or Terraform on the stack."""
+    source = (Path(__file__).resolve().parents[2] / "cli" / "commands" / f"{module}.py").read_text()
+    return any(word in source for word in ("aws_clients", "quota_clients", "StackCommand", "apply_target"))
+
+
+def test_every_command_that_reaches_aws_takes_the_endpoint_and_its_opt_in():
+    from fastscale.cli.main import COMMANDS
+
+    reaching = sorted(name for name, (module, _) in COMMANDS.items() if _reaches_aws(module))
+    assert {"validate", "plan", "deploy", "status", "destroy", "verify-cleanup", "sweep", "measure-scaleout",
+            "explain", "adopt"} <= set(reaching)
+    # synth reaches nothing, but writes the provider block, whose credentials depend on the opt-in.
+    for name in [*reaching, "synth"]:
+        shown = CliRunner().invoke(cli, [name, "--help"], terminal_width=200).output
+        assert "--endpoint-url" in shown and "--send-credentials-to-endpoint-url" in shown, name
