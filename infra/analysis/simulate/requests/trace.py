@@ -130,8 +130,13 @@ def parse_request_trace(text: str, source: str) -> RequestTrace:
                         f"{source}, line {line}: timestamp (column {ti + 1}) is not a number of seconds") from None
                 if not math.isfinite(at) or at < 0:
                     raise RequestInputError(f"{source}, line {line}: timestamp must be a finite number >= 0")
-            where = f"{source}, line {line}"
-            rows.append((at, _token_count(row[ii], shown[1], ii, where), _token_count(row[oi], shown[2], oi, where)))
+            try:  # the common case at full speed; what is wrong is worked out only when something is
+                prompt, output = int(row[ii]), int(row[oi])
+            except ValueError:
+                prompt = output = -1
+            if not (0 <= prompt <= MAX_REQUEST_TOKENS and 0 <= output <= MAX_REQUEST_TOKENS):
+                raise _token_error(row, ((ii, shown[1]), (oi, shown[2])), f"{source}, line {line}")
+            rows.append((at, prompt, output))
             if len(rows) > MAX_REQUESTS:
                 raise RequestInputError(f"{source}: more than {MAX_REQUESTS} requests; simulate a shorter window")
     except csv.Error as exc:
@@ -164,22 +169,24 @@ def _header_mismatch(names: list[str]) -> str:
     return f"{found}, without {', '.join(missing)}" if missing else f"{found}, some of them unknown or repeated"
 
 
-def _token_count(cell: str, name: str, index: int, where: str) -> int:
-    """A request's prompt or output tokens: a whole number from 0 to :data:`MAX_REQUEST_TOKENS`."""
-    what = f"{where}: {name} (column {index + 1})"
-    text = cell.strip()
-    too_many = f"{what} is more than {MAX_REQUEST_TOKENS:,} tokens, fastscale's limit for one request"
-    if len(text.lstrip("+-0")) > len(str(MAX_REQUEST_TOKENS)):  # also spares int() a huge number
-        raise RequestInputError(too_many)
-    try:
-        value = int(text)
-    except ValueError:
-        raise RequestInputError(f"{what} is not a whole number of tokens") from None
-    if value < 0:
-        raise RequestInputError(f"{what} must be 0 or more")
-    if value > MAX_REQUEST_TOKENS:
-        raise RequestInputError(too_many)
-    return value
+def _token_error(row: list[str], cells: tuple[tuple[int, str], ...], where: str) -> RequestInputError:
+    """Why a request's prompt or output tokens are not a whole number from 0 to :data:`MAX_REQUEST_TOKENS`:
+    which column, never what it holds."""
+    for index, name in cells:
+        text = row[index].strip()
+        what = f"{where}: {name} (column {index + 1})"
+        digits = text.lstrip("+")
+        if digits.isdigit() and (len(digits.lstrip("0")) > len(str(MAX_REQUEST_TOKENS))
+                                 or int(digits) > MAX_REQUEST_TOKENS):
+            return RequestInputError(f"{what} is more than {MAX_REQUEST_TOKENS:,} tokens, fastscale's limit for one "
+                                     "request")
+        try:
+            value = int(text)
+        except ValueError:
+            return RequestInputError(f"{what} is not a whole number of tokens")
+        if value < 0:
+            return RequestInputError(f"{what} must be 0 or more")
+    return RequestInputError(f"{where}: a token count is out of range")  # not reached: one cell is wrong
 
 
 def read_request_trace(path: str | Path) -> RequestTrace:
