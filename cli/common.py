@@ -14,7 +14,7 @@ import click
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
 from fastscale.cli.output import console, escape, output_width, say, wrap_text
 from fastscale.infra.base import writer
-from fastscale.infra.base.network import remote_hint, remote_reason
+from fastscale.infra.base.network import TRUST_FLAG, remote_hint, remote_reason
 from fastscale.infra.base.safe_files import SpecialFileError, read_bytes, refuse_special
 from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
 from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
@@ -81,46 +81,49 @@ _url_option = click.option(
     expose_value=False,
     callback=_remember_endpoint_url,
     help="Send every AWS call (Terraform's aws provider and fastscale's own checks) to this AWS emulator "
-    "instead of AWS, e.g. http://localhost:4566. Overrides `endpoint_url` in the config; also "
-    "FASTSCALE_ENDPOINT_URL. Never use it with a real account. Only loopback and private addresses are "
-    "accepted without --send-credentials-to-endpoint-url; link-local and metadata addresses never.",
+    "instead of AWS, e.g. http://localhost:4566, signed with the dummy credentials testing/testing. Overrides "
+    "`endpoint_url` in the config; also FASTSCALE_ENDPOINT_URL. Never use it with a real account. Only "
+    "loopback and private addresses are accepted without --send-credentials-to-endpoint-url; link-local, "
+    "metadata and other cloud-internal addresses never.",
 )
 _trust_option = click.option(
-    "--send-credentials-to-endpoint-url",
+    TRUST_FLAG,
     is_flag=True,
-    envvar="FASTSCALE_SEND_CREDENTIALS_TO_ENDPOINT_URL",
     expose_value=False,
     callback=_remember_trust,
-    help="Allow `endpoint_url` (config or --endpoint-url, and the S3 state's `state.endpoint_url`) to name a "
-    "host that is not loopback or private: every AWS call, signed with your AWS credentials, goes there. "
-    "Only for an emulator you trust; the config cannot allow it by itself. Default: off.",
+    help="Sign the AWS calls to `endpoint_url` (config or --endpoint-url, and the S3 state's "
+    "`state.endpoint_url`) with your real AWS credentials instead of the dummy ones, and allow those URLs to "
+    "name a host that is not loopback or private. Only for an emulator or proxy you trust with your "
+    "credentials; no config key and no environment variable can turn it on. Default: off.",
 )
 
 
 def endpoint_url_option(command: Any) -> Any:
-    """Commands that call AWS (through Terraform or boto3) take --endpoint-url and its opt-in for remote
-    hosts, --send-credentials-to-endpoint-url; `load_checked` (or `apply_target`) applies both."""
+    """Commands that call AWS (through Terraform or boto3) take --endpoint-url and its opt-in,
+    --send-credentials-to-endpoint-url; `load_checked` (or `apply_target`) applies both."""
     return _url_option(_trust_option(command))
 
 
 def apply_target(config: FastscaleConfig, *, announce: bool = True) -> FastscaleConfig:
     """The config with the command line's --endpoint-url and --send-credentials-to-endpoint-url applied;
     announces an emulator target on stderr (also with --json, whose stdout stays JSON), so nobody mistakes
-    an emulator run for a real one. A remote --endpoint-url without the opt-in is bad input (exit code 2);
-    a remote `endpoint_url` in the config is left to rule FS096, which names its line."""
+    an emulator run for a real one, and says which credentials its calls carry. A remote --endpoint-url
+    without the opt-in is bad input (exit code 2); a remote `endpoint_url` in the config is left to rule
+    FS096, which names its line."""
     ctx = click.get_current_context(silent=True)
     url = ctx.meta.get(_ENDPOINT_URL_KEY) if ctx is not None else None
-    trusted = bool(ctx.meta.get(_TRUST_KEY)) if ctx is not None else False
+    send = bool(ctx.meta.get(_TRUST_KEY)) if ctx is not None else False
     if url:
         reason = remote_reason(url, "--endpoint-url")
-        if reason and not trusted:
+        if reason and not send:
             raise click.BadParameter(f"{reason}: {remote_hint(url)}", param_hint="'--endpoint-url'")
         config = config.model_copy(update={"endpoint_url": url})
-    if trusted:
-        config = config.trusting_remote_endpoint()
+    config = config.sending_credentials_to_endpoint(send)
     if config.endpoint_url and announce:
-        console(stderr=True).print(
-            f"[bold yellow]EMULATOR TARGET:[/] every AWS call goes to {config.endpoint_url}, not to AWS")
+        signed = ("your own AWS credentials (--send-credentials-to-endpoint-url)" if send
+                  else "dummy credentials, never yours")
+        say(f"[bold yellow]EMULATOR TARGET:[/] every AWS call goes to {escape(config.endpoint_url)}, not to AWS, "
+            f"signed with {escape(signed)}", stderr=True, indent="  ")
     return config
 
 

@@ -37,6 +37,7 @@ from fastscale.cli.output import escape as _esc
 from fastscale.cli.preflight import carry_live_counts, check_names, quota_preflight
 from fastscale.cli.progress import Reporter
 from fastscale.cli.runtime import Runtime
+from fastscale.infra.base.credentials import terraform_environment
 from fastscale.infra.model.state import StateLayoutError
 from fastscale.infra.terraform.outputs import OutputPathError
 from fastscale.infra.terraform.plan_session import PlanChanged, StackLocked, StackLockError, lock_stack
@@ -235,13 +236,11 @@ class StackCommand:
 
         try:
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
-            # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
-            # Without credentials of its own in the environment, it gets the emulator's dummy ones.
-            from fastscale.infra.aws.clients import emulator_credentials  # lazy: boto3, loaded only when this runs
-
-            url = self.config.endpoint_url
-            env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
-            self.runner = self.runtime.terraform(binary, stack_dir, on_event=self.on_event, env=env)
+            # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS; and it
+            # carries the dummy credentials, with every other AWS setting of the environment removed, unless
+            # the command line said --send-credentials-to-endpoint-url.
+            env = terraform_environment(self.config.endpoint_url, self.config.sends_credentials_to_endpoint)
+            self.runner = self.runtime.terraform(binary, stack_dir, on_event=self.on_event, env=env or None)
         except TerraformError as exc:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):

@@ -37,6 +37,12 @@ def test_usage_counts_are_taken_as_the_server_counted_them(encoding):
     assert rec.at == START.timestamp() and rec.fraction is False
 
 
+def test_a_usage_count_past_the_limit_is_not_taken_but_estimated():
+    rec = parse(record(START, *chat("x" * 4000, "y" * 800, usage=(10**4000, 100_000_001))))
+    assert (rec.prompt, rec.output) == (1000, 200)
+    assert rec.prompt_how == rec.output_how == live.capture.ESTIMATED
+
+
 @pytest.mark.parametrize("encoding", ["JSON", "BASE64"])
 def test_without_usage_tokens_are_estimated_from_the_text_at_four_characters_per_token(encoding):
     prompt, answer = "x" * 4000, "y" * 800  # 1000 and 200 tokens at 4 characters per token
@@ -267,7 +273,8 @@ def test_since_runs_from_a_minute_to_a_week():
 
 def test_tokens_option():
     assert live.parse_tokens("800:120") == live.TokenProfile(800, 120, "--tokens")
-    for bad in ("800", "a:b", "0:10", "10:-1"):
+    assert live.parse_tokens("100000000:1").prompt == 100_000_000
+    for bad in ("800", "a:b", "0:10", "10:-1", "100000001:1", "1:" + "9" * 4000, "9" * 5000 + ":1"):
         with pytest.raises(live.TrafficInputError) as caught:
             live.parse_tokens(bad)
         assert caught.value.option == "--tokens"

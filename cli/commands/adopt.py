@@ -80,7 +80,7 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
         raise click.BadParameter(f"'{region}' is not a region with SageMaker AI"
                                  + (f" (did you mean {' or '.join(close)}?)" if close else ""), param_hint="'--region'")
     if project is not None:
-        if not SAGEMAKER_NAME_RE.match(project):
+        if not SAGEMAKER_NAME_RE.fullmatch(project):
             raise click.BadParameter("letters, digits and hyphens, starting and ending with a letter or digit",
                                      param_hint="'--project'")
 

@@ -72,7 +72,7 @@ def emulator_command(port: int, host: str, region: str) -> None:
         say(f"[yellow]warning:[/] listening on {host}: any machine that reaches it can use it (no authentication).",
             stderr=True)
     out.print("\nEnvironment for another shell (fastscale itself only needs FASTSCALE_ENDPOINT_URL, or "
-              "`endpoint_url` in the config; it uses the dummy credentials by itself):")
+              "`endpoint_url` in the config; it signs its calls there with the dummy credentials, never yours):")
     for key, value in environment(server.url, region).items():
         out.print(f"  export {key}={value}", highlight=False, soft_wrap=True)
     out.print("\nRehearse:", highlight=False)

@@ -13,6 +13,7 @@ from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
     OutputPath,
+    UserPath,
     endpoint_url_option,
     fail,
     json_option,
@@ -24,12 +25,13 @@ from fastscale.cli.common import (
     say,
     write_plot,
 )
-from fastscale.cli.output import escape
+from fastscale.cli.output import console, escape
 from fastscale.infra.analysis import recommend as rec_mod
 from fastscale.infra.analysis.recommend.baseline import monthly_scaling
 from fastscale.infra.analysis.recommend.plot import plot_front
 from fastscale.infra.analysis.simulate import requests as req
 from fastscale.infra.base import writer
+from fastscale.infra.base.safe_files import read_bytes
 from fastscale.infra.config import ConfigError, load_config, safe_yaml
 from fastscale.infra.rules import has_errors
 
@@ -116,8 +118,8 @@ def render(rec) -> None:
 
 
 @click.command("recommend")
-@click.argument("config_file", metavar="FILE", type=click.Path(dir_okay=False))
-@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="CSV",
+@click.argument("config_file", metavar="FILE", type=UserPath(dir_okay=False))
+@click.option("--trace", "trace_path", type=UserPath(dir_okay=False), metavar="CSV",
               help="Requests to serve: TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM inference traces) or "
               "timestamp,input_tokens,output_tokens (seconds). Or --from-endpoint.")
 @click.option("--ttft-p99", "ttft_p99", required=True, type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
@@ -130,7 +132,7 @@ def render(rec) -> None:
               "that hold the model, the 5 cheapest shapes for the trace's busiest minute, and the configured one.")
 @click.option("--endpoint", "endpoint", metavar="E", help="The endpoint to tune (needed when the file has several).")
 @click.option("--component", "component", metavar="C", help="The inference component to tune.")
-@click.option("--profile", "profile_path", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--profile", "profile_path", type=UserPath(dir_okay=False), metavar="FILE",
               help="Measured rates of one copy (YAML, see docs/simulate.md); default serving.*, else an estimate "
               "from the accelerator.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
@@ -204,8 +206,11 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
         profile = req.read_profile(profile_path) if profile_path else None
     except req.RequestInputError as exc:
         fail(str(exc), EXIT_BAD_INPUT)
-    text = Path(config_file).read_text(encoding="utf-8")
-    data = safe_yaml.load(text).data
+    try:  # read as load_checked read it a moment ago (never a FIFO, never /proc); its YAML was valid then
+        text = read_bytes(Path(config_file), safe_yaml.MAX_BYTES, "config file").decode("utf-8")
+        data = safe_yaml.load(text).data
+    except (OSError, ValueError, safe_yaml.UnsafeYamlError) as exc:
+        fail(f"{config_file} changed while it was read ({exc.__class__.__name__}): run the command again", EXIT_BAD_INPUT)
     built = reading.read(as_json=as_json) if reading is not None else None
     if built is not None:
         trace = built.trace
@@ -249,11 +254,10 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
 
 
 def _run(search, workers, max_rejected):
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("simulating candidates"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=Console(stderr=True), transient=True) as progress:
+                  console=console(stderr=True), transient=True) as progress:
         task = progress.add_task("candidates", total=len(search.candidates))
         return rec_mod.evaluate_all(search, workers or os.cpu_count(), lambda n: progress.advance(task, n),
                                     max_rejected=max_rejected)

@@ -6,6 +6,7 @@ import click
 
 from fastscale.cli.common import OutputPath
 from fastscale.infra.base import writer
+from fastscale.infra.base.printable import printable
 from fastscale.infra.config import dump_json_schema
 
 
@@ -27,6 +28,6 @@ def schema_command(out: str | None) -> None:
     text = dump_json_schema()
     if out:
         writer.write_file(out, text, what="output file")  # an OSError ends as one line, exit 1 (cli.errors)
-        click.echo(f"wrote {out}", err=True)
+        click.echo(f"wrote {printable(out)}", err=True)
     else:
         click.echo(text, nl=False)

@@ -250,11 +250,11 @@ def _simulate_requests(checked, selection, trace, profile, timeout, as_json, liv
 @click.option("--cold-start", type=click.Choice(["p50", "p90"]), default="p50", show_default=True,
               help="Cold-start values new copies and instances start on: the typical (p50) or the slower p90 ones "
               "from infra/analysis/estimate_params.json.")
-@click.option("--requests", "requests_path", type=click.Path(dir_okay=False), metavar="CSV",
+@click.option("--requests", "requests_path", type=UserPath(dir_okay=False), metavar="CSV",
               help="Replay individual requests instead: a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens "
               "(Azure LLM inference traces) or timestamp,input_tokens,output_tokens (seconds). Prints TTFT, end-to-end "
               "and queue p50/p90/p99, rejected requests and cost.")
-@click.option("--profile", "profile_path", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--profile", "profile_path", type=UserPath(dir_okay=False), metavar="FILE",
               help="With --requests: measured rates of one copy (YAML: max_concurrency, prefill_tokens_per_second, "
               "decode_tokens_per_second; docs/simulate.md). Default: serving.* of the config, else an estimate "
               "from the accelerator.")

@@ -151,7 +151,7 @@ def read_live(endpoint: str, region: str, *, clients: ClientsArg = None) -> Live
 
 def default_project(endpoint: str) -> str:
     """A project name from the endpoint's: short enough for the names fastscale derives from it (rule FS016)."""
-    return re.sub(r"-+$", "", endpoint[:20]) or "adopted"
+    return re.sub(r"-+\Z", "", endpoint[:20]) or "adopted"
 
 
 def build_config(live: Live, region: str, project: str) -> Adoption:

@@ -31,7 +31,7 @@ _KMS_KEY_ARN_RE = re.compile(
     r"arn:(?P<partition>aws[a-z-]*):kms:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):key/(?P<id>[a-zA-Z0-9-]{1,128})"
 )
 #: Secrets Manager appends "-" and six random characters to a secret's name to form its ARN.
-_RANDOM_SUFFIX_RE = re.compile(r"-[A-Za-z0-9]{6}$")
+_RANDOM_SUFFIX_RE = re.compile(r"-[A-Za-z0-9]{6}\Z")
 
 
 @dataclass(frozen=True)

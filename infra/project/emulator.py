@@ -60,13 +60,15 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+# The credentials a client of the emulator uses (any work): the ones fastscale sends to every endpoint URL.
+from fastscale.infra.base.credentials import DUMMY_CREDENTIALS
+
 #: The extra that installs the emulator, and the command that installs it.
 EXTRA = "emulator"
 INSTALL_COMMAND = "pip install 'fastscale[emulator]'"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5000  # moto's own default
-#: Credentials and region a client of the emulator uses: any credentials work, these say what they are.
-DUMMY_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+#: Region a client of the emulator uses.
 DEFAULT_REGION = "us-east-1"
 
 

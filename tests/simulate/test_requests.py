@@ -157,10 +157,10 @@ def test_azure_and_seconds_traces_parse_and_sort():
         ("", "empty"),
         ("when,prompt,output\n1,2,3\n", "line 1: expected the header"),
         ("timestamp,input_tokens,output_tokens\n", "no requests"),
-        ("timestamp,input_tokens,output_tokens\n0,1,1\n1,x,1\n", "line 3: input_tokens 'x' is not a whole number"),
+        ("timestamp,input_tokens,output_tokens\n0,1,1\n1,x,1\n", r"line 3: input_tokens \(column 2\) is not a whole number"),
         ("timestamp,input_tokens,output_tokens\n0,1,1\n1,1\n", "line 3: 2 values for 3 columns"),
         ("timestamp,input_tokens,output_tokens\n-1,1,1\n", "line 2: timestamp must be a finite number >= 0"),
-        ("timestamp,input_tokens,output_tokens\n0,1,-4\n", "line 2: output_tokens must be 0 or more"),
+        ("timestamp,input_tokens,output_tokens\n0,1,-4\n", r"line 2: output_tokens \(column 3\) must be 0 or more"),
         ("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.x,1,1\n", "line 2: TIMESTAMP"),
     ],
 )
@@ -232,9 +232,49 @@ def test_no_rates_and_bad_profiles_are_input_errors(tmp_path):
     with pytest.raises(RequestInputError, match="no token rates.*model_size_gb"):
         service_rates(ep, w, 5, load_params())
     bad = tmp_path / "bad.yaml"
-    bad.write_text("max_concurency: 4\n")
-    with pytest.raises(RequestInputError, match="max_concurency"):
+    bad.write_text("decode_tokens_per_second: 5\nmax_concurency: 4\n")
+    with pytest.raises(RequestInputError, match="line 2: a key that is not a profile setting; did you mean "
+                                                "max_concurrency") as failed:
         read_profile(bad)
+    assert "max_concurency" not in str(failed.value)  # the file's own text is never repeated
     bad.write_text("decode_tokens_per_second: {0: 5}\n")
     with pytest.raises(RequestInputError, match="table of sequences"):
         read_profile(bad)
+
+
+#: What a file named by mistake may hold: it must never come back in an error message.
+LEAK = "AWS_SECRET_ACCESS_KEY=wJalrFAKEsecret"
+
+
+@pytest.mark.parametrize("text", [
+    f"{LEAK}\0HOME=/root\0",  # /proc/self/environ, or a .env file
+    f"{LEAK},input_tokens,output_tokens\n0,1,1\n",
+    f"timestamp,input_tokens,output_tokens\n{LEAK},1,1\n",
+    f"timestamp,input_tokens,output_tokens\n0,{LEAK},1\n",
+    f"timestamp,input_tokens,output_tokens\n0,1,-{LEAK}\n",
+    f"TIMESTAMP,ContextTokens,GeneratedTokens\n{LEAK},1,1\n",
+])
+def test_no_error_repeats_what_the_trace_holds(text):
+    with pytest.raises(RequestInputError) as failed:
+        parse_request_trace(text, "t.csv")
+    assert "wjalr" not in str(failed.value).lower() and str(failed.value).startswith("t.csv")
+
+
+def test_the_header_error_says_what_is_missing_in_its_own_words():
+    with pytest.raises(RequestInputError, match="line 1 has 2 column.s., without output_tokens"):
+        parse_request_trace("timestamp,input_tokens\n0,1\n", "t.csv")
+    with pytest.raises(RequestInputError, match="line 1 has 1 column.s., without TIMESTAMP, ContextTokens, GeneratedTokens"):
+        parse_request_trace("when\n0\n", "t.csv")
+
+
+@pytest.mark.parametrize("count", ["100000001", "9" * 4000, "9" * 5000, "00000000000000000001" + "0" * 9])
+def test_token_counts_past_the_limit_are_input_errors(count):
+    with pytest.raises(RequestInputError, match=r"line 2: input_tokens \(column 2\) is more than 100,000,000 tokens"):
+        parse_request_trace(f"timestamp,input_tokens,output_tokens\n0,{count},1\n", "t.csv")
+
+
+def test_token_counts_up_to_the_limit_are_read():
+    from fastscale.infra.base.limits import MAX_REQUEST_TOKENS
+
+    trace = parse_request_trace(f"timestamp,input_tokens,output_tokens\n0,{MAX_REQUEST_TOKENS},0000012\n", "t.csv")
+    assert (trace.input_tokens, trace.output_tokens) == ((MAX_REQUEST_TOKENS,), (12,))

@@ -27,6 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastscale.infra.analysis.endpoint_traffic.window import Window
+from fastscale.infra.base.limits import MAX_REQUEST_TOKENS
 
 #: Characters per token when a payload's tokens are estimated from its text: OpenAI's rule of thumb for
 #: English text ("one token generally corresponds to ~4 characters", OpenAI help center, "What are tokens and
@@ -65,15 +66,15 @@ DEFAULT_TOKENS = TokenProfile(1000, 250, "fastscale's default, an assumption: gi
 
 
 def parse_tokens(text: str) -> TokenProfile:
-    """``--tokens PROMPT:OUTPUT`` (whole numbers, each at least 1)."""
+    """``--tokens PROMPT:OUTPUT`` (whole numbers, each at least 1 and at most :data:`MAX_REQUEST_TOKENS`)."""
     head, colon, tail = text.strip().partition(":")
     try:
         prompt, output = int(head), int(tail)
     except ValueError:
         raise TrafficInputError(f"{text!r} is not PROMPT:OUTPUT tokens, e.g. 1000:250", "--tokens") from None
-    if not colon or prompt < 1 or output < 1:
-        raise TrafficInputError(f"{text!r}: give PROMPT:OUTPUT, both whole numbers of tokens of at least 1, e.g. "
-                                "1000:250", "--tokens")
+    if not colon or not (1 <= prompt <= MAX_REQUEST_TOKENS and 1 <= output <= MAX_REQUEST_TOKENS):
+        raise TrafficInputError(f"{text!r}: give PROMPT:OUTPUT, both whole numbers of tokens from 1 to "
+                                f"{MAX_REQUEST_TOKENS:,}, e.g. 1000:250", "--tokens")
     return TokenProfile(prompt, output, "--tokens")
 
 
@@ -181,7 +182,11 @@ def _prompt_chars(request: _Payload) -> int:
 
 
 def _count(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    """A token count the server reported, or None (then estimated) when it is not one: not a whole number,
+    negative, or past :data:`MAX_REQUEST_TOKENS`, which no real response counts."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_REQUEST_TOKENS:
+        return value
+    return None
 
 
 def _usage(doc: Any) -> tuple[int | None, int | None]:

@@ -21,6 +21,8 @@ from botocore.client import BaseClient
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError
 
+from fastscale.infra.base.printable import printable
+
 #: Attempts per call, the first included. botocore's back-off before retry n is random(0, 2**(n-1)) s,
 #: so 5 attempts wait at most 1 + 2 + 4 + 8 = 15 s (7.5 s on average) before giving up, where 11
 #: attempts (``max_attempts`` 10) waited up to 131 s.
@@ -76,7 +78,7 @@ class CallTimeLimitExceeded(BotoCoreError):  # type: ignore[misc,unused-ignore] 
 
 def _say_waiting(message: str) -> None:
     try:
-        sys.stderr.write(message + "\n")
+        sys.stderr.write(printable(message) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr closed: nobody to tell
         pass
@@ -149,7 +151,7 @@ def _call_ended(**_: Any) -> None:
 #: Key of the failed response under which :func:`instrument` records what the request was about.
 REQUEST_KEY = "FastscaleRequest"
 #: Request parameters that name what a call is about, in the order they are shown.
-_RESOURCE_PARAM = re.compile(r"(Name|Arn|ResourceId|Id|NameEquals|Bucket|Key|RepositoryName|ImageIds)$")
+_RESOURCE_PARAM = re.compile(r"(Name|Arn|ResourceId|Id|NameEquals|Bucket|Key|RepositoryName|ImageIds)\Z")
 
 
 def _remember_resource(params: Mapping[str, Any], context: dict[str, Any], **_: Any) -> None:

@@ -53,15 +53,15 @@ class TerraformRunner:
     """Runs ``init``, ``plan``, ``apply`` and ``destroy`` in one stack directory.
 
     ``env`` adds to (and overrides) the inherited environment, e.g. ``TF_CLI_CONFIG_FILE`` or
-    ``TF_PLUGIN_CACHE_DIR``. ``on_event`` is called in the calling thread for every message as it
-    arrives.
+    ``TF_PLUGIN_CACHE_DIR``; a ``None`` value removes an inherited variable. ``on_event`` is called in the
+    calling thread for every message as it arrives.
     """
 
     def __init__(
         self,
         binary: str,
         workdir: str | os.PathLike[str],
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
         on_event: Callable[[TerraformEvent], None] | None = None,
         interrupt_timeout: float = DEFAULT_INTERRUPT_TIMEOUT,
         version_timeout: float = VERSION_TIMEOUT,

@@ -17,8 +17,8 @@ from typing import Any
 
 from fastscale.infra.terraform.runner.binary import TerraformError
 
-_DIAG_HEADER_RE = re.compile(r"^(Error|Warning): (.*)$")
-_WITH_ADDRESS_RE = re.compile(r"^\s*with (\S+),\s*$")
+_DIAG_HEADER_RE = re.compile(r"(Error|Warning): (.*)")
+_WITH_ADDRESS_RE = re.compile(r"\s*with (\S+),\s*")
 
 
 class TerraformFailed(TerraformError):
@@ -133,7 +133,7 @@ def parse_plain_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
     def close() -> None:
         nonlocal head, body
         if head is not None:
-            address = next((m.group(1) for m in map(_WITH_ADDRESS_RE.match, body) if m), None)
+            address = next((m.group(1) for m in map(_WITH_ADDRESS_RE.fullmatch, body) if m), None)
             found.append(Diagnostic(head[0], head[1], "\n".join(body).strip("\n"), address))
         head, body = None, []
 
@@ -146,7 +146,7 @@ def parse_plain_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
         if line.lstrip().startswith("│"):
             line = line.lstrip()[1:]
             line = line[1:] if line.startswith(" ") else line
-        match = _DIAG_HEADER_RE.match(line)
+        match = _DIAG_HEADER_RE.fullmatch(line)
         if match:
             close()
             head = (match.group(1).lower(), match.group(2).strip())

@@ -8,6 +8,7 @@ compares instance types. :mod:`~fastscale.infra.analysis.simulate.requests.repla
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.requests.trace import RequestInputError
 from fastscale.infra.base import catalog
-from fastscale.infra.config import InferenceComponentSpec, format_path, safe_yaml
+from fastscale.infra.base.safe_files import SpecialFileError, read_bytes
+from fastscale.infra.config import InferenceComponentSpec, safe_yaml
 
 
 class Profile(BaseModel):
@@ -39,9 +41,14 @@ class Profile(BaseModel):
 def read_profile(path: str | Path) -> Profile:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        raw = read_bytes(p, safe_yaml.MAX_BYTES + 1, "profile")  # never blocks on a FIFO, never reads /proc
+        if len(raw) > safe_yaml.MAX_BYTES:
+            raise RequestInputError(f"{p}: the profile is larger than {safe_yaml.MAX_BYTES} bytes")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise RequestInputError(f"{p}: profile file not found") from None
+    except SpecialFileError as exc:
+        raise RequestInputError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RequestInputError(f"{p}: cannot read the profile ({exc.__class__.__name__})") from None
     try:
@@ -52,7 +59,16 @@ def read_profile(path: str | Path) -> Profile:
         profile = Profile.model_validate(loaded.data)
     except ValidationError as exc:
         err = exc.errors()[0]
-        where = format_path(tuple(err["loc"])) or "<file>"
+        loc = tuple(err["loc"])
+        if err["type"] == "extra_forbidden":  # the file's own key is not repeated: it may be anything
+            line = loaded.lines.get(loc)
+            where = f"line {line}: a key" if line else "a key"
+            close = difflib.get_close_matches(str(loc[-1]), list(Profile.model_fields), n=1)
+            guess = f"; did you mean {close[0]}?" if close else ""
+            raise RequestInputError(f"{p}: {where} that is not a profile setting{guess} (keys: "
+                                    f"{', '.join(Profile.model_fields)})") from None
+        # Only the setting's own name: a table key below it is the file's text.
+        where = str(loc[0]) if loc and loc[0] in Profile.model_fields else "<file>"
         raise RequestInputError(f"{p}: {where}: {err['msg']} (keys: {', '.join(Profile.model_fields)})") from None
     table = profile.decode_tokens_per_second
     if isinstance(table, dict):
