@@ -13,6 +13,8 @@ _.last_modified_time  # moto's endpoint attribute, which its answers read (infra
 _.instances_desired  # a field of the explain model, filled from DescribeEndpoint
 _._synthesize_attributes  # the CDK engine's override hook (stacks/engine_stack.py)
 _.skip_credentials_validation  # the aws provider block's attributes, written into cdk.tf.json
+_.access_key
+_.secret_key
 _.skip_requesting_account_id
 _.skip_metadata_api_check
 _.s3_use_path_style
@@ -25,6 +27,12 @@ __getattr__  # module-level attribute hook (stacks/testing/__init__.py)
 exc_type  # __exit__'s signature
 tb
 _.do_POST  # http.server hooks in the tests
+_.do_GET
+_.do_PUT
+_.do_DELETE
+_.do_HEAD
+_.protocol_version
+_.daemon_threads
 _.log_message
 _.visit  # ast.NodeVisitor hook (tests)
 read1  # a file-like object's method a test fakes
