@@ -305,7 +305,7 @@ def _autoscaling(
         conf = chosen["TargetTrackingScalingPolicyConfiguration"]
         adopted["scaling_policy"] = chosen["PolicyName"]
         out["metric"] = METRICS[conf["PredefinedMetricSpecification"]["PredefinedMetricType"]]
-        out["target_concurrency"] = conf["TargetValue"]
+        out.update(_tracking_target(out["metric"], conf["TargetValue"], path, notes))
         out["scale_in_cooldown"] = conf.get("ScaleInCooldown", AAS_DEFAULT_COOLDOWN)
         out["scale_out_cooldown"] = conf.get("ScaleOutCooldown", AAS_DEFAULT_COOLDOWN)
         if conf.get("DisableScaleIn"):
@@ -321,6 +321,16 @@ def _autoscaling(
                               "managed by the stack and stays as it is: delete it if fastscale's policies replace it",
                               "not-managed"))
     return out, (target["MinCapacity"], target["MaxCapacity"])
+
+
+def _tracking_target(metric: str, value: float, path: str, notes: list[Note]) -> dict[str, Any]:
+    """The config keys of a live policy's TargetValue, in its metric's unit: an invocations policy's target
+    counts requests per minute per instance or copy, not concurrent requests."""
+    if metric != "invocations":
+        return {"target_concurrency": value}
+    notes.append(Note(f"{path}.target_invocations", f"the live policy tracks invocations per minute (target {value:g}): "
+                      "kept as it is; FS025 says why the 10-second concurrency metric reacts sooner", "kept"))
+    return {"target_invocations": value}
 
 
 def _component(live: Live, ic: dict[str, Any], path: str, notes: list[Note]) -> dict[str, Any]:

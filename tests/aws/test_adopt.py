@@ -58,7 +58,9 @@ def test_an_sdk_endpoint_becomes_a_valid_config_that_keeps_every_live_name(aws):
     assert (ep.instances.initial, ep.instances.min, ep.instances.max) == (2, 2, 6)
     assert ep.model is not None and ep.model.model_data == "s3://sdk-bucket/model.tar.gz"
     assert ep.model.environment == {"HF_MODEL_ID": "/opt/ml/model"}
-    assert ep.model.autoscaling.metric == "invocations" and ep.model.autoscaling.target_concurrency == 70.0
+    # An invocations policy keeps its target in its own unit (requests per minute), not as a concurrency.
+    assert ep.model.autoscaling.metric == "invocations" and ep.model.autoscaling.target_invocations == 70.0
+    assert ep.model.autoscaling.target_concurrency != 70.0 and ep.model.autoscaling.tracking_target == 70.0
     # AAS's own cooldown (300 s) when the live policy sets none: the config writes what AWS applies.
     assert ep.model.autoscaling.scale_in_cooldown == 300 and ep.model.autoscaling.scale_out_cooldown == 300
     assert ep.adopted is not None and ep.adopted.model_data_url and ep.adopted.scalable_target
