@@ -21,17 +21,26 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastscale.infra.aws.clients import ClientsArg, paginate, resolve, translate_errors
+from fastscale.infra.aws.clients import ClientsArg, chunks, paginate, resolve, translate_errors
 from fastscale.infra.base.aws_facts import (
     COMPONENT_HIGH_RESOLUTION,
     COMPONENT_INVOCATIONS,
+    RESERVED_TAG_PREFIX,
     SERVICE_NAMESPACE,
     TARGET_TRACKING,
     VARIANT_HIGH_RESOLUTION,
     VARIANT_INVOCATIONS,
 )
 from fastscale.infra.config import EndpointSpec
-from fastscale.infra.model.naming import VARIANT_NAME, component_resource_id, variant_resource_id
+from fastscale.infra.model.naming import (
+    TAG_ENDPOINT,
+    TAG_MANAGED_BY,
+    TAG_REGION,
+    TAG_STACK,
+    VARIANT_NAME,
+    component_resource_id,
+    variant_resource_id,
+)
 
 #: Predefined target-tracking metric types -> the config's `autoscaling.metric`.
 METRICS = {
@@ -97,6 +106,8 @@ class Live:
     policies: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     #: alarm name -> alarm
     alarms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: ARN -> tags, of the endpoint, its configuration, models, components and scalable targets
+    tags: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -143,6 +154,16 @@ def read_live(endpoint: str, region: str, *, clients: ClientsArg = None) -> Live
     for start in range(0, len(alarm_names), 100):  # DescribeAlarms takes at most 100 names
         for alarm in paginate(cw, "describe_alarms", "MetricAlarms", AlarmNames=alarm_names[start:start + 100]):
             live.alarms[alarm["AlarmName"]] = alarm
+
+    # Who owns them: SageMaker's own tags, and the scalable targets' through the tagging index.
+    arns = [ep["EndpointArn"], cfg["EndpointConfigArn"], *(m["ModelArn"] for m in live.models.values()),
+            *(c["InferenceComponentArn"] for c in live.components)]
+    for arn in arns:
+        live.tags[arn] = {t["Key"]: t["Value"] for t in paginate(sm, "list_tags", "Tags", ResourceArn=arn)}
+    target_arns = [t["ScalableTargetARN"] for t in live.targets.values() if t.get("ScalableTargetARN")]
+    for batch in chunks(target_arns, 100):  # GetResources takes at most 100 ARNs
+        for item in paginate(aws.tagging, "get_resources", "ResourceTagMappingList", ResourceARNList=batch):
+            live.tags[item["ResourceARN"]] = {t["Key"]: t["Value"] for t in item.get("Tags", [])}
     return live
 
 
@@ -222,10 +243,15 @@ def build_config(live: Live, region: str, project: str) -> Adoption:
         spec["inference_components"] = [
             _component(live, c, f"{path}.inference_components[{i}]", notes) for i, c in enumerate(live.components)
         ]
+    kept = _kept_tags(live, {"endpoint": ep.get("EndpointArn"), "endpoint_config": cfg.get("EndpointConfigArn"),
+                                        "model": live.models.get(variant.get("ModelName") or "", {}).get("ModelArn")},
+                                 f"{path}.adopted.tags", notes)
+    if kept:
+        adopted["tags"] = kept
     spec["adopted"] = adopted
     _awscc_configuration(spec, path, notes)
     notes.append(Note(path, "fastscale's tags (fastscale:stack, fastscale:endpoint, managed-by) are added to every "
-                      "adopted resource", "in-place"))
+                      "adopted resource; the live tags are kept (`adopted.tags`)", "in-place"))
     notes.append(Note(f"{path}.alarms", "fastscale's operational alarms and the stack's dashboard are created", "create"))
     data = {"project": project, "region": region, "endpoints": [spec]}
     return Adoption(data=data, notes=notes)
@@ -279,7 +305,7 @@ def _autoscaling(
         conf = chosen["TargetTrackingScalingPolicyConfiguration"]
         adopted["scaling_policy"] = chosen["PolicyName"]
         out["metric"] = METRICS[conf["PredefinedMetricSpecification"]["PredefinedMetricType"]]
-        out["target_concurrency"] = conf["TargetValue"]
+        out.update(_tracking_target(out["metric"], conf["TargetValue"], path, notes))
         out["scale_in_cooldown"] = conf.get("ScaleInCooldown", AAS_DEFAULT_COOLDOWN)
         out["scale_out_cooldown"] = conf.get("ScaleOutCooldown", AAS_DEFAULT_COOLDOWN)
         if conf.get("DisableScaleIn"):
@@ -295,6 +321,16 @@ def _autoscaling(
                               "managed by the stack and stays as it is: delete it if fastscale's policies replace it",
                               "not-managed"))
     return out, (target["MinCapacity"], target["MaxCapacity"])
+
+
+def _tracking_target(metric: str, value: float, path: str, notes: list[Note]) -> dict[str, Any]:
+    """The config keys of a live policy's TargetValue, in its metric's unit: an invocations policy's target
+    counts requests per minute per instance or copy, not concurrent requests."""
+    if metric != "invocations":
+        return {"target_concurrency": value}
+    notes.append(Note(f"{path}.target_invocations", f"the live policy tracks invocations per minute (target {value:g}): "
+                      "kept as it is; FS025 says why the 10-second concurrency metric reacts sooner", "kept"))
+    return {"target_invocations": value}
 
 
 def _component(live: Live, ic: dict[str, Any], path: str, notes: list[Note]) -> dict[str, Any]:
@@ -329,7 +365,36 @@ def _component(live: Live, ic: dict[str, Any], path: str, notes: list[Note]) -> 
         notes.append(Note(f"{path}.copies.min", "scale to zero: fastscale creates its own scale-from-zero step policy "
                           "and NoCapacityInvocationFailures alarm; delete any live pair after the first deploy",
                           "create"))
+    kept = _kept_tags(live, {"component": ic.get("InferenceComponentArn"), "model": model.get("ModelArn")},
+                                 f"{path}.adopted.tags", notes)
+    if kept:
+        adopted["tags"] = kept
     out["adopted"] = adopted
+    return out
+
+
+#: Tag keys fastscale writes itself on every resource of its stacks: rewritten, not kept.
+_OWN_TAG_KEYS = frozenset({TAG_STACK, TAG_ENDPOINT, TAG_MANAGED_BY, TAG_REGION})
+
+
+def _kept_tags(live: Live, arns: dict[str, str | None], path: str, notes: list[Note]) -> dict[str, dict[str, str]]:
+    """`adopted.tags`: per kind of resource (key of ``arns``), the live tags the stack keeps on it, so that the
+    first deploy removes none. AWS's reserved `aws:` keys cannot be set (nor removed) by anyone: left out,
+    and AWS keeps them. fastscale's own keys are rewritten with this stack's values."""
+    out: dict[str, dict[str, str]] = {}
+    for kind, arn in arns.items():
+        tags = live.tags.get(arn or "", {})
+        reserved = sorted(k for k in tags if k.lower().startswith(RESERVED_TAG_PREFIX))
+        own = sorted(k for k in tags if k in _OWN_TAG_KEYS)
+        kept = {k: v for k, v in sorted(tags.items()) if k not in reserved and k not in own}
+        if kept:
+            out[kind] = kept
+        if reserved:
+            notes.append(Note(f"{path}.{kind}", f"{', '.join(reserved)}: reserved for AWS (the '{RESERVED_TAG_PREFIX}' "
+                              "prefix), so not written into the config; AWS keeps them on the live resource", "kept"))
+        if own:
+            notes.append(Note(f"{path}.{kind}", f"{', '.join(own)}: fastscale's own tag keys, rewritten with this "
+                              "stack's values", "in-place"))
     return out
 
 

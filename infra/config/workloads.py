@@ -14,7 +14,7 @@ from pydantic import (
 )
 
 from fastscale.infra.base.limits import ApiInt, Number
-from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, _Strict
+from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, TagKey, TagValue, _Strict
 from fastscale.infra.config.scaling import Autoscaling, Capacity, ComponentDeployment
 from fastscale.infra.config.secrets import parse_kms_key_arn
 
@@ -64,6 +64,31 @@ PolicyName = Annotated[str, StringConstraints(min_length=1, max_length=256, patt
                        AfterValidator(_policy_name)]
 
 
+#: Tags a live resource carried that fastscale does not write.
+LiveTagMap = Annotated[dict[TagKey, TagValue], Field(max_length=50)]
+_LIVE_TAGS = (
+    "The live {kind}'s own tags (fastscale adopt copies them): kept on it by every deploy, under the config's "
+    "`tags` and fastscale's ownership tags, which win on the same key. Also put on the {kind} that replaces it."
+)
+
+
+class AdoptedEndpointTags(_Strict):
+    """Tags the adopted endpoint's live resources carried, kept so that the first deploy removes none."""
+
+    endpoint: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="endpoint"))
+    endpoint_config: LiveTagMap = Field(
+        default_factory=dict, description=_LIVE_TAGS.format(kind="endpoint configuration")
+    )
+    model: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="model"))
+
+
+class AdoptedComponentTags(_Strict):
+    """Tags the adopted component's live resources carried, kept so that the first deploy removes none."""
+
+    component: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="inference component"))
+    model: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="model"))
+
+
 class Adopted(_Strict):
     """What an endpoint and a component adopt alike: the live model, its data form, its auto scaling."""
 
@@ -98,6 +123,10 @@ class AdoptedEndpoint(Adopted):
         "the new configuration gets a fresh name and the endpoint switches to it.",
     )
     variant: LiveName = Field("AllTraffic", description="Name of the live production variant.")
+    tags: AdoptedEndpointTags = Field(
+        default_factory=AdoptedEndpointTags,
+        description="The live endpoint's, configuration's and model's own tags, kept on them (see each key).",
+    )
 
 
 class AdoptedComponent(Adopted):
@@ -108,6 +137,10 @@ class AdoptedComponent(Adopted):
         ...,
         pattern=r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:inference-component/[a-zA-Z0-9-]{1,63}$",
         description="ARN of the live inference component (hashicorp/awscc imports it by ARN).",
+    )
+    tags: AdoptedComponentTags = Field(
+        default_factory=AdoptedComponentTags,
+        description="The live component's and its model's own tags, kept on them (see each key).",
     )
 
 

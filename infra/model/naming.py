@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fastscale.infra.base import catalog
@@ -312,3 +313,8 @@ def tags(config: FastscaleConfig, endpoint: EndpointSpec | None = None, *, globa
     if endpoint is not None:
         out[TAG_ENDPOINT] = endpoint_name_of(config.project, endpoint)
     return dict(sorted(out.items()))
+
+
+def with_live_tags(stack_tags: dict[str, str], live: Mapping[str, str]) -> dict[str, str]:
+    """An adopted resource's tags: its live tags kept (`adopted.tags`), under the stack's, which win on a key."""
+    return dict(sorted({**live, **stack_tags}.items()))

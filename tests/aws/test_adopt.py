@@ -58,7 +58,9 @@ def test_an_sdk_endpoint_becomes_a_valid_config_that_keeps_every_live_name(aws):
     assert (ep.instances.initial, ep.instances.min, ep.instances.max) == (2, 2, 6)
     assert ep.model is not None and ep.model.model_data == "s3://sdk-bucket/model.tar.gz"
     assert ep.model.environment == {"HF_MODEL_ID": "/opt/ml/model"}
-    assert ep.model.autoscaling.metric == "invocations" and ep.model.autoscaling.target_concurrency == 70.0
+    # An invocations policy keeps its target in its own unit (requests per minute), not as a concurrency.
+    assert ep.model.autoscaling.metric == "invocations" and ep.model.autoscaling.target_invocations == 70.0
+    assert ep.model.autoscaling.target_concurrency != 70.0 and ep.model.autoscaling.tracking_target == 70.0
     # AAS's own cooldown (300 s) when the live policy sets none: the config writes what AWS applies.
     assert ep.model.autoscaling.scale_in_cooldown == 300 and ep.model.autoscaling.scale_out_cooldown == 300
     assert ep.adopted is not None and ep.adopted.model_data_url and ep.adopted.scalable_target
@@ -111,7 +113,8 @@ IC_MODEL = "llama-model-2024"
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
-def stub_component_endpoint(data_cache: dict | None) -> dict:
+def stub_component_endpoint(data_cache: dict | None, *, tags: dict[str, dict[str, str]] | None = None) -> dict:
+    """An inference-component endpoint as SageMaker describes it, with its tags (ARN -> tags)."""
     sm, sm_stub = stubbed("sagemaker")
     aas, aas_stub = stubbed("application-autoscaling")
     cw, _ = stubbed("cloudwatch")
@@ -144,6 +147,11 @@ def stub_component_endpoint(data_cache: dict | None) -> dict:
     aas_stub.add_response("describe_scalable_targets", {"ScalableTargets": []}, {
         "ServiceNamespace": "sagemaker",
         "ResourceIds": [f"endpoint/{NAME}/variant/AllTraffic", f"inference-component/{IC}"]})
+    config_arn = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint-config/{NAME}"
+    for arn in (f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint/{NAME}", config_arn,
+                f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{IC_MODEL}", IC_ARN):
+        sm_stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in (tags or {}).get(arn, {}).items()]},
+                             {"ResourceArn": arn})
     return {"sagemaker": sm, "application-autoscaling": aas, "cloudwatch": cw}
 
 
@@ -259,3 +267,49 @@ def test_a_config_naming_a_policy_with_a_slash_is_refused(aws):
 
     with pytest.raises(ConfigError, match=r"adopted\.scaling_policy: .*splits on '/'"):
         parse_config(data)
+
+
+def _arn(kind: str, name: str) -> str:
+    return f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:{kind}/{name}"
+
+
+def test_live_tags_are_kept_per_resource_reserved_ones_left_out_with_a_note(aws):
+    sdk_endpoint(aws)
+    sm = aws["sagemaker"]
+    sm.add_tags(ResourceArn=_arn("endpoint", NAME), Tags=[{"Key": "cost-center", "Value": "ml-42"},
+                                                         {"Key": "aws:cloudformation:stack-name", "Value": "x"}])
+    sm.add_tags(ResourceArn=_arn("endpoint-config", NAME), Tags=[{"Key": "cost-center", "Value": "ml-42"}])
+    sm.add_tags(ResourceArn=_arn("model", MODEL), Tags=[{"Key": "sagemaker.amazonaws.com/model-source", "Value": "sdk"},
+                                                       {"Key": "managed-by", "Value": "someone"}])
+    adoption = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk")
+    config = parse_config(adoption.data)
+    assert not has_errors(run_rules(config))
+    ep = config.endpoints[0]
+    assert ep.adopted is not None
+    assert ep.adopted.tags.endpoint == {"cost-center": "ml-42"}
+    assert ep.adopted.tags.endpoint_config == {"cost-center": "ml-42"}
+    assert ep.adopted.tags.model == {"sagemaker.amazonaws.com/model-source": "sdk"}
+    notes = {n.path: n for n in adoption.notes}
+    assert "aws:cloudformation:stack-name" in notes["endpoints[0].adopted.tags.endpoint"].message
+    assert "managed-by" in notes["endpoints[0].adopted.tags.model"].message
+
+
+def test_an_adopted_tag_with_a_reserved_key_is_a_validate_error_at_its_path(aws):
+    sdk_endpoint(aws)
+    data = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk").data
+    data["endpoints"][0]["adopted"]["tags"] = {"endpoint": {"aws:owner": "x"}}
+    hits = [f for f in run_rules(parse_config(data)) if f.code == "FS079"]
+    assert [f.path for f in hits] == ['endpoints[0].adopted.tags.endpoint["aws:owner"]']
+
+
+def test_a_components_live_tags_are_kept_on_the_component_and_its_model():
+    model_arn = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{IC_MODEL}"
+    aws = stub_component_endpoint(None, tags={IC_ARN: {"owner": "ana"},
+                                              model_arn: {"sagemaker.amazonaws.com/model-source": "sdk"}})
+    config = parse_config(build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk").data)
+    ep = config.endpoints[0]
+    [component] = ep.inference_components
+    assert component.adopted is not None
+    assert component.adopted.tags.component == {"owner": "ana"}
+    assert component.adopted.tags.model == {"sagemaker.amazonaws.com/model-source": "sdk"}
+    assert ep.adopted is not None and ep.adopted.tags.endpoint == {} and ep.adopted.tags.model == {}

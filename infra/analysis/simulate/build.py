@@ -266,10 +266,21 @@ def _workload(
         image_cache=inputs.image_cacheable,
         warm_minimum=(units[0] >= 1) if component else None,
     )
-    if scaling.metric == "invocations":
+    target = scaling.target_concurrency
+    if scaling.metric == "invocations" and scaling.target_invocations is not None:
+        # Little's law: requests in flight = arrival rate x time in the system.
+        service = sim.default_service_time_seconds.value
+        target = scaling.target_invocations / 60 * service
+        notes.append(
+            f"metric: invocations, target {scaling.target_invocations:g} requests per minute per "
+            f"{'copy' if component else 'instance'}: simulated as {target:g} concurrent requests "
+            f"({scaling.target_invocations:g} / 60 s x {service:g} s per request) read at 60-second resolution"
+        )
+    elif scaling.metric == "invocations":
         notes.append(
             "metric: invocations is simulated as the concurrency target read at 60-second resolution; the "
-            "real InvocationsPer* metric counts requests per minute, so set its target in those units"
+            "real InvocationsPer* metric counts requests per minute, so set its target in those units "
+            "(target_invocations)"
         )
 
     def spec(layers: Layers) -> SimSpec:
@@ -285,7 +296,7 @@ def _workload(
             z = scaling.scale_from_zero
             zero = ScaleFromZero(Alarm(z.period, z.evaluation_periods), z.cooldown)
         return SimSpec(
-            target=scaling.target_concurrency,
+            target=target,
             units_min=u_min,
             units_max=max(u_min, max_units),
             instances_min=i_min,
@@ -317,7 +328,7 @@ def _workload(
         instance_type=ep.instance_type,
         inputs=inputs,
         layers=configured,
-        target=scaling.target_concurrency,
+        target=target,
         capacity=capacity,
         units=units,
         instances=instances,
