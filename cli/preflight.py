@@ -14,15 +14,13 @@ from typing import TYPE_CHECKING
 
 from fastscale.cli.common import EXIT_BAD_INPUT, console
 from fastscale.cli.output import escape as _esc
-from fastscale.infra.base import writer
 from fastscale.infra.model import cutover
 from fastscale.infra.model.naming import endpoint_name
 from fastscale.infra.rules import has_errors
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from fastscale.cli.stack import StackCommand
+    from fastscale.infra.terraform.workdir import RunDirectory
 
 
 def quota_preflight(cmd: StackCommand) -> None:
@@ -89,9 +87,10 @@ def check_names(cmd: StackCommand) -> None:
     )
 
 
-def carry_live_counts(cmd: StackCommand, stack_dir: Path) -> None:
+def carry_live_counts(cmd: StackCommand, run_directory: RunDirectory) -> None:
     """Before Terraform plans: each endpoint's live instance count, carried into the count a new endpoint
-    configuration starts with (``infra.model.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
+    configuration starts with (``infra.model.cutover``), in a tfvars file Terraform loads by itself from the run's
+    own directory. Read-only."""
     from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
     from fastscale.infra.aws.cutover import live_instance_counts  # lazy: boto3, loaded only when this runs
 
@@ -101,16 +100,10 @@ def carry_live_counts(cmd: StackCommand, stack_dir: Path) -> None:
         live = live_instance_counts(config, clients=cmd.runtime.aws_clients(config))
     except AwsError as exc:
         cmd.fail(f"cannot read the endpoints' live instance counts: {exc}")
-    try:  # only the variables the stack declares (Terraform warns about any other value)
-        declared = json.loads((stack_dir / "cdk.tf.json").read_text()).get("variable") or {}
-    except (OSError, ValueError):
-        declared = {}
+    # only the variables the stack declares (Terraform warns about any other value)
+    declared = run_directory.variables
     values = {k: v for k, v in cutover.tfvars(config, live).items() if k in declared}
-    try:
-        writer.write_file(stack_dir / cutover.TFVARS_FILE, json.dumps(values, indent=2, sort_keys=True) + "\n",
-                          root=cmd.lock.root if cmd.lock is not None else None, what="cut-over tfvars")
-    except writer.OutputPathError as exc:
-        cmd.fail(str(exc), EXIT_BAD_INPUT)
+    run_directory.write(cutover.TFVARS_FILE, json.dumps(values, indent=2, sort_keys=True) + "\n")
     cmd.summary["cutover"] = {
         endpoint_name(config.project, ep.name): {
             "live": live.get(endpoint_name(config.project, ep.name)),

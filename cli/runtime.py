@@ -46,9 +46,9 @@ def _stack_snapshot(config: FastscaleConfig, project_dir: Path) -> str:
     return project_snapshot(config, project_dir)
 
 
-def _terraform(binary: str, stack_dir: Path, *, env: Mapping[str, str | None] | None,
+def _terraform(binary: str, workdir: Path, *, env: Mapping[str, str | None] | None,
                on_event: Callable[[TerraformEvent], None]) -> TerraformRunner:
-    return TerraformRunner(binary, stack_dir, env=env, on_event=on_event)
+    return TerraformRunner(binary, workdir, env=env, on_event=on_event)
 
 
 def _emulator(host: str, port: int) -> Emulator:
@@ -96,8 +96,9 @@ class Runtime:
     synthesize: Callable[[FastscaleConfig, str], Any]
     #: ``(config, project_dir) -> str``: the stack snapshot `init` gives a new project (the CDK engine).
     stack_snapshot: Callable[[FastscaleConfig, Path], str]
-    #: ``(binary, stack_dir, *, env, on_event) -> TerraformRunner``: Terraform in the synthesized stack directory
-    #: (``env``: changes to the inherited environment, ``None`` removing a variable).
+    #: ``(binary, workdir, *, env, on_event) -> TerraformRunner``: Terraform in the run's own directory
+    #: (``infra.terraform.workdir.RunDirectory``), holding the stack just synthesized (``env``: changes to the
+    #: inherited environment, ``None`` removing a variable).
     terraform: Callable[..., TerraformRunner]
     #: ``config -> clients``: the ``clients=`` argument of the AWS checks, inventory, cut-over, cleanup, sweep,
     #: `explain` and `measure-scaleout` (an ``AwsClients``, or a mapping of service name to client).

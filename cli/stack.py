@@ -42,12 +42,14 @@ from fastscale.infra.model.state import StateLayoutError
 from fastscale.infra.terraform.outputs import OutputPathError
 from fastscale.infra.terraform.plan_session import PlanChanged, StackLocked, StackLockError, lock_stack
 from fastscale.infra.terraform.runner import TerraformError, find_binary
+from fastscale.infra.terraform.workdir import defined_outputs
 
 if TYPE_CHECKING:
     from fastscale.infra.terraform.drift import Drift
     from fastscale.infra.terraform.plan_session import SavedPlan, StackLock
     from fastscale.infra.terraform.rollout import PlanClassification
     from fastscale.infra.terraform.runner import TerraformEvent, TerraformResult, TerraformRunner
+    from fastscale.infra.terraform.workdir import RunDirectory
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -58,8 +60,10 @@ Environment:
                        given (else `terraform`, else `tofu`, on PATH)
   AWS_PROFILE, AWS_ACCESS_KEY_ID, ...
                        credentials, as for the AWS CLI
-  TF_CLI_CONFIG_FILE, TF_DATA_DIR, TF_PLUGIN_CACHE_DIR, TF_LOG
-                       passed on to Terraform
+  TF_CLI_CONFIG_FILE, TF_PLUGIN_CACHE_DIR, TF_LOG
+                       passed on to Terraform (TF_DATA_DIR is not:
+                       Terraform keeps its data in a directory of
+                       the run's own, removed when the run ends)
 """
 AWS_ENV_HELP = """\b
 Environment:
@@ -132,6 +136,8 @@ class StackCommand:
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
         #: The stack's lock (infra.terraform.plan_session), held from before synthesis until the apply or destroy ended.
         self.lock: StackLock | None = None
+        #: The outputs the synthesized stack defines: the only ones reported.
+        self.stack_outputs: frozenset[str] = frozenset()
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
         if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
             self.summary["endpoint_url"] = self.config.endpoint_url
@@ -186,7 +192,7 @@ class StackCommand:
                     f"Interrupted: terraform {last.operation} did not stop in time and was terminated; its state "
                     "may still be locked (see `terraform force-unlock`) and may miss resources it created."
                 )
-            self.summary["terraform"] = terraform_summary(last)
+            self.summary["terraform"] = terraform_summary(self.only_stack_outputs(last))
         else:
             message = f"Interrupted: fastscale {self.command} was stopped; Terraform was not running."
         self.summary["interrupted"] = True
@@ -199,6 +205,12 @@ class StackCommand:
         sys.exit(EXIT_INTERRUPTED)
 
     # -- steps --------------------------------------------------------------------------------------
+
+    def only_stack_outputs(self, result: TerraformResult) -> TerraformResult:
+        """``result`` without any output the synthesized stack does not define: only those are ever reported (in
+        the summary, on stdout, to the rollout follower)."""
+        result.outputs = {name: value for name, value in result.outputs.items() if name in self.stack_outputs}
+        return result
 
     def on_event(self, event: TerraformEvent) -> None:
         if event.kind == "planned_change" and event.address:
@@ -235,17 +247,21 @@ class StackCommand:
         self.summary["stack_dir"] = str(stack_dir)
 
         try:
+            # Terraform runs in a directory of this run's own, holding only what it wrote (infra.terraform.workdir).
+            run_directory = self.open_run_directory()
+            self.stack_outputs = defined_outputs(run_directory.document)
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
             # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS; and it
             # carries the dummy credentials, with every other AWS setting of the environment removed, unless
             # the command line said --send-credentials-to-endpoint-url.
-            env = terraform_environment(self.config.endpoint_url, self.config.sends_credentials_to_endpoint)
-            self.runner = self.runtime.terraform(binary, stack_dir, on_event=self.on_event, env=env or None)
+            env = {**run_directory.env,
+                   **terraform_environment(self.config.endpoint_url, self.config.sends_credentials_to_endpoint)}
+            self.runner = self.runtime.terraform(binary, run_directory.path, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):
             check_names(self)  # after the local checks (binary, --out, synthesis), before Terraform runs
-            carry_live_counts(self, stack_dir)
+            carry_live_counts(self, run_directory)
         self.run("init", self.runner.init)
         return self.runner
 
@@ -258,7 +274,7 @@ class StackCommand:
             result = call(*args, **kwargs)
         except TerraformError as exc:
             self.fail(str(exc))
-        self.summary["terraform"] = terraform_summary(result)
+        self.summary["terraform"] = terraform_summary(self.only_stack_outputs(result))
         self.show_diagnostics(result)
         if not result.ok and fatal:
             self.fail(self.failure_message(step, result))
@@ -332,14 +348,20 @@ class StackCommand:
         previous = self.lock.previous
         if previous is not None:
             self.summary["lock_taken_over"] = previous.to_dict()
-            removed = f"; removed the plan file(s) it left: {', '.join(p.name for p in self.lock.removed_plans)}" \
-                if self.lock.removed_plans else ""
+            left = [p.name for p in (*self.lock.removed_plans, *self.lock.removed_run_directories)]
+            removed = f"; removed the plan file(s) and Terraform directory it left: {', '.join(left)}" if left else ""
             self.reporter.note(f"notice: took over the lock of {previous.describe()}, which ended without "
                                f"releasing it ({self.lock.path}){removed}", style="yellow")
 
     def release_lock(self) -> None:
+        """Remove this run's Terraform directory and release the stack's lock."""
         if self.lock is not None:
             self.lock.release()
+
+    def open_run_directory(self) -> RunDirectory:
+        """This run's own Terraform working directory (under the stack's lock; removed with it)."""
+        assert self.lock is not None, "prepare() takes the lock before Terraform's directory is made"
+        return self.lock.open_run_directory()
 
     def new_plan(self) -> SavedPlan:
         """A plan file of this run only (unique name, owner-only), under the stack's lock."""

@@ -62,14 +62,15 @@ OPERATIONS = {
     "make_dirs": lambda path: writer.make_dirs(path),
     "check_target": lambda path: writer.check_target(path),
     "create_unique_file": lambda path: writer.create_unique_file(os.path.dirname(path), "p-", ".tfplan"),
+    "create_unique_directory": lambda path: writer.create_unique_directory(os.path.dirname(path), ".run-"),
     "open_file": lambda path: writer.open_file(path, os.O_RDWR | os.O_CREAT),
 }
 
 
 @pytest.mark.parametrize("call,position", [
     (call, position) for call in OPERATIONS for position in POSITIONS
-    # a new unique file's name is random: nobody can plant a link at it
-    if not (call == "create_unique_file" and position == "the file itself")
+    # a new unique file's or directory's name is random: nobody can plant a link at it
+    if not (call.startswith("create_unique") and position == "the file itself")
 ])
 def test_a_link_at_any_component_is_refused_and_nothing_outside_changes(project, call, position):
     link, target, path = POSITIONS[position]
@@ -168,6 +169,10 @@ def test_owner_only_modes_are_exact_and_other_files_keep_their_mode(project):
         writer.make_dirs("stack", mode=0o700)
         assert mode(project / "stack") == 0o700
         assert mode(writer.create_unique_file("stack", "fastscale-", ".tfplan")) == 0o600
+        os.umask(0o277)  # a umask that would leave a directory the owner cannot enter
+        made = writer.create_unique_directory("stack", ".fastscale-run-")
+        assert mode(made) == 0o700 and made.parent == Path("stack") and made.name.startswith(".fastscale-run-")
+        assert writer.create_unique_directory("stack", ".fastscale-run-") != made
     finally:
         os.umask(old)
 

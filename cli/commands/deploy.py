@@ -96,7 +96,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     First reads the account's Service Quotas ("<instance type> for endpoint usage") and refuses a config
     whose maximum instances of a type, summed over its endpoints, exceed the quota, and checks that every
     name the stack creates is free or already this stack's (by its tags; SageMaker names ignore case).
-    Then runs `terraform init` and `terraform plan` in the synthesized stack directory, and reads the plan
+    Then runs `terraform init` and `terraform plan` on the synthesized stack, and reads the plan
     back (`terraform show -json`) to say what each change does to a live stack: in place (tags, scaling
     policies, alarms), rolling or blue/green (a component's new model or an endpoint's new configuration,
     which SageMaker rolls out while serving; with the expected duration), replace (something that serves
@@ -108,6 +108,11 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     stderr and a summary object (counts, planned changes, their classification, diagnostics) is printed
     on stdout.
 
+    Terraform runs in a directory of the run's own inside the stack directory (the stack's JSON, the
+    cut-over variables, Terraform's data directory and lock file, the saved plan), removed when the run
+    ends: nothing else in the stack directory is read. Files there that Terraform would otherwise read
+    (*.tf, *.tf.json, overrides, *.tfvars, terraform.d) are refused with exit 2, each named.
+
     \b
     Exit codes:
       0  the plan succeeded (with or without changes)
@@ -117,10 +122,12 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
          or another run holds the stack's lock (named; nothing was
          synthesized or planned)
       2  bad input: the config has errors, or --out is inside .git, not
-         writable or holds a symbolic link, or more maximum instances of a type
-         than the account's Service Quotas allow (nothing was synthesized or
-         planned); or a name the stack creates belongs to another stack or was
-         made by hand (Terraform did not run, nothing was planned)
+         writable or holds a symbolic link, or the stack directory holds files
+         Terraform would read that fastscale did not write (each named), or
+         more maximum instances of a type than the account's Service Quotas
+         allow (nothing was synthesized or planned); or a name the stack
+         creates belongs to another stack or was made by hand (Terraform did
+         not run, nothing was planned)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     \b
     With --detailed-exitcode, as `terraform plan -detailed-exitcode`:
@@ -208,7 +215,8 @@ def deploy_command(
     holds the stack's lock, `fastscale.lock` in the stack directory (`cdktf.out/stacks/<project>/` by
     default, see --out), and its plan is a file of its own
     (`fastscale-*.tfplan`, owner-only, removed when the run ends) whose SHA-256 is checked just before
-    the apply. A plan, deploy or destroy of the same stack started meanwhile exits 1 at once, naming the
+    the apply. As for `plan`, Terraform runs in a directory of the run's own and reads nothing else of the
+    stack directory; files there it would otherwise read are refused (exit 2). A plan, deploy or destroy of the same stack started meanwhile exits 1 at once, naming the
     run that holds the lock (command, pid, host, since when); a lock left by a run that ended without
     releasing it is taken over with a notice.
 
@@ -233,8 +241,10 @@ def deploy_command(
          changed after it was shown, or the plan creates a replacement under
          the name its live original holds (nothing was applied in both)
       2  bad input: the config has errors, no --auto-approve without a terminal,
-         an unusable --out, or more maximum instances of a type than the
-         account's Service Quotas allow (nothing was synthesized or applied);
+         an unusable --out, files in the stack directory Terraform would read
+         that fastscale did not write (each named), or more maximum instances
+         of a type than the account's Service Quotas allow (nothing was
+         synthesized or applied);
          a name the stack creates is taken by another stack or by hand
          (Terraform did not run, nothing was applied); or the plan replaces a
          live endpoint or inference component and --allow-downtime was not

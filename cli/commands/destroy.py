@@ -287,7 +287,9 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
          call), the confirmation was declined or not given, or another run
          holds the stack's lock (named; nothing was done)
       2  bad input: the config has errors, no --auto-approve without a terminal,
-         or an unusable --out (nothing was synthesized, destroyed or asked of AWS)
+         an unusable --out, or files in the stack directory that Terraform would
+         read and fastscale did not write (each named; nothing was synthesized,
+         destroyed or asked of AWS)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)

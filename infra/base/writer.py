@@ -339,6 +339,34 @@ def create_unique_file(directory: str | os.PathLike[str], prefix: str, suffix: s
     return Path(directory) / name
 
 
+def create_unique_directory(directory: str | os.PathLike[str], prefix: str, *,
+                            root: str | os.PathLike[str] | None = None, mode: int = 0o700,
+                            what: str = "directory") -> Path:
+    """A new, empty directory ``<prefix><random>`` in ``directory`` (which must exist), made by this call alone
+    (``mkdir`` fails on any name already taken, a link included) with exactly ``mode`` (owner-only by default),
+    ``directory`` reached with no link on the way."""
+    route = _Route.of(directory, root)
+    fd = _walk(route, create=False, mode=0o777, what=what)
+    if fd is None:
+        raise FileNotFoundError(errno.ENOENT, "No such file or directory", route.given)
+    try:
+        for _ in range(100):
+            name = f"{prefix}{secrets.token_hex(6)}"
+            try:
+                os.mkdir(name, 0o700, dir_fd=fd)
+            except FileExistsError:
+                continue
+            made = os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=fd)
+            try:
+                os.fchmod(made, mode)  # exactly, whatever the umask
+            finally:
+                os.close(made)
+            return Path(directory) / name
+        raise FileExistsError(errno.EEXIST, "no unused directory name", prefix)
+    finally:
+        os.close(fd)
+
+
 def probe_directory(directory: str | os.PathLike[str], *, root: str | os.PathLike[str] | None = None,
                     what: str = "directory") -> None:
     """Prove files can be created in ``directory``: create one and remove it again (OSError when not)."""

@@ -79,7 +79,10 @@ def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | 
     """Where each of several configs (file, config) is synthesized: `outdir/<stack name>`, each in cdktf's
     layout. Everything that would refuse a write is checked for all of them before any is written: two
     configs with one stack name, a state file that would be lost or orphaned (`infra.model.state.StateLayoutError`),
-    an output directory that cannot be written, a symbolic link on the way."""
+    an output directory that cannot be written, a symbolic link on the way, files in a stack directory that
+    Terraform would read and fastscale did not write (`infra.terraform.workdir.ForeignFilesError`)."""
+    from fastscale.infra.terraform.workdir import refuse_foreign_files  # lazy: workdir imports this module
+
     first: dict[str, str] = {}
     for path, config in configs:
         name = stack_name(config)
@@ -93,6 +96,7 @@ def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | 
     targets = [base / stack_name(config) for _, config in configs]
     for (_, config), target in zip(configs, targets, strict=True):
         local_state_placement(config, target)
+        refuse_foreign_files(target / "stacks" / stack_name(config))
     check_output_dir(base, root=root)
     for (_, config), target in zip(configs, targets, strict=True):
         refuse_links([target, *synth_writes(target, stack_name(config))], root=root)

@@ -79,7 +79,8 @@ class AtThePrompt:
 
 
 def plan_files(root) -> list:
-    return sorted((root / "cdktf.out" / "stacks" / "emu").glob("*.tfplan"))
+    """Plan files anywhere in the stack directory (each run plans in a directory of its own there)."""
+    return sorted((root / "cdktf.out" / "stacks" / "emu").rglob("*.tfplan"))
 
 
 def test_a_run_started_while_another_waits_at_its_prompt_is_refused_and_nothing_is_applied_twice(project, emulator):

@@ -57,7 +57,7 @@ def not_found_hint() -> str:
 def _resolve(candidate: str) -> str | None:
     """An absolute executable path for a name or path, or None.
 
-    Absolute because Terraform runs in the stack directory: a relative ``./tf`` (or a relative PATH
+    Absolute because Terraform runs in another directory (the run's own): a relative ``./tf`` (or a relative PATH
     entry) means the caller's working directory, and only resolving it here keeps that meaning.
     """
     if os.sep in candidate or (os.altsep and os.altsep in candidate):
