@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from fastscale.cli.common import EXIT_BAD_INPUT, say
 from fastscale.cli.output import escape as _esc
 from fastscale.cli.plan_view import print_change_summary
+from fastscale.infra.terraform.plan_cost import plan_cost
 from fastscale.infra.terraform.rollout import PlanFormatError, classify_plan, rollout_inputs
 from fastscale.infra.terraform.runner import TerraformError
 
@@ -76,7 +77,7 @@ def plan_confirm_apply(
             return plan
         classification = None if destroy else classify(cmd, runner, plan_file)
         if not cmd.as_json:
-            print_change_summary(plan, cmd.changes, classification)
+            print_change_summary(plan, cmd.changes, classification, cmd.cost)
         if classification is not None:
             refuse_name_collisions(cmd, classification)
             refuse_downtime(cmd, classification, allow_downtime)
@@ -99,14 +100,18 @@ def plan_confirm_apply(
 
 def classify(cmd: StackCommand, runner: TerraformRunner, plan_file: Path) -> PlanClassification:
     """Read the saved plan back from Terraform and classify every change by its effect on traffic
-    (in place, rolling, blue/green, replacement with downtime), with expected rollout durations."""
+    (in place, rolling, blue/green, replacement with downtime), with expected rollout durations; and price
+    the stack's endpoints before and after it (``cmd.cost``, ``cost`` in the JSON summary)."""
     try:
-        classification = classify_plan(cmd.runtime.plan_document(runner, plan_file),
-                                       rollout_inputs(cmd.config, live=live_counts(cmd)))
+        document = cmd.runtime.plan_document(runner, plan_file)
+        classification = classify_plan(document, rollout_inputs(cmd.config, live=live_counts(cmd)))
+        cost = plan_cost(document, cmd.config.region)
     except (TerraformError, PlanFormatError) as exc:
         cmd.fail(f"cannot read the saved plan back: {exc}")
     cmd.classification = classification
+    cmd.cost = cost
     cmd.summary["classification"] = classification.to_dict()
+    cmd.summary["cost"] = cost.to_dict()
     return classification
 
 

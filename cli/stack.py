@@ -43,6 +43,7 @@ from fastscale.infra.terraform.plan_session import PlanChanged, StackLocked, Sta
 from fastscale.infra.terraform.runner import TerraformError, find_binary
 
 if TYPE_CHECKING:
+    from fastscale.infra.terraform.plan_cost import PlanCost
     from fastscale.infra.terraform.plan_session import SavedPlan, StackLock
     from fastscale.infra.terraform.rollout import PlanClassification
     from fastscale.infra.terraform.runner import TerraformEvent, TerraformResult, TerraformRunner
@@ -122,6 +123,8 @@ class StackCommand:
         self.changes: list[dict[str, str | None]] = []
         #: The last saved plan's changes, classified by their effect on traffic (plan and deploy).
         self.classification: PlanClassification | None = None
+        #: The stack's endpoints priced before and after the last saved plan (plan and deploy).
+        self.cost: PlanCost | None = None
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
         self.event_hooks: list[Callable[[TerraformEvent], None]] = []
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
