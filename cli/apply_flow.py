@@ -16,15 +16,15 @@ from typing import TYPE_CHECKING, Any
 from fastscale.cli.common import EXIT_BAD_INPUT, say
 from fastscale.cli.output import escape as _esc
 from fastscale.cli.plan_view import print_change_summary
+from fastscale.infra.terraform.drift import read_drift
 from fastscale.infra.terraform.plan_cost import plan_cost
-from fastscale.infra.terraform.rollout import PlanFormatError, classify_plan, rollout_inputs
+from fastscale.infra.terraform.rollout import PlanClassification, PlanFormatError, classify_plan, rollout_inputs
 from fastscale.infra.terraform.runner import TerraformError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from fastscale.cli.stack import StackCommand
-    from fastscale.infra.terraform.rollout import PlanClassification
     from fastscale.infra.terraform.runner import TerraformResult, TerraformRunner
 
 
@@ -43,8 +43,8 @@ def plan_confirm_apply(
     every change: a replacement of a live endpoint or component stops it here (exit 2, nothing applied)
     unless ``allow_downtime``. Without ``auto_approve`` the plan is shown and confirmed; either way exactly
     the saved plan is applied, and a plan without changes applies nothing. ``before_apply`` gets the
-    classification just before Terraform applies (deploy follows the rollouts from there). A destroy with
-    ``auto_approve`` is a plain ``terraform destroy``.
+    classification just before Terraform applies (deploy follows the rollouts from there). A destroy goes the
+    same way, ``auto_approve`` or not: its plan (``plan -destroy``) lists what it deletes before anything is.
 
     A failed apply ends the command (exit 1), unless ``before_apply`` is given: the caller then decides
     (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
@@ -57,27 +57,25 @@ def plan_confirm_apply(
     """
     step = "destroy" if destroy else "apply"
     fatal = not destroy and before_apply is None
-    if auto_approve and destroy:
-        try:
-            return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
-        finally:
-            cmd.release_lock()  # the destroy has ended: the next run on the stack may plan
     saved = cmd.new_plan()
     plan_file = saved.path
     try:
         plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
+        cmd.summary["changes"] = cmd.changes
         cmd.record_shown_plan(saved)
         cmd.reporter.close()
         if not plan.has_changes:
+            if not destroy:
+                read_plan(cmd, runner, plan_file, plan)
             if not cmd.as_json:
                 if destroy:
                     say("Terraform's state holds nothing to destroy.")
                 else:
-                    print_change_summary(plan, cmd.changes)
+                    print_change_summary(plan, cmd.changes, drift=cmd.drift)
             return plan
-        classification = None if destroy else classify(cmd, runner, plan_file)
+        classification = None if destroy else read_plan(cmd, runner, plan_file, plan)
         if not cmd.as_json:
-            print_change_summary(plan, cmd.changes, classification, cmd.cost)
+            print_change_summary(plan, cmd.changes, classification, cmd.drift, cmd.cost)
         if classification is not None:
             refuse_name_collisions(cmd, classification)
             refuse_downtime(cmd, classification, allow_downtime)
@@ -98,20 +96,30 @@ def plan_confirm_apply(
 # --------------------------------------------------------------------------------------------- the saved plan
 
 
-def classify(cmd: StackCommand, runner: TerraformRunner, plan_file: Path) -> PlanClassification:
-    """Read the saved plan back from Terraform and classify every change by its effect on traffic
-    (in place, rolling, blue/green, replacement with downtime), with expected rollout durations; and price
-    the stack's endpoints before and after it (``cmd.cost``, ``cost`` in the JSON summary)."""
+def read_plan(cmd: StackCommand, runner: TerraformRunner, plan_file: Path, result: TerraformResult) -> PlanClassification:
+    """Read the saved plan back from Terraform (when it has changes, or Terraform reported drift): classify every
+    change by its effect on traffic (in place, rolling, blue/green, replacement with downtime), with expected
+    rollout durations, price the stack's endpoints before and after it (``cmd.cost``, and ``cost`` in the JSON
+    summary), and sort the drift into values changed outside Terraform and provider normalisation (``cmd.drift``,
+    and ``drift`` in the JSON summary). A plan without changes is an empty classification, without a cost."""
+    if not result.has_changes and not result.drifted:
+        return PlanClassification()
     try:
         document = cmd.runtime.plan_document(runner, plan_file)
-        classification = classify_plan(document, rollout_inputs(cmd.config, live=live_counts(cmd)))
-        cost = plan_cost(document, cmd.config.region)
+        classification = (classify_plan(document, rollout_inputs(cmd.config, live=live_counts(cmd)))
+                          if result.has_changes else PlanClassification())
+        cost = plan_cost(document, cmd.config.region) if result.has_changes else None
     except (TerraformError, PlanFormatError) as exc:
         cmd.fail(f"cannot read the saved plan back: {exc}")
-    cmd.classification = classification
-    cmd.cost = cost
-    cmd.summary["classification"] = classification.to_dict()
-    cmd.summary["cost"] = cost.to_dict()
+    if result.drifted:
+        cmd.drift = read_drift(document, result.drifted)
+        cmd.summary["drift"] = [d.to_dict() for d in cmd.drift]
+    if result.has_changes:
+        cmd.classification = classification
+        cmd.summary["classification"] = classification.to_dict()
+    if cost is not None:
+        cmd.cost = cost
+        cmd.summary["cost"] = cost.to_dict()
     return classification
 
 

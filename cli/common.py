@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -199,6 +200,21 @@ def _print_stacked(out: Console, table: Table, width: int, lead: int) -> None:
 def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     """End the command: one `error:` line (one JSON object with --json) and ``code``; see cli.errors."""
     raise CommandError(message, code)
+
+
+def write_plot(draw: Callable[..., Any], *args: Any, path: str) -> None:
+    """``draw(*args, path)``: a PNG written, or the command ended with exit code 1 when matplotlib is missing or
+    the file cannot be written (a path fastscale must not write stays exit code 2, from the writer)."""
+    from fastscale.infra.analysis.estimate.plot import (
+        PlotUnavailable,  # lazy: keeps the estimate model out of every command's start-up
+    )
+
+    try:
+        draw(*args, path)
+    except PlotUnavailable as exc:
+        fail(str(exc), EXIT_FAILED)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}", EXIT_FAILED)
 
 
 def print_json(data: Any) -> None:

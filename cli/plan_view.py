@@ -14,28 +14,48 @@ from fastscale.infra.terraform.plan_cost import signed_usd, usd
 from fastscale.infra.terraform.rollout import TYPE_LABELS
 
 if TYPE_CHECKING:
+    from fastscale.infra.terraform.drift import Drift
     from fastscale.infra.terraform.plan_cost import Fleet, Monthly, PlanCost
     from fastscale.infra.terraform.rollout import ClassifiedChange, PlanClassification
     from fastscale.infra.terraform.runner import TerraformResult
 
-#: How each planned action is marked, as Terraform marks it in its own plan output.
-_ACTION_MARKS = {"create": "+", "update": "~", "delete": "-", "replace": "-/+", "read": "<=", "move": "->"}
-_ACTION_STYLES = {"create": "green", "update": "yellow", "delete": "red", "replace": "magenta"}
+#: How each planned action is marked, as Terraform marks it in its own plan output (an import, which Terraform
+#: writes out in words, as an arrow into the state).
+_ACTION_MARKS = {"create": "+", "update": "~", "delete": "-", "replace": "-/+", "read": "<=", "move": "->", "import": "<-"}
+_ACTION_STYLES = {"create": "green", "update": "yellow", "delete": "red", "replace": "magenta", "import": "cyan"}
 _KIND_STYLES = {"replace_with_downtime": "bold red", "rolling": "cyan", "blue_green": "cyan", "in_place": "dim"}
+
+
+def print_drift(drift: list[Drift]) -> None:
+    """The drift that matters to the plan, value by value with what the plan does about it; then, on one line,
+    the resources whose drift does not (provider normalisation, or values the config does not set)."""
+    matters = [d for d in drift if d.matters]
+    if matters:
+        say("[bold yellow]Changed outside Terraform:[/]")
+        for d in matters:
+            for value in d.values:
+                if value.matters:
+                    say(f"  {_esc(d.address)} {_esc(value.describe())}", indent="      ")
+    rest = [d.address for d in drift if not d.matters]
+    if rest:
+        say(f"[dim]Read back differently from the saved state, nothing for the plan to change (provider "
+            f"normalisation, or values the config does not set): {_esc(', '.join(rest))}[/]")
 
 
 def print_change_summary(
     result: TerraformResult, changes: list[dict[str, str | None]], classification: PlanClassification | None = None,
-    cost: PlanCost | None = None,
+    drift: list[Drift] | None = None, cost: PlanCost | None = None,
 ) -> None:
     """The plan as a result on stdout: one line per resource that would change, then the counts. (The
     progress stream on stderr leaves planned changes out, so a `plan > plan.txt` holds the whole plan.)
 
     With a classification, a change that is not a plain create or delete says what it does to traffic
     (in place, rolling, blue/green, replace, downtime), and the rollouts and replacements with downtime
-    follow the counts, with the expected duration and what to do about the downtime. With a cost, the
-    endpoints' monthly on-demand cost before and after the change closes it (:func:`print_cost`)."""
+    follow the counts, with the expected duration and what to do about the downtime. Drift comes first, as
+    :func:`print_drift` sorts it out. With a cost, the endpoints' monthly on-demand cost before and after the
+    change closes it (:func:`print_cost`)."""
     out = console()
+    print_drift(drift or [])
     if not result.has_changes:
         out.print("[bold green]No changes:[/] the deployed stack matches the config.", highlight=False)
         return
@@ -46,12 +66,17 @@ def print_change_summary(
         style = _ACTION_STYLES.get(action, "")
         mark = f"{_ACTION_MARKS.get(action, '?'):>3} {action}"
         line = f"[{style}]{mark}[/] {_esc(address)}" if style else f"{mark} {_esc(address)}"
+        importing = change.get("importing")
+        if importing is not None:
+            first = "" if action == "import" else "imported first, "
+            line += f"  [cyan]({first}ID {_esc(importing)})[/]"
         kind = found[address].kind if address in found else None
         if kind is not None and kind.value not in ("create", "delete"):
             line += f"  [{_KIND_STYLES.get(kind.value, 'dim')}]({_esc(kind.label)})[/]"
         say(line, indent="      ")
+    imports = f"{result.imported} to import, " if result.imported else ""  # as Terraform's own summary reads
     out.print(
-        f"[bold]Plan:[/] {result.added} to add, {result.changed} to change, {result.destroyed} to destroy.",
+        f"[bold]Plan:[/] {imports}{result.added} to add, {result.changed} to change, {result.destroyed} to destroy.",
         highlight=False,
     )
     if classification is None:

@@ -43,6 +43,7 @@ from fastscale.infra.terraform.plan_session import PlanChanged, StackLocked, Sta
 from fastscale.infra.terraform.runner import TerraformError, find_binary
 
 if TYPE_CHECKING:
+    from fastscale.infra.terraform.drift import Drift
     from fastscale.infra.terraform.plan_cost import PlanCost
     from fastscale.infra.terraform.plan_session import SavedPlan, StackLock
     from fastscale.infra.terraform.rollout import PlanClassification
@@ -103,6 +104,7 @@ def terraform_summary(result: TerraformResult | None) -> dict[str, Any] | None:
         "add": result.added,
         "change": result.changed,
         "destroy": result.destroyed,
+        "import": result.imported,
         "diagnostics": [asdict(d) for d in result.diagnostics],
         "outputs": result.outputs,
     }
@@ -123,6 +125,8 @@ class StackCommand:
         self.changes: list[dict[str, str | None]] = []
         #: The last saved plan's changes, classified by their effect on traffic (plan and deploy).
         self.classification: PlanClassification | None = None
+        #: What Terraform reported as changed outside it, sorted out (plan and deploy; infra.terraform.drift).
+        self.drift: list[Drift] = []
         #: The stack's endpoints priced before and after the last saved plan (plan and deploy).
         self.cost: PlanCost | None = None
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
@@ -200,7 +204,10 @@ class StackCommand:
 
     def on_event(self, event: TerraformEvent) -> None:
         if event.kind == "planned_change" and event.address:
-            self.changes.append({"address": event.address, "action": event.action})
+            change: dict[str, str | None] = {"address": event.address, "action": event.action}
+            if event.importing is not None:
+                change["importing"] = event.importing  # the live resource's import ID
+            self.changes.append(change)
         self.reporter.terraform_event(event)
         for hook in self.event_hooks:
             hook(event)

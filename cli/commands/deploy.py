@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from fastscale.cli import runtime
-from fastscale.cli.apply_flow import classify, follow_rollouts, plan_confirm_apply, rollout_outcomes, verification
+from fastscale.cli.apply_flow import follow_rollouts, plan_confirm_apply, read_plan, rollout_outcomes, verification
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -38,7 +38,6 @@ from fastscale.cli.stack import (
     refuse_without_terminal,
     terraform_bin_option,
 )
-from fastscale.infra.terraform.rollout import PlanClassification
 
 #: Default seconds `deploy` waits for endpoints and components to become InService before verifying.
 DEFAULT_WAIT_TIMEOUT = 3600
@@ -143,7 +142,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
             saved = cmd.new_plan()
             try:
                 result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=saved.path)
-                classification = classify(cmd, runner, saved.path) if result.has_changes else PlanClassification()
+                classification = read_plan(cmd, runner, saved.path, result)
             finally:
                 saved.discard()  # it can hold sensitive values, and nothing applies it
                 cmd.release_lock()
@@ -155,11 +154,12 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
             add=result.added,
             change=result.changed,
             destroy=result.destroyed,
+            imported=result.imported,
             changes=cmd.changes,
             classification=classification.to_dict(),
         )
         if not as_json:
-            print_change_summary(result, cmd.changes, classification, cmd.cost)
+            print_change_summary(result, cmd.changes, classification, cmd.drift, cmd.cost)
         cmd.finish(EXIT_BAD_INPUT if (detailed_exitcode and result.has_changes) else EXIT_OK, ok=True)
 
 

@@ -168,7 +168,8 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
     out.print(f"  make -C {directory} install-dev test")
     if ci != "none":
-        out.print(f"  make -C {directory} lock    # {LOCK_FILE}, which the pipeline's AWS jobs install: commit it")
+        out.print(f"  make -C {directory} lock    # then commit {LOCK_FILE}")
+        out.print(f"  (the pipeline's AWS jobs install fastscale only from {LOCK_FILE})")
     out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then:")
     out.print(f"  fastscale deploy {cfg}")
     if no_snapshot:

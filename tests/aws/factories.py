@@ -394,9 +394,11 @@ def deploy_single_model(
     max_capacity: int = 4,
     tags: Any = STACK_TAGS,
     config: FastscaleConfig | None = None,
+    data_capture: dict[str, Any] | None = None,
 ) -> None:
     """A correct deployment of ``config`` (default single_model_config()) in moto, tagged as its stack tags
-    it (the knobs make it wrong on purpose; ``tags=None`` leaves everything untagged)."""
+    it (the knobs make it wrong on purpose; ``tags=None`` leaves everything untagged). ``data_capture``: the
+    endpoint configuration's ``DataCaptureConfig``, as an `overrides:` entry of the config would set it."""
     config = config or single_model_config()
     names = all_endpoint_names(config)[0]
     sm, aas, cw, iam = aws["sagemaker"], aws["application-autoscaling"], aws["cloudwatch"], aws["iam"]
@@ -417,6 +419,7 @@ def deploy_single_model(
             {"VariantName": "AllTraffic", "ModelName": names.model, "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}
         ],
         **tagged,
+        **({"DataCaptureConfig": data_capture} if data_capture else {}),
     )
     sm.create_endpoint(EndpointName=names.endpoint, EndpointConfigName=endpoint_config, **tagged)
     aas.register_scalable_target(

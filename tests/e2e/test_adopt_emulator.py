@@ -102,6 +102,7 @@ def test_an_sdk_endpoint_is_adopted_deployed_without_replacement_scaled_and_dest
     assert {block["to"].split(".")[0] for block in stack["import"]} == ADOPTED_TYPES
     shown = _plan_changes(planned)
     assert shown["destroy"] == [] and shown["replace"] == [], shown
+    assert summary(planned)["imported"] == len(ADOPTED_TYPES)  # counted as imports, not as resources to add
     assert ADOPTED_TYPES.isdisjoint({a.split(".")[0] for a in shown["create"]}), shown["create"]
 
     # deploy: imports, tags in place, nothing replaced; the endpoint is the very one the SDK made.

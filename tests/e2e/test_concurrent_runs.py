@@ -1,5 +1,5 @@
 """Two runs on one stack at once, through the real terraform binary and hashicorp/aws provider against the
-AWS emulator (moto's threaded server), each `fastscale` in its own process as users run it.
+AWS emulator (fastscale's, on moto's threaded server), each `fastscale` in its own process as users run it.
 
 The first run is interactive (its standard input is a pseudo-terminal) and is held at its prompt, having
 shown its plan; the second is started only then, so the order is fixed. The second must refuse, naming

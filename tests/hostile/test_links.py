@@ -16,6 +16,7 @@ as only read, and no module of cli/, infra/ or stacks/ writes a file other than 
 from __future__ import annotations
 
 import ast
+import datetime as dt
 import os
 import shutil
 import stat
@@ -35,6 +36,7 @@ from tests.aws.test_adopt import NAME, sdk_endpoint
 from tests.cli.conftest import _moto, aws, quotas, runtime  # noqa: F401  (the CLI tests' moto and runtime)
 from tests.cli.support import run
 from tests.conftest import ROOT
+from tests.traffic_support import per_minute, put_metric, variant_dims
 
 #: Every command-line parameter whose path fastscale writes: (command, parameter).
 WRITES = {
@@ -44,8 +46,11 @@ WRITES = {
     ("destroy", "out"),
     ("schema", "out"),
     ("recommend", "write_path"),
+    ("recommend", "write_trace"),
+    ("recommend", "plot_path"),
     ("estimate", "plot_path"),
     ("simulate", "plot_path"),
+    ("simulate", "write_trace"),
     ("adopt", "out"),
     ("init", "directory"),
 }
@@ -75,6 +80,7 @@ TF = ("--terraform-bin", "{bin}")
 RECOMMEND = ("recommend", "tail.yaml", "--trace", "requests.csv", "--ttft-p99", "30",
              "--instance-types", "ml.g5.xlarge", "--workers", "1")
 ADOPT = ("adopt", NAME, "--region", REGION)
+LIVE = ("--from-endpoint", NAME, "--since", "1h")
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,17 @@ CASES = {
         ("recommend", "write_path"), (*RECOMMEND, "--write", "tuned.yaml", "--force"), "tuned.yaml", "victim"),
     "recommend --write: its directory": Case(
         ("recommend", "write_path"), (*RECOMMEND, "--write", "tuned/tail.yaml", "--force"), "tuned", "dir"),
+    "recommend --plot: the file": Case(
+        ("recommend", "plot_path"), (*RECOMMEND, "--plot", "front.png"), "front.png", "victim"),
+    "recommend --write-trace: the file": Case(
+        ("recommend", "write_trace"), ("recommend", "tail.yaml", *LIVE, "--ttft-p99", "30", "--write-trace", "live.csv"),
+        "live.csv", "dangling"),
+    "simulate --write-trace: the file": Case(
+        ("simulate", "write_trace"), ("simulate", "fastscale.yaml", *LIVE, "--write-trace", "live.csv"), "live.csv",
+        "victim"),
+    "simulate --write-trace: its directory": Case(
+        ("simulate", "write_trace"), ("simulate", "fastscale.yaml", *LIVE, "--write-trace", "traces/live.csv"), "traces",
+        "dir"),
     "estimate --plot: the file": Case(
         ("estimate", "plot_path"), ("estimate", "fastscale.yaml", "--plot", "timeline.png"), "timeline.png", "victim"),
     "estimate --plot: its directory": Case(
@@ -189,7 +206,11 @@ def repository(tmp_path, monkeypatch, aws):  # noqa: F811  (the fixture imported
     monkeypatch.chdir(project)
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.delenv("FASTSCALE_TERRAFORM", raising=False)
-    sdk_endpoint(aws)  # what adopt takes over
+    sdk_endpoint(aws)  # what adopt takes over, and --from-endpoint reads
+    recent = dt.datetime.now(dt.UTC).replace(second=0, microsecond=0) - dt.timedelta(minutes=5)
+    put_metric(aws["cloudwatch"], "Invocations", per_minute([3, 3, 3], recent), variant_dims(NAME))
+    component = [{"Name": "InferenceComponentName", "Value": "helpdesk-llama3-8b"}]  # tail.yaml's, in AWS
+    put_metric(aws["cloudwatch"], "Invocations", per_minute([3, 3, 3], recent), component)
     return project
 
 

@@ -39,10 +39,14 @@ def _pyplot() -> Any:
 
 def save_png(fig: Any, path: str | Path, **options: Any) -> Path:
     """Render ``fig`` as PNG in memory, then write it through the one writer (``infra.base.writer``): never
-    through a symbolic link, replaced atomically. matplotlib would open the path itself and follow links."""
-    png = io.BytesIO()
-    fig.savefig(png, format="png", **options)
-    return writer.write_file(path, png.getvalue(), what="plot file")
+    through a symbolic link, replaced atomically. matplotlib would open the path itself and follow links.
+    The figure is closed afterwards, written or not."""
+    try:
+        png = io.BytesIO()
+        fig.savefig(png, format="png", **options)
+        return writer.write_file(path, png.getvalue(), what="plot file")
+    finally:
+        _pyplot().close(fig)
 
 
 def plot_timelines(estimates: list[WorkloadEstimate], path: str | Path) -> Path:
@@ -84,7 +88,4 @@ def plot_timelines(estimates: list[WorkloadEstimate], path: str | Path) -> Path:
     order = [label for label in PHASE_LABELS.values() if label in legend]  # timeline order, not drawing order
     fig.legend([legend[label] for label in order], order, loc="lower center", ncol=4, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    try:
-        return save_png(fig, path, dpi=120)
-    finally:
-        plt.close(fig)
+    return save_png(fig, path, dpi=120)

@@ -70,9 +70,4 @@ def plot_figure(sims: list[WorkloadSimulation]) -> Any:
 
 def plot_simulations(sims: list[WorkloadSimulation], path: str | Path) -> Path:
     """Write a PNG: per workload, the demand (grey, filled) and each variant's capacity as a step line."""
-    plt = _pyplot()
-    fig = plot_figure(sims)
-    try:
-        return save_png(fig, path, dpi=110, bbox_inches="tight")
-    finally:
-        plt.close(fig)
+    return save_png(plot_figure(sims), path, dpi=110, bbox_inches="tight")

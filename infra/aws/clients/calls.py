@@ -167,6 +167,22 @@ def _attach_resource(parsed: dict[str, Any], context: Mapping[str, Any], **_: An
         parsed[REQUEST_KEY] = context[REQUEST_KEY]
 
 
+#: Key of a failed response under which :func:`mark_emulator` records the emulator the call went to.
+EMULATOR_KEY = "FastscaleEmulator"
+
+
+def mark_emulator(api: BaseClient, url: str) -> BaseClient:
+    """Make a failed call of ``api`` say that it went to the emulator at ``url`` (fastscale's ``endpoint_url``),
+    so that its message blames the emulator, never AWS (:func:`.errors.describe_failure`). Idempotent."""
+
+    def attach(parsed: dict[str, Any], **_: Any) -> None:
+        if isinstance(parsed, dict) and "Error" in parsed:
+            parsed[EMULATOR_KEY] = url
+
+    api.meta.events.register("after-call.*.*", attach, unique_id="fastscale-emulator")
+    return api
+
+
 #: Key of a call's context under which :func:`instrument` records the endpoint it goes to.
 _ENDPOINT_KEY = "FastscaleEndpoint"
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.client import BaseClient
 
-from fastscale.infra.aws.clients.calls import client_config, instrument
+from fastscale.infra.aws.clients.calls import client_config, instrument, mark_emulator
 from fastscale.infra.aws.clients.endpoints import emulator_credentials, refuse_endpoint
 
 if TYPE_CHECKING:
@@ -46,9 +46,10 @@ def client(
     if dummy:
         keys = {"aws_access_key_id": dummy["AWS_ACCESS_KEY_ID"], "aws_secret_access_key": dummy["AWS_SECRET_ACCESS_KEY"]}
     if session is None:
-        return instrument(boto3.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url,
-                                       **keys))
-    return instrument(session.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url))
+        api = boto3.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url, **keys)
+    else:
+        api = session.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url)
+    return mark_emulator(instrument(api), endpoint_url) if endpoint_url else instrument(api)
 
 
 class AwsClients:
@@ -76,7 +77,8 @@ class AwsClients:
     def get(self, service: str, region: str | None = None) -> BaseClient:
         name = SERVICE_ALIASES.get(service, service)
         if name in self._overrides:
-            return instrument(self._overrides[name])
+            given = instrument(self._overrides[name])
+            return mark_emulator(given, self.endpoint_url) if self.endpoint_url else given
         key = (name, region or self.region)
         if key not in self._cache:
             self._cache[key] = client(name, key[1], self._session, self.endpoint_url)

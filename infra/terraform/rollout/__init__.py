@@ -28,6 +28,7 @@ means for serving: why, how to avoid the downtime, the names AWS refuses twice, 
 
 from __future__ import annotations
 
+from fastscale.infra.base.value_diff import path_text
 from fastscale.infra.terraform.rollout.classify import (
     ClassifiedChange,
     PlanClassification,
@@ -60,7 +61,6 @@ from fastscale.infra.terraform.rollout.plan import (
     changed_attributes,
     nested_block,
     parse_plan,
-    path_text,
 )
 from fastscale.infra.terraform.rollout.serving import (
     avoid_hint,

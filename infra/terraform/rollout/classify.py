@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fastscale.infra.base.value_diff import path_text
 from fastscale.infra.terraform.rollout.duration import RolloutDuration, RolloutInputs, rollout_duration
 from fastscale.infra.terraform.rollout.kinds import (
     ENDPOINT_TYPE,
@@ -21,7 +22,7 @@ from fastscale.infra.terraform.rollout.kinds import (
     SERVING_TYPES,
     ChangeKind,
 )
-from fastscale.infra.terraform.rollout.plan import ResourceChange, changed_attributes, parse_plan, path_text
+from fastscale.infra.terraform.rollout.plan import ResourceChange, changed_attributes, parse_plan
 from fastscale.infra.terraform.rollout.serving import (
     avoid_hint,
     cutover_counts,

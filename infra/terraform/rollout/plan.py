@@ -7,7 +7,7 @@ Only what Terraform wrote, with no judgement on it: :mod:`.classify` decides wha
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -82,11 +82,3 @@ def changed_attributes(change: ResourceChange) -> tuple[str, ...]:
         k for k in keys
         if _unknown(change.after_unknown.get(k)) or (k in after and before.get(k) != after.get(k))
     )
-
-
-def path_text(path: Sequence[str | int]) -> str:
-    """``["specification", "container", "image"]`` -> ``specification.container.image``; indexes as ``[0]``."""
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
