@@ -5,6 +5,9 @@ CONSTRAINTS := constraints.txt
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `make demo` needs only the runtime dependencies: it installs fastscale without the [dev] extra into the same
+# .venv, under its own stamp; `make test` (or `make setup`) later adds the [dev] tools to it.
+DEMO_STAMP := $(VENV)/.installed-runtime
 # A second environment with CDK Terrain installed, so the suite and every example run on both engines.
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
@@ -21,16 +24,18 @@ $(TERRAIN_STAMP): pyproject.toml $(CONSTRAINTS)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(TERRAIN_VENV)/bin/pip install --quiet -e '.[dev,terrain]'
 	touch $(TERRAIN_STAMP)
 
+$(DEMO_STAMP): pyproject.toml $(CONSTRAINTS)
+	@echo "demo: installing fastscale and its runtime dependencies into $(VENV) (without the [dev] tools)"
+	$(PYTHON) -m venv $(VENV)
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/pip install -e .
+	touch $(DEMO_STAMP)
+
 setup: $(STAMP)
 
-## The main job on the bundled examples: validate, synthesize and estimate (no AWS account needed).
-demo: $(STAMP)
-	$(BIN)/fastscale validate examples/*.yaml
-	@for f in examples/*.yaml; do \
-	  name=$$(basename $$f .yaml); \
-	  $(BIN)/fastscale synth $$f --out cdktf.out/$$name || exit $$?; \
-	  $(BIN)/fastscale estimate $$f || exit $$?; \
-	done
+## The main job on the bundled examples: validate, synthesize and estimate (no AWS account needed), one line per
+## example, then the next steps. An installed dev environment is used as it is.
+demo: $(if $(wildcard $(STAMP)),$(STAMP),$(DEMO_STAMP))
+	@FASTSCALE=$(BIN)/fastscale bash scripts/demo.sh
 
 ## The whole test suite (after ruff, mypy and the import contracts of pyproject.toml), then the security scan of
 ## the synthesized Terraform.
@@ -38,6 +43,7 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(MAKE) --no-print-directory typecheck
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/vulture
 	$(BIN)/pytest
 	bash scripts/run_checkov.sh
 	$(MAKE) --no-print-directory test-terrain

@@ -249,9 +249,10 @@ def print_config_error(err: ConfigError, as_json: bool = False) -> None:
         say(f"  - {where}[bold]{escape(p.path or '<file>')}[/]: {escape(p.message)}", stderr=True, indent="    ")
 
 
-def print_findings(findings: list[Finding], source: str, unchecked: str | None = None) -> None:
+def print_findings(findings: list[Finding], source: str, unchecked: str | None = None, schema_errors: int = 0) -> None:
     """The findings as tables, then the verdict. ``unchecked``: why the AWS check could not be made,
-    in which case a file without errors is not called valid."""
+    in which case a file without errors is not called valid; ``schema_errors``: how many schema errors were
+    reported before them (the file is invalid whatever the rules found)."""
     from rich.table import Table
 
     for severity, style, noun in ((Severity.ERROR, "red", "error"), (Severity.WARNING, "yellow", "warning"),
@@ -270,6 +271,7 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
             table.add_row(f.code, escape(where), escape(f.message), escape(f.hint))
         print_table(table, lead=2)
     errors, warnings, notes = (count(findings, s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    errors += schema_errors
     counts = ", ".join([f"{warnings} warning(s)"] * bool(warnings) + [f"{notes} note(s)"] * bool(notes))
     if errors:
         say(f"[bold red]✗ {escape(source)}: invalid[/] ({errors} error(s), {warnings} warning(s))", indent="  ")
@@ -282,9 +284,13 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
 
 def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
     """Every rule's findings on ``config``, each with the line of its path in the file at ``path``."""
+    return with_file_lines(run_rules(config), path)
+
+
+def with_file_lines(findings: list[Finding], path: str) -> list[Finding]:
+    """``findings``, each with the line of its path in the file at ``path``."""
     from pathlib import Path
 
-    findings = run_rules(config)
     try:
         text = read_bytes(Path(path), 1 << 24, "config file").decode("utf-8")
     except (OSError, ValueError):  # it was read a moment ago; without it, findings keep their paths

@@ -149,11 +149,4 @@ def render(built: live.EndpointTrace, written: str | None) -> None:
         say(f"  trace written to {escape(written)}", indent="    ")
 
 
-def refuse_alongside(opts: EndpointOptions, others: dict[str, Any]) -> None:
-    """--from-endpoint with another source of traffic: a usage error (exit code 2)."""
-    if not opts.from_endpoint:
-        return
-    given = [name for name, value in others.items() if value]
-    if given:
-        raise click.UsageError(f"give --from-endpoint or {' / '.join(given)}, not both")
 

@@ -150,13 +150,9 @@ COMPONENT_LOG_GROUP = "/aws/sagemaker/InferenceComponents/{}"
 #: `WaitIntervalInSeconds` (the bake time) and `TerminationWaitInSeconds` 0-3600,
 #: `MaximumExecutionTimeoutInSeconds` 600-28800, `CapacitySizeValue` at least 1, 1-10 rollback alarms.
 BAKE_TIME_MAX_S = 3600
-TERMINATION_WAIT_MAX_S = 3600
-DEPLOYMENT_TIMEOUT_MIN_S = 600
-DEPLOYMENT_TIMEOUT_MAX_S = 28800
 #: hashicorp/aws validates `maximum_execution_timeout_in_seconds` of `aws_sagemaker_endpoint` to 600-14400
 #: (`validation.IntBetween(600, 14400)` in its schema), tighter than the API; awscc passes the API's range.
 ENDPOINT_DEPLOYMENT_TIMEOUT_MAX_S = 14400
-MAX_ROLLBACK_ALARMS = 10
 #: The API reference: a rolling batch, a linear step and a canary are 5-50 % of the fleet (instances of the
 #: variant, or copies of the component).
 STEP_PERCENT_MIN = 5
@@ -215,11 +211,3 @@ AWS_PROVIDER_VARIANT_ENUMS: dict[str, tuple[str, ...]] = {
     "routing_strategy": AWS_PROVIDER_ROUTING_STRATEGIES,
     "inference_ami_version": AWS_PROVIDER_AMI_VERSIONS,
 }
-
-# --------------------------------------------------------------------------------------------- invocations
-
-#: Real-time invocations: "A customer's model containers must respond to requests within 60 seconds. The model
-#: itself can have a maximum processing time of 60 seconds before responding to invocations" (SageMaker Runtime
-#: API reference, InvokeEndpoint). The request-level simulation fails a request whose first token (the start of
-#: the response) comes later than this.
-INVOCATION_TIMEOUT_S = 60

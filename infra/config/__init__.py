@@ -45,6 +45,7 @@ from fastscale.infra.config.loading import (
     parse_path,
     redact,
 )
+from fastscale.infra.config.partial import PartialConfig, partial_config
 from fastscale.infra.config.root import (
     Dashboard,
     FastscaleConfig,
@@ -97,6 +98,7 @@ __all__ = [
     "ComponentRolling",
     "ConfigError",
     "ConfigProblem",
+    "PartialConfig",
     "CopyStep",
     "DEFAULT_ROLLBACK_ALARMS",
     "Dashboard",
@@ -140,5 +142,6 @@ __all__ = [
     "load_config",
     "parse_config",
     "parse_path",
+    "partial_config",
     "redact",
 ]

@@ -329,10 +329,6 @@ def _edited(original: Callable[[Any], Any], edit: Callable[[Any, dict[str, Any]]
     return describe
 
 
-def _as_is(self: Any, body: dict[str, Any]) -> dict[str, Any]:
-    return body
-
-
 def _model_answer(self: Any, body: dict[str, Any]) -> dict[str, Any]:
     """``PrimaryContainer.Mode`` as AWS answers it when the model was made without one."""
     container = body.get("PrimaryContainer")

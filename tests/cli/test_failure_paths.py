@@ -158,6 +158,19 @@ def test_an_unreachable_endpoint_is_one_line(runtime, project):
     assert_one_line_failure(invoke("status", "fastscale.yaml"), 1, "cannot reach AWS", f"127.0.0.1:{port}")
 
 
+def test_an_unreachable_emulator_is_named(runtime, project):
+    import boto3
+    from botocore.config import Config
+
+    url = f"http://127.0.0.1:{_closed_port()}"
+    sagemaker = boto3.client("sagemaker", region_name=REGION, endpoint_url=url, aws_access_key_id="testing",
+                             aws_secret_access_key="testing", config=Config(retries={"total_max_attempts": 1}))
+    runtime.use(aws_clients=lambda config: {"sagemaker": sagemaker})
+    result = invoke("status", "fastscale.yaml", "--endpoint-url", url)
+    assert_one_line_failure(result, 1, f"is `fastscale emulator` running at {url}?")
+    assert "cannot reach AWS" not in result.output and "AWS_ENDPOINT_URL" not in result.output
+
+
 # --------------------------------------------------------------------------------------------- synth
 
 

@@ -78,7 +78,6 @@ class _Sim:
         self.last_scale_in = -math.inf
         self.last_scale_out = -math.inf
         self.last_step = -math.inf
-        self.first_alarm: int | None = None
         self.alarm_seconds: list[int] = []
         self.minimum_bound = False  # see Result.minimum_bound
 

@@ -169,17 +169,23 @@ def _attach_resource(parsed: dict[str, Any], context: Mapping[str, Any], **_: An
 
 #: Key of a failed response under which :func:`mark_emulator` records the emulator the call went to.
 EMULATOR_KEY = "FastscaleEmulator"
+#: Attribute of a call's exception (a connection failure: no response) naming that emulator.
+EMULATOR_ATTR = "fastscale_emulator"
 
 
 def mark_emulator(api: BaseClient, url: str) -> BaseClient:
-    """Make a failed call of ``api`` say that it went to the emulator at ``url`` (fastscale's ``endpoint_url``),
+    """Make a failed call of ``api``, answered or not, say that it went to the emulator at ``url`` (fastscale's ``endpoint_url``),
     so that its message blames the emulator, never AWS (:func:`.errors.describe_failure`). Idempotent."""
 
     def attach(parsed: dict[str, Any], **_: Any) -> None:
         if isinstance(parsed, dict) and "Error" in parsed:
             parsed[EMULATOR_KEY] = url
 
+    def attach_to_exception(exception: BaseException, **_: Any) -> None:  # no answer at all: cannot connect
+        setattr(exception, EMULATOR_ATTR, url)
+
     api.meta.events.register("after-call.*.*", attach, unique_id="fastscale-emulator")
+    api.meta.events.register("after-call-error.*.*", attach_to_exception, unique_id="fastscale-emulator-error")
     return api
 
 

@@ -32,6 +32,7 @@ from botocore.exceptions import (
 from fastscale.infra.aws.clients.calls import (
     CALL_TIME_LIMIT_ENV,
     CONNECT_TIMEOUT,
+    EMULATOR_ATTR,
     EMULATOR_KEY,
     MAX_ATTEMPTS,
     MAX_BACKOFF_SECONDS,
@@ -181,6 +182,10 @@ def describe_failure(exc: BaseException) -> str:
     if isinstance(exc, CallTimeLimitExceeded):
         return f"{_one_line(str(exc))}; check that it is up, or allow more time with {CALL_TIME_LIMIT_ENV}"
     if isinstance(exc, (BotoConnectionError, ConnectionClosedError, HTTPClientError)):
+        emulator = getattr(exc, EMULATOR_ATTR, None)
+        if emulator:
+            return (f"cannot reach the emulator: is `fastscale emulator` running at {emulator}? "
+                    f"({_one_line(str(exc))}; each call is tried up to {MAX_ATTEMPTS} times)")
         return (f"cannot reach AWS: {_one_line(str(exc))} (each call is tried up to {MAX_ATTEMPTS} times within "
                 f"{call_time_limit():g} s, {CONNECT_TIMEOUT} s to connect); check the network, proxy settings and "
                 "AWS_ENDPOINT_URL")
