@@ -12,7 +12,7 @@ DEMO_STAMP := $(VENV)/.installed-runtime
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 
-.PHONY: demo test test-terrain typecheck setup clean canary floor constraints mutation
+.PHONY: demo test test-terrain typecheck setup clean canary floor constraints mutation prices
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -108,6 +108,12 @@ floor:
 ## (`cd .mutation && ../.venv/bin/mutmut show <name>`).
 mutation: $(STAMP)
 	bash scripts/mutation.sh
+
+## The instance catalog's prices read again from the AWS Price List (GetProducts, AmazonSageMaker, component Hosting,
+## the catalog's Region), with today's date as their as-of date: review the diff of
+## infra/base/catalog/accelerators.json, then commit it. Needs AWS credentials allowed pricing:GetProducts.
+prices: $(STAMP)
+	$(BIN)/python scripts/update_prices.py
 
 ## constraints.txt anew: the newest versions the ranges allow, resolved in a scratch venv (review the diff, then
 ## run `make test`).

@@ -17,6 +17,7 @@ from fastscale.cli.common import EXIT_BAD_INPUT, say
 from fastscale.cli.output import escape as _esc
 from fastscale.cli.plan_view import print_change_summary
 from fastscale.infra.terraform.drift import read_drift
+from fastscale.infra.terraform.plan_cost import plan_cost
 from fastscale.infra.terraform.rollout import PlanClassification, PlanFormatError, classify_plan, rollout_inputs
 from fastscale.infra.terraform.runner import TerraformError
 
@@ -74,7 +75,7 @@ def plan_confirm_apply(
             return plan
         classification = None if destroy else read_plan(cmd, runner, plan_file, plan)
         if not cmd.as_json:
-            print_change_summary(plan, cmd.changes, classification, cmd.drift)
+            print_change_summary(plan, cmd.changes, classification, cmd.drift, cmd.cost)
         if classification is not None:
             refuse_name_collisions(cmd, classification)
             refuse_downtime(cmd, classification, allow_downtime)
@@ -98,14 +99,16 @@ def plan_confirm_apply(
 def read_plan(cmd: StackCommand, runner: TerraformRunner, plan_file: Path, result: TerraformResult) -> PlanClassification:
     """Read the saved plan back from Terraform (when it has changes, or Terraform reported drift): classify every
     change by its effect on traffic (in place, rolling, blue/green, replacement with downtime), with expected
-    rollout durations, and sort the drift into values changed outside Terraform and provider normalisation
-    (``cmd.drift``, and ``drift`` in the JSON summary). A plan without changes is an empty classification."""
+    rollout durations, price the stack's endpoints before and after it (``cmd.cost``, and ``cost`` in the JSON
+    summary), and sort the drift into values changed outside Terraform and provider normalisation (``cmd.drift``,
+    and ``drift`` in the JSON summary). A plan without changes is an empty classification, without a cost."""
     if not result.has_changes and not result.drifted:
         return PlanClassification()
     try:
         document = cmd.runtime.plan_document(runner, plan_file)
         classification = (classify_plan(document, rollout_inputs(cmd.config, live=live_counts(cmd)))
                           if result.has_changes else PlanClassification())
+        cost = plan_cost(document, cmd.config.region) if result.has_changes else None
     except (TerraformError, PlanFormatError) as exc:
         cmd.fail(f"cannot read the saved plan back: {exc}")
     if result.drifted:
@@ -114,6 +117,9 @@ def read_plan(cmd: StackCommand, runner: TerraformRunner, plan_file: Path, resul
     if result.has_changes:
         cmd.classification = classification
         cmd.summary["classification"] = classification.to_dict()
+    if cost is not None:
+        cmd.cost = cost
+        cmd.summary["cost"] = cost.to_dict()
     return classification
 
 

@@ -46,6 +46,7 @@ from fastscale.infra.terraform.workdir import defined_outputs
 
 if TYPE_CHECKING:
     from fastscale.infra.terraform.drift import Drift
+    from fastscale.infra.terraform.plan_cost import PlanCost
     from fastscale.infra.terraform.plan_session import SavedPlan, StackLock
     from fastscale.infra.terraform.rollout import PlanClassification
     from fastscale.infra.terraform.runner import TerraformEvent, TerraformResult, TerraformRunner
@@ -131,6 +132,8 @@ class StackCommand:
         self.classification: PlanClassification | None = None
         #: What Terraform reported as changed outside it, sorted out (plan and deploy; infra.terraform.drift).
         self.drift: list[Drift] = []
+        #: The stack's endpoints priced before and after the last saved plan (plan and deploy).
+        self.cost: PlanCost | None = None
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
         self.event_hooks: list[Callable[[TerraformEvent], None]] = []
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out

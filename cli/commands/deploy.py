@@ -101,12 +101,16 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     policies, alarms), rolling or blue/green (a component's new model or an endpoint's new configuration,
     which SageMaker rolls out while serving; with the expected duration), replace (something that serves
     no traffic itself), or replace with downtime (an endpoint or component deleted and created again,
-    named with the attribute that forces it; `deploy` refuses it without --allow-downtime). Nothing in
+    named with the attribute that forces it; `deploy` refuses it without --allow-downtime). When it has
+    changes, the plan ends with the monthly on-demand cost of every endpoint before the change (Terraform's
+    state) and after it, at min capacity, on `estimate`'s typical day and at max capacity, and what the
+    change adds or saves: instance compute at the catalog's prices of its Region, with their date (no
+    storage, data transfer or CloudWatch); "price unknown" where the catalog has no price. Nothing in
     AWS is changed. Like `deploy` and `destroy` it holds the stack's lock (FILE's stack directory under
     --out, `fastscale.lock`) from before synthesis until the plan is read: while another run holds it,
     it exits 1 naming that run. Progress goes to stderr; with --json, progress events are JSON lines on
-    stderr and a summary object (counts, planned changes, their classification, diagnostics) is printed
-    on stdout.
+    stderr and a summary object (counts, planned changes, their classification, the cost, diagnostics) is
+    printed on stdout.
 
     Terraform runs in a directory of the run's own inside the stack directory (the stack's JSON, the
     cut-over variables, Terraform's data directory and lock file, the saved plan), removed when the run
@@ -162,7 +166,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
             classification=classification.to_dict(),
         )
         if not as_json:
-            print_change_summary(result, cmd.changes, classification, cmd.drift)
+            print_change_summary(result, cmd.changes, classification, cmd.drift, cmd.cost)
         cmd.finish(EXIT_BAD_INPUT if (detailed_exitcode and result.has_changes) else EXIT_OK, ok=True)
 
 
@@ -204,7 +208,7 @@ def deploy_command(
     Before Terraform runs, AWS is asked whether every name the stack creates is free or already this
     stack's (by its tags; SageMaker names ignore case): a name another project or a person already
     uses stops the deploy with exit 2, nothing applied. Terraform then plans into a saved plan, which is
-    classified as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
+    classified and priced as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
     (downtime) stops here with exit 2, nothing applied, unless --allow-downtime; creating new ones is not
     downtime. A replacement that would be created under the name its live original still holds (a model
     changed outside the stack, say) stops here with exit 1, nothing applied: AWS refuses the second name. Without --auto-approve the plan is shown and you are asked to confirm (the default is No:
@@ -226,7 +230,7 @@ def deploy_command(
     endpoint, model, inference component, scaling policy and alarm is read back with boto3 and compared
     with FILE (waiting for them to become InService unless --no-wait), and a table of the checks is
     printed. With --json, progress events are JSON lines on stderr and the Terraform summary, the plan's
-    classification, the rollouts and the verification report are printed as JSON on stdout.
+    classification and cost, the rollouts and the verification report are printed as JSON on stdout.
 
     \b
     Exit codes:

@@ -26,8 +26,11 @@ from click.testing import CliRunner
 from markdown_it import MarkdownIt
 
 from fastscale.cli.main import cli
+from fastscale.infra.base import catalog
 from fastscale.infra.project import pipeline
 from fastscale.infra.project.scaffold import CI_FILES, ProjectOptions, model_choices, render_project
+from tests.cli.support import needs_binary, run
+from tests.cli.test_plan_cost_cli import money, month, plan_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -377,6 +380,38 @@ def test_a_plan_too_long_for_a_comment_is_cut_and_still_one_code_block(github, t
     assert tokens[2].content.rstrip("\n") == plan_text[:60000].rstrip("\n")
     assert "plan artifact" in body.split(tokens[2].markup)[-1]
     assert len(body) < 65536
+
+
+@needs_binary
+def test_the_posted_plan_carries_the_monthly_cost_of_the_change(github, gitlab, tmp_path, runtime, project, aws):
+    """What the plan job writes to plan.txt is `fastscale plan`'s stdout as a pipe gets it (no COLUMNS): the cost
+    section is in it, and the comment job posts it inside the one code block; GitLab's plan.txt is the same
+    stdout, shown on the merge request as the job's exposed artifact."""
+    github_plan = _steps_text(github["jobs"]["plan"])
+    assert re.search(r"^fastscale plan fastscale\.yaml > plan\.txt$", github_plan, re.M)
+    gitlab_plan = _gitlab_script(gitlab, _gitlab_jobs(gitlab)["plan"])
+    assert 'fastscale plan fastscale.yaml > "$CI_PROJECT_DIR/plan.txt"' in gitlab_plan
+    assert _gitlab_jobs(gitlab)["plan"]["artifacts"] == {"expose_as": "fastscale plan", "paths": ["plan.txt"]}
+
+    plan_scenario(runtime, aws, "counts")  # demo-chat's scalable target: 1-4 -> 2-8 instances of ml.g6.2xlarge
+    result = run("plan", "fastscale.yaml")
+    assert result.exit_code == 0, result.output
+    ci = tmp_path / "ci"
+    ci.mkdir()
+    body = _post(github, ci, result.stdout)
+    tokens = [t for t in MarkdownIt("commonmark").parse(body) if t.level == 0]
+    assert [t.type for t in tokens] == ["heading_open", "heading_close", "fence"], body
+    posted = tokens[-1].content
+    assert posted == result.stdout
+    assert f"Cost per month (on-demand prices of us-east-1 as of {catalog.as_of()}; excludes storage, data transfer, " \
+           "CloudWatch):" in posted
+    before, after = month("ml.g6.2xlarge", 1, 4), month("ml.g6.2xlarge", 2, 8)
+    for label, fleet, figures in (("before", "1-4", before), ("after", "2-8", after)):
+        row = rf"^  {label} +{fleet} x ml\.g6\.2xlarge +" + " +".join(re.escape(money(x)) for x in figures) + "$"
+        assert re.search(row, posted, re.M), posted
+    delta = [a - b for a, b in zip(after, before, strict=True)]
+    assert (f"This change adds {money(delta[1])}/month at typical load ({money(delta[0], True)} at min, "
+            f"{money(delta[2], True)} at max).") in posted
 
 
 def _recorder(tmp_path: Path, command: str, option: str, copy: str) -> Path:

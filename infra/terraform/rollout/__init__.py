@@ -43,6 +43,7 @@ from fastscale.infra.terraform.rollout.duration import (
 )
 from fastscale.infra.terraform.rollout.kinds import (
     COMPONENT_TYPE,
+    CONFIG_NAME_ATTRIBUTE,
     CONFIG_TYPES,
     ENDPOINT_TYPE,
     NAME_ATTRIBUTE,
@@ -58,6 +59,7 @@ from fastscale.infra.terraform.rollout.plan import (
     PlanFormatError,
     ResourceChange,
     changed_attributes,
+    nested_block,
     parse_plan,
 )
 from fastscale.infra.terraform.rollout.serving import (
@@ -70,6 +72,7 @@ from fastscale.infra.terraform.rollout.strategy import Capacity, Strategy, read_
 
 __all__ = [
     "COMPONENT_TYPE",
+    "CONFIG_NAME_ATTRIBUTE",
     "CONFIG_TYPES",
     "ENDPOINT_TYPE",
     "NAME_ATTRIBUTE",
@@ -93,6 +96,7 @@ __all__ = [
     "classify_change",
     "classify_plan",
     "cutover_counts",
+    "nested_block",
     "parse_plan",
     "path_text",
     "read_strategy",
