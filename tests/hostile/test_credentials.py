@@ -205,9 +205,14 @@ def test_a_real_terraform_plan_sends_only_dummy_credentials(tmp_path, emulator):
         assert planned.returncode == 0, planned.stdout + planned.stderr
         through_fastscale = len(proxy.requests)
         # The environment as it is, real credentials included: the provider block's own dummy keys win.
+        # fastscale ran Terraform in a directory of its own run, so this directory is initialised here, as
+        # `cdktf deploy` would (init, then plan).
+        stack_dir = tmp_path / "cdktf.out" / "stacks" / "creds"
+        initialised = subprocess.run([BINARY, "init", "-input=false", "-no-color"], cwd=stack_dir, env=env,
+                                     capture_output=True, text=True, timeout=600)
+        assert initialised.returncode == 0, initialised.stdout + initialised.stderr
         direct = subprocess.run([BINARY, "plan", "-input=false", "-lock=false", "-no-color"],
-                                cwd=tmp_path / "cdktf.out" / "stacks" / "creds", env=env, capture_output=True,
-                                text=True, timeout=600)
+                                cwd=stack_dir, env=env, capture_output=True, text=True, timeout=600)
         assert direct.returncode == 0, direct.stdout + direct.stderr
     finally:
         proxy.stop()
