@@ -36,3 +36,5 @@ _.daemon_threads
 _.log_message
 _.visit  # ast.NodeVisitor hook (tests)
 read1  # a file-like object's method a test fakes
+_.itl  # a closed-loop result's metrics, read by name (LoadTestResult.get) in the benchmark checks
+_.output_tokens_per_second

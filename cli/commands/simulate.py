@@ -277,7 +277,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     the scale-from-zero alarm and step policy as AWS documents them, applies cooldowns and maximums, adds
     instances as copies need them, and starts every new copy or instance on the phase timeline of
     `fastscale estimate` (--cold-start p90: its slower values). Each copy serves serving.max_concurrency
-    requests at full speed (default target_concurrency / 0.8); more wait in a queue; with no copy in service
+    requests at full speed (default: what its KV cache holds); more wait in a queue; with no copy in service
     requests fail.
 
     It prints demand against serving capacity, a summary (first and full capacity after the spike, request-seconds
@@ -287,10 +287,12 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     infra/analysis/simulate_params.json and infra/analysis/estimate_params.json.
 
     With --requests CSV, every request of the trace is routed to a copy (the endpoint's routing), waits for
-    one of its serving.max_concurrency slots, is prefilled and decoded at the copy's token rates (--profile,
-    else serving.*, else the accelerator's roofline), and fails without a first token within --timeout or with
-    no copy in service; the scaling is the same model, on the concurrency the requests make. It prints
-    time-to-first-token, end-to-end and queue percentiles, rejected requests, peak copies and cost.
+    one of its serving.max_concurrency slots, and is served by continuous batching: its prompt in chunks that
+    share the server's steps with the decoding sequences, then one token a step, at the copy's rates (--profile,
+    else serving.*, else the accelerator's roofline and the server's overheads, checked against published
+    benchmarks); it fails without a first token within --timeout or with no copy in service. The scaling is the
+    same model, on the concurrency the requests make. It prints time-to-first-token, end-to-end and queue
+    percentiles, rejected requests, peak copies and cost.
 
     With --from-endpoint NAME instead of --requests, the trace is the live endpoint's own traffic over the
     last --since (read only: Describe, List and Get calls): its requests from SageMaker data capture when it

@@ -4,7 +4,7 @@ and the live names of adopted resources."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -175,6 +175,25 @@ def _secret_shorthand(value: Any) -> Any:
     return {"arn": value} if isinstance(value, str) else value
 
 
+class ModelShape(_Strict):
+    """The model's attention shape, from its config.json: it sets how many bytes of KV cache one token takes
+    (layers x KV heads x head dimension x 2 for keys and values x the cache's bytes per value)."""
+
+    layers: ApiInt = Field(..., ge=1, description="Transformer layers (config.json num_hidden_layers).")
+    kv_heads: ApiInt = Field(
+        ..., ge=1, description="Key/value heads per layer (config.json num_key_value_heads; num_attention_heads without GQA)."
+    )
+    head_dim: ApiInt = Field(..., ge=1, description="Dimension of one attention head (config.json head_dim, or hidden_size / num_attention_heads).")
+    kv_cache_dtype: Literal["auto", "float16", "bfloat16", "fp8"] = Field(
+        "auto",
+        description="Data type of the KV cache (vLLM --kv-cache-dtype): auto follows the 16-bit weights (2 bytes), fp8 takes 1 byte.",
+    )
+
+    @property
+    def kv_bytes_per_token(self) -> int:
+        return self.layers * self.kv_heads * self.head_dim * 2 * (1 if self.kv_cache_dtype == "fp8" else 2)
+
+
 class Serving(_Strict):
     """What one copy (one instance of a single-model endpoint) serves: its capacity, separate from the scaling
     target. Used by `fastscale estimate`, `simulate` and `recommend`; nothing here reaches AWS."""
@@ -182,9 +201,30 @@ class Serving(_Strict):
     max_concurrency: Number | None = Field(
         None,
         gt=0,
-        description="Concurrent requests at which one copy saturates (time to first token starts to climb); beyond "
-        "it requests queue. Default: autoscaling.target_concurrency / 0.8, i.e. the target leaves 20% headroom. "
-        "Measure it with a load test of one copy.",
+        description="Concurrent requests one copy runs at once (the model server's batch limit, vLLM's --max-num-seqs); "
+        "beyond it requests queue. Default: what the accelerator memory left after the weights holds as KV cache, for "
+        "requests of the trace's mean length (a stated default length without a trace), at most the model server's "
+        "default batch limit (docs/simulate.md). Measure it with a load test of one copy.",
+    )
+    gpu_memory_utilization: Number | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Share of each accelerator's memory the model server takes for weights, activations and KV cache "
+        "(vLLM --gpu-memory-utilization, LMI OPTION_GPU_MEMORY_UTILIZATION). Default 0.9, vLLM's. Used by `simulate` "
+        "and `recommend` for the KV-cache capacity.",
+    )
+    max_batched_tokens: ApiInt | None = Field(
+        None,
+        ge=1,
+        description="Tokens one model-server step processes at most, decode and prefill chunks together (vLLM "
+        "--max-num-batched-tokens, LMI OPTION_MAX_NUM_BATCHED_TOKENS). Default as vLLM: 8192 on accelerators with 70 "
+        "GiB or more (except A100), else 2048. Used by `simulate --requests` and `recommend`.",
+    )
+    model_shape: ModelShape | None = Field(
+        None,
+        description="The model's layers, KV heads and head dimension (from its config.json), for the KV cache a token "
+        "takes. Default: a stated figure by model_size_gb (docs/simulate.md).",
     )
     prefill_tokens_per_second: Number | None = Field(
         None,

@@ -11,6 +11,7 @@ is in :mod:`~fastscale.infra.analysis.simulate.requests.replay`.
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import math
 from dataclasses import dataclass
@@ -51,6 +52,16 @@ class RequestTrace:
     def seconds(self) -> int:
         """The window that holds every arrival (whole seconds)."""
         return int(self.arrivals[-1]) + 1 if self.arrivals else 1
+
+    @functools.cached_property
+    def mean_request_tokens(self) -> float:
+        """Mean prompt and output tokens of a request: what a copy's KV cache is sized for."""
+        return (sum(self.input_tokens) + sum(self.output_tokens)) / max(1, len(self))
+
+    @functools.cached_property
+    def mean_context_tokens(self) -> float:
+        """Mean tokens a decoding sequence holds: its prompt and half its output."""
+        return (sum(self.input_tokens) + sum(self.output_tokens) / 2) / max(1, len(self))
 
     @property
     def description(self) -> str:
