@@ -119,18 +119,19 @@ def _bucket_note(bucket: str, accounts: set[str], buckets: set[str]) -> str | No
       "An override sends the endpoint's data to a bucket the config does not otherwise use, or encrypts it with a "
       "KMS key of another account.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
+    found = [(where, type_, path, leaf, text)
+             for where, targets, entry, _ep in overrides.entries(config)
+             for type_, paths in entry.items() if type_ in targets  # other types are FS101's
+             for path, value in paths.items()
+             for leaf, text in _leaves(path, value) if text.startswith(("s3://", "arn:"))]
+    if not found:
+        return  # the config's own ARNs and buckets are read only when an override may send data elsewhere
     accounts, buckets = _own(config)
-    for where, targets, entry, _ep in overrides.entries(config):
-        for type_, paths in entry.items():
-            if type_ not in targets:
-                continue  # FS101's
-            for path, value in paths.items():
-                for leaf, text in _leaves(path, value):
-                    parts = [p for p in leaf.split(".") if not p.isdigit()]
-                    config_path = key_path(key_path(f"{where}.overrides", type_), path) + leaf[len(path):]
-                    hit = _destination(parts, text, accounts, buckets) or _key(parts, text, accounts)
-                    if hit is not None:
-                        yield Hit(config_path, *hit)
+    for where, type_, path, leaf, text in found:
+        parts = [p for p in leaf.split(".") if not p.isdigit()]
+        hit = _destination(parts, text, accounts, buckets) or _key(parts, text, accounts)
+        if hit is not None:
+            yield Hit(key_path(key_path(f"{where}.overrides", type_), path) + leaf[len(path):], *hit)
 
 
 def _destination(parts: list[str], text: str, accounts: set[str], buckets: set[str]) -> tuple[str, str] | None:

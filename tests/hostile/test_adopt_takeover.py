@@ -93,6 +93,12 @@ def test_a_config_adopting_another_stacks_endpoint_is_refused_by_plan_and_deploy
         assert f"endpoint {NAME} (endpoints[0].name) is tagged fastscale:stack=team-a" in flat
         assert "run with --take-over-from team-a" in flat and "Nothing was planned or applied" in flat
     assert not (project / "terraform.demo.us-east-1.tfstate").exists(), "Terraform never ran"
+    # The flag hands over exactly what the named stack's tags claim: plan goes on to Terraform.
+    handed = run("plan", "b.yaml", "--take-over-from", "team-a", "--json")
+    assert handed.exit_code == 0, handed.output
+    assert {(t["kind"], t["name"], t["from"]) for t in json.loads(handed.stdout)["take_over"]} >= {
+        ("endpoint", NAME, "team-a"), ("model", MODEL, "team-a"), ("endpoint-config", NAME, "team-a")}
+    assert run("plan", "b.yaml", "--take-over-from", "team-c").exit_code == 2
 
     # The adopting stack's teardown: nothing of team-a's is its own, so nothing of it is touched.
     destroyed = run("destroy", "b.yaml", "--auto-approve", "--json")
