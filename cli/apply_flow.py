@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from fastscale.cli.common import EXIT_BAD_INPUT, say
 from fastscale.cli.output import escape as _esc
 from fastscale.cli.plan_view import print_change_summary
+from fastscale.cli.preflight import live_uses
 from fastscale.infra.model.naming import TAG_STACK
 from fastscale.infra.terraform.destroy_plan import deleted_resources, keep_closure, targets
 from fastscale.infra.terraform.drift import read_drift
@@ -123,8 +124,7 @@ def keep_out_of_destroy(cmd: StackCommand, runner: TerraformRunner, plan_file: P
     of those. Each kept resource keeps what it needs (``infra.terraform.destroy_plan.keep_closure``). They are
     listed (``kept`` in --json) and stay in Terraform's state, so a later destroy deletes them once nothing
     uses them; the proof afterwards lists those still this stack's as left."""
-    from fastscale.infra.aws.clients import AwsError, resolve  # lazy: boto3, loaded only when this runs
-    from fastscale.infra.aws.references import IN_USE_KINDS, in_use  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.aws.references import IN_USE_KINDS  # lazy: boto3, loaded only when this runs
 
     try:
         deleted = deleted_resources(cmd.runtime.plan_document(runner, plan_file))
@@ -135,16 +135,10 @@ def keep_out_of_destroy(cmd: StackCommand, runner: TerraformRunner, plan_file: P
             "Terraform state" for d in deleted if d.stack is not None and d.stack != stack}
     used = [d for d in deleted if d.kind in IN_USE_KINDS and d.name and d.address not in keep]
     if used:
-        cmd.reporter.step("in use", "asking AWS whether live endpoints outside the destroy use its configurations, "
-                          "models and roles")
         going = {(d.kind, d.name.lower()) for d in deleted
                  if d.kind in ("endpoint", "inference-component") and d.name and d.address not in keep}
-        try:
-            uses = in_use(resolve(cmd.runtime.aws_clients(cmd.config), cmd.config), roles=True,
-                          skip=lambda kind, name, arn: (kind, name.lower()) in going)
-        except AwsError as exc:
-            cmd.fail(f"cannot tell what live endpoints use: {exc}")
-        cmd.reporter.close()
+        uses = live_uses(cmd, "asking AWS whether live endpoints outside the destroy use its configurations, models "
+                         "and roles", roles=True, skip=lambda kind, name, arn: (kind, name.lower()) in going)
         for d in used:
             assert d.kind is not None and d.name is not None
             if uses.unknown:

@@ -10,7 +10,7 @@ nothing planned or applied.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastscale.cli.common import EXIT_BAD_INPUT, console
 from fastscale.cli.output import escape as _esc
@@ -21,6 +21,7 @@ from fastscale.infra.rules import has_errors
 if TYPE_CHECKING:
     from fastscale.cli.stack import StackCommand
     from fastscale.infra.aws.inventory import Inventory, Resource
+    from fastscale.infra.aws.references import InUse
     from fastscale.infra.terraform.workdir import RunDirectory
 
 
@@ -123,16 +124,31 @@ def check_adopted(cmd: StackCommand, inventory: Inventory) -> None:
         refuse_shared(cmd, inventory, pending)
 
 
-def refuse_shared(cmd: StackCommand, inventory: Inventory, pending: list[Resource]) -> None:
-    """Exit 2 when another endpoint, component or configuration uses an adopted configuration or model."""
-    from fastscale.infra.aws.clients import resolve  # lazy: boto3, loaded only when this runs
+def live_uses(cmd: StackCommand, doing: str, **kwargs: Any) -> InUse:
+    """What the live endpoints and components (with ``configurations``, every configuration) of the region use
+    (``infra.aws.references.in_use`` with ``kwargs``), shown as the step ``doing``; exit 1 when AWS cannot be
+    asked at all (a refused call is ``unknown`` in the answer instead)."""
+    from fastscale.infra.aws.clients import (  # lazy: boto3, loaded only when this runs
+        AwsError,
+        resolve,
+        translate_errors,
+    )
     from fastscale.infra.aws.references import in_use  # lazy: boto3, loaded only when this runs
 
-    cmd.reporter.step("adopted", "checking that nothing else uses the adopted configurations and models")
-    ours = {(r.kind, r.name.lower()) for r in inventory.resources if r.data.get("adopted")}
-    uses = in_use(resolve(cmd.runtime.aws_clients(cmd.config), cmd.config), configurations=True,
-                  skip=lambda kind, name, arn: (kind, name.lower()) in ours)
+    cmd.reporter.step("in use", doing)
+    try:
+        uses: InUse = translate_errors(in_use)(resolve(cmd.runtime.aws_clients(cmd.config), cmd.config), **kwargs)
+    except AwsError as exc:
+        cmd.fail(f"cannot tell what the live endpoints use: {exc}")
     cmd.reporter.close()
+    return uses
+
+
+def refuse_shared(cmd: StackCommand, inventory: Inventory, pending: list[Resource]) -> None:
+    """Exit 2 when another endpoint, component or configuration uses an adopted configuration or model."""
+    ours = {(r.kind, r.name.lower()) for r in inventory.resources if r.data.get("adopted")}
+    uses = live_uses(cmd, "checking that nothing else uses the adopted configurations and models", configurations=True,
+                     skip=lambda kind, name, arn: (kind, name.lower()) in ours)
     if uses.unknown:
         cmd.fail(f"cannot check that nothing else uses the adopted configurations and models: {uses.unknown}")
     shared = []

@@ -18,7 +18,7 @@ docs/teardown.md).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,14 +80,9 @@ def in_use(aws: AwsClients, *, skip: Skip = _skip_nothing, roles: bool = False, 
     sm = aws.sagemaker
     try:
         configs: dict[str, list[User]] = {}
-        for item in paginate(sm, "list_endpoints", "Endpoints"):
-            name = item["EndpointName"]
-            if skip("endpoint", name, item.get("EndpointArn", "")):
-                continue
-            desc = _describe(sm.describe_endpoint, EndpointName=name)
-            if desc is None:
-                continue
-            for config in (desc.get("EndpointConfigName"), (desc.get("PendingDeploymentSummary") or {}).get("EndpointConfigName")):
+        for name, endpoint in _present(sm, skip, "endpoint", "list_endpoints", sm.describe_endpoint):
+            pending = (endpoint.get("PendingDeploymentSummary") or {}).get("EndpointConfigName")
+            for config in (endpoint.get("EndpointConfigName"), pending):
                 if config:
                     configs.setdefault(config, []).append(("endpoint", name))
                     out.add("endpoint-config", config, ("endpoint", name))
@@ -109,14 +104,9 @@ def in_use(aws: AwsClients, *, skip: Skip = _skip_nothing, roles: bool = False, 
             desc = described[name] if name in described else _describe(sm.describe_endpoint_config, EndpointConfigName=name)
             if desc is not None:
                 _uses_configuration(out, models, desc, ("endpoint-config", name))
-        for item in paginate(sm, "list_inference_components", "InferenceComponents") if hosts_components else []:
-            name = item["InferenceComponentName"]
-            if skip("inference-component", name, item.get("InferenceComponentArn", "")):
-                continue
-            desc = _describe(sm.describe_inference_component, InferenceComponentName=name)
-            if desc is None:
-                continue
-            specs = [desc.get("Specification") or {}, *(desc.get("Specifications") or [])]
+        components = _present(sm, skip, "inference-component", "list_inference_components", sm.describe_inference_component)
+        for name, component in components if hosts_components else []:
+            specs = [component.get("Specification") or {}, *(component.get("Specifications") or [])]
             for model in sorted({s["ModelName"] for s in specs if s.get("ModelName")}):
                 models.setdefault(model, []).append(("inference-component", name))
                 out.add("model", model, ("inference-component", name))
@@ -128,6 +118,25 @@ def in_use(aws: AwsClients, *, skip: Skip = _skip_nothing, roles: bool = False, 
     except ClientError as exc:
         out.unknown = describe_error(exc)
     return out
+
+
+#: kind -> (the list call's key, its name field, its ARN field, the describe call's name parameter)
+_LISTED = {
+    "endpoint": ("Endpoints", "EndpointName", "EndpointArn", "EndpointName"),
+    "inference-component": ("InferenceComponents", "InferenceComponentName", "InferenceComponentArn", "InferenceComponentName"),
+}
+
+
+def _present(sm: Any, skip: Skip, kind: str, operation: str, describe: Callable[..., dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(name, description) of every endpoint or component listed and not skipped, still there when described."""
+    key, name_field, arn_field, param = _LISTED[kind]
+    for item in paginate(sm, operation, key):
+        name = item[name_field]
+        if skip(kind, name, item.get(arn_field, "")):
+            continue
+        desc = _describe(describe, **{param: name})
+        if desc is not None:
+            yield name, desc
 
 
 def _uses_configuration(out: InUse, models: dict[str, list[User]], desc: dict[str, Any], user: User) -> None:
