@@ -101,10 +101,11 @@ _trust_option = click.option(
 
 def _stack_names(_ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
     for name in value:
-        if not SAGEMAKER_NAME_RE.match(name):
+        if not SAGEMAKER_NAME_RE.fullmatch(name):
             raise click.BadParameter(f"{name!r} is not a stack name (letters, digits and hyphens, starting and ending "
                                      "with a letter or digit: the project of the stack that owns the resources)")
     return tuple(dict.fromkeys(value))
+
 
 #: A deliberate hand-over of resources another stack's tags claim. A command-line flag only, never a config
 #: key nor an environment variable: a pull request controls the config and what the pipeline sets.
