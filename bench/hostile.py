@@ -6,6 +6,7 @@ integers, 1e300 sizes, literal tokens, state paths outside the project, remote e
 other cloud-internal ones in every spelling, an escape sequence in a key, a name ending in a line break,
 misspelt regions in every partition, values AWS would refuse at deploy (file:// model data, a shell string
 as image, wildcard role ARNs, aws: tag keys, a queue as SNS topic, /opt/ml/model without model data),
+overrides that move a resource to another region or give a shadow variant another team's model,
 secrets in tags and in connection strings, ...) plus generated ones too large or too strange to commit (a
 file just over the size limit, a file of the largest accepted size made of many small keys, a FIFO,
 /dev/zero, /proc/self/environ, Terraform template payloads planted in every string field of the schema by

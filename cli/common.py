@@ -18,6 +18,7 @@ from fastscale.infra.base.network import TRUST_FLAG, remote_hint, remote_reason
 from fastscale.infra.base.safe_files import SpecialFileError, read_bytes, refuse_special
 from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
 from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
+from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
 
 if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
     from rich.console import Console
@@ -95,6 +96,28 @@ _trust_option = click.option(
     "`state.endpoint_url`) with your real AWS credentials instead of the dummy ones, and allow those URLs to "
     "name a host that is not loopback or private. Only for an emulator or proxy you trust with your "
     "credentials; no config key and no environment variable can turn it on. Default: off.",
+)
+
+
+def _stack_names(_ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    for name in value:
+        if not SAGEMAKER_NAME_RE.fullmatch(name):
+            raise click.BadParameter(f"{name!r} is not a stack name (letters, digits and hyphens, starting and ending "
+                                     "with a letter or digit: the project of the stack that owns the resources)")
+    return tuple(dict.fromkeys(value))
+
+
+#: A deliberate hand-over of resources another stack's tags claim. A command-line flag only, never a config
+#: key nor an environment variable: a pull request controls the config and what the pipeline sets.
+take_over_option = click.option(
+    "--take-over-from",
+    "take_over",
+    metavar="STACK",
+    multiple=True,
+    callback=_stack_names,
+    help="Adopt resources whose fastscale:stack tag names STACK (repeat for several stacks): a deliberate "
+    "hand-over from that stack, which must no longer manage them. Without it, adopting another stack's "
+    "resources, or a plan that re-tags them, stops with exit 2.",
 )
 
 

@@ -51,9 +51,10 @@ def print_change_summary(
 
     With a classification, a change that is not a plain create or delete says what it does to traffic
     (in place, rolling, blue/green, replace, downtime), and the rollouts and replacements with downtime
-    follow the counts, with the expected duration and what to do about the downtime. Drift comes first, as
-    :func:`print_drift` sorts it out. With a cost, the endpoints' monthly on-demand cost before and after the
-    change closes it (:func:`print_cost`)."""
+    follow the counts, with the expected duration and what to do about the downtime; so does every change
+    of an ownership tag on a resource that exists (`ownership: fastscale:stack a -> b on <address>`). Drift
+    comes first, as :func:`print_drift` sorts it out. With a cost, the endpoints' monthly on-demand cost
+    before and after the change closes it (:func:`print_cost`)."""
     out = console()
     print_drift(drift or [])
     if not result.has_changes:
@@ -92,6 +93,8 @@ def print_change_summary(
         longest = classification.longest_rollout_seconds()
         if longest is not None and len(classification.rollouts) > 1:
             say(f"  Terraform applies them side by side: about {_duration(longest)} for the longest.", indent="    ")
+    for c, o in classification.ownership_changes:
+        say(f"[bold yellow]ownership:[/] {_esc(o.describe())} on {_esc(c.address)}")
     for c in classification.changes:
         if c.notice:
             say(f"[bold yellow]Note:[/] {_esc(c.notice)}.")

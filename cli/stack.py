@@ -34,7 +34,7 @@ from fastscale.cli.common import (
 )
 from fastscale.cli.errors import explain, one_line
 from fastscale.cli.output import escape as _esc
-from fastscale.cli.preflight import carry_live_counts, check_names, quota_preflight
+from fastscale.cli.preflight import carry_live_counts, check_adopted, check_names, quota_preflight
 from fastscale.cli.progress import Reporter
 from fastscale.cli.runtime import Runtime
 from fastscale.infra.base.credentials import terraform_environment
@@ -141,6 +141,8 @@ class StackCommand:
         self.lock: StackLock | None = None
         #: The outputs the synthesized stack defines: the only ones reported.
         self.stack_outputs: frozenset[str] = frozenset()
+        #: Stacks whose resources the command line hands over to this one (--take-over-from): never from the config.
+        self.take_over: tuple[str, ...] = ()
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
         if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
             self.summary["endpoint_url"] = self.config.endpoint_url
@@ -263,7 +265,8 @@ class StackCommand:
         except TerraformError as exc:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):
-            check_names(self)  # after the local checks (binary, --out, synthesis), before Terraform runs
+            # After the local checks (binary, --out, synthesis), before Terraform runs.
+            check_adopted(self, check_names(self))
             carry_live_counts(self, run_directory)
         self.run("init", self.runner.init)
         return self.runner

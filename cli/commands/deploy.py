@@ -14,7 +14,14 @@ from typing import Any
 import click
 
 from fastscale.cli import runtime
-from fastscale.cli.apply_flow import follow_rollouts, plan_confirm_apply, read_plan, rollout_outcomes, verification
+from fastscale.cli.apply_flow import (
+    follow_rollouts,
+    plan_confirm_apply,
+    read_plan,
+    refuse_takeover,
+    rollout_outcomes,
+    verification,
+)
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -25,6 +32,7 @@ from fastscale.cli.common import (
     json_option,
     load_checked,
     print_table,
+    take_over_option,
 )
 from fastscale.cli.output import escape
 from fastscale.cli.plan_view import print_change_summary, print_outputs
@@ -86,11 +94,13 @@ def print_verification(report: Any, title: str) -> None:
     is_flag=True,
     help="Exit 2 when the plan has changes, 0 when it has none (as terraform plan -detailed-exitcode).",
 )
+@take_over_option
 @terraform_bin_option
 @out_option
 @json_option
 @endpoint_url_option
-def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str | None, out: str, as_json: bool) -> None:
+def plan_command(config_file: str, detailed_exitcode: bool, take_over: tuple[str, ...], terraform_bin: str | None, out: str,
+                 as_json: bool) -> None:
     """Validate FILE, synthesize the stack and show what `deploy` would change.
 
     First reads the account's Service Quotas ("<instance type> for endpoint usage") and refuses a config
@@ -108,7 +118,9 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     storage, data transfer or CloudWatch); "price unknown" where the catalog has no price. Nothing in
     AWS is changed. Like `deploy` and `destroy` it holds the stack's lock (FILE's stack directory under
     --out, `fastscale.lock`) from before synthesis until the plan is read: while another run holds it,
-    it exits 1 naming that run. Progress goes to stderr; with --json, progress events are JSON lines on
+    it exits 1 naming that run. Every change of an ownership tag (`fastscale:stack`, `fastscale:region`,
+    `managed-by`) on a resource that exists is shown as `ownership: <tag> <from> -> <to> on <address>`.
+    Progress goes to stderr; with --json, progress events are JSON lines on
     stderr and a summary object (counts, planned changes, their classification, the cost, diagnostics) is
     printed on stdout.
 
@@ -130,8 +142,11 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
          Terraform would read that fastscale did not write (each named), or
          more maximum instances of a type than the account's Service Quotas
          allow (nothing was synthesized or planned); or a name the stack
-         creates belongs to another stack or was made by hand (Terraform did
-         not run, nothing was planned)
+         creates belongs to another stack or was made by hand, or an adopted
+         resource belongs to another stack or is used by another endpoint
+         (Terraform did not run, nothing was planned); or the plan re-tags
+         another stack's resource (shown as `ownership: fastscale:stack a -> b
+         on <address>`) and --take-over-from does not name that stack
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     \b
     With --detailed-exitcode, as `terraform plan -detailed-exitcode`:
@@ -144,6 +159,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("plan", checked, as_json, reporter, runtime.current())
+        cmd.take_over = take_over
         try:
             runner = cmd.prepare(terraform_bin, out)
             saved = cmd.new_plan()
@@ -167,6 +183,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
         )
         if not as_json:
             print_change_summary(result, cmd.changes, classification, cmd.drift, cmd.cost)
+        refuse_takeover(cmd, classification)
         cmd.finish(EXIT_BAD_INPUT if (detailed_exitcode and result.has_changes) else EXIT_OK, ok=True)
 
 
@@ -189,6 +206,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     help="Seconds to wait for rollouts to finish, and again for endpoints and inference components to "
     "settle before verifying.",
 )
+@take_over_option
 @terraform_bin_option
 @out_option
 @json_option
@@ -199,6 +217,7 @@ def deploy_command(
     allow_downtime: bool,
     no_wait: bool,
     timeout: float,
+    take_over: tuple[str, ...],
     terraform_bin: str | None,
     out: str,
     as_json: bool,
@@ -207,7 +226,8 @@ def deploy_command(
 
     Before Terraform runs, AWS is asked whether every name the stack creates is free or already this
     stack's (by its tags; SageMaker names ignore case): a name another project or a person already
-    uses stops the deploy with exit 2, nothing applied. Terraform then plans into a saved plan, which is
+    uses stops the deploy with exit 2, nothing applied; so does an adopted resource another stack's tag
+    claims (unless --take-over-from names that stack) or another endpoint uses. Terraform then plans into a saved plan, which is
     classified and priced as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
     (downtime) stops here with exit 2, nothing applied, unless --allow-downtime; creating new ones is not
     downtime. A replacement that would be created under the name its live original still holds (a model
@@ -249,10 +269,12 @@ def deploy_command(
          that fastscale did not write (each named), or more maximum instances
          of a type than the account's Service Quotas allow (nothing was
          synthesized or applied);
-         a name the stack creates is taken by another stack or by hand
-         (Terraform did not run, nothing was applied); or the plan replaces a
-         live endpoint or inference component and --allow-downtime was not
-         given (nothing was applied)
+         a name the stack creates is taken by another stack or by hand, or an
+         adopted resource belongs to another stack or is used by another
+         endpoint (Terraform did not run, nothing was applied); or the plan
+         replaces a live endpoint or inference component and --allow-downtime
+         was not given, or re-tags another stack's resource and
+         --take-over-from does not name that stack (nothing was applied)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
@@ -261,6 +283,7 @@ def deploy_command(
         refuse_without_terminal("deploy", as_json, rt)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("deploy", checked, as_json, reporter, rt)
+        cmd.take_over = take_over
         try:
             runner = cmd.prepare(terraform_bin, out)
             applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False,

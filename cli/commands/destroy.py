@@ -261,7 +261,10 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
 
     Plans the destroy of the synthesized stack (`terraform plan -destroy`), lists every resource it deletes,
     then applies exactly that plan (without --auto-approve you are asked to confirm first, default No: an
-    empty answer or the end of input destroys nothing; without a terminal --auto-approve is required). Like `deploy` it holds the stack's lock
+    empty answer or the end of input destroys nothing; without a terminal --auto-approve is required). Kept
+    out of the plan, and listed: what another stack's `fastscale:stack` tag claims, and every endpoint
+    configuration, model and role an endpoint or component outside the destroy still uses (another stack's
+    included), with what they need; they stay in Terraform's state for a later destroy. Like `deploy` it holds the stack's lock
     (`fastscale.lock` in `cdktf.out/stacks/<project>/`, see --out) from before anything is synthesized
     or tagged until Terraform's destroy has ended, and applies only the plan file it showed: while
     another run holds the lock the destroy exits 1 at once, naming that run (command, pid, host, since

@@ -11,7 +11,7 @@ from fastscale.infra.aws.adopt import AdoptRefused, build_config, read_live
 from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import endpoint_names
 from fastscale.infra.rules import has_errors, run_rules
-from tests.aws.factories import ACCOUNT, REGION, stubbed
+from tests.aws.factories import ACCOUNT, REGION, endpoint_arn, endpoint_config_desc, queue_in_use, stubbed
 
 NAME = "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-000"
 MODEL = "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-001"
@@ -113,8 +113,10 @@ IC_MODEL = "llama-model-2024"
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
-def stub_component_endpoint(data_cache: dict | None, *, tags: dict[str, dict[str, str]] | None = None) -> dict:
-    """An inference-component endpoint as SageMaker describes it, with its tags (ARN -> tags)."""
+def stub_component_endpoint(data_cache: dict | None, *, tags: dict[str, dict[str, str]] | None = None,
+                            model_also_on: str | None = None) -> dict:
+    """An inference-component endpoint as SageMaker describes it, with its tags (ARN -> tags) and what else in
+    the region uses its model (``model_also_on``: a component of another endpoint runs it too)."""
     sm, sm_stub = stubbed("sagemaker")
     aas, aas_stub = stubbed("application-autoscaling")
     cw, _ = stubbed("cloudwatch")
@@ -148,10 +150,15 @@ def stub_component_endpoint(data_cache: dict | None, *, tags: dict[str, dict[str
         "ServiceNamespace": "sagemaker",
         "ResourceIds": [f"endpoint/{NAME}/variant/AllTraffic", f"inference-component/{IC}"]})
     config_arn = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint-config/{NAME}"
-    for arn in (f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint/{NAME}", config_arn,
-                f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{IC_MODEL}", IC_ARN):
+    for arn in (endpoint_arn(NAME), config_arn, f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{IC_MODEL}", IC_ARN):
         sm_stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in (tags or {}).get(arn, {}).items()]},
                              {"ResourceArn": arn})
+    # What else in the region uses the configuration and the model.
+    others = [model_also_on] if model_also_on else []
+    queue_in_use(sm_stub, endpoints=[(NAME, NAME), *((o, f"{o}-config") for o in others)], gone=(NAME,),
+                 configs={f"{o}-config": endpoint_config_desc(f"{o}-config") for o in others},
+                 components=[(IC, NAME, IC_MODEL), *((f"{o}-ic", o, IC_MODEL) for o in others)], configurations=[NAME],
+                 described={NAME: endpoint_config_desc(NAME, role=ROLE)})
     return {"sagemaker": sm, "application-autoscaling": aas, "cloudwatch": cw}
 
 
@@ -191,7 +198,8 @@ def test_adopted_names_are_no_clash_but_stay_untouched_until_tagged_and_other_ta
 
     inventory = take_inventory(config, clients=aws)
     adopted = {(r.kind, r.name) for r in inventory.resources if r.data.get("adopted")}
-    assert adopted == {("endpoint", NAME), ("model", MODEL), ("scalable-target", RID), ("scaling-policy", "sdk-policy")}
+    assert adopted == {("endpoint", NAME), ("endpoint-config", NAME), ("model", MODEL), ("scalable-target", RID),
+                       ("scaling-policy", "sdk-policy")}
     assert [(r.kind, r.name) for r in inventory.name_clashes()] == [("endpoint", "sdk-other")]
     # Adopting is no proof of ownership: before the first deploy tags them, nothing of it is the stack's.
     assert not [r for r in inventory.resources if r.ownership.ours]

@@ -92,6 +92,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "azure_connection_string.yaml": ("FS063", "looks like an Azure storage account key"),
     "service_bus_key_in_tag.yaml": ("FS063", "looks like an Azure shared access key"),
     "password_pair_in_state_key.yaml": ("FS063", "looks like a password in a connection string"),
+    # overrides that would move a resource out of the stack's region, or tie another team's model to it
+    "override_moves_region.yaml": ("FS103", "the resource's region"),
+    "override_shadow_foreign_model.yaml": ("FS103", "the shadow variant's model"),
 }
 
 #: Files whose first finding is a rule's (not the schema's): (line it names, words of its fix).
@@ -113,6 +116,8 @@ FIXES: dict[str, tuple[int, str]] = {
     "azure_connection_string.yaml": (9, "move FEEDBACK_STORE to `secrets`"),
     "service_bus_key_in_tag.yaml": (4, "a tag never holds a credential"),
     "password_pair_in_state_key.yaml": (6, "remove it from the config"),
+    "override_moves_region.yaml": (10, "remove this override"),
+    "override_shadow_foreign_model.yaml": (10, "remove this override"),
 }
 
 #: Control characters a terminal would act on: C0 but tab and line feed, DEL, C1.

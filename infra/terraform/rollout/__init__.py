@@ -31,9 +31,11 @@ from __future__ import annotations
 from fastscale.infra.base.value_diff import path_text
 from fastscale.infra.terraform.rollout.classify import (
     ClassifiedChange,
+    OwnershipChange,
     PlanClassification,
     classify_change,
     classify_plan,
+    ownership_changes,
 )
 from fastscale.infra.terraform.rollout.duration import (
     RolloutDuration,
@@ -61,6 +63,7 @@ from fastscale.infra.terraform.rollout.plan import (
     changed_attributes,
     nested_block,
     parse_plan,
+    tags_of,
 )
 from fastscale.infra.terraform.rollout.serving import (
     avoid_hint,
@@ -85,6 +88,7 @@ __all__ = [
     "Capacity",
     "ChangeKind",
     "ClassifiedChange",
+    "OwnershipChange",
     "PlanClassification",
     "PlanFormatError",
     "ResourceChange",
@@ -95,10 +99,12 @@ __all__ = [
     "changed_attributes",
     "classify_change",
     "classify_plan",
+    "ownership_changes",
     "cutover_counts",
     "nested_block",
     "parse_plan",
     "path_text",
+    "tags_of",
     "read_strategy",
     "role_rename_notice",
     "rollback_alarms",
