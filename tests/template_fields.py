@@ -59,6 +59,7 @@ BASE_CONFIGS: dict[str, dict[str, Any]] = {
                 "environment": {"OPTION_MAX_MODEL_LEN": "8192"},
                 "secrets": {"HF_TOKEN": {"arn": _SECRET, "kms_key_arn": _KEY}},
                 "autoscaling": {"metric": "high_resolution"},
+                "serving": {"model_shape": {"layers": 36, "kv_heads": 8, "head_dim": 128, "kv_cache_dtype": "auto"}},
             },
             "capacity": {"fallback": [{
                 "instance_type": "ml.g5.2xlarge",
@@ -97,6 +98,7 @@ BASE_CONFIGS: dict[str, dict[str, Any]] = {
                 "resources": {"accelerators": 1, "memory_mb": 32768},
                 "copies": {"initial": 1, "min": 1, "max": 2},
                 "autoscaling": {"metric": "high_resolution"},
+                "serving": {"model_shape": {"layers": 36, "kv_heads": 8, "head_dim": 128, "kv_cache_dtype": "auto"}},
                 "overrides": {"aws_sagemaker_model": {"primary_container.environment.OVERRIDDEN": "on"}},
                 "deployment": {"rollback_alarms": ["5xx-errors"],
                                "rolling": {"batch": {"type": "COPY_COUNT", "value": 1},

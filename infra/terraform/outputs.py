@@ -20,6 +20,7 @@ from fastscale.infra.base import writer
 from fastscale.infra.base.writer import OutputPathError as OutputPathError
 from fastscale.infra.model.naming import stack_name
 from fastscale.infra.model.state import local_state_placement
+from fastscale.infra.terraform.workdir import STACK_FILE, refuse_foreign_files
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -65,8 +66,6 @@ def refuse_links(paths: Sequence[str | os.PathLike[str]], what: str = "output pa
         writer.check_target(path, root=root, what=what)
 
 
-#: The stack file of cdktf's layout: `<outdir>/stacks/<stack>/cdk.tf.json`.
-STACK_FILE = "cdk.tf.json"
 
 
 def synth_writes(outdir: Path, stack: str) -> list[Path]:
@@ -81,8 +80,6 @@ def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | 
     configs with one stack name, a state file that would be lost or orphaned (`infra.model.state.StateLayoutError`),
     an output directory that cannot be written, a symbolic link on the way, files in a stack directory that
     Terraform would read and fastscale did not write (`infra.terraform.workdir.ForeignFilesError`)."""
-    from fastscale.infra.terraform.workdir import refuse_foreign_files  # lazy: workdir imports this module
-
     first: dict[str, str] = {}
     for path, config in configs:
         name = stack_name(config)

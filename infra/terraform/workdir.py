@@ -49,10 +49,13 @@ from typing import Any
 
 from fastscale.infra.base import writer
 from fastscale.infra.base.safe_files import read_bytes
+from fastscale.infra.base.writer import OutputPathError
 from fastscale.infra.model import cutover
 from fastscale.infra.model.state import PRIVATE_FILE_MODE
-from fastscale.infra.terraform.outputs import STACK_FILE, OutputPathError
 from fastscale.infra.terraform.runner import TerraformError
+
+#: The stack file of cdktf's layout: `<outdir>/stacks/<stack>/cdk.tf.json`.
+STACK_FILE = "cdk.tf.json"
 
 #: Every run directory is ``<stack dir>/.fastscale-run-<random>``.
 RUN_PREFIX = ".fastscale-run-"

@@ -101,7 +101,9 @@ def evaluate_baseline(
         ep = next(e for e in config.endpoints if e.name == search.endpoint)
         w = ep.model if search.component is None else next(
             c for c in ep.inference_components if c.name == search.component)
-        rates = service_rates(ep, w, workload.capacity, params, profile)
+        rates = service_rates(ep, w, workload.capacity, params, profile,
+                              mean_request_tokens=search.trace.mean_request_tokens,
+                              mean_context_tokens=search.trace.mean_context_tokens)
     except (SimulateInputError, RequestInputError) as exc:
         return Baseline(settings, None, str(exc))
     spec = catalog.get(ep.instance_type)
