@@ -4,7 +4,8 @@ Terraform forgets a resource as soon as its delete call returns, while SageMaker
 inference components asynchronously, and a lost state file leaves resources Terraform never hears of
 again. So a destroy is only finished when AWS itself, asked by name and by tag, has nothing of the stack
 left. That check is also the only proof there is that the per-endpoint container image caches and the
-instance data caches are gone: they have no API, and AWS purges them with the endpoint that owns them.
+instance data caches are gone: AWS documents no API for them, and fastscale counts each as part of the
+endpoint that made it.
 
 The AWS side goes through the command's :class:`~fastscale.cli.runtime.Runtime` (``aws_clients``,
 ``synthesize``, ``terraform``), so tests hand in their stand-ins in one place for every command.
@@ -278,7 +279,7 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
     Log groups are data: listed as kept, never a leftover.
 
     Container image caches (per endpoint) and inference-component data caches (per instance) have no
-    API: AWS purges them when it deletes the endpoint that owns them. When no endpoint and no component
+    API AWS documents; fastscale counts each as part of the endpoint that made it. When no endpoint and no component
     is present under the stack's names (its own or anyone's), the report states that their caches are
     gone; otherwise it names each one still there.
 
@@ -332,7 +333,7 @@ def verify_cleanup_command(config_file: str, as_json: bool) -> None:
     make this fail; the stack's log groups are listed as kept (logs are data). Terraform is not run, so
     this also works when the state file is lost. No endpoint and no inference component present under
     the stack's names (its own or anyone's) means their container image and data caches are gone too
-    (AWS purges them with their endpoint; they have no API of their own).
+    (fastscale counts them as part of their endpoint: AWS documents no API for them).
 
     \b
     Exit codes:

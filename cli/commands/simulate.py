@@ -138,9 +138,12 @@ def render(sim, every: int | None) -> None:
     bounds = f"{unit} count {w.units[0]}-{w.units[1]}"
     if w.component:
         bounds += f", instances {w.instances[0]}-{w.instances[1]} ({w.copies_per_instance} copies each)"
-    say(f"[bold]{escape(w.name)}[/]: {w.instance_type}, target {w.target:g} concurrent requests per {unit}, "
-              f"{bounds}, {scaling}")
     t = sim.traffic
+    per_minute = w.spec().invocations_target
+    target = (f"target {w.target:g} concurrent requests per {unit}" if per_minute is None else
+              f"target {per_minute:g} invocations per minute per {unit} "
+              f"({per_minute / 60 * t.service_time_seconds:g} concurrent requests at {t.service_time_seconds:g} s each)")
+    say(f"[bold]{escape(w.name)}[/]: {w.instance_type}, {target}, {bounds}, {scaling}")
     say(f"traffic: {escape(t.description)}; window {t.seconds} s; mean service time {t.service_time_seconds:g} s")
     render_steps(sim, every)
     s = sim.configured.result.summary

@@ -7,9 +7,9 @@ longer knows about. ``verify_cleanup`` therefore asks AWS directly, through the 
 what it proves this stack's. What matches a name but belongs to someone else is listed as not touched,
 and never makes the proof fail.
 
-Container image caches and inference-component data caches have no API of their own: each belongs to
-one endpoint and AWS purges it when it deletes that endpoint. Proving the owners (endpoints and their
-components) gone is the proof that the caches are gone.
+Container image caches and inference-component data caches have no API AWS documents. fastscale counts
+each as part of the endpoint that made it (its choice): proving the owners (endpoints and their components)
+gone is the proof it gives that the caches are gone.
 """
 
 from __future__ import annotations

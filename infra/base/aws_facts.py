@@ -106,33 +106,44 @@ ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS"
 #: PREFIX_AWARE, and the block only allowed with it.
 PREFIX_LENGTH_RANGE = (1024, 65536)
 CONCURRENCY_THRESHOLD_RANGE = (1, 1024)
-#: `ProductionVariantInferenceAmiVersion` (botocore 1.44.8) and what AWS says each AMI is for: its kind of
-#: accelerator (SageMaker API reference, ProductionVariant.InferenceAmiVersion: the gpu AMIs for NVIDIA GPUs with
-#: driver 535 / CUDA 12.2, 550 / 12.4, 580 / 13.0; neuron-2 for "Inferentia2 and Trainium", Neuron driver 2.19)
-#: and, where AWS lists them, the instance families (`None`: AWS's reference names none, only the accelerator
-#: is known):
-#: - neuron-2: Inferentia2 and Trainium are ml.inf2, ml.trn1, ml.trn1n and ml.trn2; not ml.inf1, whose
-#:   first-generation Inferentia the AMI does not name;
-#: - gpu-2: "Supported instance types: ml.g4dn.*, ml.g5.*, ml.g6.*, ml.p3.*, ml.p4d.*, ml.p4de.*, ml.p5.*" (the
-#:   same reference as published in botocore 1.34.159 to 1.36.19, Aug 2024 to Feb 2025), and gpu-2-1, which the
-#:   developer guide's GPU-driver page ("Best practices to minimize interruptions during GPU driver upgrades",
-#:   sagemaker/latest/dg/inference-gpu-drivers.html) lists on the same driver-535 row;
-#: - gpu-3-1 and gpu-4-1: the current reference lists no families; the GPU-driver page's table does, and
-#:   fastscale does not record it, so only the accelerator is checked for them.
-INFERENCE_AMI_ACCELERATORS = {
-    "al2-ami-sagemaker-inference-gpu-2": ("nvidia-gpu",),
-    "al2-ami-sagemaker-inference-gpu-2-1": ("nvidia-gpu",),
-    "al2-ami-sagemaker-inference-gpu-3-1": ("nvidia-gpu",),
-    "al2023-ami-sagemaker-inference-gpu-4-1": ("nvidia-gpu",),
-    "al2-ami-sagemaker-inference-neuron-2": ("inferentia", "trainium"),
-}
+@dataclass(frozen=True)
+class InferenceAmi:
+    """One `ProductionVariant.InferenceAmiVersion`: its accelerators and the instance families it serves."""
+
+    accelerators: tuple[str, ...]  # fastscale's catalog kinds: nvidia-gpu, inferentia, trainium
+    families: tuple[str, ...]  # instance families without `ml.` and `.*`
+    aws_lists_families: bool  # True: AWS's own list; False: fastscale's choice from the AMI's driver
+
+
+#: The inference AMIs (`ProductionVariantInferenceAmiVersion`, botocore 1.44.8) and the instance families each
+#: serves: the one table FS105 reads. Sources:
+#: - what each AMI is (accelerator, driver): the SageMaker API reference, ProductionVariant.InferenceAmiVersion,
+#:   https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html
+#: - families: AWS's table "Current versions and supported instance families",
+#:   https://docs.aws.amazon.com/sagemaker/latest/dg/inference-gpu-drivers.html, and the same API reference as
+#:   published with botocore 1.34.159 to 1.36.19 (Aug 2024 to Feb 2025), whose gpu-2 entry read "Supported
+#:   instance types: ml.g4dn.*, ml.g5.*, ml.g6.*, ml.p3.*, ml.p4d.*, ml.p4de.*, ml.p5.*".
+#: Per AMI:
+#: - gpu-2, gpu-2-1 (NVIDIA 535): AWS's list above; the GPU-driver table puts both on its driver-535 row.
+#: - neuron-2 (Neuron 2.19): "Inferentia2 and Trainium" (API reference): ml.inf2, ml.trn1, ml.trn1n, ml.trn2, and
+#:   not ml.inf1 (first-generation Inferentia).
+#: - gpu-3-1 (NVIDIA 550) and gpu-4-1 (NVIDIA 580): the API reference says only "Accelerator: GPU". fastscale's
+#:   choice: the NVIDIA families whose GPUs the AMI's driver runs (NVIDIA: Kepler, the K80 of ml.p2, ended with
+#:   driver branch 470; Blackwell needs 570 or newer, https://docs.nvidia.com/cuda/cuda-toolkit-release-notes/),
+#:   so every catalog GPU family but ml.p2 for gpu-4-1, and for gpu-3-1 also none of the Blackwell families
+#:   (ml.g7, ml.g7e, ml.p6-b200, ml.p6-b300, ml.p6e-gb200). A family the driver runs but AWS has not put in
+#:   its table passes here and, if SageMaker refuses it, fails at CreateEndpointConfig.
 _DRIVER_535_FAMILIES = ("g4dn", "g5", "g6", "p3", "p4d", "p4de", "p5")
-INFERENCE_AMI_FAMILIES: dict[str, tuple[str, ...] | None] = {
-    "al2-ami-sagemaker-inference-gpu-2": _DRIVER_535_FAMILIES,
-    "al2-ami-sagemaker-inference-gpu-2-1": _DRIVER_535_FAMILIES,
-    "al2-ami-sagemaker-inference-gpu-3-1": None,
-    "al2023-ami-sagemaker-inference-gpu-4-1": None,
-    "al2-ami-sagemaker-inference-neuron-2": ("inf2", "trn1", "trn1n", "trn2"),
+_PRE_BLACKWELL_FAMILIES = ("g4dn", "g5", "g6", "g6e", "p3", "p4d", "p4de", "p5", "p5e", "p5en")
+_BLACKWELL_FAMILIES = ("g7", "g7e", "p6-b200", "p6-b300", "p6e-gb200")
+INFERENCE_AMIS = {
+    "al2-ami-sagemaker-inference-gpu-2": InferenceAmi(("nvidia-gpu",), _DRIVER_535_FAMILIES, True),
+    "al2-ami-sagemaker-inference-gpu-2-1": InferenceAmi(("nvidia-gpu",), _DRIVER_535_FAMILIES, True),
+    "al2-ami-sagemaker-inference-gpu-3-1": InferenceAmi(("nvidia-gpu",), _PRE_BLACKWELL_FAMILIES, False),
+    "al2023-ami-sagemaker-inference-gpu-4-1": InferenceAmi(("nvidia-gpu",),
+                                                           _PRE_BLACKWELL_FAMILIES + _BLACKWELL_FAMILIES, False),
+    "al2-ami-sagemaker-inference-neuron-2": InferenceAmi(("inferentia", "trainium"),
+                                                         ("inf2", "trn1", "trn1n", "trn2"), True),
 }
 
 # --------------------------------------------------------------------------------------------- names AWS gives

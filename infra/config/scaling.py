@@ -39,13 +39,14 @@ class ScaleFromZero(_Strict):
 
 
 class Autoscaling(_Strict):
-    """Target tracking on concurrency; high-resolution (10-second) metrics by default."""
+    """Target tracking on concurrency; AWS's high-resolution (sub-minute) metrics by default."""
 
     enabled: bool = Field(True, description="Register a scalable target and a target-tracking policy.")
     metric: Literal["high_resolution", "invocations"] = Field(
         "high_resolution",
-        description="high_resolution: ConcurrentRequestsPerCopy / ConcurrentRequestsPerModel, emitted every 10 s "
-        "(scale-out reacts in ~30 s). invocations: the legacy 1-minute InvocationsPer* metrics (~3 min).",
+        description="high_resolution: ConcurrentRequestsPerCopy / ConcurrentRequestsPerModel, AWS's sub-minute "
+        "metrics (fastscale models them as 10-second datapoints: scale-out reacts in ~30 s; docs/metrics.md). "
+        "invocations: the 1-minute InvocationsPer* metrics (~3 min).",
     )
     target_concurrency: Number = Field(
         4, description="Target value: concurrent requests per copy (components) or per model (single-model endpoints)."

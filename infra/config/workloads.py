@@ -306,7 +306,7 @@ class InferenceComponentSpec(_Workload):
     data_cache: bool | None = Field(
         True,
         description="DataCacheConfig.EnableCaching: cache image and model on each instance so later copies start faster. "
-        "null: no DataCacheConfig is sent (SageMaker's undocumented default), as on a component made without one "
+        "null: no DataCacheConfig is sent (SageMaker's default, which the API reference does not state), as on a component made without one "
         "(`fastscale adopt` keeps it so).",
     )
     deployment: ComponentDeployment | None = Field(

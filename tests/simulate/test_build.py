@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 
 import pytest
@@ -14,6 +15,7 @@ from fastscale.infra.analysis.simulate import (
     SimulateInputError,
     default_traffic,
     load_params,
+    parse_trace,
     select_workloads,
     simulate_workload,
 )
@@ -231,3 +233,35 @@ def test_capacity_fallback_uses_the_smaller_copies_per_instance_and_says_so():
     assert w.spec().copies_per_instance == 2
     assert w._fallback_spec().copies_per_instance == 1
     assert any("ml.g5.12xlarge holds 1 copies per instance" in n for n in w.notes)
+
+
+def _invocations_run(base_config, rps, service_time):
+    """One instance at 0.5 requests/s for 5 minutes, then `rps`; the policy tracks 120 invocations per minute."""
+    model = base_config["endpoints"][0]["model"]
+    model["autoscaling"] = {"metric": "invocations", "target_invocations": 120}
+    model["serving"] = {"max_concurrency": 500}  # no queueing: only the policy decides
+    base_config["endpoints"][0]["instances"] = {"initial": 1, "min": 1, "max": 4}
+    [w] = select_workloads(parse_config(base_config)).workloads
+    trace = parse_trace(f"second,rps\n0,0.5\n300,{rps}\n", "t.csv", duration=1500, service_time=service_time,
+                        default_service_time=load_params().default_service_time_seconds.value)
+    return simulate_workload(w, trace).configured.result
+
+
+@pytest.mark.parametrize("service_time", [2.0, 30.0])  # either side of the 10 s default
+def test_an_invocations_target_scales_out_above_its_rate_and_not_below(base_config, service_time):
+    """120 invocations per minute per instance is 2 requests/s, whatever each request takes."""
+    below = _invocations_run(base_config, 1.8, service_time)  # 108 per minute
+    assert max(below.desired) == 1 and not [e for e in below.events if e.kind == "alarm"]
+    above = _invocations_run(base_config, 2.4, service_time)  # 144 per minute: 2 instances
+    alarms = [e for e in above.events if e.kind == "alarm"]
+    # the first decision is proportional: 144 / 120 of one instance -> 2 (later ones follow while they start)
+    assert alarms and alarms[0].second > 300 and alarms[0].detail.endswith("desired 2")
+
+
+def test_an_invocations_target_follows_the_service_time_of_the_run(base_config):
+    model = base_config["endpoints"][0]["model"]
+    model["autoscaling"] = {"metric": "invocations", "target_invocations": 120}
+    [w] = select_workloads(parse_config(base_config)).workloads
+    assert w.spec().target == pytest.approx(120 / 60 * load_params().default_service_time_seconds.value)
+    assert dataclasses.replace(w.spec(), service_time=3.0).target == pytest.approx(6.0)
+    assert any("120 / 60 s x the traffic's mean service time" in n for n in w.notes)

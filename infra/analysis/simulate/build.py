@@ -281,14 +281,16 @@ def _workload(
         warm_minimum=(units[0] >= 1) if component else None,
     )
     target = scaling.target_concurrency
+    invocations_target = None
     if scaling.metric == "invocations" and scaling.target_invocations is not None:
-        # Little's law: requests in flight = arrival rate x time in the system.
+        invocations_target = float(scaling.target_invocations)
         service = sim.default_service_time_seconds.value
-        target = scaling.target_invocations / 60 * service
+        target = invocations_target / 60 * service
         notes.append(
-            f"metric: invocations, target {scaling.target_invocations:g} requests per minute per "
-            f"{'copy' if component else 'instance'}: simulated as {target:g} concurrent requests "
-            f"({scaling.target_invocations:g} / 60 s x {service:g} s per request) read at 60-second resolution"
+            f"metric: invocations, target {invocations_target:g} requests per minute per "
+            f"{'copy' if component else 'instance'}, read at 60-second resolution: simulated as concurrent requests "
+            f"= {invocations_target:g} / 60 s x the traffic's mean service time ({target:g} at the default "
+            f"{service:g} s per request)"
         )
     elif scaling.metric == "invocations":
         notes.append(
@@ -332,6 +334,7 @@ def _workload(
             initial_units=None if scaling.enabled else initial,
             unit="copy" if component else "instance",
             capacity=capacity,
+            invocations_target=invocations_target,
         )
 
     fallback_spec, fallback_type = _fallback(ep, w, inputs, est, lambda: spec(configured), per_instance, notes)

@@ -48,7 +48,8 @@ class SimSpec:
     ``copies_per_instance`` is 1 and the instance bounds equal the unit bounds).
     """
 
-    target: float  # target_concurrency: the scaling policy's target for concurrent requests per unit
+    #: The scaling policy's target in concurrent requests per unit (with ``invocations_target``, derived from it).
+    target: float
     units_min: int
     units_max: int
     instances_min: int
@@ -73,12 +74,19 @@ class SimSpec:
     capacity: float | None = None
     #: Step policy adjustment for scale from zero (ChangeInCapacity, applied to the desired count).
     step_adjustment: int = 1
+    #: An invocations policy's target (InvocationsPerInstance / InvocationsPerCopy): requests per minute per unit.
+    #: Set, ``target`` is what it means in concurrent requests at this spec's ``service_time`` (Little's law:
+    #: requests in flight = arrival rate x time each one takes), so a copy of the spec with another service time
+    #: (the traffic's, or the request-level model's) tracks the same rate.
+    invocations_target: float | None = None
 
     @property
     def unit_capacity(self) -> float:
         return self.target if self.capacity is None else self.capacity
 
     def __post_init__(self) -> None:
+        if self.invocations_target is not None and self.service_time > 0:
+            object.__setattr__(self, "target", self.invocations_target / 60 * self.service_time)
         if self.target <= 0:
             raise ValueError("target must be positive")
         if not 0 <= self.units_min <= self.units_max:

@@ -159,16 +159,17 @@ class Inventory:
     def caches(self) -> str:
         """What can honestly be said about the container image and data caches, owner by owner.
 
-        Caches have no API; each belongs to one endpoint and goes with it. So the statement is about the
-        endpoints and components present under the names the stack uses (or tagged for it), whoever owns
-        them: a present one, this stack's or not, may still hold caches; only when none is present are the
+        AWS documents no API for the caches; fastscale counts each as part of the endpoint that made it. So
+        the statement is about the endpoints and components present under the names the stack uses (or
+        tagged for it), whoever owns them: a present one, this stack's or not, may still hold caches; only when none is present are the
         caches gone."""
         present = [r for r in self.resources if r.kind in ("endpoint", "inference-component")]
         if not present:
             return (
                 "Container image and model data caches are gone: their owners ("
                 + ", ".join(self.owners_checked)
-                + ") no longer exist, and AWS purges an endpoint's caches with the endpoint (there is no cache API)."
+                + ") no longer exist (AWS documents no API for these caches; fastscale counts them as part of "
+                "their endpoint)."
             )
         lines = []
         for r in present:
@@ -181,7 +182,8 @@ class Inventory:
         gone = [o for o in self.owners_checked if o.lower() not in names]
         if gone:
             text += " Gone, and their caches with them: " + ", ".join(gone) + "."
-        return text + " AWS purges an endpoint's caches only when it finishes deleting the endpoint (there is no cache API)."
+        return text + (" AWS documents no API for these caches; fastscale counts them gone only once their endpoint "
+                       "has finished deleting.")
 
 
 
