@@ -212,9 +212,9 @@ def _none_blocked(r: Resource, inventory: Inventory, failed: set[tuple[str, str]
     return ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Kind:
-    """One kind of resource a stack owns, declared in one place."""
+    """One kind of resource a stack owns, declared in one place (every field by keyword)."""
 
     name: str  # the kind in every report
     label: str  # in sentences
