@@ -220,8 +220,8 @@ class Kind:
     label: str  # in sentences
     terraform_types: tuple[str, ...]  # what the stacks synthesize for it (none: made by AWS itself)
     arn_types: tuple[tuple[str, str], ...]  # (service, ARN resource type) the tagging index lists it as
-    found_by: str  # how candidates are found (for the docs and --help)
-    owner: str  # how ownership is proven
+    found_by: str  # how candidates are found, in brief (for whoever reads this table; docs/teardown.md has the full one)
+    owner: str  # how ownership is proven, in brief (likewise)
     order: int  # deletion order: lower first
     asynchronous: bool  # AWS deletes it in the background: poll until gone
     discover: Callable[[Scan], None]
