@@ -1,7 +1,7 @@
 """The `fastscale` command group.
 
 Subcommands are loaded lazily: `fastscale --help` and `fastscale validate` must not pay for importing
-cdktf/jsii (seconds) or boto3 (hundreds of milliseconds). The short help of each command lives here, so
+boto3 or the stacks (hundreds of milliseconds each). The short help of each command lives here, so
 listing commands imports nothing.
 """
 

@@ -1,10 +1,10 @@
-"""What the commands reach outside the process through (AWS, Terraform, the CDK engine, the emulator's
+"""What the commands reach outside the process through (AWS, Terraform, the stacks' synthesis, the emulator's
 server, the prompt, the clock): one :class:`Runtime`.
 
 A command gets its runtime from Click's context object (:func:`current`): the real one
 (:meth:`Runtime.default`) unless whoever invoked the CLI handed one in, as tests do with
 ``CliRunner().invoke(cli, args, obj=Runtime.default().replace(synthesize=...))``. Nothing here imports boto3
-or the CDK engine: each real part loads them only when it is called.
+or the stacks: each real part loads them only when it is called.
 """
 
 from __future__ import annotations
@@ -32,16 +32,16 @@ if TYPE_CHECKING:
 
 
 def _synthesize(config: FastscaleConfig, outdir: str) -> Any:
-    """Synthesize the stack; returns :class:`stacks.app.SynthResult`. cdktf and jsii cost seconds, which
-    `status` and `--help` must not pay."""
-    from fastscale.stacks.app import synthesize  # lazy: cdktf/jsii, loaded only when this runs
+    """Synthesize the stack with fastscale's own writer; returns :class:`stacks.app.SynthResult`. The stacks and
+    their resource layer take a third of a second to import, which `status` and `--help` must not pay."""
+    from fastscale.stacks.app import synthesize  # lazy: the stacks, loaded only when this runs
 
     return synthesize(config, outdir=outdir)
 
 
 def _stack_snapshot(config: FastscaleConfig, project_dir: Path) -> str:
-    """The stack snapshot `fastscale init` writes for a new project's tests (synthesized by the CDK engine)."""
-    from fastscale.stacks.app import project_snapshot  # lazy: cdktf/jsii, loaded only when this runs
+    """The stack snapshot `fastscale init` writes for a new project's tests (synthesized by fastscale's writer)."""
+    from fastscale.stacks.app import project_snapshot  # lazy: the stacks, loaded only when this runs
 
     return project_snapshot(config, project_dir)
 
@@ -92,9 +92,10 @@ def _now() -> datetime:
 class Runtime:
     """Every part of a command that reaches outside the process, each a plain callable."""
 
-    #: ``(config, outdir) -> SynthResult``: the CDKTF app (tests: a fixture stack of ``terraform_data``).
+    #: ``(config, outdir) -> SynthResult``: the stack written by fastscale's writer, in cdktf's layout (tests: a
+    #: fixture stack of ``terraform_data``).
     synthesize: Callable[[FastscaleConfig, str], Any]
-    #: ``(config, project_dir) -> str``: the stack snapshot `init` gives a new project (the CDK engine).
+    #: ``(config, project_dir) -> str``: the stack snapshot `init` gives a new project.
     stack_snapshot: Callable[[FastscaleConfig, Path], str]
     #: ``(binary, workdir, *, env, on_event) -> TerraformRunner``: Terraform in the run's own directory
     #: (``infra.terraform.workdir.RunDirectory``), holding the stack just synthesized (``env``: changes to the
@@ -125,7 +126,7 @@ class Runtime:
 
     @classmethod
     def default(cls) -> Runtime:
-        """The real parts; boto3 and the CDK engine load only when a part that needs them is called."""
+        """The real parts; boto3 and the stacks load only when a part that needs them is called."""
         return cls(
             synthesize=_synthesize,
             stack_snapshot=_stack_snapshot,

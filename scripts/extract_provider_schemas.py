@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Extract the Terraform resource schemas that fastscale's stacks rely on.
 
-The stacks write Terraform JSON through a thin hand-written layer over
-``cdktf.TerraformResource`` rather than through a prebuilt provider binding.
-To keep that layer honest, ``tests/contract`` checks every synthesized
-resource against the real provider schemas, and this script produces those
-schemas.
+fastscale renders a stack's Terraform JSON itself, through its own resource
+layer (``stacks/resources/``), not through a prebuilt provider binding. The
+schemas this script extracts feed that layer twice: ``scripts/gen_resource_props.py``
+generates the props classes of every resource type from them, and
+``tests/contract`` checks every synthesized resource against them. Which types
+are extracted is the one list in ``infra/base/resource_types.py``.
 
 Where the schemas come from: the prebuilt bindings published on PyPI
 (``cdktf-cdktf-provider-aws`` for hashicorp/aws, ``cdktn-provider-awscc`` for
@@ -25,10 +26,14 @@ collection is a list or a set (both are JSON arrays), and ``max_items``
 other than 1 (a block limited to one item is generated as a single struct,
 which is recorded as ``"type": "object"``).
 
-The wheels are fetched with ``pip download --no-deps`` into a temporary
-directory that is removed afterwards: the ``.jsii`` file is read straight out
+The wheels are fetched from PyPI with ``pip download --no-deps`` into a
+temporary directory that is removed afterwards: about 160 MB (59 MB for
+cdktf-cdktf-provider-aws 21.22.1, 101 MB for cdktn-provider-awscc 1.8.0). The
+script keeps no cache of its own; to run it again without downloading, keep
+the wheels (``pip download --no-deps --only-binary=:all: -d DIR <package>==<version>``
+for both) and pass ``--wheel-dir DIR``. The ``.jsii`` file is read straight out
 of the wheel, so nothing is installed and the project's own environment is
-never touched. ``--wheel-dir`` reuses wheels that are already on disk.
+never touched.
 
 Output: ``tests/contract/provider_schemas.json`` (sorted keys, indent 1), so
 that re-running the script on the same package versions gives the same bytes.
@@ -51,6 +56,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from fastscale.infra.base.resource_types import PROVIDER_RESOURCE_TYPES
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUTPUT = REPO_ROOT / "tests" / "contract" / "provider_schemas.json"
 
@@ -69,33 +76,20 @@ class ProviderPackage:
     resources: tuple[str, ...]
 
 
+#: The binding of each provider, and the resource types the stacks create from it
+#: (`infra/base/resource_types.py`, the one list of them).
 PACKAGES: tuple[ProviderPackage, ...] = (
     ProviderPackage(
         provider="aws",
         pypi_name="cdktf-cdktf-provider-aws",
         pypi_version="21.22.1",  # the last release: hashicorp/aws 6.25.0
-        resources=(
-            "aws_sagemaker_model",
-            "aws_sagemaker_endpoint_configuration",
-            "aws_sagemaker_endpoint",
-            "aws_iam_role",
-            "aws_iam_role_policy",
-            "aws_appautoscaling_target",
-            "aws_appautoscaling_policy",
-            "aws_cloudwatch_metric_alarm",
-            "aws_cloudwatch_dashboard",
-        ),
+        resources=PROVIDER_RESOURCE_TYPES["aws"],
     ),
     ProviderPackage(
         provider="awscc",
         pypi_name="cdktn-provider-awscc",
         pypi_version="1.8.0",  # hashicorp/awscc 1.106.0
-        resources=(
-            "awscc_sagemaker_inference_component",
-            # Not used by the stacks; kept so the awscc view of an endpoint
-            # configuration (it has metrics_config) can be compared.
-            "awscc_sagemaker_endpoint_config",
-        ),
+        resources=PROVIDER_RESOURCE_TYPES["awscc"],
     ),
 )
 

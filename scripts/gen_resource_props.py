@@ -53,6 +53,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from fastscale.infra.base.resource_types import PROVIDER_RESOURCE_TYPES  # noqa: E402
 from scripts.generated_file import write_or_check  # noqa: E402
 
 SOURCE = ROOT / "tests" / "contract" / "provider_schemas.json"
@@ -60,24 +61,9 @@ OUT_DIR = ROOT / "stacks" / "resources" / "generated"
 COMMAND = "python scripts/gen_resource_props.py"
 
 #: The resource types fastscale's stacks create, by provider (the local name, the prefix of its types): one
-#: module of props each, `stacks/resources/generated/<provider>.py`.
-RESOURCE_TYPES: dict[str, tuple[str, ...]] = {
-    "aws": (
-        "aws_appautoscaling_policy",
-        "aws_appautoscaling_target",
-        "aws_cloudwatch_dashboard",
-        "aws_cloudwatch_metric_alarm",
-        "aws_iam_role",
-        "aws_iam_role_policy",
-        "aws_sagemaker_endpoint",
-        "aws_sagemaker_endpoint_configuration",
-        "aws_sagemaker_model",
-    ),
-    "awscc": (
-        "awscc_sagemaker_endpoint_config",
-        "awscc_sagemaker_inference_component",
-    ),
-}
+#: module of props each, `stacks/resources/generated/<provider>.py`. The list itself lives in
+#: `infra/base/resource_types.py`.
+RESOURCE_TYPES: dict[str, tuple[str, ...]] = PROVIDER_RESOURCE_TYPES
 
 #: Class names of nested objects, by (resource type, dotted attribute path): the names the stacks use. A
 #: class with a path here takes this name at all its paths; any other is named after its first path.

@@ -114,7 +114,8 @@ class SageMakerEndpoint(Group):
 
     Attributes: `endpoint`, `endpoint_config`, `models` (by model name), `components` (by component name,
     as `infra.model.naming.ComponentNames.name`), `role` (None when the config brings its own) and `role_arn`;
-    `refs` holds the reference tokens already made (each new one is a round trip to the jsii runtime).
+    `refs` holds the Terraform references the rest of the stack takes from it (`endpoint_name`,
+    `endpoint_config_name`, `model:<name>`), under one key each.
     """
 
     def __init__(self, scope: Scope, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:

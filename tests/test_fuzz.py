@@ -5,8 +5,8 @@ exactly what the config said.
 Inputs start from the shipped examples and the test base and are then damaged the way people and
 generators damage files: a value replaced by any YAML value (huge and negative integers, NaN, infinity,
 1e300, booleans, nulls, long strings, lists, mappings), a key added or removed, or the text itself cut,
-tab-indented, given a duplicate line or an alias. Time is bounded by `max_examples`; synthesis (the jsii
-round trip, about a second each) runs for the first few valid configs only.
+tab-indented, given a duplicate line or an alias. Time is bounded by `max_examples`; synthesis (a whole stack rendered and
+written to disk each time) runs for the first few valid configs only.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from fastscale.infra.rules import has_errors, run_rules
 from tests.conftest import BASE_CONFIG, EXAMPLES
 
 SEEDS = [yaml.safe_load(p.read_text()) for p in EXAMPLES] + [BASE_CONFIG]
-#: Valid configs synthesized per test run: each costs a jsii round trip.
+#: Valid configs synthesized per test run: each renders and writes a whole stack.
 MAX_SYNTHS = 2
 
 scalars = st.one_of(
@@ -154,7 +154,7 @@ def _synthesizes_exactly(config: FastscaleConfig, out: Path) -> None:
     text = stack.stack_file.read_text()
     doc = json.loads(text)  # strict JSON: NaN or Infinity would not parse
     assert "NaN" not in text and "Infinity" not in text
-    # every count reaches the stack exactly as validated (no float rounding through jsii)
+    # every count reaches the stack exactly as validated (no float rounding on the way to the JSON)
     targets = doc["resource"].get("aws_appautoscaling_target", {}).values()
     written = {(t["min_capacity"], t["max_capacity"]) for t in targets}
     expected = set()

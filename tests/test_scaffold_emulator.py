@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+
 import boto3
 import pytest
 import yaml
@@ -83,3 +87,26 @@ def test_init_emulator_refuses_what_it_cannot_hold(tmp_path, args, says):
 def test_init_emulator_refuses_a_url_that_is_not_one(tmp_path):
     result = CliRunner().invoke(cli, ["init", str(tmp_path / "demo"), "--emulator", "localhost:5000"])
     assert result.exit_code == 2 and "--emulator" in result.output
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_the_cdktf_targets_of_an_emulator_project_clear_the_shells_aws_variables_and_skip_the_provider_lock(tmp_path):
+    """What `make cdktf-diff` runs (`make -n` prints it): cdktf without the shell's credentials, profile or
+    endpoint variables but the region and CA bundle, without its update check and its `providers lock`
+    (tests/e2e/test_cdktf_emulator.py runs it for real)."""
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "demo"), "--emulator", URL]).exit_code == 0
+    shell = {"PATH": os.environ["PATH"], "AWS_PROFILE": "prod", "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+             "AWS_SESSION_TOKEN": "token", "AWS_ENDPOINT_URL_SAGEMAKER": "https://example.com", "AWS_REGION": "eu-west-1"}
+    shown = subprocess.run(["make", "-n", "--no-print-directory", "cdktf-diff"], cwd=tmp_path / "demo", env=shell,
+                           capture_output=True, text=True, check=True).stdout.split()
+    assert shown[0] == "env" and shown[-2:] == ["cdktf", "diff"]
+    cleared = {shown[i + 1] for i, word in enumerate(shown) if word == "-u"}
+    assert cleared == {"AWS_PROFILE", "AWS_ACCESS_KEY_ID", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL_SAGEMAKER"}
+    assert {"CDKTF_SKIP_PROVIDER_LOCK=true", "CHECKPOINT_DISABLE=1"} <= set(shown)
+
+
+def test_only_an_emulator_project_has_the_cdktf_targets(tmp_path):
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "real"), "--ci", "none"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["init", str(tmp_path / "emulated"), "--emulator", URL]).exit_code == 0
+    assert "cdktf-deploy:" not in (tmp_path / "real" / "Makefile").read_text()
+    assert "\ncdktf-deploy:\n" in (tmp_path / "emulated" / "Makefile").read_text()

@@ -132,7 +132,7 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
                 stderr=True)
         sys.exit(EXIT_BAD_INPUT)
 
-    from fastscale.stacks.app import import_blocks  # lazy: the CDK engine
+    from fastscale.stacks.app import import_blocks  # lazy: the stacks, loaded only when this runs
 
     imports = import_blocks(config)
     _write(target, text, force)

@@ -197,7 +197,7 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
 def _add_snapshot(files: dict[str, str], directory: Path, rt: runtime.Runtime) -> str | None:
     """Put the stack snapshot of tests/test_stack.py into ``files``, so `make test` passes on the new project.
     Returns why not (the file is left out) when the stack cannot be synthesized here, e.g. without a CDK
-    engine installed. The CDK engine is the runtime's ``stack_snapshot``."""
+    engine installed. The synthesis is the runtime's ``stack_snapshot``."""
     import yaml
 
     try:

@@ -84,7 +84,7 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
 
     engine = {"module": ENGINE.module, "name": ENGINE.label, "version": ENGINE.version}
     documents = []
-    synthesize = runtime.current().synthesize  # the CDK engine (loaded when it is called)
+    synthesize = runtime.current().synthesize  # fastscale's writer, `stacks.app.synthesize` (loaded when called)
     for c, target in zip(checked, targets, strict=True):
         try:
             result = synthesize(c.config, str(target))

@@ -18,6 +18,7 @@ import yaml
 
 from fastscale.infra import __version__
 from fastscale.infra.base import catalog, writer
+from fastscale.infra.base.credentials import KEPT_AWS_VARIABLES
 from fastscale.infra.config import dump_json_schema, parse_config
 from fastscale.infra.project import pipeline
 from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT
@@ -146,6 +147,8 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
         "schema_file": SCHEMA_FILE,
         "checkov_version": CHECKOV_VERSION,
         "emulator": opts.emulator,
+        # What an emulator project's cdktf targets keep of the shell's AWS_* variables, as fastscale's commands do.
+        "kept_aws_variables": sorted(KEPT_AWS_VARIABLES),
         **pipeline.context(),
         **_policies(opts.ci, opts.project, state_bucket, state_key),
     }

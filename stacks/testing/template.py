@@ -50,7 +50,7 @@ def synth(config: Any) -> Template:
     and synthesized into a temporary directory as `fastscale synth --out cdktf.out` would from the project
     directory, so the JSON is the same bytes the project deploys.
     """
-    from fastscale.stacks.app import synthesize_document  # lazy: cdktf/jsii, loaded only when this runs
+    from fastscale.stacks.app import synthesize_document  # lazy: the stacks, loaded only when this runs
 
     loaded = _load(config)
     project = Path(config).resolve().parent if isinstance(config, (str, Path)) else None

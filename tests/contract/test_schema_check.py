@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from fastscale.infra.base.resource_types import PROVIDER_RESOURCE_TYPES
+
 from .schema_check import SCHEMAS_PATH, check_resource, check_stack, load_schemas, resource_schema
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -335,13 +337,7 @@ def test_every_resource_the_stacks_use_is_recorded_with_its_provider_version():
     schemas = load_schemas()
     assert schemas["providers"]["aws"]["version"] == "6.25.0"
     assert schemas["providers"]["awscc"]["version"] == "1.106.0"
-    expected = {
-        "aws": ["aws_sagemaker_model", "aws_sagemaker_endpoint_configuration", "aws_sagemaker_endpoint",
-                "aws_iam_role", "aws_iam_role_policy", "aws_appautoscaling_target", "aws_appautoscaling_policy",
-                "aws_cloudwatch_metric_alarm", "aws_cloudwatch_dashboard"],
-        "awscc": ["awscc_sagemaker_inference_component", "awscc_sagemaker_endpoint_config"],
-    }
-    for provider, types in expected.items():
+    for provider, types in PROVIDER_RESOURCE_TYPES.items():
         for resource_type in types:
             schema = resource_schema(resource_type)
             assert schema is not None, resource_type

@@ -43,6 +43,17 @@ def test_codes_and_names_are_well_formed_and_unique():
     assert all(r.summary.endswith(".") for r in RULES)  # one sentence each, as shown in docs/rules.md
 
 
+def test_rule_codes_stay_between_the_schema_error_and_the_live_checks():
+    """FS000 is the schema's own error, FS900 and up what `validate --check-aws` and plan/deploy ask AWS:
+    a rule taking one of those codes would be reported as something else (docs/extending.md: the next free
+    code)."""
+    from fastscale.infra.aws import preflight
+
+    live = min(preflight.IMAGE_CODE, preflight.MODEL_DATA_CODE, preflight.QUOTA_CODE)
+    assert live == "FS900"
+    assert [r.code for r in RULES if not "FS000" < r.code < live] == []
+
+
 @pytest.mark.parametrize("rule", RULES, ids=lambda r: r.code)
 def test_documented_example_triggers_its_rule(rule):
     module = sys.modules[rule.check.__module__]

@@ -1,5 +1,5 @@
-"""Synthesis fixtures: each example is synthesized once per session (jsii start-up and synthesis are the
-slow part), variants of the small base config once per test that needs them."""
+"""Synthesis fixtures: each example is synthesized once per session (validating, rendering and writing a whole
+stack is the slow part of these tests), variants of the small base config once per test that needs them."""
 
 from __future__ import annotations
 

@@ -7,9 +7,10 @@ import importlib
 import pkgutil
 
 from fastscale.infra.aws.inventory import KINDS
+from fastscale.infra.base.resource_types import BUILTIN_RESOURCE_TYPES
 
-#: Terraform's built-in resource: it lives in the state only, nothing in AWS to inventory or delete.
-STATE_ONLY = {"terraform_data"}
+#: Terraform's built-in resources: they live in the state only, nothing in AWS to inventory or delete.
+STATE_ONLY = set(BUILTIN_RESOURCE_TYPES)
 
 
 def covered_types() -> set[str]:

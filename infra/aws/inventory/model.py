@@ -214,16 +214,16 @@ def _none_blocked(r: Resource, inventory: Inventory, failed: set[tuple[str, str]
     return ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Kind:
-    """One kind of resource a stack owns, declared in one place."""
+    """One kind of resource a stack owns, declared in one place (every field by keyword)."""
 
     name: str  # the kind in every report
     label: str  # in sentences
     terraform_types: tuple[str, ...]  # what the stacks synthesize for it (none: made by AWS itself)
     arn_types: tuple[tuple[str, str], ...]  # (service, ARN resource type) the tagging index lists it as
-    found_by: str  # how candidates are found (for the docs and --help)
-    owner: str  # how ownership is proven
+    found_by: str  # how candidates are found, in brief (for whoever reads this table; docs/teardown.md has the full one)
+    owner: str  # how ownership is proven, in brief (likewise)
     order: int  # deletion order: lower first
     asynchronous: bool  # AWS deletes it in the background: poll until gone
     discover: Callable[[Scan], None]

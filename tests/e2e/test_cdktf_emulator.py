@@ -1,0 +1,69 @@
+"""`cdktf synth`, `cdktf diff` and `cdktf deploy` in a project made by `fastscale init --emulator URL`, through the
+project's own Makefile targets, against fastscale's emulator and the real terraform binary with hashicorp/aws
+from the offline provider mirror (tests/tf_mirror.py).
+
+The CDK for Terraform CLI is a Node.js program from npm: the test runs it when `cdktf` is on PATH, else
+tests/e2e/cdktf_standin.py, which runs the commands that CLI runs (the app, then `terraform init`, `providers lock`
+on a first run, `plan` or `apply`) with the environment it is given. The shell the targets run from is a user's
+who also works with AWS: a profile this machine does not have, and keys that are not the emulator's. The stack's
+provider block carries the emulator's URL and the dummy credentials; the targets clear the shell's AWS variables
+(the provider would otherwise look the profile up and fail) and skip `terraform providers lock` (which asks the
+public registry, whatever mirror the Terraform CLI configuration names, and so fails offline).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.emulator_support import MARKS, STEP_TIMEOUT, aws, fastscale, fresh_emulator, project_env, summary
+
+pytestmark = [*MARKS, pytest.mark.skipif(shutil.which("make") is None, reason="needs make")]
+
+STANDIN = Path(__file__).with_name("cdktf_standin.py")
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+def cdktf() -> str:
+    """The CDK for Terraform CLI if installed, else the stand-in that runs what it runs."""
+    return shutil.which("cdktf") or f"{sys.executable} {STANDIN}"
+
+
+def test_cdktf_synth_diff_deploy_work_in_an_init_emulator_project(tmp_path):
+    with fresh_emulator() as url:
+        env = project_env(tmp_path)
+        created = fastscale(tmp_path, env, "init", "demo", "--emulator", url)
+        assert created.returncode == 0, created.stderr
+        demo = tmp_path / "demo"
+        shell = {**env, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}",  # python3 main.py
+                 "AWS_PROFILE": "no-such-profile", "AWS_ACCESS_KEY_ID": "AKIAIOSFODNN7EXAMPLE",
+                 "AWS_SECRET_ACCESS_KEY": "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "CI": "1"}
+
+        def make(target: str) -> str:
+            done = subprocess.run(["make", "--no-print-directory", target, f"CDKTF={cdktf()}"], cwd=demo, env=shell,
+                                  capture_output=True, text=True, timeout=STEP_TIMEOUT)
+            output = _ANSI.sub("", done.stdout + done.stderr)
+            assert done.returncode == 0, output
+            return output
+
+        make("cdktf-synth")
+        document = json.loads((demo / "cdktf.out" / "stacks" / "demo" / "cdk.tf.json").read_text())
+        [provider] = document["provider"]["aws"]
+        assert (provider["access_key"], provider["secret_key"]) == ("testing", "testing")
+        assert set(provider["endpoints"][0].values()) == {url}
+
+        assert re.search(r"Plan: \d+ to add, 0 to change, 0 to destroy", make("cdktf-diff"))
+        assert re.search(r"Apply complete! Resources: \d+ added, 0 changed, 0 destroyed", make("cdktf-deploy"))
+        assert aws(url, "sagemaker").describe_endpoint(EndpointName="demo-llm")["EndpointStatus"] == "InService"
+        # what cdktf deployed is the stack fastscale verifies, and planning it again changes nothing
+        status = fastscale(demo, env, "status", "fastscale.yaml", "--json")
+        assert status.returncode == 0, status.stdout + status.stderr
+        assert summary(status)["ok"] is True
+        assert "No changes." in make("cdktf-diff")
