@@ -63,3 +63,25 @@ def test_invalid_utf8_is_a_clear_error(tmp_path):
     path.write_bytes(b"timestamp,input_tokens,output_tokens\n0,1,1\n1,\xff,1\n")
     with pytest.raises(RequestInputError, match=r"cannot read the trace \(UnicodeDecodeError\)"):
         read_request_trace(path)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_ranked_runs_give_exactly_what_one_sorted_list_gives(monkeypatch, seed):
+    # Runs of 7 values (instead of 262,144) so that a few hundred values take every path: many runs, boundaries
+    # repeated (a column where most requests waited 0 s), values equal to a boundary in several runs.
+    import random
+
+    from fastscale.infra.analysis.simulate.requests import results
+
+    monkeypatch.setattr(results, "RUN", 7)
+    monkeypatch.setattr(results, "SAMPLE_PER_RUN", 3)
+    rng = random.Random(seed)
+    n = rng.choice([1, 6, 7, 8, 50, 333])
+    column = [rng.choice([0.0, 0.0, 0.0, 1.5, rng.random() * 10, rng.expovariate(0.3)]) for _ in range(n)]
+    status = bytearray(rng.choice([results.SERVED, results.SERVED, results.TIMED_OUT]) for _ in range(n))
+    selected = status.translate(results._SERVED_MASK)
+    chosen = [v for v, s in zip(column, status, strict=True) if s == results.SERVED]
+    ranked = results.Ranked(array("d", column), selected)
+    assert ranked.latency() == results.Latency.of(list(chosen))  # the mean to the last bit
+    assert [v for piece in ranked.pieces() for v in piece] == sorted(chosen)
+    assert ranked.count_over(1.5) == sum(1 for v in chosen if v > 1.5)
