@@ -90,7 +90,7 @@ def test_recommend_searches_the_busiest_window_and_measures_the_error_on_the_who
     assert on_whole["cost_usd"] == pytest.approx(replayed["cost_usd"], abs=1e-4)
     text = CliRunner().invoke(cli, args[:-3] + ["--write", str(tmp_path / "again.yaml")])
     out = " ".join(text.output.split())
-    assert "searched on the busiest hour" in out and "on the whole trace" in out and "error" in out
+    assert "searched on the busiest 0.5 h" in out and "on the whole trace" in out and "error" in out
 
 
 def test_whole_trace_turns_the_shortcut_off(tmp_path, monkeypatch):

@@ -273,11 +273,16 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
         sys.exit(EXIT_FAILED)
 
 
+def _span(window) -> str:
+    return "hour" if window.seconds == 3600 else f"{window.seconds / 3600:g} h"
+
+
 def render_window(window) -> None:
     w = window.to_dict()
-    say(f"[bold]searched on the busiest hour[/] of the trace (seconds {w['start_second']:,} to "
+    say(f"[bold]searched on the busiest {_span(window)}[/] of the trace (seconds {w['start_second']:,} to "
         f"{w['start_second'] + w['seconds']:,}, the most tokens arriving): {w['requests']:,} of its "
-        f"{w['whole_trace_requests']:,} requests; every figure below is that hour's, costs scaled to a month from it. "
+        f"{w['whole_trace_requests']:,} requests; every figure below is that {_span(window)}'s, costs scaled to a month "
+        "from it. "
         "--whole-trace searches on every request.")
 
 
@@ -286,6 +291,7 @@ def render_check(check, ttft_p99: float, max_rejected: float) -> None:
     window_month, whole_month = check.monthly()
     err = check.errors()
     o, s = check.whole, check.searched
+    busiest = f"busiest {_span(check.window)}"
 
     def pct(value):
         return "-" if value is None else f"{value:+.1%}"
@@ -294,10 +300,10 @@ def render_check(check, ttft_p99: float, max_rejected: float) -> None:
         return "-" if value is None else f"{value:.2f} s"
 
     say("[bold]on the whole trace[/] (the chosen settings replayed on every request, as simulate --requests does):")
-    say(f"  monthly cost {_usd(whole_month)} (busiest hour: {_usd(window_month)}, error {pct(err['monthly_cost'])}); "
-        f"TTFT p99 {p99(o.ttft_p99_s)} (busiest hour: {p99(s.ttft_p99_s)}, error {pct(err['ttft_p99'])}); "
-        f"end-to-end p99 {p99(o.e2e_p99_s)} (busiest hour: {p99(s.e2e_p99_s)}, error {pct(err['e2e_p99'])}); "
-        f"rejected {o.rejected_fraction:.2%} (busiest hour: {s.rejected_fraction:.2%})", indent="    ")
+    say(f"  monthly cost {_usd(whole_month)} ({busiest}: {_usd(window_month)}, error {pct(err['monthly_cost'])}); "
+        f"TTFT p99 {p99(o.ttft_p99_s)} ({busiest}: {p99(s.ttft_p99_s)}, error {pct(err['ttft_p99'])}); "
+        f"end-to-end p99 {p99(o.e2e_p99_s)} ({busiest}: {p99(s.e2e_p99_s)}, error {pct(err['e2e_p99'])}); "
+        f"rejected {o.rejected_fraction:.2%} ({busiest}: {s.rejected_fraction:.2%})", indent="    ")
     if check.meets(ttft_p99, max_rejected):
         say("  [green]the SLO holds on the whole trace[/]", indent="    ")
     else:
