@@ -38,7 +38,8 @@ def from_endpoint_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="With --from-endpoint: the endpoint's region (default: the config's region)."),
         click.option("--tokens", "tokens", metavar="PROMPT:OUTPUT",
                      help="With --from-endpoint: the prompt and output tokens of a request whose captured payload "
-                     "does not tell, and of every request rebuilt from metrics (default "
+                     "does not tell, and of every request rebuilt from metrics (default: the workload's "
+                     "serving.request_tokens, else "
                      f"{live.DEFAULT_TOKENS.prompt}:{live.DEFAULT_TOKENS.output}, an assumption)."),
         click.option("--write-trace", "write_trace", type=OutputPath(dir_okay=False), metavar="FILE",
                      help="With --from-endpoint: also save the trace as a CSV (timestamp,input_tokens,output_tokens), "
@@ -133,7 +134,20 @@ def check(config: FastscaleConfig, opts: EndpointOptions, endpoint: str | None, 
         raise click.BadParameter(f"{opts.region!r} is not a region with SageMaker AI"
                                  + (f" (did you mean {' or '.join(close)}?)" if close else ""), param_hint="'--region'")
     target_config = config.model_copy(update={"region": opts.region}) if opts.region else config
-    return Reading(target, since, tokens, target_config, opts.write_trace)
+    return Reading(target, since, tokens or _configured_tokens(config, target), target_config, opts.write_trace)
+
+
+def _configured_tokens(config: FastscaleConfig, target: live.LiveTarget) -> live.TokenProfile | None:
+    """The replayed workload's ``serving.request_tokens``, when it sets them (else the stated default applies)."""
+    for i, ep in enumerate(config.endpoints):
+        if ep.name != target.config_endpoint:
+            continue
+        if target.config_component is None:
+            return live.configured_tokens(ep.model, f"endpoints[{i}].model") if ep.model is not None else None
+        for j, c in enumerate(ep.inference_components):
+            if c.name == target.config_component:
+                return live.configured_tokens(c, f"endpoints[{i}].inference_components[{j}]")
+    return None
 
 
 def render(built: live.EndpointTrace, written: str | None) -> None:

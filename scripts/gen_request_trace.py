@@ -2,11 +2,18 @@
 
     python scripts/gen_request_trace.py                      # examples/requests-1h-synthetic.csv
     python scripts/gen_request_trace.py --requests 20000 -o /tmp/t.csv
+    python scripts/gen_request_trace.py --days 7 --requests 3000000 -o /tmp/week.csv   # seconds layout
 
 The trace is made up, not measured: arrivals are a Poisson process whose rate follows a working hour (a
 quiet start, a ramp to a peak at about 25 minutes, a slow decline and a short burst at 50 minutes); prompt and
 output lengths are log-normal (medians of about 900 prompt and 180 output tokens, long tails), chosen to look
 like a chat workload and not fitted to any published trace. Same arguments, same bytes.
+
+With ``--days N`` the trace spans N days instead, in the seconds layout (``timestamp,input_tokens,output_tokens``,
+18 bytes a request where the Azure layout takes 45): each weekday the rate rises from a night floor (a quarter of
+the peak) to its peak in the early afternoon and falls back by 20:00; Saturdays and Sundays run at half that.
+The same token lengths. Written as it is generated: a week of 3,000,000 requests takes about 60 MB on disk and
+little memory.
 """
 
 from __future__ import annotations
@@ -63,6 +70,43 @@ def generate(requests: int, seed: int) -> list[tuple[float, int, int]]:
     return rows
 
 
+DAY = 86400
+
+
+def day_shape(t: float) -> float:
+    """Relative request rate at second ``t`` of a multi-day trace (peak 1.0)."""
+    hour = (t % DAY) / 3600
+    level = 0.25 + 0.75 * math.sin(math.pi * (hour - 6) / 14) if 6 <= hour <= 20 else 0.25
+    return level / 2 if int(t // DAY) % 7 >= 5 else level
+
+
+def write_days(days: int, requests: int, seed: int, out: Path) -> int:
+    """A trace of ``days`` days and about ``requests`` requests, written as it is generated; the count."""
+    rng = random.Random(seed)
+    span = days * DAY
+    mean = sum(day_shape(t) for t in range(0, span, 60)) / (span / 60)
+    ceiling = requests / span / mean  # requests per second at shape 1.0, the most the shape asks for
+    t, count = 0.0, 0
+    with out.open("w", encoding="utf-8") as handle:
+        handle.write("timestamp,input_tokens,output_tokens\n")
+        lines: list[str] = []
+        while True:
+            t += rng.expovariate(ceiling)
+            if t >= span - 1:
+                break
+            if rng.random() > day_shape(t):
+                continue
+            prompt = min(8000, max(16, int(rng.lognormvariate(math.log(900), 0.8))))
+            output = min(2000, max(1, int(rng.lognormvariate(math.log(180), 0.7))))
+            lines.append(f"{t:.3f},{prompt},{output}\n")
+            count += 1
+            if len(lines) >= 100_000:
+                handle.writelines(lines)
+                lines.clear()
+        handle.writelines(lines)
+    return count
+
+
 def write(rows: list[tuple[float, int, int]], out: Path) -> None:
     lines = ["TIMESTAMP,ContextTokens,GeneratedTokens"]
     for t, prompt, output in rows:
@@ -75,8 +119,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=12000, help="expected number of requests (default 12000)")
     parser.add_argument("--seed", type=int, default=20231116)
+    parser.add_argument("--days", type=int, help="span this many days instead of one hour (seconds layout)")
     parser.add_argument("-o", "--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args()
+    if args.days:
+        count = write_days(args.days, args.requests, args.seed, args.out)
+        print(f"{args.out}: {count} requests over {args.days} days")
+        return
     rows = generate(args.requests, args.seed)
     write(rows, args.out)
     print(f"{args.out}: {len(rows)} requests over one hour")

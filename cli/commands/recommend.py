@@ -27,6 +27,7 @@ from fastscale.cli.common import (
 )
 from fastscale.cli.output import console, escape
 from fastscale.infra.analysis import recommend as rec_mod
+from fastscale.infra.analysis.recommend import window as rec_window
 from fastscale.infra.analysis.recommend.baseline import monthly_scaling
 from fastscale.infra.analysis.recommend.plot import plot_front
 from fastscale.infra.analysis.simulate import requests as req
@@ -146,11 +147,17 @@ def render(rec) -> None:
 @click.option("--plot", "plot_path", type=OutputPath(dir_okay=False), metavar="PNG",
               help="Also draw monthly cost against TTFT p99 (the candidates, the front, the choice, the SLO and the "
               "current config) to this PNG (needs matplotlib).")
+@click.option("--whole-trace", is_flag=True,
+              help=f"Search on every request even when the trace holds more than "
+              f"{rec_window.WHOLE_TRACE_MAX_REQUESTS:,} (a week of traffic: hours). Default: such a trace is "
+              "searched on its busiest hour, and the chosen settings are then replayed on the whole trace, "
+              "with the error of the shortcut printed.")
 @endpoint_trace.from_endpoint_options
 @json_option
 @endpoint_url_option
 def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_types, endpoint, component,
-                      profile_path, timeout, workers, write_path, force, plot_path, as_json, **live) -> None:
+                      profile_path, timeout, workers, write_path, force, plot_path, whole_trace, as_json,
+                      **live) -> None:
     """Find the cheapest settings that keep the TTFT p99 of a request trace within an SLO.
 
     For one workload of FILE (choose it with --endpoint / --component when there are several), every
@@ -215,6 +222,9 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     if built is not None:
         trace = built.trace
     assert trace is not None  # --trace or --from-endpoint: checked above
+    window = None if whole_trace else rec_mod.busiest_window(trace)
+    if window is not None:
+        trace = window.trace
     try:
         search = rec_mod.build_search(checked.config, data, trace, endpoint=endpoint, component=component,
                                       instance_types=instance_types, profile=profile, timeout=timeout)
@@ -224,6 +234,9 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     outcomes = _run(search, workers, max_rejected)
     baseline = rec_mod.evaluate_baseline(search, checked.config, profile)
     result = rec_mod.recommend(search, outcomes, ttft_p99, max_rejected, baseline)
+    check = None
+    if window is not None and (result.choice is not None or result.keep_current):
+        check = rec_mod.on_whole_trace(search, window, result, checked.config, profile)
 
     written = None
     if write_path is not None and result.choice is not None and not result.keep_current:
@@ -237,9 +250,16 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
             doc["written"] = None if written is None else {"path": write_path, "comments_kept": written.comments_kept}
         if built is not None:
             doc["endpoint_trace"] = built.to_dict()
+        if window is not None:
+            doc["search_window"] = (check.to_dict(ttft_p99, max_rejected) if check is not None
+                                    else {"window": window.to_dict()})
         print_json(doc)
     else:
+        if window is not None:
+            render_window(window)
         render(result)
+        if check is not None:
+            render_check(check, ttft_p99, max_rejected)
         if written is not None:
             kept = "comments kept" if written.comments_kept else "comments could not be kept"
             say(f"written to {escape(write_path)} ({kept}); check it with `fastscale validate {escape(write_path)}`")
@@ -251,6 +271,47 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
         _validate_written(write_path, as_json)
     if result.choice is None and not result.keep_current:
         sys.exit(EXIT_FAILED)
+
+
+def _span(window) -> str:
+    return "hour" if window.seconds == 3600 else f"{window.seconds / 3600:g} h"
+
+
+def render_window(window) -> None:
+    w = window.to_dict()
+    say(f"[bold]searched on the busiest {_span(window)}[/] of the trace (seconds {w['start_second']:,} to "
+        f"{w['start_second'] + w['seconds']:,}, the most tokens arriving): {w['requests']:,} of its "
+        f"{w['whole_trace_requests']:,} requests; every figure below is that {_span(window)}'s, costs scaled to a month "
+        "from it. "
+        "--whole-trace searches on every request.")
+
+
+def render_check(check, ttft_p99: float, max_rejected: float) -> None:
+    """The chosen settings on the whole trace beside the window's figures: the shortcut's error."""
+    window_month, whole_month = check.monthly()
+    err = check.errors()
+    o, s = check.whole, check.searched
+    busiest = f"busiest {_span(check.window)}"
+
+    def pct(value):
+        return "-" if value is None else f"{value:+.1%}"
+
+    def p99(value):
+        return "-" if value is None else f"{value:.2f} s"
+
+    say("[bold]on the whole trace[/] (the chosen settings replayed on every request, as simulate --requests does):")
+    say(f"  monthly cost {_usd(whole_month)} ({busiest}: {_usd(window_month)}, error {pct(err['monthly_cost'])}); "
+        f"TTFT p99 {p99(o.ttft_p99_s)} ({busiest}: {p99(s.ttft_p99_s)}, error {pct(err['ttft_p99'])}); "
+        f"end-to-end p99 {p99(o.e2e_p99_s)} ({busiest}: {p99(s.e2e_p99_s)}, error {pct(err['e2e_p99'])}); "
+        f"rejected {o.rejected_fraction:.2%} ({busiest}: {s.rejected_fraction:.2%})", indent="    ")
+    if check.meets(ttft_p99, max_rejected):
+        say("  [green]the SLO holds on the whole trace[/]", indent="    ")
+    else:
+        say("  [bold red]the SLO does not hold on the whole trace[/]: check with --whole-trace", indent="    ")
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}"
 
 
 def _run(search, workers, max_rejected):

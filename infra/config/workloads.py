@@ -13,7 +13,7 @@ from pydantic import (
     StringConstraints,
 )
 
-from fastscale.infra.base.limits import ApiInt, Number
+from fastscale.infra.base.limits import MAX_REQUEST_TOKENS, ApiInt, Number
 from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, TagKey, TagValue, _Strict
 from fastscale.infra.config.scaling import Autoscaling, Capacity, ComponentDeployment
 from fastscale.infra.config.secrets import parse_kms_key_arn
@@ -194,6 +194,31 @@ class ModelShape(_Strict):
         return self.layers * self.kv_heads * self.head_dim * 2 * (1 if self.kv_cache_dtype == "fp8" else 2)
 
 
+#: fastscale's choice, not a measurement, for a workload whose ``serving.request_tokens`` is unset: a chat request
+#: of a few paragraphs and a one-paragraph answer (together the 1,280 tokens ``simulate_params.json`` sizes a KV
+#: cache for without a trace, ``requests.default_request_tokens``).
+DEFAULT_PROMPT_TOKENS = 1024
+DEFAULT_OUTPUT_TOKENS = 256
+
+
+class RequestTokens(_Strict):
+    """The mean request this workload serves, in tokens: what fastscale assumes where no trace says (the KV-cache
+    capacity without a trace, every request of a trace rebuilt from CloudWatch metrics)."""
+
+    prompt: ApiInt = Field(
+        DEFAULT_PROMPT_TOKENS, ge=1, le=MAX_REQUEST_TOKENS,
+        description=f"Mean prompt (input) tokens of a request. Default {DEFAULT_PROMPT_TOKENS}, fastscale's choice.",
+    )
+    output: ApiInt = Field(
+        DEFAULT_OUTPUT_TOKENS, ge=1, le=MAX_REQUEST_TOKENS,
+        description=f"Mean output (generated) tokens of a request. Default {DEFAULT_OUTPUT_TOKENS}, fastscale's choice.",
+    )
+
+    @property
+    def total(self) -> int:
+        return self.prompt + self.output
+
+
 class Serving(_Strict):
     """What one copy (one instance of a single-model endpoint) serves: its capacity, separate from the scaling
     target. Used by `fastscale estimate`, `simulate` and `recommend`; nothing here reaches AWS."""
@@ -237,6 +262,13 @@ class Serving(_Strict):
         gt=0,
         description="Tokens per second one request generates when it runs alone on a copy, measured (`simulate "
         "--requests`, `recommend`). Unset: estimated from the accelerator's memory bandwidth and model_size_gb.",
+    )
+    request_tokens: RequestTokens | None = Field(
+        None,
+        description="The mean request's prompt and output tokens, where no trace gives them: the KV-cache capacity of "
+        "`simulate` without --requests, and every request of a trace `simulate`/`recommend --from-endpoint` rebuild "
+        "from CloudWatch metrics (the metrics count requests, not tokens; --tokens overrides it there). Unset: "
+        f"{DEFAULT_PROMPT_TOKENS} prompt and {DEFAULT_OUTPUT_TOKENS} output tokens, fastscale's choice (docs/simulate.md).",
     )
     fast_model_loader: bool = Field(
         False,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -103,6 +104,28 @@ def test_simulate_from_metrics_with_stated_tokens_and_region(aws, config_file, r
     assert trace["model_latency_mean_s"] == 9.0
     assert "every request: 600 prompt and 80 output tokens (--tokens)" in trace["notes"]
     assert doc["simulations"][0]["trace"]["mean_input_tokens"] == 600
+
+
+def _with_request_tokens(path: str, prompt: int, output: int) -> None:
+    data = yaml.safe_load(Path(path).read_text())
+    data["endpoints"][0]["model"].setdefault("serving", {})["request_tokens"] = {"prompt": prompt, "output": output}
+    Path(path).write_text(yaml.safe_dump(data, sort_keys=False))
+
+
+def test_metrics_tokens_come_from_the_config_then_from_tokens_then_the_stated_default(aws, config_file):
+    traffic(aws, capture=False)
+    default = json.loads(run("simulate", config_file, "--from-endpoint", LIVE, "--since", "1h", "--json").stdout)
+    assert default["simulations"][0]["trace"]["mean_input_tokens"] == 1024
+    assert any("1024 prompt and 256 output tokens (fastscale's default" in n for n in default["endpoint_trace"]["notes"])
+    _with_request_tokens(config_file, 700, 90)
+    stated = json.loads(run("simulate", config_file, "--from-endpoint", LIVE, "--since", "1h", "--json").stdout)
+    assert stated["simulations"][0]["trace"]["mean_input_tokens"] == 700
+    assert stated["simulations"][0]["trace"]["mean_output_tokens"] == 90
+    assert ("every request: 700 prompt and 90 output tokens (endpoints[0].model.serving.request_tokens)"
+            in stated["endpoint_trace"]["notes"])
+    given = json.loads(run("simulate", config_file, "--from-endpoint", LIVE, "--since", "1h", "--tokens", "600:80",
+                           "--json").stdout)
+    assert given["simulations"][0]["trace"]["mean_input_tokens"] == 600  # --tokens wins over the config
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -104,7 +104,7 @@ def test_scale_from_zero_alarm_step_policy_then_cold_start():
     assert s.served_after_seconds == 320
     assert s.rejected_requests == pytest.approx(0.2 * 320)
     assert s.queued_request_seconds == 0
-    assert r.instances[:130] == (0,) * 130 and r.instances[130] == 1
+    assert list(r.instances[:130]) == [0] * 130 and r.instances[130] == 1
     kinds = [e.kind for e in r.events if e.second <= 380]
     assert "alarm" in kinds and "serving" in kinds
 

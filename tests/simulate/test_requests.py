@@ -161,10 +161,10 @@ def test_azure_and_seconds_traces_parse_and_sort():
         "TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:47.6805900,10,2\n2023-11-16 18:15:46.6805900,374,44\n",
         "a.csv",
     )
-    assert azure.format == "azure" and azure.arrivals == (0.0, pytest.approx(1.0))
-    assert azure.input_tokens == (374, 10) and azure.output_tokens == (44, 2)
+    assert azure.format == "azure" and list(azure.arrivals) == [0.0, pytest.approx(1.0)]
+    assert list(azure.input_tokens) == [374, 10] and list(azure.output_tokens) == [44, 2]
     seconds = parse_request_trace("output_tokens,timestamp,input_tokens\n5,3.5,7\n\n1,0.25,2\n", "s.csv")
-    assert seconds.arrivals == (0.25, 3.5) and seconds.input_tokens == (2, 7) and seconds.output_tokens == (1, 5)
+    assert (list(seconds.arrivals), list(seconds.input_tokens), list(seconds.output_tokens)) == ([0.25, 3.5], [2, 7], [1, 5])
 
 
 @pytest.mark.parametrize(
@@ -338,4 +338,4 @@ def test_token_counts_up_to_the_limit_are_read():
     from fastscale.infra.base.limits import MAX_REQUEST_TOKENS
 
     trace = parse_request_trace(f"timestamp,input_tokens,output_tokens\n0,{MAX_REQUEST_TOKENS},0000012\n", "t.csv")
-    assert (trace.input_tokens, trace.output_tokens) == ((MAX_REQUEST_TOKENS,), (12,))
+    assert (list(trace.input_tokens), list(trace.output_tokens)) == ([MAX_REQUEST_TOKENS], [12])

@@ -19,8 +19,11 @@ the lines that were skipped.
 
 from __future__ import annotations
 
+import itertools
 import math
+import operator
 import random
+from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -28,7 +31,7 @@ from typing import Any
 
 from fastscale.infra.analysis.endpoint_traffic.capture import ASSUMED, HOW, CaptureTally, TokenProfile
 from fastscale.infra.analysis.endpoint_traffic.window import Window, iso
-from fastscale.infra.analysis.simulate.requests.trace import SECONDS_COLUMNS, RequestTrace
+from fastscale.infra.analysis.simulate.requests.trace import SECONDS_COLUMNS, TOKEN_TYPECODE, RequestTrace
 
 DATA_CAPTURE = "data capture"
 METRICS = "CloudWatch metrics"
@@ -97,14 +100,18 @@ def trace_csv(trace: RequestTrace) -> str:
 
 
 def _trace(arrivals: Sequence[float], prompt: Sequence[int], output: Sequence[int], endpoint: str, source: str) -> RequestTrace:
-    order = sorted(range(len(arrivals)), key=lambda i: arrivals[i])
-    return RequestTrace(
-        arrivals=tuple(round(arrivals[i], 3) for i in order),
-        input_tokens=tuple(prompt[i] for i in order),
-        output_tokens=tuple(output[i] for i in order),
-        source=f"endpoint {endpoint}",
-        format=source,
-    )
+    """The requests in arrival order (stably), times to the millisecond, columnar as a trace file is read."""
+    if all(map(operator.le, arrivals, itertools.islice(arrivals, 1, None))):
+        times, prompts, outputs = array("d", arrivals), array(TOKEN_TYPECODE, prompt), array(TOKEN_TYPECODE, output)
+    else:
+        order = sorted(range(len(arrivals)), key=arrivals.__getitem__)
+        times = array("d", [arrivals[i] for i in order])
+        prompts = array(TOKEN_TYPECODE, [prompt[i] for i in order])
+        outputs = array(TOKEN_TYPECODE, [output[i] for i in order])
+    for i, at in enumerate(times):
+        times[i] = round(at, 3)
+    return RequestTrace(arrivals=times, input_tokens=prompts, output_tokens=outputs, source=f"endpoint {endpoint}",
+                        format=source)
 
 
 def _share(how: dict[str, int], total: int) -> str:
@@ -248,12 +255,12 @@ def from_metrics(
                              f"{iso(window.end)}")
     limits = list(limits)
     rng = random.Random(ARRIVAL_SEED)
-    arrivals: list[float] = []
+    arrivals = array("d")
     for start, length, count in slots:
         if len(arrivals) + count > most:
             limits.append(f"the trace stops at {most} requests, {start:.0f} s into the window")
             break
-        arrivals += sorted(start + rng.random() * length for _ in range(count))
+        arrivals.extend(sorted(start + rng.random() * length for _ in range(count)))
     n = len(arrivals)
     said = [*notes,
             f"{total} requests from CloudWatch {how} between {iso(window.start)} and {iso(window.end)}; within its "
@@ -263,7 +270,8 @@ def from_metrics(
     if mean is not None:
         said.append(f"CloudWatch ModelLatency over the window: {mean:.2f} s per request (mean); compare it with the "
                     "simulated end-to-end time to check the token profile")
-    trace = _trace(arrivals, [tokens.prompt] * n, [tokens.output] * n, endpoint, METRICS)
+    trace = _trace(arrivals, array(TOKEN_TYPECODE, [tokens.prompt]) * n, array(TOKEN_TYPECODE, [tokens.output]) * n,
+                   endpoint, METRICS)
     return EndpointTrace(trace, endpoint, component, region, METRICS, window, tuple(said), tuple(limits),
                          model_latency_s=mean)
 

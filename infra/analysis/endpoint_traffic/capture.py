@@ -28,6 +28,7 @@ from typing import Any
 
 from fastscale.infra.analysis.endpoint_traffic.window import Window
 from fastscale.infra.base.limits import MAX_REQUEST_TOKENS
+from fastscale.infra.config.workloads import DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS
 
 #: Characters per token when a payload's tokens are estimated from its text: OpenAI's rule of thumb for
 #: English text ("one token generally corresponds to ~4 characters", OpenAI help center, "What are tokens and
@@ -61,8 +62,19 @@ class TokenProfile:
         return f"{self.prompt} prompt and {self.output} output tokens ({self.source})"
 
 
-#: fastscale's choice, not a measurement: a chat request of a few paragraphs and a one-paragraph answer.
-DEFAULT_TOKENS = TokenProfile(1000, 250, "fastscale's default, an assumption: give --tokens PROMPT:OUTPUT")
+#: fastscale's choice, not a measurement (``serving.request_tokens``' default): a chat request of a few paragraphs
+#: and a one-paragraph answer.
+DEFAULT_TOKENS = TokenProfile(DEFAULT_PROMPT_TOKENS, DEFAULT_OUTPUT_TOKENS,
+                              "fastscale's default, an assumption: set serving.request_tokens or give --tokens "
+                              "PROMPT:OUTPUT")
+
+
+def configured_tokens(w: Any, path: str) -> TokenProfile | None:
+    """The workload's ``serving.request_tokens`` (``path``: the workload's config path), None when unset."""
+    stated = w.serving.request_tokens
+    if stated is None:
+        return None
+    return TokenProfile(stated.prompt, stated.output, f"{path}.serving.request_tokens")
 
 
 def parse_tokens(text: str) -> TokenProfile:

@@ -16,7 +16,8 @@ datapoint is closed and, ``lag`` seconds later, the alarms evaluate it. The rule
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from array import array
+from collections.abc import Callable, MutableSequence
 from dataclasses import dataclass, field
 
 from fastscale.infra.analysis.simulate.result import Event, Result, Summary, with_summary
@@ -254,8 +255,11 @@ class _Sim:
         # Datapoints closed at a period's end reach the alarm `lag` seconds later: (second, state, value).
         arriving: list[tuple[int, _AlarmState, float | None, float]] = []
 
-        desired_s, copies_s, serving_s, inst_s, inst_srv_s = [], [], [], [], []
-        capacity_s, queued_s, rejected_s, demand_s = [], [], [], []
+        # The series, one array each (a week is 604,800 seconds): counts as ints, the rest as floats. The capacity
+        # keeps the type of the unit's capacity (a whole number stays one in the output).
+        desired_s, copies_s, serving_s, inst_s, inst_srv_s = array("i"), array("i"), array("i"), array("i"), array("i")
+        queued_s, rejected_s, demand_s = array("d"), array("d"), array("d")
+        capacity_s: MutableSequence[float] = array("d") if isinstance(s.unit_capacity, float) else []
         load = self.load
         announced: set[int] = set()
         new_serving: list[int] = []
@@ -377,15 +381,15 @@ class _Sim:
                             self._step_from_zero(when)
 
         result = Result(
-            demand=tuple(demand_s),
-            desired=tuple(desired_s),
-            copies=tuple(copies_s),
-            serving=tuple(serving_s),
-            instances=tuple(inst_s),
-            instances_serving=tuple(inst_srv_s),
-            capacity=tuple(capacity_s),
-            queued=tuple(queued_s),
-            rejected=tuple(rejected_s),
+            demand=demand_s,
+            desired=desired_s,
+            copies=copies_s,
+            serving=serving_s,
+            instances=inst_s,
+            instances_serving=inst_srv_s,
+            capacity=capacity_s,
+            queued=queued_s,
+            rejected=rejected_s,
             events=tuple(sorted(self.events, key=lambda e: e.second)),
             summary=Summary(0, None, None, 0, 0, 0, 0, 0, 0, 0, None, None),
             minimum_bound=self.minimum_bound,

@@ -7,6 +7,7 @@ series alone (the seconds the alarms fired aside), so the figures are the same w
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,15 +65,16 @@ class Summary:
 
 @dataclass(frozen=True)
 class Result:
-    demand: tuple[float, ...]
-    desired: tuple[int, ...]
-    copies: tuple[int, ...]  # placed, starting ones included
-    serving: tuple[int, ...]
-    instances: tuple[int, ...]  # provisioning ones included
-    instances_serving: tuple[int, ...]
-    capacity: tuple[float, ...]  # concurrent requests served at full speed
-    queued: tuple[float, ...]
-    rejected: tuple[float, ...]  # requests that failed this second
+    # One value a second; arrays (``array('d')``, ``array('l')``) when the engine made them.
+    demand: Sequence[float]
+    desired: Sequence[int]
+    copies: Sequence[int]  # placed, starting ones included
+    serving: Sequence[int]
+    instances: Sequence[int]  # provisioning ones included
+    instances_serving: Sequence[int]
+    capacity: Sequence[float]  # concurrent requests served at full speed
+    queued: Sequence[float]
+    rejected: Sequence[float]  # requests that failed this second
     events: tuple[Event, ...]
     summary: Summary
     #: The minimum (units_min, instances_min) changed something: the starting count, a scaling decision, an

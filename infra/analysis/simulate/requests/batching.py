@@ -20,7 +20,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import MutableSequence, Sequence
 
 from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
 from fastscale.infra.analysis.simulate.requests.results import SERVED, TIMED_OUT
@@ -54,9 +54,9 @@ class Batcher:
         inputs: Sequence[int],
         outputs: Sequence[int],
         status: bytearray,
-        ttft: list[float],
-        e2e: list[float],
-        wait: list[float],
+        ttft: MutableSequence[float],
+        e2e: MutableSequence[float],
+        wait: MutableSequence[float],
         timeout: float,
         gaps: list[tuple[float, int]] | None = None,
         released: list[int] | None = None,

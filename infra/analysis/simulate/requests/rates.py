@@ -296,6 +296,13 @@ def kv_cache_tokens(w: Any, spec: InstanceSpec | None, accelerators: int, params
     return max(0, int(free_gb * 1e9 // per_token))
 
 
+def default_request_tokens(w: Any, params: SimulateParams) -> float:
+    """Prompt and output tokens of the mean request where no trace gives them: the workload's
+    ``serving.request_tokens``, else the stated default (``requests.default_request_tokens``)."""
+    stated = w.serving.request_tokens if getattr(w, "serving", None) is not None else None
+    return float(stated.total) if stated is not None else params.requests.default_request_tokens.value
+
+
 def kv_slots(
     w: Any, spec: InstanceSpec | None, accelerators: int, params: SimulateParams, request_tokens: float | None = None,
 ) -> tuple[int, str] | None:
@@ -305,7 +312,7 @@ def kv_slots(
     tokens = kv_cache_tokens(w, spec, accelerators, params)
     if tokens is None or spec is None:
         return None
-    mean = request_tokens if request_tokens and request_tokens > 0 else params.requests.default_request_tokens.value
+    mean = request_tokens if request_tokens and request_tokens > 0 else default_request_tokens(w, params)
     _, most = batching_limits(w, spec, params)
     slots = max(1, min(most, int(tokens // mean)))
     why = (f"the KV cache of {accelerators} x {spec.accelerator_name} holds {tokens} tokens: {slots} requests of "

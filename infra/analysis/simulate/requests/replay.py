@@ -22,6 +22,7 @@ import dataclasses
 import heapq
 import math
 import random
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -79,10 +80,11 @@ class RequestLoad:
         self.overhead = rates.request_overhead_seconds
         self.lor = routing in QUEUED_AS_LEAST_OUTSTANDING
         self.rng = random.Random(seed)
-        nan = math.nan
-        self.ttft = [nan] * n
-        self.e2e = [nan] * n
-        self.wait = [nan] * n
+        # What became of each request, columnar like the trace: 8 bytes a time, 1 byte a status.
+        unknown = array("d", [math.nan])
+        self.ttft = unknown * n
+        self.e2e = unknown * n
+        self.wait = unknown * n
         self.status = bytearray(n)
         self.next = 0
         self.heap: list[tuple[float, int, int]] = []  # (time-out, copy, request) of each queued request

@@ -14,14 +14,17 @@ import csv
 import functools
 import io
 import math
+import os
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-from fastscale.infra.analysis.simulate.traffic import MAX_TRACE_BYTES, MAX_WINDOW_SECONDS
+from fastscale.infra.analysis.simulate.traffic import MAX_WINDOW_SECONDS
 from fastscale.infra.base.limits import MAX_REQUEST_TOKENS
-from fastscale.infra.base.safe_files import SpecialFileError, read_bytes
+from fastscale.infra.base.safe_files import SpecialFileError, open_regular_for_reading
 
 #: Header of the public Azure LLM inference traces, and of a trace with times in seconds (case-insensitive).
 AZURE_COLUMNS = ("timestamp", "contexttokens", "generatedtokens")
@@ -29,6 +32,13 @@ SECONDS_COLUMNS = ("timestamp", "input_tokens", "output_tokens")
 
 #: Most requests read from one trace (a week at ~30 requests per second).
 MAX_REQUESTS = 20_000_000
+#: Largest trace file read: a week of MAX_REQUESTS requests in the Azure layout (about 45 bytes a line) fits.
+#: The file streams through (memory follows the requests, not the bytes), so this only bounds the time spent.
+MAX_REQUEST_TRACE_BYTES = 1 << 30
+#: Longest line read (a line of the two layouts is under 100 characters).
+MAX_LINE_CHARACTERS = 4096
+#: Array type of the token columns: unsigned, 4 bytes, holds MAX_REQUEST_TOKENS.
+TOKEN_TYPECODE = "I"
 
 
 class RequestInputError(ValueError):
@@ -37,11 +47,14 @@ class RequestInputError(ValueError):
 
 @dataclass(frozen=True)
 class RequestTrace:
-    """Requests in arrival order: seconds from the trace's start, prompt and output tokens."""
+    """Requests in arrival order: seconds from the trace's start, prompt and output tokens.
 
-    arrivals: tuple[float, ...]
-    input_tokens: tuple[int, ...]
-    output_tokens: tuple[int, ...]
+    Columnar: one array per column (``array('d')`` for the times, ``array('I')`` for the token counts when read
+    from a file), 16 bytes a request instead of a Python object per request; any sequences will do."""
+
+    arrivals: Sequence[float]
+    input_tokens: Sequence[int]
+    output_tokens: Sequence[int]
     source: str
     format: str  # azure | seconds
 
@@ -89,10 +102,19 @@ def _azure_time(text: str) -> datetime:
 
 
 def parse_request_trace(text: str, source: str) -> RequestTrace:
+    """A trace held in memory as text: see :func:`read_rows`."""
+    return read_rows(io.StringIO(text), source)
+
+
+def read_rows(lines: Iterable[str], source: str) -> RequestTrace:
     """A CSV with the header ``TIMESTAMP,ContextTokens,GeneratedTokens`` (Azure LLM inference traces: a
     date-time per request) or ``timestamp,input_tokens,output_tokens`` (seconds); any column order, names
-    case-insensitive. Rows are sorted by time; times start at the first request."""
-    reader = csv.reader(io.StringIO(text))
+    case-insensitive. Rows are sorted by time (stably: requests at the same time keep the file's order); times
+    start at the first request.
+
+    Read in one pass, line by line, into three arrays: memory grows with the requests (16 bytes each), never with
+    the file's size; a trace already in time order (the usual case) is never copied."""
+    reader = csv.reader(lines)
     try:
         header = next(reader)
     except StopIteration:
@@ -110,24 +132,29 @@ def parse_request_trace(text: str, source: str) -> RequestTrace:
             f"trace) or timestamp,input_tokens,output_tokens (seconds); {_header_mismatch(names)}"
         )
     ti, ii, oi = (names.index(c) for c in columns)
+    width = len(names)
     shown = _shown(columns)
-    rows: list[tuple[float, int, int]] = []
+    arrivals, prompts, outputs = array("d"), array(TOKEN_TYPECODE), array(TOKEN_TYPECODE)
+    add_arrival, add_prompt, add_output = arrivals.append, prompts.append, outputs.append
     first: datetime | None = None
+    in_order = True
+    latest = -math.inf
+    isfinite = math.isfinite
+    count = 0
     try:
         for row in reader:
-            line = reader.line_num
-            if not row or (len(row) == 1 and not row[0].strip()):
-                continue
-            if len(row) != len(names):
-                raise RequestInputError(f"{source}, line {line}: {len(row)} values for {len(names)} columns")
-            stamp = row[ti].strip()
+            if len(row) != width:
+                if not row or (len(row) == 1 and not row[0].strip()):
+                    continue
+                raise RequestInputError(f"{source}, line {reader.line_num}: {len(row)} values for {width} columns")
+            stamp = row[ti]
             if fmt == "azure":
                 try:
                     when = _azure_time(stamp)
                 except ValueError:
                     raise RequestInputError(
-                        f"{source}, line {line}: TIMESTAMP (column {ti + 1}) is not a date and time such as "
-                        "2023-11-16 18:15:46.6805900"
+                        f"{source}, line {reader.line_num}: TIMESTAMP (column {ti + 1}) is not a date and time such "
+                        "as 2023-11-16 18:15:46.6805900"
                     ) from None
                 if when.tzinfo is not None:
                     when = when.astimezone(UTC).replace(tzinfo=None)
@@ -138,33 +165,46 @@ def parse_request_trace(text: str, source: str) -> RequestTrace:
                     at = float(stamp)
                 except ValueError:
                     raise RequestInputError(
-                        f"{source}, line {line}: timestamp (column {ti + 1}) is not a number of seconds") from None
-                if not math.isfinite(at) or at < 0:
-                    raise RequestInputError(f"{source}, line {line}: timestamp must be a finite number >= 0")
+                        f"{source}, line {reader.line_num}: timestamp (column {ti + 1}) is not a number of seconds"
+                    ) from None
+                if not isfinite(at) or at < 0:
+                    raise RequestInputError(f"{source}, line {reader.line_num}: timestamp must be a finite number >= 0")
             try:  # the common case at full speed; what is wrong is worked out only when something is
                 prompt, output = int(row[ii]), int(row[oi])
             except ValueError:
                 prompt = output = -1
             if not (0 <= prompt <= MAX_REQUEST_TOKENS and 0 <= output <= MAX_REQUEST_TOKENS):
-                raise _token_error(row, ((ii, shown[1]), (oi, shown[2])), f"{source}, line {line}")
-            rows.append((at, prompt, output))
-            if len(rows) > MAX_REQUESTS:
+                raise _token_error(row, ((ii, shown[1]), (oi, shown[2])), f"{source}, line {reader.line_num}")
+            if at < latest:
+                in_order = False
+            else:
+                latest = at
+            add_arrival(at)
+            add_prompt(prompt)
+            add_output(output)
+            count += 1
+            if count > MAX_REQUESTS:
                 raise RequestInputError(f"{source}: more than {MAX_REQUESTS} requests; simulate a shorter window")
     except csv.Error as exc:
         raise RequestInputError(f"{source}, line {reader.line_num}: not CSV ({exc})") from None
-    if not rows:
+    if not count:
         raise RequestInputError(f"{source}: the trace has a header but no requests")
-    rows.sort(key=lambda r: r[0])
-    start = rows[0][0] if fmt == "azure" else 0.0
-    if rows[-1][0] - start >= MAX_WINDOW_SECONDS:
+    if not in_order:
+        arrivals, prompts, outputs = _in_time_order(arrivals, prompts, outputs)
+    start = arrivals[0] if fmt == "azure" else 0.0
+    if arrivals[-1] - start >= MAX_WINDOW_SECONDS:
         raise RequestInputError(f"{source}: the trace spans more than the one-week limit")
-    return RequestTrace(
-        arrivals=tuple(r[0] - start for r in rows),
-        input_tokens=tuple(r[1] for r in rows),
-        output_tokens=tuple(r[2] for r in rows),
-        source=source,
-        format=fmt,
-    )
+    if start:  # times from the earliest request (an Azure trace whose first line is not its earliest request)
+        arrivals = array("d", [a - start for a in arrivals])
+    return RequestTrace(arrivals=arrivals, input_tokens=prompts, output_tokens=outputs, source=source, format=fmt)
+
+
+def _in_time_order(arrivals: array[float], *columns: array[int]) -> tuple[array[float], array[int], array[int]]:
+    """The columns sorted by arrival, stably. Only for a trace whose lines are out of time order: this one step
+    holds a Python object per request."""
+    order = sorted(range(len(arrivals)), key=arrivals.__getitem__)
+    prompts, outputs = (array(TOKEN_TYPECODE, [column[i] for i in order]) for column in columns)
+    return array("d", [arrivals[i] for i in order]), prompts, outputs
 
 
 def _shown(columns: tuple[str, ...]) -> list[str]:
@@ -201,16 +241,41 @@ def _token_error(row: list[str], cells: tuple[tuple[int, str], ...], where: str)
 
 
 def read_request_trace(path: str | Path) -> RequestTrace:
+    """A trace file, read as it streams (see :func:`read_rows`): at most :data:`MAX_REQUEST_TRACE_BYTES` bytes, no
+    line longer than :data:`MAX_LINE_CHARACTERS`."""
     p = Path(path)
     try:
-        raw = read_bytes(p, MAX_TRACE_BYTES + 1, "trace")  # never blocks on a FIFO, never reads /proc
-        if len(raw) > MAX_TRACE_BYTES:
-            raise RequestInputError(f"{p}: the trace is larger than {MAX_TRACE_BYTES} bytes, the most that is read")
-        text = raw.decode("utf-8-sig")
+        fd = open_regular_for_reading(p, "trace")  # never blocks on a FIFO, never reads /proc
+        with open(fd, encoding="utf-8-sig", newline="") as handle:
+            if _size_on_disk(handle) > MAX_REQUEST_TRACE_BYTES:
+                raise RequestInputError(
+                    f"{p}: the trace is larger than {MAX_REQUEST_TRACE_BYTES} bytes, the most that is read")
+            return read_rows(_bounded_lines(handle, str(p)), str(p))
     except FileNotFoundError:
         raise RequestInputError(f"{p}: trace file not found") from None
     except SpecialFileError as exc:
         raise RequestInputError(str(exc)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise RequestInputError(f"{p}: cannot read the trace ({exc.__class__.__name__})") from None
-    return parse_request_trace(text, str(p))
+
+
+def _size_on_disk(handle: TextIO) -> int:
+    return os.fstat(handle.fileno()).st_size
+
+
+def _bounded_lines(handle: TextIO, source: str) -> Iterator[str]:
+    """The lines of ``handle``, none longer than :data:`MAX_LINE_CHARACTERS` (a file with no line break is never
+    read whole) and no more characters in all than :data:`MAX_REQUEST_TRACE_BYTES` (a file that grows as it is
+    read)."""
+    readline = handle.readline
+    total = 0
+    number = 0
+    while line := readline(MAX_LINE_CHARACTERS + 1):
+        number += 1
+        if len(line) > MAX_LINE_CHARACTERS:
+            raise RequestInputError(f"{source}, line {number}: longer than {MAX_LINE_CHARACTERS} characters")
+        total += len(line)
+        if total > MAX_REQUEST_TRACE_BYTES:
+            raise RequestInputError(
+                f"{source}: the trace is larger than {MAX_REQUEST_TRACE_BYTES} bytes, the most that is read")
+        yield line
