@@ -34,16 +34,18 @@ if TYPE_CHECKING:
 def _synthesize(config: FastscaleConfig, outdir: str) -> Any:
     """Synthesize the stack; returns :class:`stacks.app.SynthResult`. cdktf and jsii cost seconds, which
     `status` and `--help` must not pay."""
+    from fastscale.infra.model.resolved import resolve  # lazy: with the stacks it feeds
     from fastscale.stacks.app import synthesize  # lazy: cdktf/jsii, loaded only when this runs
 
-    return synthesize(config, outdir=outdir)
+    return synthesize(resolve(config), outdir=outdir)
 
 
 def _stack_snapshot(config: FastscaleConfig, project_dir: Path) -> str:
     """The stack snapshot `fastscale init` writes for a new project's tests (synthesized by the CDK engine)."""
+    from fastscale.infra.model.resolved import resolve  # lazy: with the stacks it feeds
     from fastscale.stacks.app import project_snapshot  # lazy: cdktf/jsii, loaded only when this runs
 
-    return project_snapshot(config, project_dir)
+    return project_snapshot(resolve(config), project_dir)
 
 
 def _terraform(binary: str, workdir: Path, *, env: Mapping[str, str | None] | None,

@@ -274,3 +274,14 @@ def test_the_resolved_stack_cannot_be_changed(base_config):
     with pytest.raises(TypeError):
         ep.overrides["x"] = {}  # type: ignore[index]
     assert isinstance(stack.endpoints, tuple) and isinstance(ep.pools, tuple)
+
+
+def test_as_resolved_takes_a_config_or_a_resolved_stack(base_config):
+    from fastscale.infra.model.resolved import as_resolved
+
+    config = parse_config(base_config)
+    stack = resolve(config)
+    assert as_resolved(stack) is stack
+    assert as_resolved(config) == stack
+    with pytest.raises(TypeError, match="not dict"):
+        as_resolved(base_config)

@@ -6,7 +6,7 @@ consumer, so two consumers can never resolve one default two ways. The import-li
 pyproject.toml keep the raw config classes away from them.
 """
 
-from fastscale.infra.model.resolved.resolve import resolve
+from fastscale.infra.model.resolved.resolve import as_resolved, resolve
 from fastscale.infra.model.resolved.types import (
     Count,
     DataKey,
@@ -47,5 +47,6 @@ __all__ = [
     "ScaleIn",
     "Secret",
     "Vpc",
+    "as_resolved",
     "resolve",
 ]

@@ -85,6 +85,16 @@ def resolve(config: FastscaleConfig) -> ResolvedStack:
     )
 
 
+def as_resolved(value: object) -> ResolvedStack:
+    """``value`` if it is a resolved stack, else the validated config ``value`` resolved: for entry points that
+    projects' own code calls with a config (the `main.py` earlier releases of `fastscale init` wrote)."""
+    if isinstance(value, ResolvedStack):
+        return value
+    if isinstance(value, FastscaleConfig):
+        return resolve(value)
+    raise TypeError(f"expected a ResolvedStack or a FastscaleConfig, not {type(value).__name__}")
+
+
 def _frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
     return MappingProxyType(dict(mapping)) if mapping else EMPTY
 
@@ -179,7 +189,7 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
     instance = catalog.get(ep.instance_type)
     cap = ep.capacity
     return ResolvedEndpoint(
-        key=ep.name, path=f"endpoints[{index}]", name=names.endpoint, variant=names.variant,
+        key=ep.name, path=f"endpoints[{index}]", name=names.endpoint, region=config.region, variant=names.variant,
         resource_id=names.resource_id, endpoint_config=names.endpoint_config,
         endpoint_config_prefix=names.endpoint_config_prefix, execution_role=role,
         execution_role_arn=ep.execution_role_arn,
@@ -220,6 +230,7 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         cutover_variable=cutover.variable_name(ep),
         overrides=_overrides(ep.overrides),
         adopted=ep.adopted is not None,
+        adopted_model=ep.adopted.model if ep.adopted is not None else None,
         adopted_scalable_target=bool(ep.adopted is not None and ep.adopted.scalable_target),
         adopted_scaling_policy=ep.adopted.scaling_policy if ep.adopted is not None else None,
         model=model, model_on_pools=model_on_pools or (), scaling=scaling, components=tuple(components),

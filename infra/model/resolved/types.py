@@ -222,6 +222,7 @@ class ResolvedEndpoint:
     key: str  # config name
     path: str  # "endpoints[i]"
     name: str  # in AWS (`<project>-<key>`, or the adopted live name)
+    region: str  # the stack's
     variant: str
     resource_id: str  # the variant's scalable target
     endpoint_config: str | None  # the adopted configuration's live name, kept
@@ -251,6 +252,7 @@ class ResolvedEndpoint:
     cutover_variable: str
     overrides: OverrideMap
     adopted: bool
+    adopted_model: str | None  # the live model named by the endpoint's `adopted` block
     adopted_scalable_target: bool
     adopted_scaling_policy: str | None
     model: ResolvedWorkload | None
