@@ -174,7 +174,7 @@ def test_an_estimated_price_is_marked():
 def test_a_first_deploy_of_every_example_costs_what_estimate_says(example):
     config = load_config(example)
     cost = plan_cost(create_plan(synthesize_document(resolve(config))), config.region)
-    estimate = cost_config(config)
+    estimate = cost_config(resolve(config))
     assert cost.new_stack
     assert round(cost.total("after").typical, 2) == estimate.total_monthly()
     by_name = {e.endpoint: e for e in cost.endpoints}

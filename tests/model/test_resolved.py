@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from fastscale.infra.config import parse_config
-from fastscale.infra.model.resolved import resolve
+from fastscale.infra.model.resolved import SCALING_DEFAULTS, resolve
 
 IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 ADOPTED_ARN = "arn:aws:sagemaker:us-east-1:123456789012:inference-component/live-ic"
@@ -285,3 +285,33 @@ def test_as_resolved_takes_a_config_or_a_resolved_stack(base_config):
     assert as_resolved(config) == stack
     with pytest.raises(TypeError, match="not dict"):
         as_resolved(base_config)
+
+
+def test_the_scale_from_zero_alarm_settings_are_there_without_scale_to_zero(base_config):
+    """A what-if without a warm minimum runs with the alarm the config would get: its settings are resolved even
+    while the copies never reach zero (and no scale-from-zero policy is named)."""
+    config = components_config(base_config, {"name": "a", "image": IMAGE, "resources": {"memory_mb": 1},
+                                             "copies": {"initial": 1, "min": 1, "max": 2},
+                                             "autoscaling": {"scale_from_zero": {"cooldown": 90}}})
+    (c,) = resolve(parse_config(config)).endpoints[0].components
+    assert c.scaling.scale_from_zero is None
+    assert (c.scaling.zero_alarm.period, c.scaling.zero_alarm.evaluation_periods, c.scaling.zero_alarm.cooldown) == (
+        SCALING_DEFAULTS.scale_from_zero_period, SCALING_DEFAULTS.scale_from_zero_evaluation_periods, 90)
+    assert SCALING_DEFAULTS.metric_setting == "high_resolution"
+
+
+def test_what_an_analysis_reads_of_a_workload(base_config):
+    config = components_config(base_config, {
+        "name": "a", "image": IMAGE, "resources": {"memory_mb": 1, "accelerators": 1}, "model_size_gb": 16,
+        "image_size_gb": 9, "data_cache": False, "serving": {"max_concurrency": 12}})
+    config["endpoints"][0]["capacity"] = {"fallback": [
+        {"instance_type": "ml.g5.2xlarge", "components": {"a": {"model_size_gb": 8}}}]}
+    ep = resolve(parse_config(config)).endpoints[0]
+    (w,) = ep.workloads
+    assert (w.key, w.name, w.is_component, w.data_cache) == ("a", "demo-a", True, False)
+    assert (w.model_size_gb, w.image_size_gb, w.serving.max_concurrency) == (16, 9, 12)
+    assert ep.next_pool is not None and ep.next_pool.instance_type == "ml.g5.2xlarge"
+    assert ep.on_pool(w, ep.next_pool).model_size_gb == 8
+    single = resolve(parse_config(base_config)).endpoints[0]
+    assert single.next_pool is None and single.workloads == (single.model,)
+    assert single.model is not None and not single.model.is_component and single.model.data_cache is None

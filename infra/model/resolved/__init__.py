@@ -6,7 +6,7 @@ consumer, so two consumers can never resolve one default two ways. The import-li
 pyproject.toml keep the raw config classes away from them.
 """
 
-from fastscale.infra.model.resolved.resolve import as_resolved, resolve
+from fastscale.infra.model.resolved.resolve import SCALING_DEFAULTS, as_resolved, resolve
 from fastscale.infra.model.resolved.types import (
     Count,
     DataKey,
@@ -24,11 +24,14 @@ from fastscale.infra.model.resolved.types import (
     S3Backend,
     ScaleFromZero,
     ScaleIn,
+    ScalingDefaults,
     Secret,
     Vpc,
+    ZeroAlarm,
 )
 
 __all__ = [
+    "SCALING_DEFAULTS",
     "Count",
     "DataKey",
     "Metrics",
@@ -45,8 +48,10 @@ __all__ = [
     "S3Backend",
     "ScaleFromZero",
     "ScaleIn",
+    "ScalingDefaults",
     "Secret",
     "Vpc",
+    "ZeroAlarm",
     "as_resolved",
     "resolve",
 ]

@@ -23,6 +23,9 @@ from fastscale.infra.config import (
     S3State,
 )
 from fastscale.infra.config import Capacity as CapacitySetting
+from fastscale.infra.config import (
+    ScaleFromZero as ScaleFromZeroSetting,
+)
 from fastscale.infra.config.secrets import container_environment, parse_kms_key_arn, policy_resource
 from fastscale.infra.model import capacity, cutover, naming
 from fastscale.infra.model.deployment import rollouts
@@ -46,8 +49,10 @@ from fastscale.infra.model.resolved.types import (
     S3Backend,
     ScaleFromZero,
     ScaleIn,
+    ScalingDefaults,
     Secret,
     Vpc,
+    ZeroAlarm,
 )
 
 
@@ -85,6 +90,14 @@ def resolve(config: FastscaleConfig) -> ResolvedStack:
     )
 
 
+#: The config's own defaults for a workload's scaling.
+SCALING_DEFAULTS = ScalingDefaults(
+    metric_setting=Autoscaling().metric,
+    scale_from_zero_period=ScaleFromZeroSetting().period,
+    scale_from_zero_evaluation_periods=ScaleFromZeroSetting().evaluation_periods,
+)
+
+
 def as_resolved(value: object) -> ResolvedStack:
     """``value`` if it is a resolved stack, else the validated config ``value`` resolved: for entry points that
     projects' own code calls with a config (the `main.py` earlier releases of `fastscale init` wrote)."""
@@ -115,12 +128,12 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
                   for i, p in enumerate(capacity.pools(ep)))
     role = names.execution_role
 
-    def workload(kind: WorkloadKind, key: str, path: str, spec: ModelSpec | InferenceComponentSpec, model: str,
-                 adopted: Adopted | None, live_model_tags: Mapping[str, str]) -> ResolvedWorkload:
+    def workload(kind: WorkloadKind, key: str, path: str, name: str, spec: ModelSpec | InferenceComponentSpec, model: str,
+                 adopted: Adopted | None, live_model_tags: Mapping[str, str], scaling: ResolvedScaling) -> ResolvedWorkload:
         key_arn = spec.model_data_kms_key_arn
         parsed = parse_kms_key_arn(key_arn) if key_arn else None
         return ResolvedWorkload(
-            kind=kind, key=key, path=path, model=model, image=spec.image, model_data=spec.model_data,
+            kind=kind, key=key, path=path, name=name, model=model, image=spec.image, model_data=spec.model_data,
             model_data_key=DataKey(arn=key_arn, region=parsed.region) if key_arn and parsed else None,
             # The form of an adopted model's data is part of the model, which cannot change; a URL cannot
             # carry the license acceptance, so `accept_eula` always takes the source form.
@@ -135,31 +148,29 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
             resources=Resources(accelerators=spec.resources.accelerators, memory_mb=spec.resources.memory_mb,
                                 max_memory_mb=spec.resources.max_memory_mb, cpus=spec.resources.cpus)
             if isinstance(spec, InferenceComponentSpec) else None,
+            data_cache=spec.data_cache if isinstance(spec, InferenceComponentSpec) else None,
+            model_size_gb=spec.model_size_gb, image_size_gb=spec.image_size_gb, serving=spec.serving, scaling=scaling,
             model_tags=_frozen(naming.with_live_tags(own_tags, live_model_tags)),
             adopted_model=adopted.model if adopted is not None else None,
         )
 
     model = model_on_pools = None
-    scaling = None
     if ep.model is not None:
         assert names.model is not None, "a single-model endpoint names its model"
         live = kept.model if kept else {}
-        model_on_pools = tuple(
-            workload("model", ep.name, "model", on_pool,
-                     names.model if i == 0 else naming.model_name(names.endpoint, ep, on_pool, role), ep.adopted, live)
-            for i, on_pool in enumerate(capacity.model_on(p, ep.model) for p in capacity.pools(ep)))
-        model = model_on_pools[0]
         scaling = _scaling("model", ep.model.autoscaling, _count(ep.instances), names.resource_id,
                            aws_facts.VARIANT_INSTANCES, names.target_tracking_policy, None)
+        model_on_pools = tuple(
+            workload("model", ep.name, "model", names.endpoint, on_pool,
+                     names.model if i == 0 else naming.model_name(names.endpoint, ep, on_pool, role), ep.adopted, live,
+                     scaling)
+            for i, on_pool in enumerate(capacity.model_on(p, ep.model) for p in capacity.pools(ep)))
+        model = model_on_pools[0]
 
     components = []
     for i, (c, cn) in enumerate(zip(ep.inference_components, names.components, strict=True)):
         path = f"inference_components[{i}]"
         live = c.adopted.tags.model if c.adopted is not None else {}
-        on_pools = tuple(
-            workload("component", c.name, path, on_pool,
-                     cn.model if j == 0 else naming.model_name(cn.name, ep, on_pool, role), c.adopted, live)
-            for j, on_pool in enumerate(capacity.component_on(p, c) for p in capacity.pools(ep)))
         zero = (
             ScaleFromZero(policy=cn.scale_from_zero_policy, alarm=cn.scale_from_zero_alarm,
                           period=c.autoscaling.scale_from_zero.period,
@@ -167,11 +178,14 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
                           cooldown=c.autoscaling.scale_from_zero.cooldown)
             if cn.scale_from_zero_policy and cn.scale_from_zero_alarm else None
         )
+        copies = _scaling("component", c.autoscaling, _count(c.copies), cn.resource_id, aws_facts.COMPONENT_COPIES,
+                          cn.target_tracking_policy, zero)
+        on_pools = tuple(
+            workload("component", c.name, path, cn.name, on_pool,
+                     cn.model if j == 0 else naming.model_name(cn.name, ep, on_pool, role), c.adopted, live, copies)
+            for j, on_pool in enumerate(capacity.component_on(p, c) for p in capacity.pools(ep)))
         components.append(ResolvedComponent(
-            key=c.name, path=path, name=cn.name, workload=on_pools[0], on_pools=on_pools, copies=_count(c.copies),
-            data_cache=c.data_cache,
-            scaling=_scaling("component", c.autoscaling, _count(c.copies), cn.resource_id,
-                             aws_facts.COMPONENT_COPIES, cn.target_tracking_policy, zero),
+            key=c.name, path=path, name=cn.name, workload=on_pools[0], on_pools=on_pools,
             tags=_frozen(naming.with_live_tags(own_tags, c.adopted.tags.component if c.adopted is not None else {})),
             overrides=_overrides(c.overrides), alarms=_frozen(cn.alarms), stuck_at_zero_alarm=cn.stuck_at_zero_alarm,
             adopted_arn=c.adopted.arn if c.adopted is not None else None,
@@ -233,7 +247,7 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         adopted_model=ep.adopted.model if ep.adopted is not None else None,
         adopted_scalable_target=bool(ep.adopted is not None and ep.adopted.scalable_target),
         adopted_scaling_policy=ep.adopted.scaling_policy if ep.adopted is not None else None,
-        model=model, model_on_pools=model_on_pools or (), scaling=scaling, components=tuple(components),
+        model=model, model_on_pools=model_on_pools or (), components=tuple(components),
         every_workload=tuple(every),
     )
 
@@ -250,7 +264,11 @@ def _scaling(kind: WorkloadKind, autoscaling: Autoscaling, count: Count, resourc
         metric_setting=autoscaling.metric, metric=scaling_metric(kind, autoscaling), policy=policy,
         target=autoscaling.tracking_target, target_concurrency=autoscaling.target_concurrency,
         target_invocations=autoscaling.target_invocations, scale_in_cooldown=autoscaling.scale_in_cooldown,
-        scale_out_cooldown=autoscaling.scale_out_cooldown, scale_from_zero=zero,
+        scale_out_cooldown=autoscaling.scale_out_cooldown,
+        zero_alarm=ZeroAlarm(period=autoscaling.scale_from_zero.period,
+                             evaluation_periods=autoscaling.scale_from_zero.evaluation_periods,
+                             cooldown=autoscaling.scale_from_zero.cooldown),
+        scale_from_zero=zero,
     )
 
 

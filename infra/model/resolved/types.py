@@ -12,6 +12,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Literal
 
+from fastscale.infra.config import Serving
 from fastscale.infra.model.deployment import Rollout
 from fastscale.infra.model.detection import ScalingMetric, WorkloadKind
 from fastscale.infra.model.state import LocalStatePlacement, local_placement
@@ -34,6 +35,16 @@ class Count:
 
 
 @dataclass(frozen=True)
+class ZeroAlarm:
+    """The scale-from-zero alarm's settings as the config gives them (or defaults), whether or not the workload
+    can reach zero: what a what-if without a warm minimum would run with."""
+
+    period: int
+    evaluation_periods: int
+    cooldown: int
+
+
+@dataclass(frozen=True)
 class ScaleFromZero:
     """The step-scaling policy and alarm that add the first copy of a component scaled to zero."""
 
@@ -42,6 +53,15 @@ class ScaleFromZero:
     period: int
     evaluation_periods: int
     cooldown: int
+
+
+@dataclass(frozen=True)
+class ScalingDefaults:
+    """What a workload's scaling is when its config leaves it out: for estimates of a workload with no config."""
+
+    metric_setting: Literal["high_resolution", "invocations"]
+    scale_from_zero_period: int
+    scale_from_zero_evaluation_periods: int
 
 
 @dataclass(frozen=True)
@@ -64,7 +84,8 @@ class ResolvedScaling:
     target_invocations: float | None
     scale_in_cooldown: int
     scale_out_cooldown: int
-    scale_from_zero: ScaleFromZero | None
+    zero_alarm: ZeroAlarm
+    scale_from_zero: ScaleFromZero | None  # only when the copies may reach zero with auto scaling on
 
     @property
     def mode(self) -> Literal["off", "target_tracking", "target_tracking_and_scale_from_zero"]:
@@ -111,6 +132,7 @@ class ResolvedWorkload:
     kind: WorkloadKind
     key: str
     path: str  # config path below the endpoint: "model" or "inference_components[i]"
+    name: str  # in AWS: the component's, or the endpoint's for a single model
     model: str
     image: str
     model_data: str | None
@@ -122,8 +144,18 @@ class ResolvedWorkload:
     download_timeout: int | None
     health_check_timeout: int | None
     resources: Resources | None  # components only
+    data_cache: bool | None  # components only (None: not written, the API's default)
+    model_size_gb: float | None
+    image_size_gb: float | None
+    #: how the container serves (measured rates, limits, model shape): the config's own settings, read only
+    serving: Serving
+    scaling: ResolvedScaling
     model_tags: Tags
     adopted_model: str | None  # the live model this workload adopted
+
+    @property
+    def is_component(self) -> bool:
+        return self.kind == "component"
 
 
 @dataclass(frozen=True)
@@ -136,9 +168,6 @@ class ResolvedComponent:
     workload: ResolvedWorkload
     #: the workload on every pool of the endpoint, in config order (the first is `workload` itself)
     on_pools: tuple[ResolvedWorkload, ...]
-    copies: Count
-    data_cache: bool | None
-    scaling: ResolvedScaling
     tags: Tags
     overrides: OverrideMap
     alarms: Mapping[str, str]  # kind -> name of its own rollback alarms
@@ -146,6 +175,18 @@ class ResolvedComponent:
     adopted_arn: str | None
     adopted_scalable_target: bool
     adopted_scaling_policy: str | None
+
+    @property
+    def scaling(self) -> ResolvedScaling:
+        return self.workload.scaling
+
+    @property
+    def copies(self) -> Count:
+        return self.workload.scaling.count
+
+    @property
+    def data_cache(self) -> bool | None:
+        return self.workload.data_cache
 
 
 @dataclass(frozen=True)
@@ -258,7 +299,6 @@ class ResolvedEndpoint:
     model: ResolvedWorkload | None
     #: the single model on every pool, config order (empty for components)
     model_on_pools: tuple[ResolvedWorkload, ...]
-    scaling: ResolvedScaling | None  # the single model's (components scale themselves)
     components: tuple[ResolvedComponent, ...]
     #: every workload on every pool, without repeats: what the execution role must reach
     every_workload: tuple[ResolvedWorkload, ...]
@@ -266,6 +306,27 @@ class ResolvedEndpoint:
     @property
     def uses_components(self) -> bool:
         return bool(self.components)
+
+    @property
+    def scaling(self) -> ResolvedScaling | None:
+        """The single model's scaling (instances); None on a component endpoint, whose copies scale."""
+        return self.model.scaling if self.model is not None else None
+
+    @property
+    def workloads(self) -> tuple[ResolvedWorkload, ...]:
+        """The single model, or every component's workload, in config order."""
+        return (self.model,) if self.model is not None else tuple(c.workload for c in self.components)
+
+    @property
+    def next_pool(self) -> ResolvedPool | None:
+        """The pool SageMaker turns to when the first has no capacity (None without fallback types)."""
+        return self.pools_by_priority[1] if self.has_pools else None
+
+    def on_pool(self, workload: ResolvedWorkload, pool: ResolvedPool) -> ResolvedWorkload:
+        """``workload`` as it runs on ``pool``."""
+        if workload.kind == "model":
+            return self.model_on_pools[pool.index]
+        return next(c for c in self.components if c.key == workload.key).on_pools[pool.index]
 
     @property
     def has_pools(self) -> bool:
