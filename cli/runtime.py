@@ -68,8 +68,9 @@ def _aws_clients(config: FastscaleConfig) -> Any:
 
 def _verify_live(config: FastscaleConfig, *, clients: Any, **kwargs: Any) -> Any:
     from fastscale.infra.aws.verify import verify_live  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.model.resolved import resolve  # lazy: with the reader it feeds
 
-    return verify_live(config, clients=clients, **kwargs)
+    return verify_live(resolve(config), clients=clients, **kwargs)
 
 
 def _plan_document(runner: TerraformRunner, plan_file: Path) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 
 from fastscale.infra.config import parse_config
-from fastscale.infra.model.resolved import SCALING_DEFAULTS, resolve
+from fastscale.infra.model.resolved import FALLBACK_SUGGESTIONS, SCALING_DEFAULTS, resolve
 
 IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 ADOPTED_ARN = "arn:aws:sagemaker:us-east-1:123456789012:inference-component/live-ic"
@@ -315,3 +315,13 @@ def test_what_an_analysis_reads_of_a_workload(base_config):
     single = resolve(parse_config(base_config)).endpoints[0]
     assert single.next_pool is None and single.workloads == (single.model,)
     assert single.model is not None and not single.model.is_component and single.model.data_cache is None
+
+
+def test_fallback_candidates_leave_out_the_configured_pools(base_config):
+    base_config["endpoints"][0]["capacity"] = {"fallback": [{"instance_type": "ml.g5.2xlarge"}]}
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    types = [c.instance_type for c in ep.fallback_candidates]
+    assert types and len(types) <= FALLBACK_SUGGESTIONS
+    assert not {"ml.g6.2xlarge", "ml.g5.2xlarge"} & set(types)
+    prices = [c.price_per_hour_usd for c in ep.fallback_candidates]
+    assert prices == sorted(prices)

@@ -18,9 +18,9 @@ from fastscale.infra.aws.inventory.scan import Scan
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model.naming import (
     TAG_STACK,
-    stack_name,
 )
 from fastscale.infra.model.naming import tags as stack_tags
+from fastscale.infra.model.resolved import ResolvedStack
 
 
 @translate_errors
@@ -58,7 +58,7 @@ def claim_log_groups(inventory: Inventory, config: FastscaleConfig, clients: Cli
     return claimed
 
 
-def ownership_of_endpoint(aws: AwsClients, config: FastscaleConfig, arn: str) -> Ownership:
+def ownership_of_endpoint(aws: AwsClients, stack: ResolvedStack, arn: str) -> Ownership:
     """Who owns a live endpoint (for `status`): its tags."""
     tags = {t["Key"]: t["Value"] for t in paginate(aws.sagemaker, "list_tags", "Tags", ResourceArn=arn)}
-    return tag_ownership(tags, stack_name(config), config.region)
+    return tag_ownership(tags, stack.name, stack.region)

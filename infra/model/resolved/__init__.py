@@ -8,6 +8,7 @@ pyproject.toml keep the raw config classes away from them.
 
 from fastscale.infra.model.resolved.resolve import SCALING_DEFAULTS, as_resolved, resolve
 from fastscale.infra.model.resolved.types import (
+    FALLBACK_SUGGESTIONS,
     Count,
     DataKey,
     Metrics,
@@ -31,6 +32,7 @@ from fastscale.infra.model.resolved.types import (
 )
 
 __all__ = [
+    "FALLBACK_SUGGESTIONS",
     "SCALING_DEFAULTS",
     "Count",
     "DataKey",

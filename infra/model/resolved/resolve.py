@@ -30,8 +30,10 @@ from fastscale.infra.config.secrets import container_environment, parse_kms_key_
 from fastscale.infra.model import capacity, cutover, naming
 from fastscale.infra.model.deployment import rollouts
 from fastscale.infra.model.detection import WorkloadKind, scaling_metric
+from fastscale.infra.model.instance_fit import fallback_candidates
 from fastscale.infra.model.resolved.types import (
     EMPTY,
+    FALLBACK_SUGGESTIONS,
     Count,
     DataKey,
     Metrics,
@@ -249,6 +251,7 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         adopted_scaling_policy=ep.adopted.scaling_policy if ep.adopted is not None else None,
         model=model, model_on_pools=model_on_pools or (), components=tuple(components),
         every_workload=tuple(every),
+        fallback_candidates=tuple(fallback_candidates(ep, exclude=capacity.instance_types(ep), n=FALLBACK_SUGGESTIONS)),
     )
 
 

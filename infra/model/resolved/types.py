@@ -15,6 +15,7 @@ from typing import Any, Literal
 from fastscale.infra.config import Serving
 from fastscale.infra.model.deployment import Rollout
 from fastscale.infra.model.detection import ScalingMetric, WorkloadKind
+from fastscale.infra.model.instance_fit import Candidate
 from fastscale.infra.model.state import LocalStatePlacement, local_placement
 
 #: Tags, environments and overrides are read-only mappings; an empty one stands for "none".
@@ -23,6 +24,11 @@ Tags = Mapping[str, str]
 OverrideMap = Mapping[str, Mapping[str, Any]]
 
 EMPTY: Mapping[str, Any] = MappingProxyType({})
+
+
+#: How many stand-in instance types an endpoint is resolved with (and an insufficient-capacity finding of
+#: `explain` names).
+FALLBACK_SUGGESTIONS = 3
 
 
 @dataclass(frozen=True)
@@ -302,6 +308,9 @@ class ResolvedEndpoint:
     components: tuple[ResolvedComponent, ...]
     #: every workload on every pool, without repeats: what the execution role must reach
     every_workload: tuple[ResolvedWorkload, ...]
+    #: types that could stand in when AWS has no capacity of the endpoint's types (`infra.model.instance_fit`),
+    #: cheapest first, at most `FALLBACK_SUGGESTIONS`
+    fallback_candidates: tuple[Candidate, ...]
 
     @property
     def uses_components(self) -> bool:
