@@ -82,6 +82,7 @@ def resolve(config: FastscaleConfig) -> ResolvedStack:
         awscc_provider=config.providers.awscc,
         needs_awscc=any(ep.needs_awscc for ep in endpoints),
         dashboard=naming.dashboard_name(config) if config.dashboard.enabled else None,
+        dashboard_name=naming.dashboard_name(config),
         dashboard_marker=naming.dashboard_marker(config),
         cutover_variables=MappingProxyType({k: MappingProxyType(v) for k, v in cutover.variables(config).items()}),
         # An AWS emulator neither performs nor stores a deployment configuration (moto drops it), so the
@@ -251,6 +252,7 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         adopted_scaling_policy=ep.adopted.scaling_policy if ep.adopted is not None else None,
         model=model, model_on_pools=model_on_pools or (), components=tuple(components),
         every_workload=tuple(every),
+        pool_models=tuple(names.pool_models),
         fallback_candidates=tuple(fallback_candidates(ep, exclude=capacity.instance_types(ep), n=FALLBACK_SUGGESTIONS)),
     )
 

@@ -308,6 +308,8 @@ class ResolvedEndpoint:
     components: tuple[ResolvedComponent, ...]
     #: every workload on every pool, without repeats: what the execution role must reach
     every_workload: tuple[ResolvedWorkload, ...]
+    #: the extra models of the fallback pools (a pool that runs another image, model data or environment)
+    pool_models: tuple[str, ...]
     #: types that could stand in when AWS has no capacity of the endpoint's types (`infra.model.instance_fit`),
     #: cheapest first, at most `FALLBACK_SUGGESTIONS`
     fallback_candidates: tuple[Candidate, ...]
@@ -385,7 +387,8 @@ class ResolvedStack:
     aws_provider: str  # version constraints
     awscc_provider: str
     needs_awscc: bool
-    dashboard: str | None  # the dashboard's name, None when disabled
+    dashboard: str | None  # the dashboard the stack creates, None when disabled
+    dashboard_name: str  # its name, looked for at teardown even while disabled
     dashboard_marker: str
     cutover_variables: Mapping[str, Mapping[str, Any]]
     rollouts: tuple[Rollout, ...]  # none against an emulator, which keeps no deployment configuration
