@@ -22,12 +22,13 @@ def main() -> None:
     with contextlib.redirect_stdout(sys.stderr):  # the findings: stderr is what the cdktf CLI shows
         checked = load_checked(os.environ.get("FASTSCALE_CONFIG", DEFAULT_CONFIG), quiet_if_clean=True)
 
+    from fastscale.infra.model.resolved import resolve
     from fastscale.infra.model.state import StateLayoutError
     from fastscale.infra.terraform.outputs import OutputPathError
     from fastscale.stacks.app import build_app
 
     try:  # the cdktf CLI tells the app where to write through CDKTF_OUTDIR
-        app, _ = build_app(checked.config, os.environ.get("CDKTF_OUTDIR", "cdktf.out"))
+        app, _ = build_app(resolve(checked.config), os.environ.get("CDKTF_OUTDIR", "cdktf.out"))
     except (StateLayoutError, OutputPathError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)

@@ -107,19 +107,19 @@ def single_simulation(trace: Any, parse: float) -> dict[str, float | int]:
     from fastscale.infra.analysis.simulate import load_params, select_workloads
     from fastscale.infra.analysis.simulate.requests import simulate_workload_requests
     from fastscale.infra.config import load_config
+    from fastscale.infra.model.resolved import resolve
 
-    config = load_config(EXAMPLE)
-    config = config.model_copy(deep=True)
+    stack = resolve(load_config(EXAMPLE))
     params = load_params()
-    workload = select_workloads(config).workloads[0]
+    workload = select_workloads(stack).workloads[0]
     # Room for the peak: 16 copies on up to 17 instances.
     spec = dataclasses.replace(workload.spec(), units_max=16, instances_max=17)
     workload = dataclasses.replace(workload, _spec=lambda layers: spec)
     walls, cpus = [], []
-    result = simulate_workload_requests(config, workload, trace, params)
+    result = simulate_workload_requests(stack, workload, trace, params)
     for _ in range(5):
         w0, c0 = time.perf_counter(), time.process_time()
-        result = simulate_workload_requests(config, workload, trace, params)
+        result = simulate_workload_requests(stack, workload, trace, params)
         walls.append(time.perf_counter() - w0)
         cpus.append(time.process_time() - c0)
     return {
@@ -135,10 +135,11 @@ def single_simulation(trace: Any, parse: float) -> dict[str, float | int]:
 def search(trace: Any, workers: int) -> dict[str, float | int]:
     from fastscale.infra.analysis.recommend import build_search, evaluate_all, recommend
     from fastscale.infra.config import load_config, safe_yaml
+    from fastscale.infra.model.resolved import resolve
 
     text = EXAMPLE.read_text()
     w0 = time.perf_counter()
-    found = build_search(load_config(EXAMPLE), safe_yaml.load(text).data, trace)
+    found = build_search(resolve(load_config(EXAMPLE)), safe_yaml.load(text).data, trace)
     cpu0 = _children_cpu()
     outcomes = evaluate_all(found, workers=workers, max_rejected=0.0)
     wall = time.perf_counter() - w0

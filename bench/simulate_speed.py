@@ -50,11 +50,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from fastscale.infra.analysis.simulate import Traffic, select_workloads, simulate, simulate_workload
     from fastscale.infra.config import load_config
+    from fastscale.infra.model.resolved import resolve
 
     rows = []
     for name, path, component in (("qwen3-8b (single model)", "qwen3-8b.yaml", None),
                                   ("multi-model / qwen3-8b (component)", "multi-model.yaml", "qwen3-8b")):
-        [w] = select_workloads(load_config(ROOT / "examples" / path), component=component).workloads
+        [w] = select_workloads(resolve(load_config(ROOT / "examples" / path)), component=component).workloads
         demand = trace(w.max_concurrency)
         traffic = Traffic(tuple(demand), "bench trace", "trace", 10.0)
         spec = w.spec()

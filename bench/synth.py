@@ -86,18 +86,20 @@ def cases(workdir: Path) -> dict[str, Path]:
 def child_fastscale(config: str, outdir: str) -> None:
     sys.path.insert(0, str(ROOT))
     from fastscale.infra.config import load_config
+    from fastscale.infra.model.resolved import resolve
     from fastscale.stacks.app import synthesize
 
-    synthesize(load_config(config), outdir)
+    synthesize(resolve(load_config(config)), outdir)
 
 
 def child_engine(config: str, outdir: str) -> None:
     """The same stack through the engine (`cdktf synth`'s path: `build_app`, then the engine's `App.synth`)."""
     sys.path.insert(0, str(ROOT))
     from fastscale.infra.config import load_config
+    from fastscale.infra.model.resolved import resolve
     from fastscale.stacks.app import build_app
 
-    app, _ = build_app(load_config(config), Path(outdir).resolve(), Path.cwd())
+    app, _ = build_app(resolve(load_config(config)), Path(outdir).resolve(), Path.cwd())
     app.synth()
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -17,6 +18,7 @@ from fastscale.infra.base import writer
 from fastscale.infra.base.network import TRUST_FLAG, remote_hint, remote_reason
 from fastscale.infra.base.safe_files import SpecialFileError, read_bytes, refuse_special
 from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
+from fastscale.infra.model.resolved import ResolvedStack, resolve
 from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
 from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
 
@@ -329,6 +331,11 @@ class Checked:
     config: FastscaleConfig
     findings: list[Finding]
     source: str
+
+    @functools.cached_property
+    def stack(self) -> ResolvedStack:
+        """The validated config resolved (`infra.model.resolved`), once, for the analyses and the stacks."""
+        return resolve(self.config)
 
 
 def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = False) -> Checked:

@@ -18,6 +18,7 @@ from fastscale.infra.analysis import endpoint_traffic as live
 from fastscale.infra.base import writer
 from fastscale.infra.base.regions import is_region, is_sagemaker_region, suggest
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import resolve
 
 #: The options, in the order `--help` lists them.
 OPTIONS = ("from_endpoint", "since", "region", "tokens", "write_trace")
@@ -120,7 +121,7 @@ def check(config: FastscaleConfig, opts: EndpointOptions, endpoint: str | None, 
     """``--from-endpoint`` and its options checked against the file, before anything is read (exit 2)."""
     assert opts.from_endpoint
     try:
-        target = live.live_target(config, opts.from_endpoint, endpoint, component)
+        target = live.live_target(resolve(config), opts.from_endpoint, endpoint, component)
         tokens = live.parse_tokens(opts.tokens) if opts.tokens else None
     except live.TrafficInputError as exc:
         raise _bad(exc, exc.option) from None

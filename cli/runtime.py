@@ -34,16 +34,18 @@ if TYPE_CHECKING:
 def _synthesize(config: FastscaleConfig, outdir: str) -> Any:
     """Synthesize the stack with fastscale's own writer; returns :class:`stacks.app.SynthResult`. The stacks and
     their resource layer take a third of a second to import, which `status` and `--help` must not pay."""
+    from fastscale.infra.model.resolved import resolve  # lazy: with the stacks it feeds
     from fastscale.stacks.app import synthesize  # lazy: the stacks, loaded only when this runs
 
-    return synthesize(config, outdir=outdir)
+    return synthesize(resolve(config), outdir=outdir)
 
 
 def _stack_snapshot(config: FastscaleConfig, project_dir: Path) -> str:
     """The stack snapshot `fastscale init` writes for a new project's tests (synthesized by fastscale's writer)."""
+    from fastscale.infra.model.resolved import resolve  # lazy: with the stacks it feeds
     from fastscale.stacks.app import project_snapshot  # lazy: the stacks, loaded only when this runs
 
-    return project_snapshot(config, project_dir)
+    return project_snapshot(resolve(config), project_dir)
 
 
 def _terraform(binary: str, workdir: Path, *, env: Mapping[str, str | None] | None,
@@ -66,8 +68,9 @@ def _aws_clients(config: FastscaleConfig) -> Any:
 
 def _verify_live(config: FastscaleConfig, *, clients: Any, **kwargs: Any) -> Any:
     from fastscale.infra.aws.verify import verify_live  # lazy: boto3, loaded only when this runs
+    from fastscale.infra.model.resolved import resolve  # lazy: with the reader it feeds
 
-    return verify_live(config, clients=clients, **kwargs)
+    return verify_live(resolve(config), clients=clients, **kwargs)
 
 
 def _plan_document(runner: TerraformRunner, plan_file: Path) -> dict[str, Any]:

@@ -124,6 +124,7 @@ class StackCommand:
         self.runtime = runtime
         self.checked = checked
         self.config = checked.config
+        self.stack = checked.stack  # the config resolved once (infra.model.resolved) for the AWS readers
         self.as_json = as_json
         self.reporter = reporter
         self.runner: TerraformRunner | None = None
@@ -392,7 +393,7 @@ class StackCommand:
         """Everything AWS holds under the stack's names and tags (``infra.aws.inventory``)."""
         from fastscale.infra.aws.inventory import take_inventory  # lazy: boto3, loaded only when this runs
 
-        return take_inventory(self.config, clients=self.runtime.aws_clients(self.config))
+        return take_inventory(self.stack, clients=self.runtime.aws_clients(self.config))
 
 
 def refuse_without_terminal(command: str, as_json: bool, runtime: Runtime) -> None:

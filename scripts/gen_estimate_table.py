@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from fastscale.infra.analysis.estimate import SCENARIO_LABELS, Scenario, WorkloadEstimate, estimate_config  # noqa: E402
 from fastscale.infra.config import load_config, parse_config  # noqa: E402
+from fastscale.infra.model.resolved import resolve  # noqa: E402
 from scripts.generated_file import write_or_check  # noqa: E402
 
 OUT = ROOT / "bench" / "estimate_table.md"
@@ -67,7 +68,7 @@ def _single_model(instance_type: str, image_gb: float, model_gb: float) -> Workl
             ],
         }
     )
-    return estimate_config(config)[0]
+    return estimate_config(resolve(config))[0]
 
 
 def _from_zero_component(instance_type: str, image_gb: float, model_gb: float, accelerators: int) -> WorkloadEstimate:
@@ -95,7 +96,7 @@ def _from_zero_component(instance_type: str, image_gb: float, model_gb: float, a
             ],
         }
     )
-    return estimate_config(config)[0]
+    return estimate_config(resolve(config))[0]
 
 
 def _sc(name: str) -> Callable[[WorkloadEstimate], Scenario]:
@@ -279,7 +280,7 @@ def render() -> str:
     lines.append("| file | endpoint / component | instance type | " + " | ".join(SCENARIO_LABELS.values()) + " |")
     lines.append("|---|---|---|" + "---:|" * len(names))
     for path in sorted((ROOT / "examples").glob("*.yaml")):
-        for est in estimate_config(load_config(path)):
+        for est in estimate_config(resolve(load_config(path))):
             where = est.endpoint + (f" / {est.component}" if est.component else "")
             cells = []
             for name in names:

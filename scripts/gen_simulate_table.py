@@ -29,6 +29,7 @@ from fastscale.infra.analysis.simulate import (  # noqa: E402
     spike,
 )
 from fastscale.infra.config import load_config, parse_config  # noqa: E402
+from fastscale.infra.model.resolved import resolve  # noqa: E402
 from scripts.generated_file import write_or_check  # noqa: E402
 
 OUT = ROOT / "bench" / "simulate_anchors.md"
@@ -60,7 +61,7 @@ def _single_model(metric: str):
                       "autoscaling": {"metric": metric, "target_concurrency": 4}},
         }],
     })
-    return select_workloads(config).workloads[0]
+    return select_workloads(resolve(config)).workloads[0]
 
 
 def _from_zero():
@@ -76,7 +77,7 @@ def _from_zero():
             }],
         }],
     })
-    return select_workloads(config).workloads[0]
+    return select_workloads(resolve(config)).workloads[0]
 
 
 def _run(workload, text: str, **layers) -> Result:
@@ -134,7 +135,7 @@ def _contention() -> list[str]:
         "endpoints": [{"name": "q", "instance_type": "ml.g6.2xlarge",
                        "model": {"image": LMI, "image_size_gb": 17.7, "model_size_gb": 16}}],
     })
-    est = estimate_config(config)[0]
+    est = estimate_config(resolve(config))[0]
     pulled, cached = est.scenario("instance_no_image_cache"), est.scenario("instance_image_cache")
     parallel = pulled.seconds_from("instance_provisioning")
     pull, shared = pulled.phase("image_pull").seconds, pulled.phase("model_download").seconds
@@ -205,7 +206,7 @@ def render() -> str:
         "|---|---|---:|---:|" + "---:|" * (len(LAYER_VARIANTS) + 1),
     ]
     for path in sorted((ROOT / "examples").glob("*.yaml")):
-        for w in select_workloads(load_config(path)).workloads:
+        for w in select_workloads(resolve(load_config(path))).workloads:
             sim = simulate_workload(w, default_traffic(w))
             cells = []
             for v in sim.variants:

@@ -1,9 +1,10 @@
-"""`synthesize(config)`: write the Terraform JSON of a config in cdktf's standard layout.
+"""`synthesize(stack)`: write the Terraform JSON of a resolved stack (`infra.model.resolved`) in cdktf's
+standard layout.
 
     <outdir>/manifest.json
     <outdir>/stacks/<stack>/cdk.tf.json
 
-The bytes depend only on the config: synthesizing twice, anywhere, gives identical files.
+The bytes depend only on the config it was resolved from: synthesizing twice, anywhere, gives identical files.
 """
 
 from __future__ import annotations
@@ -16,9 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fastscale.infra.base import writer
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.naming import stack_name
-from fastscale.infra.model.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
+from fastscale.infra.model.resolved import ResolvedStack, as_resolved
+from fastscale.infra.model.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, protect_state_files
 from fastscale.infra.project.stack_snapshot import snapshot_json
 from fastscale.infra.terraform.outputs import STACK_FILE, check_output_dir, refuse_links, synth_writes
 from fastscale.infra.terraform.workdir import (
@@ -57,9 +57,11 @@ class SynthResult:
 
 
 def build_app(
-    config: FastscaleConfig, outdir: str | Path = "cdktf.out", project_root: str | Path | None = None
+    stack: ResolvedStack | object, outdir: str | Path = "cdktf.out", project_root: str | Path | None = None
 ) -> tuple[App, EndpointStack]:
-    """The cdktf app holding the stack, not yet synthesized (`main.py` hands it to the cdktf CLI).
+    """The cdktf app holding the stack, not yet synthesized (`main.py` hands it to the cdktf CLI). `stack` is a
+    `ResolvedStack`, or a validated config, resolved here (what a project's `main.py` written by an earlier
+    release of `fastscale init` passes).
 
     `project_root` anchors the default local state (default: the current directory); raises
     `infra.model.state.StateLayoutError` when the state would be lost or orphaned, and
@@ -69,11 +71,12 @@ def build_app(
     before anything is built: files there that Terraform would read and fastscale did not write are refused
     (`infra.terraform.workdir.ForeignFilesError`, exit code 2 in `main.py`), the cut-over file earlier releases
     wrote there is removed, and Terraform's data directory or lock file found there is named on stderr."""
-    placement = local_state_placement(config, outdir, project_root)
-    stack_dir = Path(outdir) / "stacks" / stack_name(config)
+    stack = as_resolved(stack)
+    placement = stack.state_placement(outdir, project_root)
+    stack_dir = Path(outdir) / "stacks" / stack.name
     refuse_foreign_files(stack_dir)
     # The engine writes these itself: refuse a symbolic link on the way before it is handed the directory.
-    refuse_links(synth_writes(Path(outdir), stack_name(config)), root=writer.root_for(outdir, project_root))
+    refuse_links(synth_writes(Path(outdir), stack.name), root=writer.root_for(outdir, project_root))
     remove_legacy_files(stack_dir)
     notice = leftovers_notice(stack_dir, terraform_leftovers(stack_dir))
     if notice:
@@ -85,7 +88,7 @@ def build_app(
     # skip_validation: cdktf's validations only check provider presence, which the stack guarantees, and
     # cost a round trip per construct through jsii.
     app = App(outdir=str(outdir), skip_validation=True)
-    return app, EndpointStack(app, config, state_path=placement.backend_path if placement else None)
+    return app, EndpointStack(app, stack, state_path=placement.backend_path if placement else None)
 
 
 #: The engine's manifest file in the output directory.
@@ -113,9 +116,9 @@ def engine_files(content: StackContent) -> tuple[str, str]:
 
 
 def synthesize(
-    config: FastscaleConfig, outdir: str | Path = "cdktf.out", project_root: str | Path | None = None
+    stack: ResolvedStack, outdir: str | Path = "cdktf.out", project_root: str | Path | None = None
 ) -> SynthResult:
-    """Synthesize `config` into `outdir`; the config must already have passed validation.
+    """Synthesize `stack` into `outdir`; the config it was resolved from must have passed validation.
 
     The stack file is written owner-only (0600): it holds the containers' environment values. An existing
     local state file is made owner-only too. Raises `infra.model.state.StateLayoutError` (nothing written) when
@@ -133,14 +136,14 @@ def synthesize(
     `build_app`'s app; the engine itself is not loaded."""
     out = Path(outdir)
     root = Path(project_root) if project_root is not None else Path.cwd()
-    placement = local_state_placement(config, out, root)  # checked before anything is written
-    name = stack_name(config)
+    placement = stack.state_placement(out, root)  # checked before anything is written
+    name = stack.name
     stack_dir = out / "stacks" / name
     refuse_foreign_files(stack_dir)
     base = writer.root_for(out, project_root)  # where links are looked for from: the project, if out is inside
     check_output_dir(out, root=base)
     refuse_links(synth_writes(out, name), root=base)
-    content = EndpointContent(config, state_path=placement.backend_path if placement else None)
+    content = EndpointContent(stack, state_path=placement.backend_path if placement else None)
     stack_text, manifest_text = engine_files(content)
     # Owner-only: the stack file holds environment values, and each run's Terraform directory lands here too.
     writer.make_dirs(stack_dir, root=base, mode=PRIVATE_DIR_MODE, what="stack directory")
@@ -153,7 +156,7 @@ def synthesize(
                        terraform_leftovers=[f.name for f in terraform_leftovers(stack_dir)])
 
 
-def synthesize_document(config: FastscaleConfig) -> dict[str, Any]:
+def synthesize_document(stack: ResolvedStack) -> dict[str, Any]:
     """The stack's Terraform JSON, synthesized into a temporary directory that is removed again.
 
     The temporary directory stands for the project directory, holding `cdktf.out`: the JSON is the same as
@@ -162,7 +165,7 @@ def synthesize_document(config: FastscaleConfig) -> dict[str, Any]:
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="fastscale-synth-") as tmp:
-        result = synthesize(config, Path(tmp) / "cdktf.out", project_root=tmp)
+        result = synthesize(stack, Path(tmp) / "cdktf.out", project_root=tmp)
         text = result.stack_file.read_text()
         for spelling in {tmp, str(Path(tmp).resolve())}:
             text = text.replace(json.dumps(spelling)[1:-1], "<synth dir>")
@@ -170,13 +173,13 @@ def synthesize_document(config: FastscaleConfig) -> dict[str, Any]:
     return document
 
 
-def project_snapshot(config: FastscaleConfig, project_dir: str | Path) -> str:
+def project_snapshot(stack: ResolvedStack, project_dir: str | Path) -> str:
     """The snapshot file `fastscale init` writes for a new project's tests/test_stack.py: the stack as
     `fastscale.stacks.testing.synth` gives it, normalized the same way, in syrupy's JSON format."""
-    return snapshot_json(synthesize_document(config), {str(Path(project_dir).resolve()): "<project>"})
+    return snapshot_json(synthesize_document(stack), {str(Path(project_dir).resolve()): "<project>"})
 
 
-def import_blocks(config: FastscaleConfig) -> list[dict[str, str]]:
+def import_blocks(stack: ResolvedStack) -> list[dict[str, str]]:
     """The stack's Terraform import blocks (`{"to": address, "id": live id}`), as the stack file holds them:
     what the next deploy reads into the state instead of creating (see `adopted` in the config)."""
-    return [{"to": block["to"], "id": block["id"]} for block in synthesize_document(config).get("import", [])]
+    return [{"to": block["to"], "id": block["id"]} for block in synthesize_document(stack).get("import", [])]

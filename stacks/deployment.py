@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+from typing import Protocol
 
-from fastscale.infra.config import ComponentRolling, CopyStep, EndpointRolling, InstanceStep
 from fastscale.infra.model.deployment import Rollout
 from fastscale.stacks.resources.base import Resource
 from fastscale.stacks.resources.cloudwatch import CloudwatchMetricAlarm
@@ -19,11 +19,20 @@ from fastscale.stacks.resources.generated import aws as aws_props
 from fastscale.stacks.resources.generated import awscc as awscc_props
 
 
-def _size(step: InstanceStep | None) -> aws_props.CapacitySize | None:
+class _Step(Protocol):
+    """A batch or traffic step of the config: instances, copies, or a percentage of them."""
+
+    @property
+    def type(self) -> str: ...
+    @property
+    def value(self) -> int: ...
+
+
+def _size(step: _Step | None) -> aws_props.CapacitySize | None:
     return None if step is None else aws_props.CapacitySize(type=step.type, value=step.value)
 
 
-def _copies(step: CopyStep | None) -> awscc_props.InferenceComponentCapacitySize | None:
+def _copies(step: _Step | None) -> awscc_props.InferenceComponentCapacitySize | None:
     return None if step is None else awscc_props.InferenceComponentCapacitySize(type=step.type, value=step.value)
 
 
@@ -42,7 +51,7 @@ def endpoint_deployment_config(
     )
     if rollout.strategy == "rolling":
         rolling = rollout.rolling
-        assert isinstance(rolling, EndpointRolling)
+        assert rolling is not None
         batch = _size(rolling.batch)
         assert batch is not None
         return aws_props.DeploymentConfig(
@@ -76,7 +85,7 @@ def component_deployment_config(
     rollout: Rollout, alarms: Mapping[str, CloudwatchMetricAlarm]
 ) -> awscc_props.InferenceComponentDeploymentConfig:
     rolling = rollout.rolling
-    assert isinstance(rolling, ComponentRolling)
+    assert rolling is not None
     batch = _copies(rolling.batch)
     assert batch is not None
     refs = _alarm_refs(rollout, alarms)

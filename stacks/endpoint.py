@@ -47,21 +47,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from typing import Any
 
-from fastscale.infra.base import aws_facts
-from fastscale.infra.config import (
-    AdoptedComponent,
-    AdoptedEndpoint,
-    EndpointSpec,
-    FastscaleConfig,
-    InferenceComponentSpec,
-    ModelSpec,
-    Overrides,
-)
-from fastscale.infra.config.secrets import container_environment
-from fastscale.infra.model import capacity, cutover
+from fastscale.infra.model import cutover
 from fastscale.infra.model import overrides as override_targets
-from fastscale.infra.model.naming import EndpointNames, model_name, tags, with_live_tags
+from fastscale.infra.model.resolved import ResolvedComponent, ResolvedEndpoint, ResolvedWorkload
 from fastscale.stacks import capacity as capacity_attrs
 from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, Scope, to_terraform
@@ -70,7 +60,6 @@ from fastscale.stacks.resources.generated import aws as aws_props
 from fastscale.stacks.resources.generated import awscc as awscc_props
 from fastscale.stacks.role import ExecutionRole, parse_s3_uri
 
-ROUTING_STRATEGIES = aws_facts.ROUTING_STRATEGIES
 #: Hex digits of the content digest that ends an awscc endpoint configuration's name; well inside the
 #: 26 characters `infra.rules` reserves after the prefix for Terraform's `name_prefix` suffix.
 CONFIG_DIGEST_LEN = 12
@@ -100,41 +89,26 @@ def model_data_source(uri: str, accept_eula: bool = False) -> aws_props.ModelDat
     )
 
 
-def download_timeout(ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec) -> int | None:
-    return workload.model_download_timeout or ep.model_download_timeout
-
-
-def health_check_timeout(ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec) -> int | None:
-    return workload.startup_health_check_timeout or ep.startup_health_check_timeout
-
-
 class SageMakerEndpoint(Group):
     """Everything one `endpoints[]` entry deploys, except auto scaling and alarms (`stacks.scaling`,
     `stacks.monitoring`), which build on `endpoint` and `components`.
 
     Attributes: `endpoint`, `endpoint_config`, `models` (by model name), `components` (by component name,
-    as `infra.model.naming.ComponentNames.name`), `role` (None when the config brings its own) and `role_arn`;
+    as `ResolvedComponent.name`), `role` (None when the config brings its own) and `role_arn`;
     `refs` holds the Terraform references the rest of the stack takes from it (`endpoint_name`,
     `endpoint_config_name`, `model:<name>`), under one key each.
     """
 
-    def __init__(self, scope: Scope, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
+    def __init__(self, scope: Scope, id_: str, *, endpoint: ResolvedEndpoint) -> None:
         super().__init__(scope, id_)
-        self.config = config
-        self.names = names
-        ep = self.spec = names.spec
-        self.tags = tags(config, ep)
-        kept = ep.adopted.tags if ep.adopted is not None else None
-        #: The tags of each kind of resource: the stack's, over the live ones an adopted endpoint keeps.
-        self.endpoint_tags = with_live_tags(self.tags, kept.endpoint if kept else {})
-        self.config_tags = with_live_tags(self.tags, kept.endpoint_config if kept else {})
+        ep = self.resolved = endpoint
 
         self.role: ExecutionRole | None = None
         if ep.execution_role_arn:
             self.role_arn = ep.execution_role_arn
             self._role_ready: list[Resource] = []
         else:
-            self.role = ExecutionRole(self, "execution-role", config=config, names=names)
+            self.role = ExecutionRole(self, "execution-role", endpoint=ep)
             self.role_arn = self.role.arn
             self._role_ready = [self.role.policy]
 
@@ -146,16 +120,15 @@ class SageMakerEndpoint(Group):
         #: priority -> model name, for fallback pools that run another model than the variant's
         self.pool_models: dict[int, str] = {}
         if ep.model is not None:
-            assert names.model is not None, "a single-model endpoint names its model"
-            model = self._model("model", names.model, ep.model)
-            self.pool_models = self._pool_models(ep.model, names.model)
+            self._model("model", ep.model)
+            self.pool_models = self._pool_models(ep.model)
             variant = dict(
-                model_name=self.refs[f"model:{names.model}"],
-                model_data_download_timeout_in_seconds=download_timeout(ep, ep.model),
-                container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, ep.model),
+                model_name=self.refs[f"model:{ep.model.model}"],
+                model_data_download_timeout_in_seconds=ep.model.download_timeout,
+                container_startup_health_check_timeout_in_seconds=ep.model.health_check_timeout,
                 volume_size_in_gb=ep.volume_size_gb,
             )
-            self.endpoint_config = self._endpoint_config(variant, literal_model=names.model)
+            self.endpoint_config = self._endpoint_config(variant, literal_model=ep.model.model)
         else:
             self.endpoint_config = self._endpoint_config({}, literal_model=None)
 
@@ -168,45 +141,37 @@ class SageMakerEndpoint(Group):
             self,
             "endpoint",
             aws_props.SagemakerEndpointProps(
-                name=names.endpoint, endpoint_config_name=self.refs["endpoint_config_name"], tags=self.endpoint_tags
+                name=ep.name, endpoint_config_name=self.refs["endpoint_config_name"], tags=dict(ep.endpoint_tags)
             ),
         )
         self.refs["endpoint_name"] = self.endpoint.attr("name")
         #: The endpoint's name as a trigger: its components are replaced when it changes (see the docstring).
         self.endpoint_name_trigger = (
-            TerraformData(self, "endpoint-name", TerraformDataProps(input=names.endpoint)) if names.components else None
+            TerraformData(self, "endpoint-name", TerraformDataProps(input=ep.name)) if ep.components else None
         )
-        for c in names.components:
-            model = self._model(f"{c.spec.name}-model", c.model, c.spec, owner=c.spec.name)
-            self.components[c.name] = self._component(c.spec, c.name, model)
+        for c in ep.components:
+            model = self._model(f"{c.key}-model", c.workload, owner=c.key)
+            self.components[c.name] = self._component(c, model)
         self._apply_overrides()
         self._import_adopted()
 
     def _import_adopted(self) -> None:
         """Import blocks (the engine's `import_from`) for the live resources the config adopted: the first
         deploy reads them into the state instead of creating them; once they are in it, the blocks change nothing."""
-        adopted = self.spec.adopted
-        if adopted is None:
+        ep = self.resolved
+        if not ep.adopted:
             return
-        self.endpoint.import_from(self.names.endpoint)
-        if self.names.endpoint_config:
-            self.endpoint_config.import_from(self.names.endpoint_config)
-        if adopted.model and adopted.model in self.models:
-            self.models[adopted.model].import_from(adopted.model)
-        for c in self.names.components:
-            if c.spec.adopted is not None:
-                self.components[c.name].import_from(c.spec.adopted.arn)  # awscc identifies a component by ARN
-                if c.spec.adopted.model and c.spec.adopted.model in self.models:
-                    self.models[c.spec.adopted.model].import_from(c.spec.adopted.model)
-
-    def _live_tags(self, owner: str | None, kind: str) -> dict[str, str]:
-        """The tags of the endpoint's (``owner`` None) or a component's model or component: the stack's, over
-        the live ones its `adopted.tags` keeps."""
-        if owner is None:
-            adopted: AdoptedEndpoint | AdoptedComponent | None = self.spec.adopted
-        else:
-            adopted = next(c.adopted for c in self.spec.inference_components if c.name == owner)
-        return with_live_tags(self.tags, getattr(adopted.tags, kind) if adopted is not None else {})
+        self.endpoint.import_from(ep.name)
+        if ep.endpoint_config:
+            self.endpoint_config.import_from(ep.endpoint_config)
+        if ep.adopted_model and ep.adopted_model in self.models:
+            self.models[ep.adopted_model].import_from(ep.adopted_model)
+        for c in ep.components:
+            if c.adopted_arn is not None:
+                self.components[c.name].import_from(c.adopted_arn)  # awscc identifies a component by ARN
+                adopted_model = c.workload.adopted_model
+                if adopted_model and adopted_model in self.models:
+                    self.models[adopted_model].import_from(adopted_model)
 
     # ----------------------------------------------------------------------------------------- overrides
 
@@ -214,86 +179,80 @@ class SageMakerEndpoint(Group):
         """The config's `overrides:` (infra.model.overrides) onto the resources of their entry, after everything
         fastscale writes: the endpoint's on its configuration, endpoint and model(s), each component's on
         the component and its model(s). Validation has checked the types and paths (FS101-FS103)."""
-        ep = self.spec
+        ep = self.resolved
         apply_overrides(ep.overrides, {
             type(self.endpoint_config).TYPE: [self.endpoint_config],
             override_targets.ENDPOINT: [self.endpoint],
             override_targets.MODEL: self.entry_models.get(None, []),
-        }, self.names.endpoint)
-        for c in self.names.components:
-            apply_overrides(c.spec.overrides, {
+        }, ep.name)
+        for c in ep.components:
+            apply_overrides(c.overrides, {
                 override_targets.INFERENCE_COMPONENT: [self.components[c.name]],
-                override_targets.MODEL: self.entry_models.get(c.spec.name, []),
+                override_targets.MODEL: self.entry_models.get(c.key, []),
             }, c.name)
 
     # ----------------------------------------------------------------------------------------- models
 
-    def _model(
-        self, id_: str, name: str, workload: ModelSpec | InferenceComponentSpec, *, owner: str | None = None
-    ) -> sagemaker.SagemakerModel:
-        """A SageMaker model; ``owner`` is the component whose model it is (None: the endpoint's)."""
-        ep = self.spec
-        source, url = self._model_data(name, workload)
+    def _model(self, id_: str, workload: ResolvedWorkload, *, owner: str | None = None) -> sagemaker.SagemakerModel:
+        """The SageMaker model of ``workload``; ``owner`` is the component whose model it is (None: the endpoint's)."""
+        ep = self.resolved
+        source, url = self._model_data(workload)
         model = sagemaker.SagemakerModel(
             self,
             id_,
             aws_props.SagemakerModelProps(
-                name=name,
+                name=workload.model,
                 execution_role_arn=self.role_arn,
                 primary_container=aws_props.ModelContainer(
                     image=workload.image,
-                    environment=container_environment(workload) or None,
+                    environment=dict(workload.environment) or None,
                     model_data_source=source,
                     model_data_url=url,
                 ),
                 vpc_config=aws_props.VpcConfig(
-                    security_group_ids=sorted(ep.vpc.security_groups), subnets=sorted(ep.vpc.subnets)
+                    security_group_ids=list(ep.vpc.security_groups), subnets=list(ep.vpc.subnets)
                 )
                 if ep.vpc
                 else None,
-                tags=self._live_tags(owner, "model"),
+                tags=dict(workload.model_tags),
             ),
             depends_on=self._role_ready,
             # Explicit, though Terraform would infer it from the configuration's own create_before_destroy:
             # a component's model is replaced while the component still runs the old one.
             lifecycle=Lifecycle(create_before_destroy=True),
         )
-        self.models[name] = model
+        self.models[workload.model] = model
         self.entry_models.setdefault(owner, []).append(model)
-        self.refs[f"model:{name}"] = model.attr("name")
+        self.refs[f"model:{workload.model}"] = model.attr("name")
         return model
 
-    def _model_data(
-        self, name: str, workload: ModelSpec | InferenceComponentSpec
-    ) -> tuple[aws_props.ModelDataSource | None, str | None]:
+    @staticmethod
+    def _model_data(workload: ResolvedWorkload) -> tuple[aws_props.ModelDataSource | None, str | None]:
         """(`model_data_source`, `model_data_url`): the URL for the adopted model when it names its data that way
-        (the form is part of the model, and a model cannot change: the other form would replace it). A URL
-        cannot carry the license acceptance, so `accept_eula` always takes the source form."""
+        (`ResolvedWorkload.model_data_as_url`)."""
         if not workload.model_data:
             return None, None
-        adopted = workload.adopted if isinstance(workload, InferenceComponentSpec) else self.spec.adopted
-        if adopted is not None and adopted.model_data_url and name == adopted.model and not workload.accept_eula:
+        if workload.model_data_as_url:
             return None, workload.model_data
         return model_data_source(workload.model_data, workload.accept_eula), None
 
-    def _pool_models(self, model: ModelSpec, default_name: str) -> dict[int, str]:
+    def _pool_models(self, model: ResolvedWorkload) -> dict[int, str]:
         """One more SageMaker model per fallback pool whose model differs (image, data, environment)."""
         out = {}
-        for i, pool in enumerate(capacity.pools(self.spec)[1:]):
-            on_pool = capacity.model_on(pool, model)
-            name = model_name(self.names.endpoint, self.spec, on_pool, self.names.execution_role)
-            if name != default_name:
-                if name not in self.models:
-                    self._model(f"model-pool-{i}", name, on_pool)
-                out[pool.priority] = name
+        ep = self.resolved
+        for pool, on_pool in zip(ep.pools[1:], ep.model_on_pools[1:], strict=True):
+            if on_pool.model != model.model:
+                if on_pool.model not in self.models:
+                    self._model(f"model-pool-{pool.index - 1}", on_pool)
+                out[pool.priority] = on_pool.model
         return out
 
     # ----------------------------------------------------------------------------------------- configuration
 
     def _variant_fields(self) -> dict:
-        ep = self.spec
+        ep = self.resolved
         fields = dict(
-            variant_name=self.names.variant,
+            variant_name=ep.variant,
             instance_type=ep.instance_type,
             initial_instance_count=self.cutover_count,
         )
@@ -302,17 +261,17 @@ class SageMakerEndpoint(Group):
     @property
     def cutover_count(self) -> Ref:
         """The variant's initial count: the stack's cut-over variable (`infra.model.cutover`), a reference."""
-        return Ref(f"${{var.{cutover.variable_name(self.spec)}}}")
+        return Ref(f"${{var.{self.resolved.cutover_variable}}}")
 
     def _endpoint_config(self, single: dict, *, literal_model: str | None) -> EndpointConfigResource:
-        ep = self.spec
-        uses_components = ep.uses_inference_components
+        ep = self.resolved
+        uses_components = ep.uses_components
         # No routing: no RoutingConfig at all, SageMaker's default (RANDOM), as on an endpoint made without one.
-        routing = ROUTING_STRATEGIES[ep.routing] if ep.routing is not None else None
+        routing = ep.routing.strategy
         prefix = (
-            awscc_props.PrefixAwareRoutingConfig(prefix_length=ep.prefix_routing.prefix_length,
-                                           concurrency_threshold=ep.prefix_routing.concurrency_threshold)
-            if ep.prefix_routing is not None
+            awscc_props.PrefixAwareRoutingConfig(prefix_length=ep.routing.prefix_length,
+                                           concurrency_threshold=ep.routing.concurrency_threshold)
+            if ep.routing.prefix_length is not None
             else None
         )
         # The count is set at creation only: a count change alone must not replace the configuration, which
@@ -322,7 +281,7 @@ class SageMakerEndpoint(Group):
         # and scale their instances themselves (managed instance scaling) as components add copies.
         role_arn = self.role_arn if uses_components else None
 
-        if not capacity.needs_awscc_config(ep):
+        if not ep.awscc_config:
             scaling = (
                 aws_props.ManagedInstanceScaling(
                     status=sagemaker.MANAGED_SCALING_ENABLED,
@@ -344,12 +303,12 @@ class SageMakerEndpoint(Group):
                 "endpoint-config",
                 aws_props.SagemakerEndpointConfigurationProps(
                     # An adopted configuration keeps its live name (until a change removes `adopted.endpoint_config`).
-                    name=self.names.endpoint_config,
-                    name_prefix=None if self.names.endpoint_config else self.names.endpoint_config_prefix,
+                    name=ep.endpoint_config,
+                    name_prefix=None if ep.endpoint_config else ep.endpoint_config_prefix,
                     production_variants=[variant],
                     execution_role_arn=role_arn,
                     kms_key_arn=ep.kms_key_arn,
-                    tags=self.config_tags,
+                    tags=dict(ep.config_tags),
                 ),
                 depends_on=self._role_ready,
                 lifecycle=cbd,
@@ -359,9 +318,9 @@ class SageMakerEndpoint(Group):
         # MetricsConfig): fastscale writes it explicitly, off unless the config turns it on (its scaling, alarms
         # and dashboard read none of those metrics; see EndpointSpec.detailed_observability).
         metrics = awscc_props.MetricsConfig(
-            metric_publish_frequency_in_seconds=ep.metrics_publish_frequency,
-            enable_enhanced_metrics=True if ep.enhanced_metrics else None,
-            enable_detailed_observability=bool(ep.detailed_observability),
+            metric_publish_frequency_in_seconds=ep.metrics.publish_frequency,
+            enable_enhanced_metrics=True if ep.metrics.enhanced else None,
+            enable_detailed_observability=ep.metrics.detailed_observability,
         )
 
         def props(
@@ -380,7 +339,7 @@ class SageMakerEndpoint(Group):
             )
             fields = dict(single, model_name=model_name) if single else {}
             variant = awscc_props.ProductionVariant(
-                variant_name=self.names.variant,
+                variant_name=ep.variant,
                 initial_instance_count=count,
                 **capacity_attrs.variant_fields(ep, pool_models),
                 **fields,
@@ -395,21 +354,21 @@ class SageMakerEndpoint(Group):
                 execution_role_arn=role,
                 kms_key_id=ep.kms_key_arn,
                 metrics_config=metrics,
-                tags=awscc.tag_list(self.config_tags) if with_tags else None,
+                tags=awscc.tag_list(dict(ep.config_tags)) if with_tags else None,
             )
 
         # The digest is taken over the content with literal stand-ins for the two references (the model's
         # name is known, and the role's ARN only changes with its name), never over reference tokens, whose
         # text depends on construction order and would rename (and so redeploy) the endpoint for nothing.
         # Tags and the count are left out: tags are updated in place, and the count is set at creation only.
-        stand_in_role = (ep.execution_role_arn or f"role/{self.names.execution_role}") if uses_components else None
+        stand_in_role = (ep.execution_role_arn or f"role/{ep.execution_role}") if uses_components else None
         content = to_terraform(props("", literal_model, stand_in_role, self.pool_models, count=0, with_tags=False))
         # The configuration's overrides change its content as much as its props do (the same digest rule).
         overrides = ep.overrides.get(awscc.SagemakerEndpointConfig.TYPE)
         if overrides:
-            content = {"attributes": content, "overrides": overrides}
+            content = {"attributes": content, "overrides": dict(overrides)}
         digest = hashlib.sha256(json.dumps(content, sort_keys=True).encode()).hexdigest()[:CONFIG_DIGEST_LEN]
-        name = self.names.endpoint_config or f"{self.names.endpoint_config_prefix}{digest}"
+        name = ep.endpoint_config or f"{ep.endpoint_config_prefix}{digest}"
         return awscc.SagemakerEndpointConfig(
             self,
             "endpoint-config",
@@ -426,31 +385,29 @@ class SageMakerEndpoint(Group):
 
     # ----------------------------------------------------------------------------------------- components
 
-    def _component(
-        self, spec: InferenceComponentSpec, name: str, model: sagemaker.SagemakerModel
-    ) -> awscc.SagemakerInferenceComponent:
-        ep = self.spec
-        if capacity.has_pools(ep):
+    def _component(self, c: ResolvedComponent, model: sagemaker.SagemakerModel) -> awscc.SagemakerInferenceComponent:
+        ep = self.resolved
+        if ep.has_pools:
             # One specification per instance type, tried in the pools' priority order.
             single, several = None, [
-                self._pool_specification(capacity.component_on(pool, spec),
-                                         self._pool_component_model(spec, name, pool, i, model), pool.instance_type)
-                for i, pool in sorted(enumerate(capacity.pools(ep)), key=lambda item: item[1].priority)
+                self._pool_specification(c, c.on_pools[pool.index], self._pool_component_model(c, pool.index, model),
+                                         pool.instance_type)
+                for pool in ep.pools_by_priority
             ]
         else:
-            single, several = self._specification(spec, self.refs[f"model:{model.props.name}"]), None
+            single, several = self._specification(c.workload, c.data_cache, self.refs[f"model:{model.props.name}"]), None
         return awscc.SagemakerInferenceComponent(
             self,
-            spec.name,
+            c.key,
             awscc_props.SagemakerInferenceComponentProps(
-                inference_component_name=name,
+                inference_component_name=c.name,
                 endpoint_name=self.refs["endpoint_name"],
-                variant_name=self.names.variant,
+                variant_name=ep.variant,
                 specification=single,
                 specifications=several,
                 # The count at creation; from then on auto scaling owns it (see ignore_changes).
-                runtime_config=awscc_props.InferenceComponentRuntimeConfig(copy_count=spec.copies.initial),
-                tags=awscc.tag_list(self._live_tags(spec.name, "component")),
+                runtime_config=awscc_props.InferenceComponentRuntimeConfig(copy_count=c.copies.initial),
+                tags=awscc.tag_list(dict(c.tags)),
             ),
             depends_on=[self.endpoint],
             lifecycle=Lifecycle(
@@ -459,45 +416,45 @@ class SageMakerEndpoint(Group):
             ),
         )
 
-    def _pool_component_model(
-        self, spec: InferenceComponentSpec, base: str, pool: capacity.Pool, index: int, model: sagemaker.SagemakerModel
-    ) -> str:
-        """The model reference a component runs on ``pool``: its own, or one more model when the pool
-        overrides the image, model data or environment."""
-        on_pool = capacity.component_on(pool, spec)
-        name = model_name(base, self.spec, on_pool, self.names.execution_role)  # as infra.model.naming names the component's own model
-        if name != model.props.name and name not in self.models:
-            self._model(f"{spec.name}-model-pool-{index - 1}", name, on_pool, owner=spec.name)
-        return self.refs[f"model:{name}"]
+    def _pool_component_model(self, c: ResolvedComponent, index: int, model: sagemaker.SagemakerModel) -> str:
+        """The model reference a component runs on the pool at ``index``: its own, or one more model when the
+        pool overrides the image, model data or environment."""
+        on_pool = c.on_pools[index]
+        if on_pool.model != model.props.name and on_pool.model not in self.models:
+            self._model(f"{c.key}-model-pool-{index - 1}", on_pool, owner=c.key)
+        return self.refs[f"model:{on_pool.model}"]
 
-    def _specification(self, spec: InferenceComponentSpec, model_ref: str) -> awscc_props.InferenceComponentSpecification:
-        ep = self.spec
+    def _specification(
+        self, workload: ResolvedWorkload, data_cache: bool | None, model_ref: str
+    ) -> awscc_props.InferenceComponentSpecification:
         timeouts = awscc_props.StartupParameters(
-            model_data_download_timeout_in_seconds=download_timeout(ep, spec),
-            container_startup_health_check_timeout_in_seconds=health_check_timeout(ep, spec),
+            model_data_download_timeout_in_seconds=workload.download_timeout,
+            container_startup_health_check_timeout_in_seconds=workload.health_check_timeout,
         )
+        resources = workload.resources
+        assert resources is not None, "a component's workload reserves resources"
         return awscc_props.InferenceComponentSpecification(
             model_name=model_ref,
             compute_resource_requirements=awscc_props.ComputeResourceRequirements(
-                min_memory_required_in_mb=spec.resources.memory_mb,
-                max_memory_required_in_mb=spec.resources.max_memory_mb,
-                number_of_accelerator_devices_required=spec.resources.accelerators,
-                number_of_cpu_cores_required=spec.resources.cpus,
+                min_memory_required_in_mb=resources.memory_mb,
+                max_memory_required_in_mb=resources.max_memory_mb,
+                number_of_accelerator_devices_required=resources.accelerators,
+                number_of_cpu_cores_required=resources.cpus,
             ),
             # Explicit unless the config says null: the API's default when omitted is undocumented (an adopted
             # component made without it keeps it unset, so adopting changes nothing).
-            data_cache_config=awscc_props.DataCacheConfig(enable_caching=spec.data_cache) if spec.data_cache is not None else None,
+            data_cache_config=awscc_props.DataCacheConfig(enable_caching=data_cache) if data_cache is not None else None,
             startup_parameters=timeouts
             if (timeouts.model_data_download_timeout_in_seconds or timeouts.container_startup_health_check_timeout_in_seconds)
             else None,
-            scheduling_config=capacity_attrs.scheduling(ep),
+            scheduling_config=capacity_attrs.scheduling(self.resolved),
         )
 
     def _pool_specification(
-        self, spec: InferenceComponentSpec, model_ref: str, instance_type: str
+        self, c: ResolvedComponent, workload: ResolvedWorkload, model_ref: str, instance_type: str
     ) -> awscc_props.InstanceTypeSpecification:
-        """One item of `specifications`: the component's specification on one instance type of the pools."""
-        single = self._specification(spec, model_ref)
+        """One item of `specifications`: component ``c``'s specification on one instance type of the pools."""
+        single = self._specification(workload, c.data_cache, model_ref)
         return awscc_props.InstanceTypeSpecification(
             instance_type=instance_type,
             model_name=single.model_name,
@@ -508,7 +465,7 @@ class SageMakerEndpoint(Group):
         )
 
 
-def apply_overrides(overrides: Overrides, resources: Mapping[str, Sequence[Resource]], where: str) -> None:
+def apply_overrides(overrides: Mapping[str, Mapping[str, Any]], resources: Mapping[str, Sequence[Resource]], where: str) -> None:
     """Each `{type: {path: value}}` of ``overrides`` onto every resource of that type in ``resources`` (what
     the entry ``where`` synthesizes), through the resource layer's `add_override`."""
     for type_, paths in overrides.items():

@@ -26,7 +26,7 @@ from typing import Any
 
 import jsii
 
-from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.stacks.engine import (
     Construct,
     GeneratorMetadata,
@@ -102,12 +102,12 @@ class ResourceStack(TerraformStack):
 
 
 class EndpointStack(ResourceStack):
-    """Every endpoint of `config` (`EndpointContent`) as a stack of the engine."""
+    """Every endpoint of the resolved stack (`EndpointContent`) as a stack of the engine."""
 
-    def __init__(self, scope: Construct, config: FastscaleConfig, *, state_path: str | None = None) -> None:
+    def __init__(self, scope: Construct, stack: ResolvedStack, *, state_path: str | None = None) -> None:
         """`state_path`: the local backend's path relative to the stack directory (required with the local
-        backend; `stacks.app.build_app` computes it with `infra.model.state.local_state_placement`)."""
-        content = EndpointContent(config, state_path=state_path)
+        backend; `stacks.app.build_app` computes it with `ResolvedStack.state_placement`)."""
+        content = EndpointContent(stack, state_path=state_path)
         super().__init__(scope, content)
-        self.config = config
+        self.stack = stack
         self.endpoints = content.endpoints

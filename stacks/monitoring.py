@@ -23,7 +23,6 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
-from fastscale.infra.base import catalog
 from fastscale.infra.base.aws_facts import (
     ERRORS_5XX_METRIC,
     GPU_MEMORY_METRIC,
@@ -36,16 +35,8 @@ from fastscale.infra.base.aws_facts import (
     NS_ENDPOINT_INSTANCES,
     NS_INVOCATIONS,
 )
-from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.model.deployment import STUCK_AT_ZERO_PERIOD_S
-from fastscale.infra.model.naming import (
-    ComponentNames,
-    EndpointNames,
-    all_endpoint_names,
-    dashboard_marker,
-    dashboard_name,
-    tags,
-)
+from fastscale.infra.model.resolved import ResolvedComponent, ResolvedEndpoint, ResolvedStack
 from fastscale.stacks.resources.base import Group, Resource, Scope
 from fastscale.stacks.resources.cloudwatch import CloudwatchDashboard, CloudwatchMetricAlarm, evaluation_window
 from fastscale.stacks.resources.generated.aws import (
@@ -79,39 +70,38 @@ class EndpointAlarms(Group):
         scope: Scope,
         id: str,
         *,
-        config: FastscaleConfig,
-        names: EndpointNames,
-        endpoint: Resource,
+        endpoint: ResolvedEndpoint,
+        resource: Resource,
         components: Mapping[str, Resource],
         rollback_alarms: Collection[str] = (),
     ) -> None:
         super().__init__(scope, id)
         self.alarms: dict[str, CloudwatchMetricAlarm] = {}
-        spec = names.spec
-        if not (names.alarms or any(c.alarms for c in names.components)):
+        ep = endpoint
+        if not (ep.alarms.names or any(c.alarms for c in ep.components)):
             return
-        self._names = names
-        self._tags = tags(config, spec)
-        topic = spec.alarms.sns_topic_arn if spec.alarms.enabled else None
+        self._ep = ep
+        self._tags = dict(ep.tags)
+        topic = ep.alarms.sns_topic_arn
         self._actions = [topic] if topic else None
         # Created after the endpoint and so destroyed before it: alarms go first on teardown.
-        self._depends = [endpoint]
+        self._depends = [resource]
         self._rollback = set(rollback_alarms)
 
-        if spec.alarms.enabled and spec.uses_inference_components and len(names.components) > MAX_METRICS_PER_MATH_ALARM:
+        if ep.alarms.enabled and ep.uses_components and len(ep.components) > MAX_METRICS_PER_MATH_ALARM:
             raise ValueError(
-                f"endpoint {names.endpoint}: {len(names.components)} inference components, but a CloudWatch "
+                f"endpoint {ep.name}: {len(ep.components)} inference components, but a CloudWatch "
                 f"metric math alarm can watch at most {MAX_METRICS_PER_MATH_ALARM}; disable `alarms` for this "
                 "endpoint or split its components across endpoints"
             )
 
-        if "model-latency" in names.alarms:
+        if "model-latency" in ep.alarms.names:
             self._latency()
-        if "5xx-errors" in names.alarms:
+        if "5xx-errors" in ep.alarms.names:
             self._errors()
-        if "gpu-memory" in names.alarms:
+        if "gpu-memory" in ep.alarms.names:
             self._gpu_memory()
-        for c in names.components:
+        for c in ep.components:
             if c.stuck_at_zero_alarm:
                 self._stuck_at_zero(c, components.get(c.name))
             self._component_alarms(c)
@@ -119,65 +109,65 @@ class EndpointAlarms(Group):
     # ----------------------------------------------------------------------------------------- alarms
 
     def _latency(self) -> None:
-        spec, names = self._names.spec, self._names
-        threshold_us = spec.alarms.model_latency_ms * MICROSECONDS_PER_MS
+        ep = self._ep
+        threshold_us = ep.alarms.model_latency_ms * MICROSECONDS_PER_MS
         common: dict[str, Any] = dict(
-            alarm_name=names.alarms["model-latency"],
+            alarm_name=ep.alarms.names["model-latency"],
             alarm_description=(
-                f"Average ModelLatency of {names.endpoint} above {spec.alarms.model_latency_ms:g} ms "
+                f"Average ModelLatency of {ep.name} above {ep.alarms.model_latency_ms:g} ms "
                 f"({threshold_us:.0f} microseconds, the metric's unit)"
-                + (", worst component," if spec.uses_inference_components else "")
+                + (", worst component," if ep.uses_components else "")
                 + f" {self._window()}"
             ),
             comparison_operator="GreaterThanThreshold",
             threshold=threshold_us,
         )
-        if spec.uses_inference_components:
+        if ep.uses_components:
             self._alarm("model-latency", **common, **self._per_component(MODEL_LATENCY_METRIC, "Average", "MAX"))
         else:
             self._alarm("model-latency", **common, **self._variant_metric(NS_INVOCATIONS, MODEL_LATENCY_METRIC, "Average"))
 
     def _errors(self) -> None:
-        spec, names = self._names.spec, self._names
+        ep = self._ep
         common: dict[str, Any] = dict(
-            alarm_name=names.alarms["5xx-errors"],
+            alarm_name=ep.alarms.names["5xx-errors"],
             alarm_description=(
-                f"{names.endpoint} returned {spec.alarms.errors_5xx} or more 5xx errors {self._window()}"
+                f"{ep.name} returned {ep.alarms.errors_5xx} or more 5xx errors {self._window()}"
             ),
             comparison_operator="GreaterThanOrEqualToThreshold",
-            threshold=spec.alarms.errors_5xx,
+            threshold=ep.alarms.errors_5xx,
         )
-        if spec.uses_inference_components:
+        if ep.uses_components:
             self._alarm("5xx-errors", **common, **self._per_component(ERRORS_5XX_METRIC, "Sum", "SUM"))
         else:
             self._alarm("5xx-errors", **common, **self._variant_metric(NS_INVOCATIONS, ERRORS_5XX_METRIC, "Sum"))
 
     def _gpu_memory(self) -> None:
-        spec, names = self._names.spec, self._names
-        percent = spec.alarms.gpu_memory_percent
-        if spec.uses_inference_components:
+        ep = self._ep
+        percent = ep.alarms.gpu_memory_percent
+        if ep.uses_components:
             metric, threshold = GPU_MEMORY_NORMALIZED_METRIC, percent
             detail = "normalized over the instance's GPUs"
         else:
             # GPUMemoryUtilization adds up the GPUs of an instance (400% on four GPUs): scale the threshold.
-            gpus = _gpu_count(spec)
+            gpus = ep.alarms.gpus_per_instance
             metric, threshold = GPU_MEMORY_METRIC, percent * gpus
             detail = f"{threshold:g}% summed over {gpus} GPU(s)"
         self._alarm(
             "gpu-memory",
-            alarm_name=names.alarms["gpu-memory"],
+            alarm_name=ep.alarms.names["gpu-memory"],
             alarm_description=(
-                f"GPU memory of an instance of {names.endpoint} at or above {percent:g}% ({detail}) {self._window()}"
+                f"GPU memory of an instance of {ep.name} at or above {percent:g}% ({detail}) {self._window()}"
             ),
             comparison_operator="GreaterThanOrEqualToThreshold",
             threshold=threshold,
             **self._variant_metric(NS_ENDPOINT_INSTANCES, metric, "Maximum"),
         )
 
-    def _stuck_at_zero(self, c: ComponentNames, component: Resource | None) -> None:
-        minutes = self._names.spec.alarms.stuck_at_zero_minutes
+    def _stuck_at_zero(self, c: ResolvedComponent, component: Resource | None) -> None:
+        minutes = self._ep.alarms.stuck_at_zero_minutes
         self._alarm(
-            f"{c.spec.name}-stuck-at-zero",
+            f"{c.key}-stuck-at-zero",
             alarm_name=c.stuck_at_zero_alarm,
             alarm_description=(
                 f"Requests to {c.name} have failed for lack of capacity for {minutes} minutes in a row: "
@@ -195,19 +185,19 @@ class EndpointAlarms(Group):
             depends_on=[component] if component is not None else None,
         )
 
-    def _component_alarms(self, c: ComponentNames) -> None:
+    def _component_alarms(self, c: ResolvedComponent) -> None:
         """The component's own latency and 5xx alarms, on its `InferenceComponentName` metrics: what its
         rolling updates roll back on."""
-        spec = self._names.spec
+        ep = self._ep
         dims = {"InferenceComponentName": c.name}
-        metric: dict[str, Any] = dict(namespace=NS_INVOCATIONS, dimensions=dims, period=spec.alarms.period)
+        metric: dict[str, Any] = dict(namespace=NS_INVOCATIONS, dimensions=dims, period=ep.alarms.period)
         if "model-latency" in c.alarms:
-            threshold_us = spec.alarms.model_latency_ms * MICROSECONDS_PER_MS
+            threshold_us = ep.alarms.model_latency_ms * MICROSECONDS_PER_MS
             self._alarm(
-                f"{c.spec.name}-model-latency",
+                f"{c.key}-model-latency",
                 alarm_name=c.alarms["model-latency"],
                 alarm_description=(
-                    f"Average ModelLatency of {c.name} above {spec.alarms.model_latency_ms:g} ms "
+                    f"Average ModelLatency of {c.name} above {ep.alarms.model_latency_ms:g} ms "
                     f"({threshold_us:.0f} microseconds, the metric's unit) {self._window()}; rolls its updates back"
                 ),
                 comparison_operator="GreaterThanThreshold",
@@ -218,14 +208,14 @@ class EndpointAlarms(Group):
             )
         if "5xx-errors" in c.alarms:
             self._alarm(
-                f"{c.spec.name}-5xx-errors",
+                f"{c.key}-5xx-errors",
                 alarm_name=c.alarms["5xx-errors"],
                 alarm_description=(
-                    f"{c.name} returned {spec.alarms.errors_5xx} or more 5xx errors {self._window()}; rolls its "
+                    f"{c.name} returned {ep.alarms.errors_5xx} or more 5xx errors {self._window()}; rolls its "
                     "updates back"
                 ),
                 comparison_operator="GreaterThanOrEqualToThreshold",
-                threshold=spec.alarms.errors_5xx,
+                threshold=ep.alarms.errors_5xx,
                 metric_name=ERRORS_5XX_METRIC,
                 statistic="Sum",
                 **metric,
@@ -235,21 +225,21 @@ class EndpointAlarms(Group):
 
     def _window(self) -> str:
         """The evaluation window in words, e.g. "in each of 5 consecutive 60 s periods (5 min)"."""
-        alarms = self._names.spec.alarms
+        alarms = self._ep.alarms
         return evaluation_window(alarms.period, alarms.evaluation_periods, alarms.evaluation_periods)
 
     def _variant_metric(self, namespace: str, metric: str, statistic: str) -> dict:
         return dict(
             namespace=namespace,
             metric_name=metric,
-            dimensions={"EndpointName": self._names.endpoint, "VariantName": self._names.variant},
+            dimensions={"EndpointName": self._ep.name, "VariantName": self._ep.variant},
             statistic=statistic,
-            period=self._names.spec.alarms.period,
+            period=self._ep.alarms.period,
         )
 
     def _per_component(self, metric: str, stat: str, combine: str) -> dict:
         """Metric math: `combine` (MAX / SUM) over the metric of every component of the endpoint."""
-        period = self._names.spec.alarms.period
+        period = self._ep.alarms.period
         queries = [
             MetricQuery(
                 id=f"m{i}",
@@ -263,14 +253,14 @@ class EndpointAlarms(Group):
                     period=period,
                 ),
             )
-            for i, c in enumerate(self._names.components)
+            for i, c in enumerate(self._ep.components)
         ]
         ids = ", ".join(q.id for q in queries)
         queries.append(MetricQuery(id="e", expression=f"{combine}([{ids}])", label=f"{combine} {metric}", return_data=True))
         return dict(metric_query=queries)
 
     def _alarm(self, id_: str, *, depends_on: list[Resource] | None = None, **props) -> CloudwatchMetricAlarm:
-        alarms = self._names.spec.alarms
+        alarms = self._ep.alarms
         props.setdefault("evaluation_periods", alarms.evaluation_periods)
         props.setdefault("datapoints_to_alarm", props["evaluation_periods"])
         if props["alarm_name"] in self._rollback:
@@ -292,12 +282,6 @@ class EndpointAlarms(Group):
         return alarm
 
 
-def _gpu_count(spec: EndpointSpec) -> int:
-    instance = catalog.get(spec.instance_type)
-    # Unknown types are reported by validation; one GPU keeps the threshold as configured.
-    return instance.accelerator_count if instance is not None else 1
-
-
 # --------------------------------------------------------------------------------------------- dashboard
 
 
@@ -313,52 +297,51 @@ class StackDashboard(Group):
         scope: Scope,
         id: str,
         *,
-        config: FastscaleConfig,
+        stack: ResolvedStack,
     ) -> None:
         super().__init__(scope, id)
         self.dashboard: CloudwatchDashboard | None = None
-        if not config.dashboard.enabled:
+        if stack.dashboard is None:
             return
         self.dashboard = CloudwatchDashboard(
             self,
             "dashboard",
-            CloudwatchDashboardProps(dashboard_name=dashboard_name(config), dashboard_body=dashboard_body(config)),
+            CloudwatchDashboardProps(dashboard_name=stack.dashboard, dashboard_body=dashboard_body(stack)),
         )
 
 
-def dashboard_body(config: FastscaleConfig) -> str:
+def dashboard_body(stack: ResolvedStack) -> str:
     """The dashboard JSON, rendered from templates/dashboard.json.j2 and normalized (compact, checked)."""
     endpoints = []
-    for names in all_endpoint_names(config):
-        spec = names.spec
+    for ep in stack.endpoints:
         # Copy and instance counts have no metric of their own: every copy / instance reports its utilization
         # once per publish interval, so the sample count over that interval counts them.
-        count_period = spec.metrics_publish_frequency or STANDARD_WIDGET_PERIOD_S
-        if spec.model is not None:
-            workloads = [("target", spec.model.autoscaling)]
+        count_period = ep.metrics.publish_frequency or STANDARD_WIDGET_PERIOD_S
+        if ep.scaling is not None:
+            workloads = [("target", ep.scaling)]
         else:
-            workloads = [(f"target {c.name}", c.spec.autoscaling) for c in names.components]
+            workloads = [(f"target {c.name}", c.scaling) for c in ep.components]
         endpoints.append(
             {
-                "endpoint": names.endpoint,
-                "variant": names.variant,
-                "instance_type": spec.instance_type,
-                "components": [{"name": c.name} for c in names.components],
+                "endpoint": ep.name,
+                "variant": ep.variant,
+                "instance_type": ep.instance_type,
+                "components": [{"name": c.name} for c in ep.components],
                 # The scaling target drawn on the concurrency graph (its unit: concurrent requests per copy /
                 # per model). With `metric: invocations` the policy tracks another metric, so no line.
                 "targets": [
                     {"label": label, "value": a.target_concurrency}
                     for label, a in workloads
-                    if a.enabled and a.metric == "high_resolution"
+                    if a.enabled and a.metric_setting == "high_resolution"
                 ],
                 "count_period": count_period,
             }
         )
     text = render(
         "dashboard.json.j2",
-        region=config.region,
-        project=config.project,
-        marker=dashboard_marker(config),
+        region=stack.region,
+        project=stack.project,
+        marker=stack.dashboard_marker,
         endpoints=endpoints,
         ns_invocations=NS_INVOCATIONS,
         ns_instances=NS_ENDPOINT_INSTANCES,

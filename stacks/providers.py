@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastscale.infra.base.credentials import DUMMY_ACCESS_KEY_ID, DUMMY_SECRET_ACCESS_KEY
-from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.stacks.resources.base import ProviderBlock, StackContent, engine_literal, to_terraform
 
 AWS_SOURCE = "hashicorp/aws"
@@ -63,16 +63,16 @@ def _block(name: str, source: str, props: ProviderProps, version: str) -> Provid
                          settings=engine_literal(to_terraform(props), f"provider {name}"))
 
 
-def add_providers(content: StackContent, config: FastscaleConfig) -> None:
+def add_providers(content: StackContent, stack: ResolvedStack) -> None:
     """The providers the stack needs, in the config's region, with the config's version constraints."""
-    props: ProviderProps = ProviderProps(region=config.region)
-    if config.endpoint_url:
-        dummy = not config.sends_credentials_to_endpoint
-        props = EmulatedAwsProviderProps(region=config.region,
-                                         endpoints=[{s: config.endpoint_url for s in EMULATED_SERVICES}],
+    props: ProviderProps = ProviderProps(region=stack.region)
+    if stack.endpoint_url:
+        dummy = not stack.sends_credentials_to_endpoint
+        props = EmulatedAwsProviderProps(region=stack.region,
+                                         endpoints=[{s: stack.endpoint_url for s in EMULATED_SERVICES}],
                                          access_key=DUMMY_ACCESS_KEY_ID if dummy else None,
                                          secret_key=DUMMY_SECRET_ACCESS_KEY if dummy else None)
-    content.providers.append(_block("aws", AWS_SOURCE, props, config.providers.aws))
-    if any(ep.needs_awscc for ep in config.endpoints):
-        content.providers.append(_block("awscc", AWSCC_SOURCE, ProviderProps(region=config.region),
-                                        config.providers.awscc))
+    content.providers.append(_block("aws", AWS_SOURCE, props, stack.aws_provider))
+    if stack.needs_awscc:
+        content.providers.append(_block("awscc", AWSCC_SOURCE, ProviderProps(region=stack.region),
+                                        stack.awscc_provider))

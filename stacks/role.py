@@ -36,10 +36,7 @@ from typing import Any
 from fastscale.infra.base.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.base.aws_facts import NS_INVOCATIONS
 from fastscale.infra.base.regions import partition_of
-from fastscale.infra.config import EndpointSpec, FastscaleConfig
-from fastscale.infra.config.secrets import parse_kms_key_arn, policy_resource
-from fastscale.infra.model import capacity
-from fastscale.infra.model.naming import EndpointNames, tags
+from fastscale.infra.model.resolved import ResolvedEndpoint
 from fastscale.stacks.resources.base import Group, Ref, Scope, json_text, resource_stack, tf_format
 from fastscale.stacks.resources.generated.aws import IamRolePolicyProps, IamRoleProps
 from fastscale.stacks.resources.iam import CALLER_IDENTITY_ID, CallerIdentity, IamRole, IamRolePolicy
@@ -95,12 +92,11 @@ def deploying_account(scope: Scope) -> Ref:
     return resource_stack(scope).shared(CALLER_IDENTITY_ID, CallerIdentity.of_stack).attr("account_id")
 
 
-def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str, Any]:
-    """The inline policy document of one endpoint's execution role (a pure function of the config)."""
-    ep: EndpointSpec = names.spec
-    part, region = partition(config.region), config.region
+def execution_policy(ep: ResolvedEndpoint) -> dict[str, Any]:
+    """The inline policy document of one endpoint's execution role (a pure function of the resolved endpoint)."""
+    part, region = partition(ep.region), ep.region
     # Every pool's workloads: a fallback type may run another image or model data.
-    workloads = capacity.every_workload(ep)
+    workloads = ep.every_workload
     statements: list[dict[str, Any]] = []
 
     # GetAuthorizationToken has no resource-level permissions: IAM only accepts "*" for it. The token alone
@@ -139,8 +135,8 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
             "Condition": {"StringLike": {"s3:prefix": sorted(listed_prefixes[bucket])}},
         })
 
-    log_groups = [f"/aws/sagemaker/Endpoints/{names.endpoint}"]
-    log_groups += [f"/aws/sagemaker/InferenceComponents/{c.name}" for c in names.components]
+    log_groups = [f"/aws/sagemaker/Endpoints/{ep.name}"]
+    log_groups += [f"/aws/sagemaker/InferenceComponents/{c.name}" for c in ep.components]
     log_resources = []
     for group in log_groups:
         arn = f"arn:{part}:logs:{region}:*:log-group:{group}"
@@ -156,11 +152,11 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
         "Condition": {"StringLike": {"cloudwatch:namespace": METRIC_NAMESPACES}},
     })
 
-    secrets = {ref.arn: ref for w in workloads for ref in w.secrets.values()}
+    secrets = {ref.arn: ref for w in workloads for ref in w.secrets}
     if secrets:
         # Exactly the secrets the containers are told about; their values never pass through Terraform.
         statements.append({"Sid": "ReadContainerSecrets", "Effect": "Allow", "Action": "secretsmanager:GetSecretValue",
-                           "Resource": sorted({policy_resource(arn) for arn in secrets})})
+                           "Resource": sorted({ref.policy_resource for ref in secrets.values()})})
         secret_keys = sorted({ref.kms_key_arn for ref in secrets.values() if ref.kms_key_arn})
         if secret_keys:
             statements.append({"Sid": "DecryptContainerSecrets", "Effect": "Allow", "Action": "kms:Decrypt",
@@ -169,12 +165,10 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
 
     # Model data under a customer managed key (SSE-KMS): S3 decrypts it for the role, so the role may use the key
     # only through S3, in the key's region (an SSE-KMS key is in its bucket's region).
-    data_keys = sorted({w.model_data_kms_key_arn for w in workloads if w.model_data_kms_key_arn})
+    data_keys = sorted({w.model_data_key for w in workloads if w.model_data_key}, key=lambda k: k.arn)
     for i, key in enumerate(data_keys):
-        parsed = parse_kms_key_arn(key)
-        assert parsed is not None  # the config checked the form
-        statements.append({"Sid": f"DecryptModelData{i}", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key,
-                           "Condition": {"StringEquals": {"kms:ViaService": f"s3.{parsed.region}.amazonaws.com"}}})
+        statements.append({"Sid": f"DecryptModelData{i}", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key.arn,
+                           "Condition": {"StringEquals": {"kms:ViaService": f"s3.{key.region}.amazonaws.com"}}})
 
     if ep.kms_key_arn:
         statements.append({"Sid": "UseVolumeKey", "Effect": "Allow", "Action": KMS_ACTIONS, "Resource": ep.kms_key_arn})
@@ -185,8 +179,8 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
 
     if ep.vpc is not None:
         eni = f"arn:{part}:ec2:{region}:*:network-interface/*"
-        subnets = [f"arn:{part}:ec2:{region}:*:subnet/{s}" for s in sorted(ep.vpc.subnets)]
-        groups = [f"arn:{part}:ec2:{region}:*:security-group/{g}" for g in sorted(ep.vpc.security_groups)]
+        subnets = [f"arn:{part}:ec2:{region}:*:subnet/{s}" for s in ep.vpc.subnets]
+        groups = [f"arn:{part}:ec2:{region}:*:security-group/{g}" for g in ep.vpc.security_groups]
         # Interfaces only in the endpoint's own subnets: `ec2:Subnet` (the subnet's ARN) is a condition key
         # of the network-interface resource for these actions. It is not one of the subnet or security-group
         # resources, so those are allowed in their own statement, by ARN.
@@ -220,19 +214,20 @@ class ExecutionRole(Group):
     """The role and its inline policy. `arn` is what models and endpoint configurations reference; depend
     on `policy` so SageMaker never uses the role before it may pull images and read model data."""
 
-    def __init__(self, scope: Scope, id_: str, *, config: FastscaleConfig, names: EndpointNames) -> None:
+    def __init__(self, scope: Scope, id_: str, *, endpoint: ResolvedEndpoint) -> None:
         super().__init__(scope, id_)
-        if names.execution_role is None:
-            raise ValueError(f"endpoint {names.endpoint} brings its own role; no execution role is created")
+        ep = endpoint
+        if ep.execution_role is None:
+            raise ValueError(f"endpoint {ep.name} brings its own role; no execution role is created")
         self.role = IamRole(
             self,
             "role",
             IamRoleProps(
-                name=names.execution_role,
-                assume_role_policy=policy_json(trust_policy(config.region, deploying_account(self))),
-                description=f"SageMaker execution role of endpoint {names.endpoint} (fastscale)",
+                name=ep.execution_role,
+                assume_role_policy=policy_json(trust_policy(ep.region, deploying_account(self))),
+                description=f"SageMaker execution role of endpoint {ep.name} (fastscale)",
                 force_detach_policies=True,
-                tags=tags(config, names.spec, global_resource=True),
+                tags=dict(ep.role_tags),
             ),
         )
         self.policy = IamRolePolicy(
@@ -241,7 +236,7 @@ class ExecutionRole(Group):
             IamRolePolicyProps(
                 name="sagemaker-serving",
                 role=self.role.attr("name"),
-                policy=policy_json(execution_policy(config, names)),
+                policy=policy_json(execution_policy(ep)),
             ),
         )
 

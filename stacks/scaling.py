@@ -33,16 +33,8 @@ from fastscale.infra.base.aws_facts import (
     TARGET_TRACKING,
     VARIANT_INSTANCES,
 )
-from fastscale.infra.config import Adopted, Autoscaling, FastscaleConfig
-from fastscale.infra.model import capacity as capacity_facts
-from fastscale.infra.model.detection import WorkloadKind, scaling_metric
-from fastscale.infra.model.naming import (
-    ComponentNames,
-    EndpointNames,
-    scalable_target_import_id,
-    scaling_policy_import_id,
-    tags,
-)
+from fastscale.infra.model.naming import scalable_target_import_id, scaling_policy_import_id
+from fastscale.infra.model.resolved import ResolvedComponent, ResolvedEndpoint, ResolvedScaling
 from fastscale.stacks.resources.autoscaling import AppautoscalingPolicy, AppautoscalingTarget
 from fastscale.stacks.resources.base import Group, Lifecycle, Resource, Scope
 from fastscale.stacks.resources.builtin import TerraformData, TerraformDataProps
@@ -71,102 +63,96 @@ class EndpointScaling(Group):
         scope: Scope,
         id: str,
         *,
-        config: FastscaleConfig,
-        names: EndpointNames,
-        endpoint: Resource,
+        endpoint: ResolvedEndpoint,
+        resource: Resource,
         components: Mapping[str, Resource],
     ) -> None:
         super().__init__(scope, id)
-        self._tags = tags(config, names.spec)
+        self._tags = dict(endpoint.tags)
         self.targets: dict[str, AppautoscalingTarget] = {}
         self.target_tracking: dict[str, AppautoscalingPolicy] = {}
         self.scale_from_zero: dict[str, AppautoscalingPolicy] = {}
         self.scale_from_zero_alarms: dict[str, CloudwatchMetricAlarm] = {}
-        #: endpoint name -> the `terraform_data` holding its variant's instance types (auto-scaled variants)
         self.instance_types: dict[str, TerraformData] = {}
 
-        model = names.spec.model
-        if model is not None:
-            if model.autoscaling.enabled and names.target_tracking_policy:
-                self._variant(names, endpoint, model.autoscaling)
+        if endpoint.scaling is not None:
+            if endpoint.scaling.enabled and endpoint.scaling.policy:
+                self._variant(endpoint, resource, endpoint.scaling)
             return
 
-        missing = [c.name for c in names.components if c.name not in components]
+        missing = [c.name for c in endpoint.components if c.name not in components]
         if missing:
             raise ValueError(
-                f"EndpointScaling({names.endpoint}): no inference component resource for {', '.join(missing)}; "
+                f"EndpointScaling({endpoint.name}): no inference component resource for {', '.join(missing)}; "
                 f"got {', '.join(sorted(components)) or 'none'}"
             )
-        for c in names.components:
-            if c.spec.autoscaling.enabled:
+        for c in endpoint.components:
+            if c.scaling.enabled:
                 self._component(c, components[c.name])
 
-    # ----------------------------------------------------------------------------------------- variant
+    # ------------------------------------------------------------------ single-model: scale instances
 
-    def _variant(self, names: EndpointNames, endpoint: Resource, autoscaling: Autoscaling) -> None:
-        policy_name = names.target_tracking_policy
-        assert policy_name is not None  # set by naming whenever the model's autoscaling is enabled
-        capacity = names.spec.instances
-        # Replaced with the target and its policy whenever the variant's instance types change: AWS fails
-        # an update that changes the instance type of a registered variant (see the module's docstring).
+    def _variant(self, ep: ResolvedEndpoint, endpoint: Resource, scaling: ResolvedScaling) -> None:
+        policy_name = scaling.policy
+        assert policy_name is not None  # named whenever the model's autoscaling is enabled
         instance_types = TerraformData(
             self,
             "variant-instance-types",
-            TerraformDataProps(input=[p.instance_type for p in capacity_facts.pools_by_priority(names.spec)]),
+            TerraformDataProps(input=[p.instance_type for p in ep.pools_by_priority]),
         )
         reregister = Lifecycle(replace_triggered_by=[instance_types.address])
-        self.instance_types[names.endpoint] = instance_types
+        self.instance_types[ep.name] = instance_types
         target = AppautoscalingTarget(
             self,
             "variant-target",
             AppautoscalingTargetProps(
                 service_namespace=SERVICE_NAMESPACE,
                 scalable_dimension=VARIANT_INSTANCES,
-                resource_id=names.resource_id,
-                min_capacity=capacity.min,
-                max_capacity=capacity.max,
+                resource_id=scaling.resource_id,
+                min_capacity=scaling.count.min,
+                max_capacity=scaling.count.max,
                 tags=self._tags,
             ),
-            # The resource id is a literal name, so Terraform cannot infer that the endpoint must exist first.
-            # This order also makes a replaced target go before the endpoint's update and come back after it.
             depends_on=[endpoint],
             lifecycle=reregister,
         )
-        self.targets[names.endpoint] = target
-        self.target_tracking[names.endpoint] = self._target_tracking(
-            "variant-target-tracking", policy_name, target, "model", autoscaling, lifecycle=reregister
+        self.targets[ep.name] = target
+        self.target_tracking[ep.name] = self._target_tracking(
+            "variant-target-tracking", policy_name, target, scaling, lifecycle=reregister
         )
-        _import_adopted(names.spec.adopted, target, self.target_tracking[names.endpoint], names.resource_id, VARIANT_INSTANCES)
+        _import_adopted(ep.adopted_scalable_target, ep.adopted_scaling_policy, target, self.target_tracking[ep.name],
+                        scaling.resource_id, VARIANT_INSTANCES)
 
-    # ----------------------------------------------------------------------------------------- components
+    # ------------------------------------------------------------------ components: scale copies
 
-    def _component(self, c: ComponentNames, component: Resource) -> None:
-        key = c.spec.name  # short, stable construct ids: the config's own component name
+    def _component(self, c: ResolvedComponent, component: Resource) -> None:
+        key = c.key  # short, stable construct ids: the config's own component name
+        scaling = c.scaling
+        assert scaling.policy is not None, "a component's target-tracking policy is always named"
         target = AppautoscalingTarget(
             self,
             f"{key}-target",
             AppautoscalingTargetProps(
                 service_namespace=SERVICE_NAMESPACE,
                 scalable_dimension=COMPONENT_COPIES,
-                resource_id=c.resource_id,
-                min_capacity=c.spec.copies.min,
-                max_capacity=c.spec.copies.max,
+                resource_id=scaling.resource_id,
+                min_capacity=scaling.count.min,
+                max_capacity=scaling.count.max,
                 tags=self._tags,
             ),
             depends_on=[component],
         )
         self.targets[c.name] = target
-        self.target_tracking[c.name] = self._target_tracking(
-            f"{key}-target-tracking", c.target_tracking_policy, target, "component", c.spec.autoscaling
-        )
-        _import_adopted(c.spec.adopted, target, self.target_tracking[c.name], c.resource_id, COMPONENT_COPIES)
-        if c.scale_from_zero_policy and c.scale_from_zero_alarm:
+        self.target_tracking[c.name] = self._target_tracking(f"{key}-target-tracking", scaling.policy, target, scaling)
+        _import_adopted(c.adopted_scalable_target, c.adopted_scaling_policy, target, self.target_tracking[c.name],
+                        scaling.resource_id, COMPONENT_COPIES)
+        if scaling.scale_from_zero is not None:
             self._scale_from_zero(key, c, target)
 
-    def _scale_from_zero(self, key: str, c: ComponentNames, target: AppautoscalingTarget) -> None:
-        zero = c.spec.autoscaling.scale_from_zero
-        policy_name, alarm_name = c.scale_from_zero_policy, c.scale_from_zero_alarm
-        assert policy_name and alarm_name, "called only for components named for scale from zero"
+    def _scale_from_zero(self, key: str, c: ResolvedComponent, target: AppautoscalingTarget) -> None:
+        zero = c.scaling.scale_from_zero
+        assert zero is not None, "called only for components that scale from zero"
+        policy_name, alarm_name = zero.policy, zero.alarm
         policy = AppautoscalingPolicy(
             self,
             f"{key}-scale-from-zero",
@@ -220,11 +206,11 @@ class EndpointScaling(Group):
     # ----------------------------------------------------------------------------------------- shared
 
     def _target_tracking(
-        self, id_: str, name: str, target: AppautoscalingTarget, kind: WorkloadKind, autoscaling: Autoscaling,
+        self, id_: str, name: str, target: AppautoscalingTarget, scaling: ResolvedScaling,
         lifecycle: Lifecycle | None = None,
     ) -> AppautoscalingPolicy:
         """``lifecycle``: a policy replaced with its target (deregistering a target deletes its policies)."""
-        metric = scaling_metric(kind, autoscaling)
+        metric = scaling.metric
         return AppautoscalingPolicy(
             self,
             id_,
@@ -233,12 +219,12 @@ class EndpointScaling(Group):
                 **_same_target(target),
                 policy_type=TARGET_TRACKING,
                 target_tracking_scaling_policy_configuration=TargetTrackingScalingPolicyConfiguration(
-                    target_value=autoscaling.tracking_target,
+                    target_value=scaling.target,
                     predefined_metric_specification=PredefinedMetricSpecification(
                         predefined_metric_type=metric.predefined_metric_type
                     ),
-                    scale_in_cooldown=autoscaling.scale_in_cooldown,
-                    scale_out_cooldown=autoscaling.scale_out_cooldown,
+                    scale_in_cooldown=scaling.scale_in_cooldown,
+                    scale_out_cooldown=scaling.scale_out_cooldown,
                 ),
             ),
             lifecycle=lifecycle,
@@ -246,15 +232,14 @@ class EndpointScaling(Group):
 
 
 def _import_adopted(
-    adopted: Adopted | None, target: AppautoscalingTarget, policy: AppautoscalingPolicy, resource_id: str, dimension: str
+    scalable_target: bool, scaling_policy: str | None, target: AppautoscalingTarget, policy: AppautoscalingPolicy,
+    resource_id: str, dimension: str,
 ) -> None:
     """Import blocks for a live scalable target and target-tracking policy the config adopted."""
-    if adopted is None:
-        return
-    if adopted.scalable_target:
+    if scalable_target:
         target.import_from(scalable_target_import_id(resource_id, dimension, SERVICE_NAMESPACE))
-    if adopted.scaling_policy:
-        policy.import_from(scaling_policy_import_id(resource_id, dimension, adopted.scaling_policy, SERVICE_NAMESPACE))
+    if scaling_policy:
+        policy.import_from(scaling_policy_import_id(resource_id, dimension, scaling_policy, SERVICE_NAMESPACE))
 
 
 def _same_target(target: AppautoscalingTarget) -> dict[str, Any]:

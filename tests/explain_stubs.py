@@ -18,6 +18,7 @@ from botocore.stub import ANY, Stubber
 
 from fastscale.infra.aws.explain import Evidence, collect
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import resolve
 
 REGION = "us-east-1"
 ACCOUNT = "123456789012"
@@ -361,7 +362,7 @@ class Recorded:
     def run(self, config: FastscaleConfig) -> Evidence:
         clients, stubbers = self.queue()
         only = {"component": "qwen"} if self.kind == "component" else {"endpoint": "chat"}
-        evidence = collect(config, clients, since=SINCE, now=NOW, **only)
+        evidence = collect(resolve(config), clients, since=SINCE, now=NOW, **only)
         for s in stubbers:
             s.assert_no_pending_responses()
         assert len(evidence) == 1

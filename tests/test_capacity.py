@@ -7,6 +7,7 @@ from fastscale.infra.aws.inventory import Scan
 from fastscale.infra.config import load_config, parse_config
 from fastscale.infra.model import capacity
 from fastscale.infra.model.naming import endpoint_names
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import ROOT
 from tests.rules.conftest import components_config, single_model_config
 
@@ -48,6 +49,6 @@ def test_pool_models_are_named_and_torn_down_with_the_endpoint():
     (extra,) = names.pool_models
     assert extra.startswith("support-qwen3-14b-") and extra != names.components[0].model
     # The teardown inventory looks for it by its exact name (no AWS call is made here).
-    assert Scan(AwsClients(config.region), config).wanted("model")[extra.lower()] == "endpoints[0].capacity.fallback"
+    assert Scan(AwsClients(config.region), resolve(config)).wanted("model")[extra.lower()] == "endpoints[0].capacity.fallback"
     single = parse_config(single_model_config())
     assert endpoint_names(single, single.endpoints[0]).pool_models == []

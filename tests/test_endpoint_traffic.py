@@ -14,6 +14,7 @@ from fastscale.infra.analysis import endpoint_traffic as live
 from fastscale.infra.analysis.endpoint_traffic.build import MAX_TRACE_REQUESTS
 from fastscale.infra.analysis.simulate.requests.trace import parse_request_trace
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 from tests.traffic_support import NOW, START, chat, record, tgi
 
 WINDOW = live.Window.ending(NOW, dt.timedelta(hours=1))
@@ -305,28 +306,28 @@ def _config(components: int | None) -> object:
 def test_the_endpoint_is_named_as_in_aws_or_as_in_the_file():
     config = _config(None)
     for name in ("demo-chat", "chat"):
-        t = live.live_target(config, name)
+        t = live.live_target(resolve(config), name)
         assert (t.endpoint, t.component, t.config_endpoint, t.config_component) == ("demo-chat", None, "chat", None)
-    other = live.live_target(config, "sdk-endpoint-1")
+    other = live.live_target(resolve(config), "sdk-endpoint-1")
     assert (other.endpoint, other.config_endpoint) == ("sdk-endpoint-1", "chat")
     assert "sdk-endpoint-1 is not an endpoint of the file" in other.notes[0]
     with pytest.raises(live.TrafficInputError, match="not --endpoint 'other'") as caught:
-        live.live_target(config, "chat", endpoint="other")
+        live.live_target(resolve(config), "chat", endpoint="other")
     assert caught.value.option == "--endpoint"
     with pytest.raises(live.TrafficInputError, match="hosts a single model"):
-        live.live_target(config, "chat", component="x")
+        live.live_target(resolve(config), "chat", component="x")
 
 
 def test_a_component_is_read_under_its_name_in_aws():
-    one = live.live_target(_config(1), "chat")
+    one = live.live_target(resolve(_config(1)), "chat")
     assert (one.component, one.config_component, one.components_on_endpoint) == ("demo-ic0", "ic0", 1)
     with pytest.raises(live.TrafficInputError, match="hosts 2 inference components") as caught:
-        live.live_target(_config(2), "chat")
+        live.live_target(resolve(_config(2)), "chat")
     assert caught.value.option == "--component"
-    chosen = live.live_target(_config(2), "chat", component="ic1")
+    chosen = live.live_target(resolve(_config(2)), "chat", component="ic1")
     assert (chosen.component, chosen.components_on_endpoint) == ("demo-ic1", 2)
     with pytest.raises(live.TrafficInputError, match="no inference component 'nope'"):
-        live.live_target(_config(2), "chat", component="nope")
+        live.live_target(resolve(_config(2)), "chat", component="nope")
 
 
 def test_base64_helper_matches_what_capture_writes():

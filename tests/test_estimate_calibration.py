@@ -18,6 +18,7 @@ import pytest
 
 from fastscale.infra.analysis.estimate import estimate_config
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 
@@ -41,7 +42,7 @@ def qwen():
             ],
         }
     )
-    [est] = estimate_config(config)
+    [est] = estimate_config(resolve(config))
     return est
 
 
@@ -70,7 +71,7 @@ def llama_from_zero():
             ],
         }
     )
-    [est] = estimate_config(config)
+    [est] = estimate_config(resolve(config))
     return est
 
 

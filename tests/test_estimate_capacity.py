@@ -12,6 +12,7 @@ from fastscale.infra.analysis.estimate import cost_config, estimate_config, load
 from fastscale.infra.analysis.estimate.timeline import load_seconds
 from fastscale.infra.base import catalog
 from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import ROOT
 from tests.rules.conftest import components_config, single_model_config
 
@@ -23,7 +24,7 @@ WAIT = PARAMS.capacity_fallback.insufficient_capacity_seconds.value
 
 def test_fallback_to_a_like_pool_costs_the_wait_on_the_first_one():
     # ml.g5.12xlarge has the network and accelerators of ml.g6.12xlarge, and the same model runs on it.
-    (est,) = estimate_config(load_config(FALLBACK))
+    (est,) = estimate_config(resolve(load_config(FALLBACK)))
     fallback, new_instance = est.scenario("capacity_fallback"), est.scenario("instance_image_cache")
     assert fallback.phase("capacity_wait").seconds == WAIT
     assert fallback.total_seconds == pytest.approx(new_instance.total_seconds + WAIT)
@@ -34,7 +35,7 @@ def test_the_next_pool_runs_with_its_own_accelerators_and_network():
     data = load_config(FALLBACK).model_dump(mode="json", exclude_defaults=True)
     fallback = data["endpoints"][0]["capacity"]["fallback"]
     fallback[1]["priority"], fallback[0]["priority"] = 2, 3  # the L40S pool (1 GPU per copy) comes next
-    (est,) = estimate_config(parse_config(data))
+    (est,) = estimate_config(resolve(parse_config(data)))
     sc = est.scenario("capacity_fallback")
     assert sc.phase("container_start_model_load").seconds == pytest.approx(load_seconds(29.5, 1, PARAMS))
     g6e = catalog.get("ml.g6e.12xlarge")
@@ -44,7 +45,7 @@ def test_the_next_pool_runs_with_its_own_accelerators_and_network():
 
 
 def test_no_fallback_scenario_without_pools_and_a_warning_past_the_provision_timeout(tmp_path):
-    (est,) = estimate_config(parse_config(single_model_config()))
+    (est,) = estimate_config(resolve(parse_config(single_model_config())))
     assert est.scenario("capacity_fallback") is None
     data = single_model_config()
     data["endpoints"][0]["capacity"] = {"fallback": [{"instance_type": "ml.g5.2xlarge"}], "provision_timeout": 300}
@@ -52,23 +53,23 @@ def test_no_fallback_scenario_without_pools_and_a_warning_past_the_provision_tim
     raw["capacity_fallback"]["insufficient_capacity_seconds"]["value"] = 250  # + 105 s provisioning > 300 s
     path = tmp_path / "params.json"
     path.write_text(json.dumps(raw))
-    (est,) = estimate_config(parse_config(data), load_params(path))
+    (est,) = estimate_config(resolve(parse_config(data)), load_params(path))
     assert est.scenario("capacity_fallback").phase("capacity_wait").seconds == 250
     assert any("exceed the provision timeout (300 s)" in n for n in est.notes)
 
 
 def test_cost_per_pool_follows_each_pool_price():
-    (line,) = cost_config(load_config(FALLBACK)).endpoints
+    (line,) = cost_config(resolve(load_config(FALLBACK))).endpoints
     assert [p.instance_type for p in line.pools] == ["ml.g6.12xlarge", "ml.g5.12xlarge", "ml.g6e.12xlarge"]
     assert line.pools[0].monthly_usd == line.monthly_usd
     for pool in line.pools[1:]:
         assert pool.monthly_usd / line.monthly_usd == pytest.approx(pool.price_per_hour_usd / line.price_per_hour_usd, rel=1e-3)
-    assert cost_config(parse_config(components_config())).endpoints[0].pools == ()
+    assert cost_config(resolve(parse_config(components_config()))).endpoints[0].pools == ()
 
 
 def test_short_scale_in_cooldown_shortens_the_idle_tail():
     config = load_config(SHORT_TAIL)
-    (line,) = cost_config(config).endpoints
+    (line,) = cost_config(resolve(config)).endpoints
     tail = line.idle_tail
     detection = PARAMS.scale_in.detection_seconds.value / 60
     assert tail.minutes == detection + 5
@@ -81,10 +82,10 @@ def test_short_scale_in_cooldown_shortens_the_idle_tail():
 
 def test_single_model_endpoints_have_no_release_cooldown_and_fixed_capacity_no_tail():
     data = single_model_config()
-    (line,) = cost_config(parse_config(data)).endpoints
+    (line,) = cost_config(resolve(parse_config(data))).endpoints
     assert line.idle_tail.minutes == line.idle_tail.default_minutes == PARAMS.scale_in.detection_seconds.value / 60
     data["endpoints"][0]["instances"] = {"initial": 1, "min": 1, "max": 1}
-    assert cost_config(parse_config(data)).endpoints[0].idle_tail is None
+    assert cost_config(resolve(parse_config(data))).endpoints[0].idle_tail is None
 
 
 def test_cli_shows_the_fallback_scenario_and_the_pool_costs():

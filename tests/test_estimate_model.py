@@ -20,6 +20,7 @@ from fastscale.infra.analysis.estimate.timeline import (
 )
 from fastscale.infra.base import catalog
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import ROOT
 from tests.params_support import parameter_leaves
 
@@ -168,7 +169,7 @@ def component(**overrides):
 
 
 def names(config) -> list[list[str]]:
-    return [[s.name for s in e.scenarios] for e in estimate_config(config)]
+    return [[s.name for s in e.scenarios] for e in estimate_config(resolve(config))]
 
 
 def test_single_model_endpoint_scales_by_instances_only():
@@ -194,27 +195,27 @@ def test_component_scenarios_follow_its_settings():
 
 def test_image_outside_ecr_gets_no_image_cache():
     cfg = config_with(model={"image": "docker.io/vllm/vllm-openai:v0.9.0", "model_size_gb": 8})
-    [est] = estimate_config(cfg)
+    [est] = estimate_config(resolve(cfg))
     assert [s.name for s in est.scenarios] == ["instance_no_image_cache"]
     assert any("not in Amazon ECR" in n for n in est.notes)
 
 
 def test_disabled_autoscaling_has_no_detection_phase():
     cfg = config_with(model={"image": LMI, "model_size_gb": 8, "autoscaling": {"enabled": False}})
-    [est] = estimate_config(cfg)
+    [est] = estimate_config(resolve(cfg))
     assert all(s.phase("detection") is None and s.phase("scaling_decision") is None for s in est.scenarios)
     assert any("disabled" in n for n in est.notes)
 
 
 def test_component_loads_on_its_own_accelerators():
     cfg = config_with(inference_components=[component(resources={"accelerators": 2, "memory_mb": 1024})])
-    [est] = estimate_config(cfg)
+    [est] = estimate_config(resolve(cfg))
     assert est.inputs.accelerators == 2
 
 
 def test_missing_image_size_uses_the_documented_default():
     cfg = config_with(model={"image": LMI, "model_size_gb": 8})
-    [est] = estimate_config(cfg)
+    [est] = estimate_config(resolve(cfg))
     assert est.inputs.image_size_gb == PARAMS.image.default_size_gb.value
     assert any("image_size_gb not set" in n for n in est.notes)
 
@@ -222,7 +223,7 @@ def test_missing_image_size_uses_the_documented_default():
 def test_workloads_that_cannot_be_estimated_say_why():
     no_size = config_with(model={"image": LMI})
     cpu = config_with(instance_type="ml.c7i.2xlarge", model={"image": LMI, "model_size_gb": 1})
-    [a], [b] = estimate_config(no_size), estimate_config(cpu)
+    [a], [b] = estimate_config(resolve(no_size)), estimate_config(resolve(cpu))
     # A model without a size (from the Hugging Face Hub) is estimated with what is known, and says so.
     assert a.scenarios and a.missing == ("model_size_gb",) and a.notes[0].startswith("model_size_gb not set")
     assert all(sc.phase("model_download").seconds == 0 for sc in a.scenarios)
@@ -233,7 +234,7 @@ def test_examples_are_all_estimated():
     from fastscale.infra.config import load_config
 
     for path in sorted((ROOT / "examples").glob("*.yaml")):
-        for est in estimate_config(load_config(path)):
+        for est in estimate_config(resolve(load_config(path))):
             assert est.scenarios, (path.name, est.notes)
 
 
@@ -244,7 +245,7 @@ def test_what_if_matches_an_equivalent_config():
             component(image_size_gb=10, model_size_gb=12, copies={"initial": 1, "min": 0, "max": 1}),
         ],
     )
-    [from_config] = estimate_config(cfg)
+    [from_config] = estimate_config(resolve(cfg))
     quick = what_if("ml.g6.2xlarge", 12, 10, accelerators=1)
     assert [s.to_dict() for s in quick.scenarios] == [s.to_dict() for s in from_config.scenarios]
 

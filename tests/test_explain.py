@@ -17,6 +17,7 @@ from fastscale.infra.aws.explain import (
     timeline,
 )
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import resolve
 from tests.explain_stubs import (
     CHAT_RID,
     CONFIG,
@@ -298,9 +299,9 @@ def test_metric_period_follows_cloudwatch_retention():
 
 
 def test_target_selection(config):
-    assert [t.label for t in targets_of(config)] == ["shared/qwen", "chat"]
-    assert [t.label for t in targets_of(config, endpoint="chat")] == ["chat"]
+    assert [t.label for t in targets_of(resolve(config))] == ["shared/qwen", "chat"]
+    assert [t.label for t in targets_of(resolve(config), endpoint="chat")] == ["chat"]
     with pytest.raises(TargetSelectionError, match="no endpoint 'nope'"):
-        targets_of(config, endpoint="nope")
+        targets_of(resolve(config), endpoint="nope")
     with pytest.raises(TargetSelectionError, match="no inference component 'qwen' in endpoint 'chat'"):
-        targets_of(config, endpoint="chat", component="qwen")
+        targets_of(resolve(config), endpoint="chat", component="qwen")

@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 
 from fastscale.cli.main import cli
 from fastscale.infra.config import ConfigError, FastscaleConfig, load_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import has_errors, run_rules
 from tests.conftest import BASE_CONFIG, EXAMPLES
 
@@ -150,7 +151,7 @@ def test_any_file_validates_to_exit_0_or_2_and_valid_configs_synthesize(text, tm
 def _synthesizes_exactly(config: FastscaleConfig, out: Path) -> None:
     from fastscale.stacks.app import synthesize
 
-    stack = synthesize(config, out, project_root=out.parent)
+    stack = synthesize(resolve(config), out, project_root=out.parent)
     text = stack.stack_file.read_text()
     doc = json.loads(text)  # strict JSON: NaN or Infinity would not parse
     assert "NaN" not in text and "Infinity" not in text

@@ -18,6 +18,7 @@ from fastscale.infra.model.instance_fit import (
     gb_to_gib,
     image_architecture,
 )
+from fastscale.infra.model.resolved import resolve
 
 CUDA_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 NEURON_IMAGE = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.29.0-neuronx-sdk2.19.1"
@@ -108,7 +109,7 @@ def test_host_memory_per_copy_must_fit():
 
 def test_explain_target_carries_the_same_candidates():
     config = component_config("ml.g6.2xlarge", CUDA_IMAGE)
-    [target] = targets_of(config)
+    [target] = targets_of(resolve(config))
     assert [c.instance_type for c in target.fallback] == [c.instance_type for c in all_candidates(config)[:3]]
 
 

@@ -12,6 +12,7 @@ import pytest
 from fastscale.infra.analysis.estimate import cost_config
 from fastscale.infra.base import catalog
 from fastscale.infra.config import load_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.terraform.plan_cost import ZERO, plan_cost
 from fastscale.stacks.app import synthesize_document
 from tests.conftest import EXAMPLES
@@ -172,8 +173,8 @@ def test_an_estimated_price_is_marked():
 @pytest.mark.parametrize("example", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_a_first_deploy_of_every_example_costs_what_estimate_says(example):
     config = load_config(example)
-    cost = plan_cost(create_plan(synthesize_document(config)), config.region)
-    estimate = cost_config(config)
+    cost = plan_cost(create_plan(synthesize_document(resolve(config))), config.region)
+    estimate = cost_config(resolve(config))
     assert cost.new_stack
     assert round(cost.total("after").typical, 2) == estimate.total_monthly()
     by_name = {e.endpoint: e for e in cost.endpoints}

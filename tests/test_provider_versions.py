@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from fastscale.cli.main import cli
 from fastscale.infra.base.provider_versions import Constraint, ConstraintError, parse_version
 from fastscale.infra.config import ConfigError, parse_config
+from fastscale.infra.model.resolved import resolve
 
 
 @pytest.mark.parametrize(
@@ -60,7 +61,7 @@ def test_config_errors_name_the_field_and_show_an_example(base_config):
 def _synth(config_dict, tmp_path):
     from fastscale.stacks.app import synthesize
 
-    result = synthesize(parse_config(config_dict), tmp_path)
+    result = synthesize(resolve(parse_config(config_dict)), tmp_path)
     return json.loads(result.stack_file.read_text())
 
 
@@ -101,7 +102,7 @@ def test_the_provider_and_the_backend_hold_dummy_credentials_unless_the_command_
     from fastscale.stacks.app import synthesize
 
     config = parse_config(base_config).sending_credentials_to_endpoint(send)
-    doc = json.loads(synthesize(config, tmp_path).stack_file.read_text())
+    doc = json.loads(synthesize(resolve(config), tmp_path).stack_file.read_text())
     [aws] = doc["provider"]["aws"]
     backend = doc["terraform"]["backend"]["s3"]
     expected = (None, None) if send else ("testing", "testing")

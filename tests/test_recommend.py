@@ -16,6 +16,7 @@ from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
 from fastscale.infra.analysis.simulate.requests.trace import parse_request_trace
 from fastscale.infra.config import load_config, parse_config, safe_yaml
 from fastscale.infra.config.yaml_edit import edit
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import has_errors, run_rules
 from tests.conftest import ROOT
 
@@ -36,7 +37,7 @@ def small_trace(seconds: int = 900, every: float = 1.5):
 
 def search_for(path: Path, **kwargs):
     text = path.read_text()
-    return build_search(load_config(path), safe_yaml.load(text).data, small_trace(), **kwargs)
+    return build_search(resolve(load_config(path)), safe_yaml.load(text).data, small_trace(), **kwargs)
 
 
 @pytest.fixture(scope="module")

@@ -26,6 +26,7 @@ from fastscale.infra.analysis.simulate import load_params, select_workloads
 from fastscale.infra.analysis.simulate.requests import simulate_workload_requests
 from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
 from fastscale.infra.config import load_config
+from fastscale.infra.model.resolved import resolve
 from tests.test_recommend import ZERO, search_for
 
 QWEN_SMALL = """\
@@ -60,8 +61,8 @@ def met_by_some(outcomes) -> float:
 def test_the_baseline_is_the_current_config_replayed_exactly_as_simulate_requests(zero):
     search, _, baseline = zero
     config = load_config(ZERO)
-    workload = select_workloads(config, search.endpoint, search.component).workloads[0]
-    run = simulate_workload_requests(config, workload, search.trace, load_params())
+    workload = select_workloads(resolve(config), search.endpoint, search.component).workloads[0]
+    run = simulate_workload_requests(resolve(config), workload, search.trace, load_params())
     o = baseline.outcome
     assert o is not None and o.error is None
     assert o.cost_usd == run.cost_usd and o.rejected_fraction == run.stats.rejected_fraction

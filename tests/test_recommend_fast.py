@@ -26,6 +26,7 @@ from fastscale.infra.analysis.simulate.params import load_params
 from fastscale.infra.analysis.simulate.requests.replay import RequestLoad
 from fastscale.infra.analysis.simulate.requests.trace import read_request_trace
 from fastscale.infra.config import load_config, parse_config, safe_yaml
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import has_errors, run_rules
 from tests.conftest import ROOT
 from tests.test_recommend import small_trace
@@ -36,7 +37,7 @@ HOUR = ROOT / "examples" / "requests-1h-synthetic.csv"
 
 
 def _search(path, trace, types):
-    return build_search(load_config(path), safe_yaml.load(path.read_text()).data, trace, instance_types=types)
+    return build_search(resolve(load_config(path)), safe_yaml.load(path.read_text()).data, trace, instance_types=types)
 
 
 @pytest.fixture(scope="module")

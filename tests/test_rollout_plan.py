@@ -9,6 +9,7 @@ import pytest
 
 from fastscale.infra.analysis.estimate import estimate_config
 from fastscale.infra.config import load_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.terraform.rollout import (
     Capacity,
     ChangeKind,
@@ -186,7 +187,7 @@ def test_rolling_batch_is_at_least_one_and_never_more_than_all():
 def test_rollout_inputs_come_from_the_estimate_model_by_sagemaker_name():
     config = load_config(ROOT / "examples" / "multi-model.yaml")
     inputs = rollout_inputs(config)
-    estimates = {e.component: e for e in estimate_config(config)}
+    estimates = {e.component: e for e in estimate_config(resolve(config))}
     component = config.endpoints[0].inference_components[0]
     found = inputs[f"{config.project}-{component.name}"]
     expected = estimates[component.name].scenario("copy_no_data_cache").seconds_from("image_pull")

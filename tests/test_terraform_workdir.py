@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from fastscale.infra.model import cutover
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.terraform.outputs import STACK_FILE, OutputPathError
 from fastscale.infra.terraform.plan_session import LOCK_FILE, StackLock, lock_stack
 from fastscale.infra.terraform.runner import TerraformError, TerraformRunner
@@ -248,13 +249,13 @@ def test_synthesis_refuses_planted_files_writes_nothing_and_names_terraform_left
     stack_dir.mkdir(parents=True)
     (stack_dir / "main_override.tf.json").write_text("{}")
     with pytest.raises(ForeignFilesError, match=r"main_override\.tf\.json \(override\)"):
-        synthesize(single_model_config(), "cdktf.out")
+        synthesize(resolve(single_model_config()), "cdktf.out")
     assert os.listdir(stack_dir) == ["main_override.tf.json"]
 
     (stack_dir / "main_override.tf.json").unlink()
     (stack_dir / ".terraform.lock.hcl").write_text("")
     (stack_dir / cutover.TFVARS_FILE).write_text('{"cutover_instances_chat": 4}')  # an earlier release's
-    result = synthesize(single_model_config(), "cdktf.out")
+    result = synthesize(resolve(single_model_config()), "cdktf.out")
     assert result.terraform_leftovers == [".terraform.lock.hcl"]
     assert sorted(os.listdir(stack_dir)) == [".terraform.lock.hcl", STACK_FILE]
 
@@ -266,7 +267,7 @@ def test_the_cdktf_app_refuses_planted_files_before_the_engine_loads(tmp_path):
     stack_dir.mkdir(parents=True)
     (stack_dir / "zz_extra.tf.json").write_text("{}")
     with pytest.raises(ForeignFilesError, match="zz_extra.tf.json"):
-        build_app(single_model_config(), tmp_path / "cdktf.out", project_root=tmp_path)
+        build_app(resolve(single_model_config()), tmp_path / "cdktf.out", project_root=tmp_path)
 
 
 @pytest.mark.parametrize("main_py", ["repository", "init"])

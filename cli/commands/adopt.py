@@ -132,9 +132,10 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
                 stderr=True)
         sys.exit(EXIT_BAD_INPUT)
 
+    from fastscale.infra.model.resolved import resolve  # lazy: with the stacks it feeds
     from fastscale.stacks.app import import_blocks  # lazy: the stacks, loaded only when this runs
 
-    imports = import_blocks(config)
+    imports = import_blocks(resolve(config))
     _write(target, text, force)
     if as_json:
         print_json({"written": out, "config": adoption.data, "imports": imports,

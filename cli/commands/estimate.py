@@ -205,8 +205,8 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
         if given:
             raise click.UsageError(f"{', '.join(given)}: what-if options need --instance-type; a FILE sets these itself")
         checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
-        estimates = estimate_config(checked.config)
-        cost = cost_config(checked.config, hours_at_max)
+        estimates = estimate_config(checked.stack)
+        cost = cost_config(checked.stack, hours_at_max)
     else:
         opts = what_if_options
         if opts["model_size_gb"] is None:

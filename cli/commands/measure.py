@@ -24,6 +24,7 @@ from fastscale.cli.errors import EXIT_INTERRUPTED
 from fastscale.cli.output import escape
 from fastscale.infra.analysis.estimate import PHASE_LABELS, SCENARIO_LABELS, estimate_config
 from fastscale.infra.model.naming import endpoint_names
+from fastscale.infra.model.resolved import resolve as resolve_stack
 
 
 def _pick(config, endpoint: str, component: str | None):
@@ -163,7 +164,8 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     names = endpoint_names(config, ep)
     live_component = next((c.name for c in names.components if c.spec is comp), None) if comp else None
     estimate = next(
-        (e for e in estimate_config(config) if e.endpoint == ep.name and e.component == (comp.name if comp else None)),
+        (e for e in estimate_config(resolve_stack(config))
+         if e.endpoint == ep.name and e.component == (comp.name if comp else None)),
         None,
     )
 

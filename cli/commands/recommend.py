@@ -226,7 +226,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     if window is not None:
         trace = window.trace
     try:
-        search = rec_mod.build_search(checked.config, data, trace, endpoint=endpoint, component=component,
+        search = rec_mod.build_search(checked.stack, data, trace, endpoint=endpoint, component=component,
                                       instance_types=instance_types, profile=profile, timeout=timeout)
     except rec_mod.RecommendInputError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None

@@ -213,7 +213,7 @@ def _simulate_requests(checked, selection, trace, profile, timeout, as_json, liv
     runs, skipped = [], list(selection.skipped)
     for w in selection.workloads:
         try:
-            runs.append((w, req.simulate_workload_requests(checked.config, w, trace, params, profile=profile,
+            runs.append((w, req.simulate_workload_requests(checked.stack, w, trace, params, profile=profile,
                                                            timeout=timeout)))
         except req.RequestInputError as exc:
             skipped.append(str(exc))
@@ -338,7 +338,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
         reading = endpoint_trace.check(checked.config, opts, endpoint, component)
         endpoint, component = reading.endpoint or endpoint, reading.component or component
     try:
-        selection = sim_mod.select_workloads(checked.config, endpoint, component, cold_start=cold_start)
+        selection = sim_mod.select_workloads(checked.stack, endpoint, component, cold_start=cold_start)
     except sim_mod.SimulateInputError as exc:
         raise click.BadParameter(str(exc), param_hint=exc.option) from None
     if not selection.workloads:

@@ -19,7 +19,7 @@ from typing import Any
 
 from fastscale.infra.aws.clients import ClientsArg
 from fastscale.infra.aws.inventory import Inventory, Resource, take_inventory
-from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import ResolvedStack
 
 
 @dataclass(frozen=True)
@@ -70,6 +70,6 @@ class CleanupReport:
         )
 
 
-def verify_cleanup(config: FastscaleConfig, clients: ClientsArg = None) -> CleanupReport:
-    """List everything of ``config`` still present in AWS; ``report.ok`` is True only when nothing is."""
-    return CleanupReport.of(take_inventory(config, clients))
+def verify_cleanup(stack: ResolvedStack, clients: ClientsArg = None) -> CleanupReport:
+    """List everything of ``stack`` still present in AWS; ``report.ok`` is True only when nothing is."""
+    return CleanupReport.of(take_inventory(stack, clients))

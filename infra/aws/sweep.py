@@ -56,7 +56,7 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
-from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import ResolvedStack
 
 #: Default bound on a whole sweep: deleting GPU endpoints and their components takes minutes each.
 DEFAULT_SWEEP_TIMEOUT = 3600.0
@@ -121,7 +121,7 @@ SweepProgressCallback = Callable[[Progress | SweepAction], None]
 
 @translate_errors
 def sweep(
-    config: FastscaleConfig,
+    stack: ResolvedStack,
     clients: ClientsArg = None,
     dry_run: bool = False,
     on_progress: SweepProgressCallback | None = None,
@@ -131,7 +131,7 @@ def sweep(
     clock: Clock = SYSTEM_CLOCK,
     interval: float = DEFAULT_POLL_INTERVAL,
 ) -> SweepReport:
-    """Delete every leftover of ``config`` in the safe order (``dry_run``: only list them).
+    """Delete every leftover of ``stack`` in the safe order (``dry_run``: only list them).
 
     Leftovers are what :func:`infra.aws.cleanup.verify_cleanup` reports: the resources the inventory
     proves this stack's. Log groups are deleted only with ``delete_logs``. A resource that cannot be
@@ -139,13 +139,13 @@ def sweep(
     while a component on it remains, the execution role while an endpoint or component it serves does, and
     an endpoint configuration, model or role while any endpoint or component in the account uses it.
     """
-    aws = resolve(clients, config)
-    inventory = take_inventory(config, aws)
+    aws = resolve(clients, stack)
+    inventory = take_inventory(stack, aws)
     sweeper = _Sweeper(aws, inventory, dry_run, on_progress, Deadline(timeout, clock), interval)
     sweeper.report.not_touched = [Found(r.kind, r.name, r.ownership.reason) for r in inventory.not_touched]
     if not delete_logs:
         if not dry_run:
-            claim_log_groups(inventory, config, aws)  # still provable once their endpoint is gone
+            claim_log_groups(inventory, stack, aws)  # still provable once their endpoint is gone
         sweeper.report.kept = [Found(r.kind, r.name, f"{r.detail}: logs are data, kept (--delete-logs deletes them)") for r in inventory.kept]
     for kind in sorted(KINDS, key=lambda k: k.order):
         if kind.data and not delete_logs:

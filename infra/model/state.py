@@ -40,12 +40,16 @@ class StateLayoutError(Exception):
 
 
 def default_state_file(config: FastscaleConfig) -> str:
-    return f"terraform.{stack_name(config)}.{config.region}.tfstate"
+    return default_state_name(stack_name(config), config.region)
 
 
-def legacy_state_file(config: FastscaleConfig) -> str:
+def default_state_name(stack: str, region: str) -> str:
+    return f"terraform.{stack}.{region}.tfstate"
+
+
+def legacy_state_name(stack: str) -> str:
     """The default file name before the region was part of it."""
-    return f"terraform.{stack_name(config)}.tfstate"
+    return f"terraform.{stack}.tfstate"
 
 
 @dataclass(frozen=True)
@@ -61,18 +65,25 @@ def _inside(path: Path, directory: Path) -> bool:
 def local_state_placement(
     config: FastscaleConfig, outdir: str | Path, project_root: str | Path | None = None
 ) -> LocalStatePlacement | None:
-    """The state file of `config` when synthesized into `outdir`; None for a remote backend.
-
-    Raises StateLayoutError when the state would lie inside the output directory, or when an old-path
-    state file exists that the new path would silently replace with empty state."""
+    """The state file of `config` when synthesized into `outdir`; None for a remote backend (`local_placement`)."""
     state = config.state
     if not isinstance(state, LocalState):
         return None
+    return local_placement(stack_name(config), config.region, state.path, outdir, project_root)
+
+
+def local_placement(
+    stack: str, region: str, configured: str | None, outdir: str | Path, project_root: str | Path | None = None
+) -> LocalStatePlacement:
+    """The local state file of stack ``stack`` in ``region`` (at ``configured``, the config's `state.path`, or
+    the default name) when synthesized into `outdir`.
+
+    Raises StateLayoutError when the state would lie inside the output directory, or when an old-path
+    state file exists that the new path would silently replace with empty state."""
     root = Path(os.path.abspath(project_root if project_root is not None else Path.cwd()))
     out = Path(os.path.abspath(outdir))
-    stack_dir = out / "stacks" / stack_name(config)
-    configured = state.path
-    relative = configured or default_state_file(config)
+    stack_dir = out / "stacks" / stack
+    relative = configured or default_state_name(stack, region)
     problem = state_path_form_problem(relative) or state_file_problem(root, relative)
     if problem is not None:
         raise StateLayoutError(f"{'state.path' if configured else 'the local Terraform state'}: {problem}; use a "
@@ -84,7 +95,7 @@ def local_state_placement(
             f"the local Terraform state {target} would lie inside the output directory {out}, which is "
             f"regenerated and cleaned up: {how}"
         )
-    _refuse_orphaning(config, target, out, root)
+    _refuse_orphaning(configured or legacy_state_name(stack), bool(configured), target, out, root)
     if _inside(out, root) and _same_physically(out, root):
         backend_path = posixpath.normpath(Path(os.path.relpath(target, stack_dir)).as_posix())
     else:
@@ -98,11 +109,9 @@ def _same_physically(out: Path, root: Path) -> bool:
     return os.path.relpath(os.path.realpath(out), os.path.realpath(root)) == os.path.relpath(out, root)
 
 
-def _refuse_orphaning(config: FastscaleConfig, target: Path, out: Path, root: Path) -> None:
+def _refuse_orphaning(old_name: str, configured: bool, target: Path, out: Path, root: Path) -> None:
     if target.exists():
         return
-    configured = config.state.path  # type: ignore[union-attr]
-    old_name = configured or legacy_state_file(config)
     # the old default anchored at the directory holding the output directory; its name had no region
     candidates = {Path(os.path.normpath(out.parent / old_name))}
     if not configured:

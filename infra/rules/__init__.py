@@ -1,5 +1,9 @@
 """Validation rules: one rule per module, each a pure function of the config that yields its findings.
 
+A rule about what will be built (the names, alarms and instance pools the stack creates) is a function of the
+resolved stack instead (`stack_rule`, `infra.model.resolved`): it checks what the stacks synthesize from, not a
+second reading of the config. `run_rules` resolves the config once for all of them.
+
 A rule never raises for a bad config and never stops at the first problem: every rule runs and every
 finding is reported together, so a user fixes their file in one pass.
 """
@@ -16,6 +20,7 @@ from typing import NamedTuple
 
 from fastscale.infra.config import FastscaleConfig, LineMap
 from fastscale.infra.config.secrets import is_literal_secret, redact
+from fastscale.infra.model.resolved import ResolvedStack, resolve
 from fastscale.infra.rules._common import environments
 
 
@@ -50,34 +55,53 @@ class Hit(NamedTuple):
     hint: str
 
 
+ConfigCheck = Callable[[FastscaleConfig], Iterable[Hit]]
+StackCheck = Callable[[ResolvedStack], Iterable[Hit]]
+
+
 @dataclass(frozen=True)
 class Rule:
     code: str
     name: str
     severity: Severity
     summary: str
-    check: Callable[[FastscaleConfig], Iterable[Hit]]
+    #: a ConfigCheck, or a StackCheck when `on_stack`
+    check: Callable[..., Iterable[Hit]]
+    #: a rule about what will be built reads the resolved stack instead of the config
+    on_stack: bool = False
 
-    def run(self, config: FastscaleConfig) -> list[Finding]:
-        return [Finding(self.code, self.severity, h.path, h.message, h.hint) for h in self.check(config)]
+    def run(self, config: FastscaleConfig, stack: ResolvedStack | None = None) -> list[Finding]:
+        """The findings of the rule on ``config``; ``stack`` is the config resolved, when the caller has it."""
+        hits = self.check(stack or resolve(config)) if self.on_stack else self.check(config)
+        return [Finding(self.code, self.severity, h.path, h.message, h.hint) for h in hits]
 
 
 _REGISTRY: dict[str, Rule] = {}
 
 
-def rule(
-    code: str, name: str, severity: Severity, summary: str
-) -> Callable[[Callable[[FastscaleConfig], Iterable[Hit]]], Rule]:
+def rule(code: str, name: str, severity: Severity, summary: str) -> Callable[[ConfigCheck], Rule]:
     """Register a rule function `check(config) -> Iterable[Hit]` under a stable code."""
 
-    def register(fn: Callable[[FastscaleConfig], Iterable[Hit]]) -> Rule:
-        if code in _REGISTRY:
-            raise RuntimeError(f"rule code {code} registered twice")
-        r = Rule(code, name, severity, summary, fn)
-        _REGISTRY[code] = r
-        return r
+    def register(fn: ConfigCheck) -> Rule:
+        return _register(Rule(code, name, severity, summary, fn))
 
     return register
+
+
+def stack_rule(code: str, name: str, severity: Severity, summary: str) -> Callable[[StackCheck], Rule]:
+    """Register a rule about what will be built, `check(stack) -> Iterable[Hit]` on the resolved stack."""
+
+    def register(fn: StackCheck) -> Rule:
+        return _register(Rule(code, name, severity, summary, fn, on_stack=True))
+
+    return register
+
+
+def _register(r: Rule) -> Rule:
+    if r.code in _REGISTRY:
+        raise RuntimeError(f"rule code {r.code} registered twice")
+    _REGISTRY[r.code] = r
+    return r
 
 
 @cache
@@ -93,7 +117,8 @@ _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def run_rules(config: FastscaleConfig) -> list[Finding]:
-    findings = masked([f for r in all_rules() for f in r.run(config)], config)
+    stack = resolve(config)  # once, for every rule about what will be built
+    findings = masked([f for r in all_rules() for f in r.run(config, stack)], config)
     return sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity], f.path, f.code))
 
 

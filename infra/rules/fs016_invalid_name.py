@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model import naming
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import SAGEMAKER_NAME_RE, endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
 
 EXAMPLE = """\
 project: demo
@@ -62,39 +62,38 @@ def _named(label: str, name: str, limit: int) -> tuple[str, str, int, int]:
     return label, f"'{name}'", len(name), limit
 
 
-@rule("FS016", "invalid-name", Severity.ERROR, "A project, endpoint or component name makes an illegal or too long AWS resource name.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    project = config.project
+@stack_rule("FS016", "invalid-name", Severity.ERROR, "A project, endpoint or component name makes an illegal or too long AWS resource name.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    project = stack.project
     if not SAGEMAKER_NAME_RE.fullmatch(project):
         yield _pattern_hit("project", "project", project)
-    for path, ep in endpoints(config):
-        if not SAGEMAKER_NAME_RE.fullmatch(ep.name):
-            yield _pattern_hit(f"{path}.name", "endpoint name", ep.name)
-        names = naming.endpoint_names(config, ep)
+    for ep in stack.endpoints:
+        path = ep.path
+        if not SAGEMAKER_NAME_RE.fullmatch(ep.key):
+            yield _pattern_hit(f"{path}.name", "endpoint name", ep.key)
         suffix = naming.NAME_PREFIX_SUFFIX_LEN
         derived = [
-            _named("endpoint name", names.endpoint, naming.SAGEMAKER_NAME_MAX),
+            _named("endpoint name", ep.name, naming.SAGEMAKER_NAME_MAX),
             (
                 "endpoint configuration name",
-                f"'{names.endpoint_config_prefix}' + Terraform's {suffix}-character suffix",
-                len(names.endpoint_config_prefix) + suffix,
+                f"'{ep.endpoint_config_prefix}' + Terraform's {suffix}-character suffix",
+                len(ep.endpoint_config_prefix) + suffix,
                 naming.SAGEMAKER_NAME_MAX,
             ),
         ]
-        if names.model is not None:
-            derived.append(_named("model name", names.model, naming.SAGEMAKER_NAME_MAX))
-        if names.execution_role is not None:
-            derived.append(_named("IAM role name", names.execution_role, naming.IAM_ROLE_NAME_MAX))
-        hit = _length_hit(f"{path}.name", ep.name, project, derived)
+        if ep.model is not None:
+            derived.append(_named("model name", ep.model.model, naming.SAGEMAKER_NAME_MAX))
+        if ep.execution_role is not None:
+            derived.append(_named("IAM role name", ep.execution_role, naming.IAM_ROLE_NAME_MAX))
+        hit = _length_hit(f"{path}.name", ep.key, project, derived)
         if hit:
             yield hit
-        for j, comp_names in enumerate(names.components):
-            cpath = f"{path}.inference_components[{j}].name"
-            comp = comp_names.spec
-            if not SAGEMAKER_NAME_RE.fullmatch(comp.name):
-                yield _pattern_hit(cpath, "component name", comp.name)
+        for c in ep.components:
+            cpath = f"{path}.{c.path}.name"
+            if not SAGEMAKER_NAME_RE.fullmatch(c.key):
+                yield _pattern_hit(cpath, "component name", c.key)
             hit = _length_hit(
-                cpath, comp.name, project, [_named("inference component name", comp_names.name, naming.SAGEMAKER_NAME_MAX)]
+                cpath, c.key, project, [_named("inference component name", c.name, naming.SAGEMAKER_NAME_MAX)]
             )
             if hit:
                 yield hit

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model import capacity
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -31,14 +30,14 @@ endpoints:
 """
 
 
-@rule("FS032", "too-many-instance-pools", Severity.ERROR, "More than five instance pools (instance_type plus capacity.fallback).")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        n = len(capacity.pools(ep))
+@stack_rule("FS032", "too-many-instance-pools", Severity.ERROR, "More than five instance pools (instance_type plus capacity.fallback).")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        n = len(ep.pools)
         if n <= capacity.MAX_POOLS:
             continue
         yield Hit(
-            f"{path}.capacity.fallback",
+            f"{ep.path}.capacity.fallback",
             f"{n} instance pools (instance_type and {n - 1} fallbacks): SageMaker accepts at most "
             f"{capacity.MAX_POOLS} InstancePools per variant, so creating the endpoint configuration would fail.",
             f"keep at most {capacity.MAX_POOLS - 1} fallback instance types, the ones most likely to have capacity",

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.naming import all_endpoint_names
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -27,14 +26,15 @@ endpoints:
 """
 
 
-@rule("FS049", "alarm-name-clash", Severity.ERROR, "Two alarms of the stack would have the same name.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
+@stack_rule("FS049", "alarm-name-clash", Severity.ERROR, "Two alarms of the stack would have the same name.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
     owners: dict[str, str] = {}
-    for i, names in enumerate(all_endpoint_names(config)):
-        named = [(f"endpoints[{i}].name", a) for a in names.alarms.values()]
-        named += [(f"endpoints[{i}].inference_components[{j}].name", a)
-                  for j, c in enumerate(names.components)
-                  for a in (*c.alarms.values(), c.scale_from_zero_alarm, c.stuck_at_zero_alarm) if a]
+    for ep in stack.endpoints:
+        named = [(f"{ep.path}.name", a) for a in ep.alarms.names.values()]
+        for c in ep.components:
+            zero = c.scaling.scale_from_zero
+            named += [(f"{ep.path}.{c.path}.name", a)
+                      for a in (*c.alarms.values(), zero.alarm if zero else None, c.stuck_at_zero_alarm) if a]
         for path, alarm in named:
             key = alarm.lower()
             first = owners.setdefault(key, path)

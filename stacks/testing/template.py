@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from fastscale.infra.config import FastscaleConfig, load_config, parse_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.project.stack_snapshot import normalize
 from fastscale.infra.rules import Severity, run_rules, with_lines
 from fastscale.stacks.testing.match import Mismatch, as_matcher, pattern_view
@@ -54,7 +55,7 @@ def synth(config: Any) -> Template:
 
     loaded = _load(config)
     project = Path(config).resolve().parent if isinstance(config, (str, Path)) else None
-    return Template(synthesize_document(loaded), project_dir=project)
+    return Template(synthesize_document(resolve(loaded)), project_dir=project)
 
 
 def _format_body(body: Any) -> str:

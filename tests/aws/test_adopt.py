@@ -10,6 +10,7 @@ import pytest
 from fastscale.infra.aws.adopt import AdoptRefused, build_config, read_live
 from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import endpoint_names
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import has_errors, run_rules
 from tests.aws.factories import ACCOUNT, REGION, endpoint_arn, endpoint_config_desc, queue_in_use, stubbed
 
@@ -196,14 +197,14 @@ def test_adopted_names_are_no_clash_but_stay_untouched_until_tagged_and_other_ta
     aws["sagemaker"].create_endpoint(EndpointName="sdk-other", EndpointConfigName=NAME)
     config = parse_config({**data, "endpoints": [data["endpoints"][0], other]})
 
-    inventory = take_inventory(config, clients=aws)
+    inventory = take_inventory(resolve(config), clients=aws)
     adopted = {(r.kind, r.name) for r in inventory.resources if r.data.get("adopted")}
     assert adopted == {("endpoint", NAME), ("endpoint-config", NAME), ("model", MODEL), ("scalable-target", RID),
                        ("scaling-policy", "sdk-policy")}
     assert [(r.kind, r.name) for r in inventory.name_clashes()] == [("endpoint", "sdk-other")]
     # Adopting is no proof of ownership: before the first deploy tags them, nothing of it is the stack's.
     assert not [r for r in inventory.resources if r.ownership.ours]
-    report = sweep(config, clients=aws, clock=clock)
+    report = sweep(resolve(config), clients=aws, clock=clock)
     assert report.actions == [] and ("endpoint", NAME) in {(f.kind, f.name) for f in report.not_touched}
     assert aws["sagemaker"].describe_endpoint(EndpointName=NAME)["EndpointStatus"] == "InService"
 

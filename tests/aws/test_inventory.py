@@ -11,6 +11,7 @@ from fastscale.infra.aws.cleanup import verify_cleanup
 from fastscale.infra.aws.inventory import KIND, take_inventory
 from fastscale.infra.aws.sweep import sweep
 from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.resolved import resolve
 from tests.aws.factories import (
     IMAGE,
     MOTO_INSTANCE_TYPE,
@@ -72,7 +73,7 @@ def test_same_names_in_two_projects_the_other_project_is_never_touched(aws, cloc
     before = account_state(aws)
     assert all_endpoint_names(CHAT)[0].endpoint == THEIRS.endpoint  # the collision itself
 
-    report = sweep(CHAT, clients=aws, clock=clock)
+    report = sweep(resolve(CHAT), clients=aws, clock=clock)
     assert report.ok and report.actions == []
     assert account_state(aws) == before and endpoint_status(aws, THEIRS.endpoint) == "InService"
     reasons = {(f.kind, f.name): f.reason for f in report.not_touched}
@@ -86,7 +87,7 @@ def test_same_names_in_two_projects_the_other_project_is_never_touched(aws, cloc
     ]:
         assert "belongs to stack chat-prod" in reasons[(kind, name)], (kind, name)
 
-    proof = verify_cleanup(CHAT, clients=aws)
+    proof = verify_cleanup(resolve(CHAT), clients=aws)
     assert proof.ok and proof.leftovers == []
     # Their endpoint is not this stack's, but it still exists under the name: its caches are not gone.
     assert "caches are gone" not in proof.caches
@@ -94,14 +95,14 @@ def test_same_names_in_two_projects_the_other_project_is_never_touched(aws, cloc
     assert "its caches may remain" in proof.caches
     assert {x.kind for x in proof.not_touched} >= {"endpoint", "model", "alarm", "iam-role"}
     # plan/deploy of `chat` would stop: every name it creates is taken by chat-prod.
-    clashes = {(r.kind, r.name) for r in take_inventory(CHAT, aws).name_clashes()}
+    clashes = {(r.kind, r.name) for r in take_inventory(resolve(CHAT), aws).name_clashes()}
     assert ("endpoint", THEIRS.endpoint) in clashes and ("iam-role", THEIRS.execution_role) in clashes
 
     # The owner's own sweep still removes all of it, and then its proof passes.
-    own = sweep(CHAT_PROD, clients=aws, clock=clock)
+    own = sweep(resolve(CHAT_PROD), clients=aws, clock=clock)
     assert own.ok and own.not_touched == []
     assert {a.status for a in own.actions} == {"deleted"}
-    assert verify_cleanup(CHAT_PROD, clients=aws).ok
+    assert verify_cleanup(resolve(CHAT_PROD), clients=aws).ok
     assert account_state(aws) == {k: [] for k in before}
 
 
@@ -115,7 +116,7 @@ def test_a_prefix_shared_with_another_project_touches_nothing_of_it_nor_untagged
     )
     before = account_state(aws)
 
-    report = sweep(CHAT_WITH_PROD, clients=aws, clock=clock)
+    report = sweep(resolve(CHAT_WITH_PROD), clients=aws, clock=clock)
     assert report.ok and report.actions == []
     assert account_state(aws) == before and endpoint_status(aws, THEIRS.endpoint) == "InService"
     reasons = {(f.kind, f.name): f.reason for f in report.not_touched}
@@ -123,12 +124,12 @@ def test_a_prefix_shared_with_another_project_touches_nothing_of_it_nor_untagged
     assert "not created by this stack" in reasons[("endpoint-config", "chat-prod-manual-experiment")]
     assert "belongs to stack chat-prod" in reasons[("alarm", THEIRS.alarms["model-latency"])]
 
-    proof = verify_cleanup(CHAT_WITH_PROD, clients=aws)
+    proof = verify_cleanup(resolve(CHAT_WITH_PROD), clients=aws)
     assert proof.ok
-    assert take_inventory(CHAT_WITH_PROD, aws).name_clashes() == []  # prefix matches are not name clashes
+    assert take_inventory(resolve(CHAT_WITH_PROD), aws).name_clashes() == []  # prefix matches are not name clashes
 
-    own = sweep(CHAT_PROD, clients=aws, clock=clock)
-    assert own.ok and verify_cleanup(CHAT_PROD, clients=aws).ok
+    own = sweep(resolve(CHAT_PROD), clients=aws, clock=clock)
+    assert own.ok and verify_cleanup(resolve(CHAT_PROD), clients=aws).ok
     # Only the hand-made configuration is left: it was never anybody's to delete.
     assert account_state(aws)["configs"] == ["chat-prod-manual-experiment"]
 
@@ -143,25 +144,25 @@ def test_a_name_differing_only_in_case_is_a_candidate_and_not_touched(aws, clock
     )
     sm.create_endpoint(EndpointName="Chat-Prod-Qwen3", EndpointConfigName="hand-made-config")
 
-    inventory = take_inventory(CHAT_PROD, aws)
+    inventory = take_inventory(resolve(CHAT_PROD), aws)
     assert [(r.kind, r.name) for r in inventory.name_clashes()] == [("endpoint", "Chat-Prod-Qwen3")]
-    report = sweep(CHAT_PROD, clients=aws, clock=clock)
+    report = sweep(resolve(CHAT_PROD), clients=aws, clock=clock)
     assert report.actions == [] and endpoint_status(aws, "Chat-Prod-Qwen3") == "InService"
     assert [(f.kind, f.name) for f in report.not_touched] == [("endpoint", "Chat-Prod-Qwen3")]
     assert "not created by this stack" in report.not_touched[0].reason
-    assert verify_cleanup(CHAT_PROD, clients=aws).ok
+    assert verify_cleanup(resolve(CHAT_PROD), clients=aws).ok
 
 
 def test_an_endpoint_found_only_by_its_tags_is_the_stacks(aws, clock):
     # Renamed in the config since it was deployed: neither its name nor a prefix ties it to the stack.
     deploy_single_model(aws, config=single_config("demo", "old-name"))  # the same stack: project demo
-    proof = verify_cleanup(single_model_config(), clients=aws)
+    proof = verify_cleanup(resolve(single_model_config()), clients=aws)
     assert ("endpoint", "demo-old-name") in {(x.kind, x.name) for x in proof.leftovers}
-    report = sweep(single_model_config(), clients=aws, clock=clock)
+    report = sweep(resolve(single_model_config()), clients=aws, clock=clock)
     assert report.ok and ("endpoint", "demo-old-name", "deleted") in {(a.kind, a.name, a.status) for a in report.actions}
     # Its role was named after it, and goes too.
     assert ("iam-role", "demo-old-name-sagemaker-us-east-1", "deleted") in {(a.kind, a.name, a.status) for a in report.actions}
-    assert verify_cleanup(single_model_config(), clients=aws).ok
+    assert verify_cleanup(resolve(single_model_config()), clients=aws).ok
 
 
 def test_more_than_a_page_of_resources(aws, clock):
@@ -174,12 +175,12 @@ def test_more_than_a_page_of_resources(aws, clock):
         put_alarm(cw, f"demo-chat-old-{i:03d}", ours)
     sm.create_model(ModelName="demo-chat-ffffffff", ExecutionRoleArn="arn:aws:iam::123456789012:role/x", PrimaryContainer={"Image": IMAGE})
 
-    proof = verify_cleanup(single_model_config(), clients=aws)
+    proof = verify_cleanup(resolve(single_model_config()), clients=aws)
     assert sum(x.kind == "model" for x in proof.leftovers) == 105 and sum(x.kind == "alarm" for x in proof.leftovers) == 105
     assert [(x.kind, x.name) for x in proof.not_touched] == [("model", "demo-chat-ffffffff")]
-    report = sweep(single_model_config(), clients=aws, clock=clock)
+    report = sweep(resolve(single_model_config()), clients=aws, clock=clock)
     assert report.ok and len(report.by_status("deleted")) == 210
-    assert verify_cleanup(single_model_config(), clients=aws).ok
+    assert verify_cleanup(resolve(single_model_config()), clients=aws).ok
     assert [m["ModelName"] for m in sm.list_models()["Models"]] == ["demo-chat-ffffffff"]
 
 
@@ -207,9 +208,9 @@ def test_a_target_tracking_alarm_is_proven_through_what_it_scales(aws, clock):
     _endpoint(aws, stack_tags())
     rid = _target(aws)
     put_alarm(aws["cloudwatch"], f"TargetTracking-{rid}-AlarmHigh-0a1b")
-    proof = verify_cleanup(single_model_config(), clients=aws)
+    proof = verify_cleanup(resolve(single_model_config()), clients=aws)
     assert ("alarm", f"TargetTracking-{rid}-AlarmHigh-0a1b") in {(x.kind, x.name) for x in proof.leftovers}
-    assert sweep(single_model_config(), clients=aws, clock=clock).ok
+    assert sweep(resolve(single_model_config()), clients=aws, clock=clock).ok
     assert aws["cloudwatch"].describe_alarms()["MetricAlarms"] == []
 
 
@@ -217,11 +218,11 @@ def test_log_groups_are_deleted_only_when_asked_and_only_when_proven(aws, clock)
     logs = aws["logs"]
     _endpoint(aws, stack_tags())
     logs.create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")  # proven through its endpoint
-    kept = sweep(single_model_config(), clients=aws, clock=clock)
+    kept = sweep(resolve(single_model_config()), clients=aws, clock=clock)
     assert [(f.kind, f.name) for f in kept.kept] == [("log-group", "/aws/sagemaker/Endpoints/demo-chat")]
     assert ("endpoint", "demo-chat", "deleted") in {(a.kind, a.name, a.status) for a in kept.actions}
     # Kept, and tagged while the endpoint still proved it: a later --delete-logs can still prove it.
-    later = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
+    later = sweep(resolve(single_model_config()), clients=aws, clock=clock, delete_logs=True)
     assert [(a.kind, a.status) for a in later.actions] == [("log-group", "deleted")]
     assert logs.describe_log_groups()["logGroups"] == []
 
@@ -229,7 +230,7 @@ def test_log_groups_are_deleted_only_when_asked_and_only_when_proven(aws, clock)
 def test_logs_whose_endpoint_is_gone_and_that_carry_no_tag_are_not_touched(aws, clock):
     logs = aws["logs"]
     logs.create_log_group(logGroupName="/aws/sagemaker/Endpoints/demo-chat")
-    unproven = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
+    unproven = sweep(resolve(single_model_config()), clients=aws, clock=clock, delete_logs=True)
     assert unproven.actions == [] and "nothing proves whose logs" in unproven.not_touched[0].reason
     assert logs.describe_log_groups()["logGroups"]
 
@@ -311,17 +312,17 @@ def test_every_kind_has_a_round_trip():
 @pytest.mark.parametrize("kind", sorted(ROUND_TRIPS))
 def test_sweep_deletes_what_verify_reports_and_verify_then_passes(aws, clock, kind):
     config, clients, stub = ROUND_TRIPS[kind](aws)
-    before = verify_cleanup(config, clients=clients)
+    before = verify_cleanup(resolve(config), clients=clients)
     reported = {(x.kind, x.name) for x in before.leftovers + before.kept}
     assert kind in {k for k, _ in reported}, before.to_dict()
     assert not before.not_touched
 
-    report = sweep(config, clients=clients, clock=clock, delete_logs=True)
+    report = sweep(resolve(config), clients=clients, clock=clock, delete_logs=True)
     assert report.ok
     assert {(a.kind, a.name) for a in report.actions} == reported
     assert {a.status for a in report.actions} == {"deleted"}
 
-    after = verify_cleanup(config, clients=clients)
+    after = verify_cleanup(resolve(config), clients=clients)
     assert after.ok and after.kept == [] and after.not_touched == []
     if stub is not None:
         stub.assert_no_pending_responses()
@@ -338,7 +339,7 @@ def test_a_refused_claim_of_the_logs_does_not_stop_the_sweep(aws, clock):
     )
     stub.add_response("list_tags_for_resource", {"tags": {}}, {"resourceArn": arn})
     stub.add_client_error("tag_resource", "AccessDeniedException", "not allowed to tag", 400)
-    report = sweep(single_model_config(), clients={**aws, "logs": logs}, clock=clock)
+    report = sweep(resolve(single_model_config()), clients={**aws, "logs": logs}, clock=clock)
     stub.assert_no_pending_responses()
     assert report.ok and ("endpoint", "demo-chat", "deleted") in {(a.kind, a.name, a.status) for a in report.actions}
     assert [(f.kind, f.name) for f in report.kept] == [("log-group", name)]

@@ -5,6 +5,7 @@ import json
 from fastscale.infra.aws.cleanup import verify_cleanup
 from fastscale.infra.aws.sweep import Found, InUse, SweepAction, sweep
 from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.resolved import resolve
 from tests.aws.factories import (
     COMPONENT_DIM,
     HIGH_RES_COMPONENT,
@@ -60,9 +61,9 @@ def _leftovers_of_single_model(aws):
 
 def test_dry_run_lists_everything_and_deletes_nothing(aws, clock):
     _leftovers_of_single_model(aws)
-    before = verify_cleanup(single_model_config(), clients=aws)
-    report = sweep(single_model_config(), clients=aws, dry_run=True, clock=clock)
-    after = verify_cleanup(single_model_config(), clients=aws)
+    before = verify_cleanup(resolve(single_model_config()), clients=aws)
+    report = sweep(resolve(single_model_config()), clients=aws, dry_run=True, clock=clock)
+    after = verify_cleanup(resolve(single_model_config()), clients=aws)
     assert report.dry_run and report.ok
     assert {a.status for a in report.actions} == {"would-delete"}
     assert [x.name for x in after.leftovers] == [x.name for x in before.leftovers]
@@ -77,7 +78,7 @@ def test_dry_run_lists_everything_and_deletes_nothing(aws, clock):
 def test_sweep_deletes_everything_in_the_safe_order(aws, clock):
     _leftovers_of_single_model(aws)
     seen = []
-    report = sweep(single_model_config(), clients=aws, clock=clock, on_progress=seen.append)
+    report = sweep(resolve(single_model_config()), clients=aws, clock=clock, on_progress=seen.append)
     assert report.ok, steps(report)
     assert [(f.kind, f.name) for f in report.not_touched] == [("alarm", "demo-hand-made")]
     assert "not managed-by=fastscale" in report.not_touched[0].reason
@@ -91,7 +92,7 @@ def test_sweep_deletes_everything_in_the_safe_order(aws, clock):
     assert "inline policy sagemaker-access" in report.actions[-1].detail
     assert any(str(s).startswith("deleted: endpoint") for s in seen)
     # verify-cleanup passes afterwards; the hand-made alarm, left alone, is shown as not touched.
-    after = verify_cleanup(single_model_config(), clients=aws)
+    after = verify_cleanup(resolve(single_model_config()), clients=aws)
     assert after.ok and [(x.kind, x.name) for x in after.not_touched] == [("alarm", "demo-hand-made")]
     assert aws["cloudwatch"].describe_alarms(AlarmNames=["demo-hand-made"])["MetricAlarms"]
     assert json.loads(json.dumps(report.to_dict()))["dry_run"] is False
@@ -99,8 +100,8 @@ def test_sweep_deletes_everything_in_the_safe_order(aws, clock):
 
 def test_sweep_is_idempotent(aws, clock):
     _leftovers_of_single_model(aws)
-    sweep(single_model_config(), clients=aws, clock=clock)
-    again = sweep(single_model_config(), clients=aws, clock=clock)
+    sweep(resolve(single_model_config()), clients=aws, clock=clock)
+    again = sweep(resolve(single_model_config()), clients=aws, clock=clock)
     assert again.ok and again.actions == [] and len(again.not_touched) == 1  # only the hand-made alarm
 
 
@@ -179,7 +180,7 @@ def test_component_in_a_transient_state_is_retried_then_awaited(aws, clock):
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
     progress = []
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm, "application-autoscaling": aas}, clock=clock, on_progress=progress.append)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm, "application-autoscaling": aas}, clock=clock, on_progress=progress.append)
     sm_stub.assert_no_pending_responses()
     aas_stub.assert_no_pending_responses()
     assert report.ok, steps(report)
@@ -220,7 +221,7 @@ def test_endpoint_is_retried_until_its_components_are_gone(aws, clock):
     queue_in_use(sm_stub)  # the endpoint is gone: nothing uses the configuration
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock)
     sm_stub.assert_no_pending_responses()
     assert report.ok, steps(report)
     order = [(a.kind, a.name) for a in report.actions]
@@ -243,7 +244,7 @@ def test_adapters_are_deleted_before_their_base(aws, clock):
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
     progress = []
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
     sm_stub.assert_no_pending_responses()
     components = [a.name for a in report.actions if a.kind == "inference-component"]
     assert components == [LLAMA, QWEN]
@@ -264,7 +265,7 @@ def test_a_component_that_never_goes_keeps_its_endpoint_and_the_role(aws, clock)
     # The endpoint stays (a component on it would not go), and so does the configuration it runs on.
     queue_in_use(sm_stub, endpoints=[(EP, CONFIG)], configs={CONFIG: endpoint_config_desc(CONFIG)}, components=[(QWEN, EP, None)])
 
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, timeout=45)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock, timeout=45)
     sm_stub.assert_no_pending_responses()
     assert not report.ok
     failed = report.by_status("failed")
@@ -282,7 +283,7 @@ def test_dry_run_with_components_calls_no_delete(aws, clock):
     sm, sm_stub = stubbed("sagemaker")
     _discovery(sm_stub, None)  # Stubber fails the test on any call not queued, deletes included
     queue_in_use(sm_stub, endpoints=[(EP, CONFIG)], gone=(EP,))  # the endpoint would be deleted first
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, dry_run=True, clock=clock)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, dry_run=True, clock=clock)
     sm_stub.assert_no_pending_responses()
     assert [(a.kind, a.name) for a in report.actions] == [
         ("inference-component", QWEN),
@@ -311,7 +312,7 @@ def test_endpoint_found_only_by_its_tags_is_deleted(aws, clock):
     )
     sm_stub.add_response("delete_endpoint", {}, {"EndpointName": old})
     not_found(sm_stub, "describe_endpoint", "endpoint", old, EndpointName=old)
-    report = sweep(single_model_config(), clients={**aws, "sagemaker": sm, "resourcegroupstaggingapi": tagging}, clock=clock)
+    report = sweep(resolve(single_model_config()), clients={**aws, "sagemaker": sm, "resourcegroupstaggingapi": tagging}, clock=clock)
     sm_stub.assert_no_pending_responses()
     assert steps(report) == [("endpoint", old, "deleted")]
 
@@ -322,7 +323,7 @@ def test_endpoint_found_only_by_its_tags_is_deleted(aws, clock):
 def test_kinds_are_deleted_in_whole_blocks_in_the_safe_order(aws, clock):
     _leftovers_of_single_model(aws)
     aws["logs"].create_log_group(logGroupName=f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}")
-    report = sweep(single_model_config(), clients=aws, clock=clock, delete_logs=True)
+    report = sweep(resolve(single_model_config()), clients=aws, clock=clock, delete_logs=True)
     assert report.ok, steps(report)
     blocks = [kind for i, kind in enumerate(a.kind for a in report.actions) if i == 0 or report.actions[i - 1].kind != kind]
     # Each kind once, as one block: no alarm after a policy, no model before its endpoint, logs before the role.
@@ -333,7 +334,7 @@ def test_kinds_are_deleted_in_whole_blocks_in_the_safe_order(aws, clock):
 def test_the_report_as_json_and_its_actions_as_text(aws, clock):
     _leftovers_of_single_model(aws)
     aws["logs"].create_log_group(logGroupName=f"/aws/sagemaker/Endpoints/{SINGLE.endpoint}")
-    report = sweep(single_model_config(), clients=aws, clock=clock)
+    report = sweep(resolve(single_model_config()), clients=aws, clock=clock)
     data = json.loads(json.dumps(report.to_dict()))
     assert data == {
         "ok": True,
@@ -385,7 +386,7 @@ def test_components_already_deleting_are_awaited_without_a_second_delete(aws, cl
     sm_stub.add_response("delete_endpoint_config", {}, {"EndpointConfigName": CONFIG})
 
     progress = []
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
     sm_stub.assert_no_pending_responses()
     assert steps(report) == [
         ("inference-component", LLAMA, "deleted"),

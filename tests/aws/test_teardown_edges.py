@@ -13,6 +13,7 @@ from fastscale.infra.aws.inventory import take_inventory
 from fastscale.infra.aws.sweep import sweep
 from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import all_endpoint_names, former_execution_role_name
+from fastscale.infra.model.resolved import resolve
 from tests.aws.conftest import SERVICES
 from tests.aws.factories import (
     component_config,
@@ -59,7 +60,7 @@ def test_a_foreign_component_on_the_stacks_endpoint_keeps_the_endpoint_and_its_c
     # No delete_endpoint is queued: the Stubber fails the sweep if it asks for one.
     queue_in_use(stub, endpoints=[(EP, CONFIG)], configs={CONFIG: endpoint_config_desc(CONFIG)}, components=[("hand-made", EP, None)])
 
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock)
     stub.assert_no_pending_responses()
     assert steps(report) == [
         ("inference-component", QWEN, "deleted"),
@@ -87,7 +88,7 @@ def test_a_component_that_turns_failed_after_its_delete_is_asked_again(aws, cloc
     not_found(stub, "describe_endpoint", "endpoint", EP, EndpointName=EP)
 
     progress = []
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock, on_progress=progress.append)
     stub.assert_no_pending_responses()
     assert report.ok, steps(report)
     assert steps(report) == [("inference-component", QWEN, "deleted"), ("endpoint", EP, "deleted")]
@@ -103,7 +104,7 @@ def test_a_component_that_stays_failed_is_reported_when_the_time_is_up(aws, cloc
         stub.add_response("delete_inference_component", {}, {"InferenceComponentName": QWEN})
         stub.add_response("describe_inference_component", ic_desc(QWEN, EP, "Failed"), {"InferenceComponentName": QWEN})
 
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock, timeout=30)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock, timeout=30)
     stub.assert_no_pending_responses()
     assert not report.ok
     assert steps(report) == [("inference-component", QWEN, "failed"), ("endpoint", EP, "skipped")]
@@ -121,7 +122,7 @@ def test_the_stacks_component_stuck_on_a_foreign_endpoint_keeps_the_role(aws, cl
     )
     # Nothing else is queued: the role must be kept without asking anything more.
 
-    report = sweep(component_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    report = sweep(resolve(component_config()), clients={**aws, "sagemaker": sm}, clock=clock)
     stub.assert_no_pending_responses()
     assert not report.ok
     assert steps(report) == [("inference-component", QWEN, "failed"), ("iam-role", COMPONENTS.execution_role, "skipped")]
@@ -136,11 +137,11 @@ def test_a_target_tracking_alarm_tagged_for_another_stack_is_never_deleted(aws, 
     theirs = f"TargetTracking-{SINGLE.resource_id}-AlarmHigh-0a1b"
     put_alarm(aws["cloudwatch"], theirs, OTHER_STACK)
 
-    proof = verify_cleanup(single_model_config(), clients=aws)
+    proof = verify_cleanup(resolve(single_model_config()), clients=aws)
     assert theirs not in {x.name for x in proof.leftovers}
     assert "belongs to stack other" in {x.name: x.detail for x in proof.not_touched}[theirs]
 
-    report = sweep(single_model_config(), clients=aws, clock=clock)
+    report = sweep(resolve(single_model_config()), clients=aws, clock=clock)
     assert report.ok, steps(report)
     assert theirs not in {a.name for a in report.actions}
     assert aws["cloudwatch"].describe_alarms(AlarmNames=[theirs])["MetricAlarms"]
@@ -156,7 +157,7 @@ def test_a_scalable_target_tagged_for_another_stack_is_never_deregistered(aws, c
         {"ResourceTagMappingList": [{"ResourceARN": arn, "Tags": [{"Key": k, "Value": v} for k, v in OTHER_STACK.items()]}]},
         {"TagFilters": [{"Key": "fastscale:stack"}]},
     )
-    report = sweep(single_model_config(), clients={**aws, "resourcegroupstaggingapi": tagging}, clock=clock)
+    report = sweep(resolve(single_model_config()), clients={**aws, "resourcegroupstaggingapi": tagging}, clock=clock)
     tag_stub.assert_no_pending_responses()
     assert report.ok, steps(report)
     assert {a.kind for a in report.actions}.isdisjoint({"scalable-target", "scaling-policy"})
@@ -184,7 +185,7 @@ def test_denied_delete_endpoint_keeps_its_configuration_model_and_role(aws, cloc
         configs={config: endpoint_config_desc(config, [SINGLE.model])},
         models={SINGLE.model: role_arn},
     )
-    report = sweep(single_model_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    report = sweep(resolve(single_model_config()), clients={**aws, "sagemaker": sm}, clock=clock)
     stub.assert_no_pending_responses()  # and no delete of the configuration or the model was asked
     assert not report.ok
     assert steps(report) == [
@@ -206,7 +207,7 @@ def test_nothing_in_use_is_deleted_when_the_uses_cannot_be_read(aws, clock):
                                                         "CreationTime": "2026-01-01", "LastModifiedTime": "2026-01-01", "EndpointStatus": "InService"}]}, {})
     stub.add_client_error("describe_endpoint", "AccessDeniedException", "not authorized to perform sagemaker:DescribeEndpoint", 400, {"EndpointName": "x"})
 
-    report = sweep(single_model_config(), clients={**aws, "sagemaker": sm}, clock=clock)
+    report = sweep(resolve(single_model_config()), clients={**aws, "sagemaker": sm}, clock=clock)
     stub.assert_no_pending_responses()
     assert [(a.kind, a.status) for a in report.actions] == [("endpoint-config", "skipped"), ("model", "skipped")]
     assert all("cannot tell whether a live endpoint or component uses it (AccessDeniedException" in a.detail for a in report.actions)
@@ -232,12 +233,12 @@ def test_one_project_in_two_regions_has_two_roles_and_no_name_clash(aws, clock):
     assert east_role != west_role
 
     # The second region's plan/deploy finds no name of its own taken; the first region's role is not its to delete.
-    assert take_inventory(west, west_aws).name_clashes() == []
+    assert take_inventory(resolve(west), west_aws).name_clashes() == []
     deploy_single_model(west_aws, config=west)
-    assert sweep(west, clients=west_aws, clock=clock).ok
+    assert sweep(resolve(west), clients=west_aws, clock=clock).ok
     assert aws["iam"].get_role(RoleName=east_role)["Role"]
-    assert verify_cleanup(east, clients=aws).leftovers  # the first region's stack is whole
-    assert sweep(east, clients=aws, clock=clock).ok and verify_cleanup(east, clients=aws).ok
+    assert verify_cleanup(resolve(east), clients=aws).leftovers  # the first region's stack is whole
+    assert sweep(resolve(east), clients=aws, clock=clock).ok and verify_cleanup(resolve(east), clients=aws).ok
 
 
 def test_the_role_an_earlier_release_named_without_the_region_is_found_and_proven_by_its_region_tag(aws, clock):
@@ -249,11 +250,11 @@ def test_the_role_an_earlier_release_named_without_the_region_is_found_and_prove
     create_role(aws["iam"], former, role_tags(east))  # the role the first region's stack got from an earlier release
 
     # In the other region it is another stack's: not a name clash, never deleted.
-    inventory = take_inventory(west, west_aws)
+    inventory = take_inventory(resolve(west), west_aws)
     assert inventory.name_clashes() == []
     role = next(r for r in inventory.resources if r.kind == "iam-role")
     assert (role.name, role.found_by, role.ownership.verdict) == (former, "former-name", "other-stack")
-    assert sweep(west, clients=west_aws, clock=clock).actions == []
+    assert sweep(resolve(west), clients=west_aws, clock=clock).actions == []
     # In its own region it is the stack's: a leftover that sweep deletes.
-    assert [(x.kind, x.name) for x in verify_cleanup(east, clients=aws).leftovers] == [("iam-role", former)]
-    assert steps(sweep(east, clients=aws, clock=clock)) == [("iam-role", former, "deleted")]
+    assert [(x.kind, x.name) for x in verify_cleanup(resolve(east), clients=aws).leftovers] == [("iam-role", former)]
+    assert steps(sweep(resolve(east), clients=aws, clock=clock)) == [("iam-role", former, "deleted")]

@@ -6,6 +6,7 @@ import pytest
 
 from fastscale.infra.aws.verify import Check, verify_live
 from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.resolved import resolve
 from tests.aws.factories import (
     COMPONENT_DIM,
     HIGH_RES_COMPONENT,
@@ -50,7 +51,7 @@ def only(checks: list[Check]) -> Check:
 
 def test_correct_single_model_deployment_passes(aws):
     deploy_single_model(aws)
-    report = verify_live(single_model_config(), clients=aws)
+    report = verify_live(resolve(single_model_config()), clients=aws)
     assert report.ok, [str(c) for c in report.failures]
     checked = {(c.resource, c.check) for c in report.checks}
     assert ("scaling-policy/demo-chat-target-tracking", "target-tracking metric") in checked
@@ -62,7 +63,7 @@ def test_correct_single_model_deployment_passes(aws):
 
 def test_wrong_metric_type_is_reported_with_expected_and_actual(aws):
     deploy_single_model(aws, metric="SageMakerVariantInvocationsPerInstance")
-    report = verify_live(single_model_config(), clients=aws)
+    report = verify_live(resolve(single_model_config()), clients=aws)
     assert not report.ok
     c = only(failing(report, "target-tracking metric"))
     assert c.resource == "scaling-policy/demo-chat-target-tracking"
@@ -74,20 +75,20 @@ def test_wrong_metric_type_is_reported_with_expected_and_actual(aws):
 
 def test_legacy_metric_is_expected_when_configured(aws):
     deploy_single_model(aws, metric="SageMakerVariantInvocationsPerInstance")
-    report = verify_live(single_model_config(autoscaling={"metric": "invocations", "target_concurrency": 4}), clients=aws)
+    report = verify_live(resolve(single_model_config(autoscaling={"metric": "invocations", "target_concurrency": 4})), clients=aws)
     assert report.ok, [str(c) for c in report.failures]
 
 
 def test_wrong_min_max_is_reported(aws):
     deploy_single_model(aws, min_capacity=2, max_capacity=8)
-    report = verify_live(single_model_config(), clients=aws)
+    report = verify_live(resolve(single_model_config()), clients=aws)
     c = only(failing(report, "capacity"))
     assert (c.expected, c.actual) == ("min 1 max 4", "min 2 max 8")
     assert "expected min 1 max 4, got min 2 max 8" in str(c)
 
 
 def test_missing_resources_are_reported(aws):
-    report = verify_live(single_model_config(), clients=aws)
+    report = verify_live(resolve(single_model_config()), clients=aws)
     failed = {(c.resource, c.check) for c in report.failures}
     assert ("endpoint/demo-chat", "exists") in failed
     assert (f"model/{SINGLE_MODEL}", "exists") in failed
@@ -99,7 +100,7 @@ def test_missing_resources_are_reported(aws):
 
 def test_an_endpoint_of_the_same_name_owned_by_another_stack_fails_status(aws):
     deploy_single_model(aws, tags=stack_tags(single_config("someone-else", "chat")))
-    report = verify_live(single_model_config(), clients=aws, wait=False)
+    report = verify_live(resolve(single_model_config()), clients=aws, wait=False)
     owner = only(failing(report, "owned by this stack"))
     assert owner.resource == "endpoint/demo-chat" and "belongs to stack someone-else" in (owner.actual or "")
     assert not report.ok
@@ -115,7 +116,7 @@ def test_failed_endpoint_reports_failure_reason(aws, clock):
     stub.add_response("describe_endpoint", endpoint_desc("demo-chat", "Failed", failure=reason, managed=None))
     stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags().items()]}, {"ResourceArn": endpoint_arn("demo-chat")})
     stub.add_response("describe_model", model_desc(SINGLE_MODEL), {"ModelName": SINGLE_MODEL})
-    report = verify_live(single_model_config(), clients={**aws, "sagemaker": sm}, clock=clock, timeout=600)
+    report = verify_live(resolve(single_model_config()), clients={**aws, "sagemaker": sm}, clock=clock, timeout=600)
     stub.assert_no_pending_responses()
     c = only([x for x in report.failures if x.resource == "endpoint/demo-chat" and x.check == "status"])
     assert c.actual == "Failed" and reason in c.detail
@@ -130,7 +131,7 @@ def test_wait_timeout_says_what_it_waited_for(aws, clock):
     stub.add_response("describe_model", model_desc(SINGLE_MODEL), {"ModelName": SINGLE_MODEL})
     seen = []
     report = verify_live(
-        single_model_config(), clients={**aws, "sagemaker": sm}, timeout=60, clock=clock, on_progress=seen.append
+        resolve(single_model_config()), clients={**aws, "sagemaker": sm}, timeout=60, clock=clock, on_progress=seen.append
     )
     stub.assert_no_pending_responses()
     c = only([x for x in report.failures if x.resource == "endpoint/demo-chat" and x.check == "status"])
@@ -146,7 +147,7 @@ def test_status_mode_looks_once_and_reports_what_differs(aws, clock):
     stub.add_response("describe_endpoint", endpoint_desc("demo-chat", "Updating", managed=None))
     stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags().items()]}, {"ResourceArn": endpoint_arn("demo-chat")})
     stub.add_response("describe_model", model_desc(SINGLE_MODEL, image="other:1"), {"ModelName": SINGLE_MODEL})
-    report = verify_live(single_model_config(), clients={**aws, "sagemaker": sm}, wait=False, clock=clock)
+    report = verify_live(resolve(single_model_config()), clients={**aws, "sagemaker": sm}, wait=False, clock=clock)
     stub.assert_no_pending_responses()
     assert clock.sleeps == []
     assert report.waited is False and report.to_dict()["waited"] is False
@@ -240,7 +241,7 @@ def _component_deployment(
 
 def test_correct_component_deployment_passes(aws, clock):
     clients, stubs = _component_deployment(aws)
-    report = verify_live(component_config(), clients=clients, clock=clock)
+    report = verify_live(resolve(component_config()), clients=clients, clock=clock)
     for s in stubs:
         s.assert_no_pending_responses()
     assert report.ok, [str(c) for c in report.failures]
@@ -254,7 +255,7 @@ def test_correct_component_deployment_passes(aws, clock):
 
 def test_caching_off_is_reported(aws, clock):
     clients, _ = _component_deployment(aws, qwen_caching=False)
-    report = verify_live(component_config(), clients=clients, clock=clock)
+    report = verify_live(resolve(component_config()), clients=clients, clock=clock)
     c = only(failing(report, "data caching (DataCacheConfig.EnableCaching)"))
     assert c.resource == "inference-component/demo-qwen"
     assert (c.expected, c.actual) == ("true", "false")
@@ -263,13 +264,13 @@ def test_caching_off_is_reported(aws, clock):
 
 def test_caching_off_in_the_config_is_expected_off(aws, clock):
     clients, _ = _component_deployment(aws, qwen_caching=False)
-    report = verify_live(component_config(data_cache=False), clients=clients, clock=clock)
+    report = verify_live(resolve(component_config(data_cache=False)), clients=clients, clock=clock)
     assert not failing(report, "data caching (DataCacheConfig.EnableCaching)")
 
 
 def test_wrong_component_metric_is_reported(aws, clock):
     clients, _ = _component_deployment(aws, qwen_metric="SageMakerInferenceComponentInvocationsPerCopy")
-    report = verify_live(component_config(), clients=clients, clock=clock)
+    report = verify_live(resolve(component_config()), clients=clients, clock=clock)
     c = only(failing(report, "target-tracking metric"))
     assert c.resource == "scaling-policy/demo-qwen-target-tracking"
     assert (c.expected, c.actual) == (HIGH_RES_COMPONENT, "SageMakerInferenceComponentInvocationsPerCopy")
@@ -278,7 +279,7 @@ def test_wrong_component_metric_is_reported(aws, clock):
 @pytest.mark.parametrize("actions", [[], ["arn:aws:sns:us-east-1:123456789012:somewhere-else"]])
 def test_alarm_not_wired_to_step_policy_is_reported(aws, clock, actions):
     clients, _ = _component_deployment(aws, alarm_actions=actions)
-    report = verify_live(component_config(), clients=clients, clock=clock)
+    report = verify_live(resolve(component_config()), clients=clients, clock=clock)
     c = only(failing(report, "wired to step policy"))
     assert c.resource == "alarm/demo-qwen-no-capacity"
     assert c.expected == policy_arn("demo-qwen-scale-from-zero", QWEN_RID)
@@ -293,7 +294,7 @@ def test_alarm_with_two_failure_threshold_is_reported(aws, clock):
     put_no_capacity_alarm(
         cw, "demo-qwen-no-capacity", "demo-qwen", [policy_arn("demo-qwen-scale-from-zero", QWEN_RID)], ComparisonOperator="GreaterThanThreshold"
     )
-    report = verify_live(component_config(), clients=clients, clock=clock)
+    report = verify_live(resolve(component_config()), clients=clients, clock=clock)
     c = only(failing(report, "threshold"))
     assert (c.expected, c.actual) == ("GreaterThanOrEqualToThreshold 1", "GreaterThanThreshold 1")
 
@@ -301,14 +302,14 @@ def test_alarm_with_two_failure_threshold_is_reported(aws, clock):
 def test_component_failure_reason_is_reported(aws, clock):
     reason = "Insufficient accelerator capacity on the endpoint's instances."
     clients, _ = _component_deployment(aws, qwen_statuses=("Creating", "Failed"), qwen_failure=reason)
-    report = verify_live(component_config(), clients=clients, clock=clock)
+    report = verify_live(resolve(component_config()), clients=clients, clock=clock)
     c = only([x for x in report.failures if x.resource == "inference-component/demo-qwen" and x.check == "status"])
     assert c.actual == "Failed" and reason in c.detail
 
 
 def test_component_wait_timeout_names_the_component(aws, clock):
     clients, (sm_stub, _) = _component_deployment(aws, qwen_statuses=("Creating",) * 3)
-    report = verify_live(component_config(), clients=clients, clock=clock, timeout=30)
+    report = verify_live(resolve(component_config()), clients=clients, clock=clock, timeout=30)
     sm_stub.assert_no_pending_responses()
     c = only([x for x in report.failures if x.resource == "inference-component/demo-qwen" and x.check == "status"])
     assert "waiting for inference component demo-qwen to be InService (last seen: Creating)" in c.detail

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastscale.infra.aws.verify import verify_live
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 from tests.aws.factories import (
     ACCOUNT,
     NOW,
@@ -56,7 +57,7 @@ def _verify(aws, config, variant_extra):
     stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in stack_tags(config).items()]}, {"ResourceArn": endpoint_arn("demo-chat")})
     stub.add_response("describe_endpoint_config", endpoint_config_desc(variant_extra), {"EndpointConfigName": CONFIG_NAME})
     stub.add_response("describe_model", model_desc(SINGLE_MODEL, model_data="s3://demo-models/qwen3/"), {"ModelName": SINGLE_MODEL})
-    report = verify_live(config, clients={**aws, "sagemaker": sm}, wait=False)
+    report = verify_live(resolve(config), clients={**aws, "sagemaker": sm}, wait=False)
     stub.assert_no_pending_responses()
     return {c.check: c for c in report.checks if c.resource == "endpoint/demo-chat"}, report
 
@@ -105,7 +106,7 @@ def test_scale_in_policy_and_copy_placement_are_compared(aws, clock):
     live_config["EndpointConfigName"] = "demo-shared-20260101000000000000000001"
     live_config["ProductionVariants"][0].pop("ModelName")
     clients, (sm_stub, _) = _component_deployment(aws, endpoint_config=live_config)
-    report = verify_live(config, clients=clients, clock=clock)
+    report = verify_live(resolve(config), clients=clients, clock=clock)
     sm_stub.assert_no_pending_responses()
     failures = {(c.resource, c.check): c for c in report.failures}
     assert set(failures) == {

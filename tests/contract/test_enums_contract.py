@@ -19,6 +19,7 @@ import pytest
 
 from fastscale.infra.config import FastscaleConfig, load_config
 from fastscale.infra.model.detection import SCALING_METRICS
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import EXAMPLES
 from tests.stacks.test_scaling import MULTI_MODEL, SINGLE_MODEL, modified
 
@@ -134,7 +135,7 @@ def _invocations_everywhere(data: dict) -> None:
 def stack_json(config: FastscaleConfig, outdir) -> dict:
     from fastscale.stacks.app import build_app
 
-    _, stack = build_app(config, outdir)
+    _, stack = build_app(resolve(config), outdir)
     return stack.to_terraform()
 
 

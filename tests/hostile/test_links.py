@@ -30,6 +30,7 @@ import yaml
 from fastscale.cli.common import OutputPath, UserPath
 from fastscale.cli.main import COMMANDS, cli
 from fastscale.infra.base.writer import OutputPathError
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT
 from tests.aws.factories import REGION, single_model_config
 from tests.aws.test_adopt import NAME, sdk_endpoint
@@ -252,7 +253,7 @@ def test_the_cdktf_app_refuses_a_link_before_the_engine_is_handed_the_directory(
     outside = repository.parent / "outside"
     before = tree(outside, times=True)
     with pytest.raises(OutputPathError, match=f"'{link}' is a symbolic link"):
-        build_app(single_model_config(), "cdktf.out")
+        build_app(resolve(single_model_config()), "cdktf.out")
     assert tree(outside, times=True) == before
 
 

@@ -21,6 +21,7 @@ from fastscale.infra.analysis.simulate import (
 )
 from fastscale.infra.analysis.simulate.params import parse_params
 from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import EXAMPLES, ROOT
 from tests.params_support import parameter_leaves
 
@@ -29,8 +30,8 @@ MULTI = ROOT / "examples" / "multi-model.yaml"
 
 def test_timings_are_the_estimate_models_phases():
     config = load_config(MULTI)
-    est = {e.component: e for e in estimate_config(config)}
-    for w in select_workloads(config).workloads:
+    est = {e.component: e for e in estimate_config(resolve(config))}
+    for w in select_workloads(resolve(config)).workloads:
         e = est[w.component]
         t = w.spec().timings
         assert t.copy_on_instance == pytest.approx(e.scenario("copy_data_cache").after_decision_seconds())
@@ -45,7 +46,7 @@ def test_timings_are_the_estimate_models_phases():
 
 
 def test_component_spec_reads_the_config():
-    [w, *_] = select_workloads(load_config(MULTI)).workloads
+    [w, *_] = select_workloads(resolve(load_config(MULTI))).workloads
     s = w.spec()
     assert (s.units_min, s.units_max, s.instances_min, s.instances_max) == (0, 4, 0, 3)
     assert s.copies_per_instance == 4  # ml.g6.12xlarge: 4 GPUs, one per copy
@@ -56,7 +57,7 @@ def test_component_spec_reads_the_config():
 
 
 def test_layer_variants_flip_one_layer_each():
-    [w, *_] = select_workloads(load_config(MULTI)).workloads
+    [w, *_] = select_workloads(resolve(load_config(MULTI))).workloads
     sim = simulate_workload(w, default_traffic(w))
     names = [v.name for v in sim.variants]
     assert names == ["configured", "metrics", "data_cache", "image_cache", "warm_minimum", "capacity_fallback"]
@@ -69,7 +70,7 @@ def test_layer_variants_flip_one_layer_each():
 
 
 def test_single_model_endpoints_have_no_data_cache_or_warm_minimum_variant():
-    w = select_workloads(load_config(ROOT / "examples" / "qwen3-8b.yaml")).workloads[0]
+    w = select_workloads(resolve(load_config(ROOT / "examples" / "qwen3-8b.yaml"))).workloads[0]
     sim = simulate_workload(w, default_traffic(w))
     by = {v.name: v for v in sim.variants}
     assert by["data_cache"].result is None and by["warm_minimum"].result is None
@@ -79,7 +80,7 @@ def test_single_model_endpoints_have_no_data_cache_or_warm_minimum_variant():
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_every_example_simulates_with_its_default_spike(path):
-    selection = select_workloads(load_config(path))
+    selection = select_workloads(resolve(load_config(path)))
     assert selection.workloads and not selection.skipped
     for w in selection.workloads:
         sim = simulate_workload(w, default_traffic(w))
@@ -91,30 +92,30 @@ def test_every_example_simulates_with_its_default_spike(path):
 def test_selection_errors_name_the_option(base_config):
     config = parse_config(base_config)
     with pytest.raises(SimulateInputError, match="no endpoint 'nope'") as exc:
-        select_workloads(config, endpoint="nope")
+        select_workloads(resolve(config), endpoint="nope")
     assert exc.value.option == "--endpoint"
     with pytest.raises(SimulateInputError, match="single-model endpoints scale by instances") as exc:
-        select_workloads(config, component="c")
+        select_workloads(resolve(config), component="c")
     assert exc.value.option == "--component"
 
 
 def test_unsimulatable_workloads_are_skipped_with_the_reason(base_config):
     base_config["endpoints"][0]["instance_type"] = "ml.c7i.2xlarge"
-    selection = select_workloads(parse_config(base_config))
+    selection = select_workloads(resolve(parse_config(base_config)))
     assert not selection.workloads
     assert "no accelerator" in selection.skipped[0]
 
 
 def test_a_model_without_a_size_is_simulated_and_says_so(base_config):
     del base_config["endpoints"][0]["model"]["model_size_gb"]
-    [w] = select_workloads(parse_config(base_config)).workloads
+    [w] = select_workloads(resolve(parse_config(base_config))).workloads
     assert any(n.startswith("model_size_gb not set") for n in w.notes)
 
 
 def test_capacity_comes_from_the_kv_cache_or_the_configured_value(base_config):
     model = base_config["endpoints"][0]["model"]
     model["autoscaling"] = {"target_concurrency": 4}
-    [w] = select_workloads(parse_config(base_config)).workloads
+    [w] = select_workloads(resolve(parse_config(base_config))).workloads
     # One L4 of ml.g6.2xlarge: 24 GiB x 0.9 less the server's reserve and the 16 GB of weights, at 128 KiB a token
     # (the stated default for a 16 GB model), holds requests of the stated 1,280 tokens.
     r = load_params().requests
@@ -122,7 +123,7 @@ def test_capacity_comes_from_the_kv_cache_or_the_configured_value(base_config):
     assert w.spec().capacity == tokens // int(r.default_request_tokens.value) == w.capacity
     assert any("KV cache" in n and f"{tokens} tokens" in n for n in w.notes)
     model["serving"] = {"max_concurrency": 6}
-    [w] = select_workloads(parse_config(base_config)).workloads
+    [w] = select_workloads(resolve(parse_config(base_config))).workloads
     assert w.spec().capacity == 6 and w.spec().target == 4
     assert not any("max_concurrency not set" in n for n in w.notes)
 
@@ -131,7 +132,7 @@ def test_capacity_without_a_model_size_reads_the_target_as_80_percent(base_confi
     model = base_config["endpoints"][0]["model"]
     del model["model_size_gb"]
     model["autoscaling"] = {"target_concurrency": 4}
-    [w] = select_workloads(parse_config(base_config)).workloads
+    [w] = select_workloads(resolve(parse_config(base_config))).workloads
     assert w.spec().capacity == pytest.approx(4 / load_params().capacity.default_target_fraction.value)
     assert any("cannot be sized" in n for n in w.notes)
 
@@ -140,7 +141,7 @@ def test_a_copy_too_big_for_the_instance_is_skipped(base_config):
     ep = base_config["endpoints"][0]
     model = ep.pop("model")
     ep["inference_components"] = [{**model, "name": "big", "resources": {"accelerators": 1, "memory_mb": 10**7}}]
-    selection = select_workloads(parse_config(base_config))
+    selection = select_workloads(resolve(parse_config(base_config)))
     assert "no copy can be placed" in selection.skipped[0]
 
 
@@ -148,7 +149,7 @@ def test_other_components_minimum_copies_hold_slots():
     raw = load_config(MULTI).model_dump(mode="json", by_alias=True)
     raw["endpoints"][0]["inference_components"][1]["copies"]["min"] = 2
     config = parse_config(raw)
-    w = select_workloads(config, component="qwen3-8b").workloads[0]
+    w = select_workloads(resolve(config), component="qwen3-8b").workloads[0]
     assert w.spec().reserved_slots == 2
     assert any("slot" in n for n in w.notes)
 
@@ -197,8 +198,8 @@ FALLBACK = ROOT / "examples" / "capacity-fallback.yaml"
 
 def test_capacity_fallback_variant_uses_the_estimates_fallback_timeline():
     config = load_config(FALLBACK)
-    [e] = estimate_config(config)
-    [w] = select_workloads(config).workloads
+    [e] = estimate_config(resolve(config))
+    [w] = select_workloads(resolve(config)).workloads
     fallback = e.scenario("capacity_fallback")
     sim = simulate_workload(w, default_traffic(w))
     by = {v.name: v for v in sim.variants}
@@ -219,7 +220,7 @@ def test_capacity_fallback_variant_uses_the_estimates_fallback_timeline():
 
 
 def test_capacity_fallback_does_not_apply_without_pools():
-    w = select_workloads(load_config(ROOT / "examples" / "qwen3-8b.yaml")).workloads[0]
+    w = select_workloads(resolve(load_config(ROOT / "examples" / "qwen3-8b.yaml"))).workloads[0]
     v = {v.name: v for v in simulate_workload(w, default_traffic(w)).variants}["capacity_fallback"]
     assert v.result is None and "no capacity.fallback" in v.label
     assert w.fallback_instance_type is None
@@ -229,7 +230,7 @@ def test_capacity_fallback_uses_the_smaller_copies_per_instance_and_says_so():
     data = yaml.safe_load(FALLBACK.read_text())
     pools = data["endpoints"][0]["capacity"]["fallback"]
     pools[0]["components"] = {"qwen3-14b": {"resources": {"accelerators": 4, "memory_mb": 131072, "cpus": 32}}}
-    [w] = select_workloads(parse_config(data)).workloads
+    [w] = select_workloads(resolve(parse_config(data))).workloads
     assert w.spec().copies_per_instance == 2
     assert w._fallback_spec().copies_per_instance == 1
     assert any("ml.g5.12xlarge holds 1 copies per instance" in n for n in w.notes)

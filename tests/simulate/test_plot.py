@@ -9,6 +9,7 @@ import pytest
 
 from fastscale.infra.analysis import simulate as sim_mod
 from fastscale.infra.config import load_config
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import ROOT
 
 pytest.importorskip("matplotlib")
@@ -20,7 +21,7 @@ def sims():
     # Its default spike leaves the configured endpoint, the 1-minute-metrics one and the no-data-cache one
     # identical: the three lines that used to draw over each other.
     config = load_config(ROOT / "examples" / "scale-to-zero-short-tail.yaml")
-    selection = sim_mod.select_workloads(config, None, None, cold_start=None)
+    selection = sim_mod.select_workloads(resolve(config), None, None, cold_start=None)
     service = params.default_service_time_seconds.value
     return [sim_mod.simulate_workload(w, sim_mod.default_traffic(w, params, service, window=None))
             for w in selection.workloads]

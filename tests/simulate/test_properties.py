@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from fastscale.infra.analysis.simulate import Layers, select_workloads, simulate, spike
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 
 LMI = "763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"
 WINDOW = 1500
@@ -46,7 +47,7 @@ def workloads(draw):
         ep = {"name": "ep", "instance_type": instance_type,
               "instances": {"initial": 1, "min": 1, "max": draw(st.integers(1, 5))}, "model": model}
     config = parse_config({"project": "p", "region": "us-east-1", "endpoints": [ep]})
-    [workload] = select_workloads(config).workloads
+    [workload] = select_workloads(resolve(config)).workloads
     base = draw(st.sampled_from([0.0, 0.5, 1.0, 3.0]))
     peak = draw(st.floats(min_value=0.5, max_value=40.0))
     at = draw(st.integers(0, 300))

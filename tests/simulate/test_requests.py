@@ -15,6 +15,7 @@ from fastscale.infra.analysis.simulate.requests.trace import (
     parse_request_trace,
     read_request_trace,
 )
+from fastscale.infra.model.resolved import resolve
 
 LOR = "least_outstanding_requests"
 
@@ -219,11 +220,16 @@ def _config(**serving):
         {"name": "e", "instance_type": "ml.g6.2xlarge", "inference_components": [component]}]})
 
 
+def _ep_w(cfg):
+    """The resolved endpoint and component workload of a one-component config."""
+    ep = resolve(cfg).endpoints[0]
+    return ep, ep.components[0].workload
+
+
 def test_rates_from_the_roofline_config_and_profile(tmp_path):
     params = load_params()
     r_ = params.requests
-    cfg = _config()
-    ep, w = cfg.endpoints[0], cfg.endpoints[0].inference_components[0]
+    ep, w = _ep_w(_config())
     r = service_rates(ep, w, 5, params)
     # One L4 (300 GB/s, 121 TFLOPS) for the copy, with the 8 vCPUs of ml.g6.2xlarge. A step with one sequence alone:
     # the step's CPU time (a fixed part and one that shrinks with more CPUs), one sequence's, and the 16 GB of
@@ -242,7 +248,7 @@ def test_rates_from_the_roofline_config_and_profile(tmp_path):
     # A trace of longer requests fits fewer of them.
     assert service_rates(ep, w, 5, params, mean_request_tokens=4000).slots == kv // 4000
     measured = _config(prefill_tokens_per_second=2000, decode_tokens_per_second=20)
-    mep, mw = measured.endpoints[0], measured.endpoints[0].inference_components[0]
+    mep, mw = _ep_w(measured)
     assert service_rates(mep, mw, 8.5, params).decode_tokens_per_second == 20
     # Carried to an L40S (864 GB/s) by the ratio of the two rooflines (overheads included).
     other = service_rates(mep, mw, 8, params, instance_type="ml.g6e.2xlarge")
@@ -266,8 +272,7 @@ def test_slots_come_from_the_kv_cache_unless_the_config_says_otherwise():
     free = 24 * 2**30 / 1e9 * 0.9 - r_.memory_reserve_gb_per_accelerator.value - 16  # GB of one L4 for the KV cache
 
     def slots(**serving):
-        cfg = _config(**serving)
-        return service_rates(cfg.endpoints[0], cfg.endpoints[0].inference_components[0], 5, params).slots
+        return service_rates(*_ep_w(_config(**serving)), 5, params).slots
 
     # Qwen3-8B's shape: 36 layers x 8 KV heads x 128 x 2 x 2 bytes = 144 KiB a token; an fp8 cache takes half.
     shape = {"layers": 36, "kv_heads": 8, "head_dim": 128}
@@ -278,9 +283,8 @@ def test_slots_come_from_the_kv_cache_unless_the_config_says_otherwise():
                                                       - 16) * 1e9 // 131072) // 1280
     assert slots(max_concurrency=6.5) == 6
     # A small model: more than the server runs at once -> vLLM's limit of 256 sequences below 70 GiB.
-    small = _config()
-    small.endpoints[0].inference_components[0].__dict__["model_size_gb"] = 1.0
-    ep, w = small.endpoints[0], small.endpoints[0].inference_components[0]
+    ep, w = _ep_w(_config())
+    w = dataclasses.replace(w, model_size_gb=1.0)
     assert service_rates(ep, w, 5, params).slots == 256
     # On an H100 (80 GiB): a budget of 8192 tokens a step and up to 1024 sequences.
     h100 = service_rates(ep, w, 5, params, instance_type="ml.p5.4xlarge", accelerators=1)
@@ -288,8 +292,8 @@ def test_slots_come_from_the_kv_cache_unless_the_config_says_otherwise():
 
 
 def test_no_rates_and_bad_profiles_are_input_errors(tmp_path):
-    cfg = _config()
-    ep, w = cfg.endpoints[0], cfg.endpoints[0].inference_components[0].model_copy(update={"model_size_gb": None})
+    ep, w = _ep_w(_config())
+    w = dataclasses.replace(w, model_size_gb=None)
     with pytest.raises(RequestInputError, match="no token rates.*model_size_gb"):
         service_rates(ep, w, 5, load_params())
     bad = tmp_path / "bad.yaml"

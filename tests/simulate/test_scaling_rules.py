@@ -33,6 +33,7 @@ import dataclasses
 from fastscale.infra.analysis.simulate import Alarm, ScaleFromZero, SimSpec, Timings, select_workloads, simulate
 from fastscale.infra.analysis.simulate.params import load_params
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 
 HIGH_RES = Alarm(period=10, datapoints=3)
 SCALE_IN = Alarm(period=60, datapoints=15)
@@ -200,7 +201,7 @@ def test_the_maximum_is_what_the_instances_hold(base_config):
     ep["instances"] = {"initial": 1, "min": 1, "max": 2}
     ep["inference_components"] = [{**model, "name": "c", "resources": {"accelerators": 1, "memory_mb": 1024},
                                    "copies": {"initial": 1, "min": 1, "max": 10}}]
-    [w] = select_workloads(parse_config(base_config)).workloads
+    [w] = select_workloads(resolve(parse_config(base_config))).workloads
     assert w.spec().units_max == 8 and any("hold 8 copies" in n for n in w.notes)
 
 
@@ -210,11 +211,11 @@ def test_copies_per_instance_is_the_tightest_resource(base_config):
     ep["instance_type"] = "ml.g6.12xlarge"  # 4 GPUs, 48 vCPUs, 192 GiB
     component = {**model, "name": "c", "resources": {"accelerators": 1, "memory_mb": 1024}}
     ep["inference_components"] = [component]
-    assert select_workloads(parse_config(base_config)).workloads[0].spec().copies_per_instance == 4  # GPUs
+    assert select_workloads(resolve(parse_config(base_config))).workloads[0].spec().copies_per_instance == 4  # GPUs
     component["resources"] = {"accelerators": 1, "memory_mb": 80 * 1024}
-    assert select_workloads(parse_config(base_config)).workloads[0].spec().copies_per_instance == 2  # memory
+    assert select_workloads(resolve(parse_config(base_config))).workloads[0].spec().copies_per_instance == 2  # memory
     component["resources"] = {"accelerators": 1, "memory_mb": 1024, "cpus": 20}
-    assert select_workloads(parse_config(base_config)).workloads[0].spec().copies_per_instance == 2  # CPUs
+    assert select_workloads(resolve(parse_config(base_config))).workloads[0].spec().copies_per_instance == 2  # CPUs
 
 
 def test_only_a_component_at_zero_has_the_step_policy(base_config):
@@ -225,9 +226,9 @@ def test_only_a_component_at_zero_has_the_step_policy(base_config):
     component = {**model, "name": "c", "resources": {"accelerators": 1, "memory_mb": 1024},
                  "copies": {"initial": 1, "min": 1, "max": 4}}
     ep["inference_components"] = [component]
-    assert select_workloads(parse_config(base_config)).workloads[0].spec().scale_from_zero is None
+    assert select_workloads(resolve(parse_config(base_config))).workloads[0].spec().scale_from_zero is None
     component["copies"]["min"] = 0
-    spec0 = select_workloads(parse_config(base_config)).workloads[0].spec()
+    spec0 = select_workloads(resolve(parse_config(base_config))).workloads[0].spec()
     assert spec0.scale_from_zero is not None and spec0.units_min == 0
 
 
@@ -236,6 +237,6 @@ def test_the_metric_picks_the_datapoint_period_and_scale_in_takes_15_minutes(bas
     sim = load_params()
     for metric, period in (("high_resolution", 10), ("invocations", 60)):
         model["autoscaling"] = {"metric": metric, "target_concurrency": 4}
-        s = select_workloads(parse_config(base_config)).workloads[0].spec()
+        s = select_workloads(resolve(parse_config(base_config))).workloads[0].spec()
         assert s.scale_out == Alarm(period, 3)
         assert s.scale_in == Alarm(int(sim.scale_in.period_seconds.value), int(sim.scale_in.datapoints.value)) == Alarm(60, 15)

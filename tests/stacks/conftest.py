@@ -47,11 +47,12 @@ class Synthesized:
 
 
 def synth(config: FastscaleConfig, outdir: Path) -> Synthesized:
+    from fastscale.infra.model.resolved import resolve
     from fastscale.stacks.app import synthesize
 
     # The directory holding the output directory stands for the project root, as with `fastscale synth`
     # run next to the default cdktf.out: the JSON then does not depend on where the tests run.
-    result = synthesize(config, outdir, project_root=Path(outdir).parent)
+    result = synthesize(resolve(config), outdir, project_root=Path(outdir).parent)
     return Synthesized(config, result, json.loads(result.stack_file.read_text()))
 
 

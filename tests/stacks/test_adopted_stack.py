@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.stacks.app import import_blocks, synthesize
 
 NAME = "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-000"
@@ -28,7 +29,7 @@ def config(adopted: bool = True):
 
 
 def stack(tmp_path, cfg):
-    result = synthesize(cfg, tmp_path / "out", project_root=tmp_path)
+    result = synthesize(resolve(cfg), tmp_path / "out", project_root=tmp_path)
     return json.loads(result.stack_file.read_text())
 
 
@@ -63,7 +64,7 @@ def test_import_blocks_target_the_synthesized_resources_under_their_live_names(t
 
 
 def test_a_config_that_adopts_nothing_has_no_import_blocks(tmp_path):
-    assert import_blocks(config(adopted=False)) == []
+    assert import_blocks(resolve(config(adopted=False))) == []
     doc = stack(tmp_path, config(adopted=False))
     [cfg] = doc["resource"]["aws_sagemaker_endpoint_configuration"].values()
     assert cfg["name_prefix"] == "demo-main-" and "name" not in cfg

@@ -260,8 +260,8 @@ def test_every_routing_value_maps_to_a_strategy_the_api_knows():
 
     import botocore.session
 
+    from fastscale.infra.base.aws_facts import ROUTING_STRATEGIES
     from fastscale.infra.config import EndpointSpec
-    from fastscale.stacks.endpoint import ROUTING_STRATEGIES
 
     # `Literal[...] | None`: None is no strategy at all (no RoutingConfig, AWS's default).
     literal, none = typing.get_args(EndpointSpec.model_fields["routing"].annotation)

@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import EXAMPLES, ROOT
 
 
@@ -31,7 +32,7 @@ def _both(config, tmp_path: Path) -> tuple[tuple[str, str], tuple[str, str]]:
     from fastscale.stacks.app import build_app, engine_files
 
     out = tmp_path / "cdktf.out"
-    app, stack = build_app(config, out, tmp_path)
+    app, stack = build_app(resolve(config), out, tmp_path)
     app.synth()
     engine = ((out / "stacks" / stack.content.name / "cdk.tf.json").read_text(), (out / "manifest.json").read_text())
     return engine, engine_files(stack.content)
@@ -111,7 +112,8 @@ def test_unusual_values_are_written_as_the_engine_writes_them(tmp_path):
 
 def test_fastscale_synth_does_not_load_the_engine(tmp_path):
     code = ("import sys; from fastscale.infra.config import load_config; from fastscale.stacks.app import synthesize; "
-            f"synthesize(load_config({str(EXAMPLES[0])!r}), {str(tmp_path / 'out')!r}, {str(tmp_path)!r}); "
+            "from fastscale.infra.model.resolved import resolve; "
+            f"synthesize(resolve(load_config({str(EXAMPLES[0])!r})), {str(tmp_path / 'out')!r}, {str(tmp_path)!r}); "
             "print(sorted(m for m in ('jsii', 'cdktf', 'cdktn', 'constructs') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert done.stdout.strip() == "[]"
@@ -124,7 +126,7 @@ def test_fastscale_synth_does_not_load_the_engine(tmp_path):
 def _qwen_stack(tmp_path: Path):
     from fastscale.stacks.app import build_app
 
-    app, stack = build_app(load_config(ROOT / "examples" / "qwen3-8b.yaml"), tmp_path / "cdktf.out", tmp_path)
+    app, stack = build_app(resolve(load_config(ROOT / "examples" / "qwen3-8b.yaml")), tmp_path / "cdktf.out", tmp_path)
     return app, stack, stack.endpoints["qwen3"].endpoint
 
 

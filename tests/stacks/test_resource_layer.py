@@ -41,13 +41,13 @@ def _engine_twins(elements, stack_name: str):
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
 def test_logical_ids_paths_and_tokens_are_the_engines(path):
-    from fastscale.infra.model.state import local_state_placement
+    from fastscale.infra.model.resolved import resolve
     from fastscale.stacks.engine import TerraformOutput
     from fastscale.stacks.stack import EndpointContent
 
-    config = load_config(path)
-    placement = local_state_placement(config, "unused-outdir", Path(path).parent)
-    content = EndpointContent(config, state_path=placement.backend_path if placement else None)
+    stack = resolve(load_config(path))
+    placement = stack.state_placement("unused-outdir", Path(path).parent)
+    content = EndpointContent(stack, state_path=placement.backend_path if placement else None)
     elements = content.elements
     assert len(content._resources) >= 10
     stack, twins = _engine_twins(elements, content.name)

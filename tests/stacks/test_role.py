@@ -7,15 +7,14 @@ import json
 import pytest
 
 from fastscale.infra.config import parse_config
-from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.resolved import resolve
 from fastscale.stacks.role import execution_policy, trust_policy
 from fastscale.stacks.testing import Match
 from tests.stacks.conftest import component_config
 
 
 def policy_of(data: dict) -> dict:
-    config = parse_config(data)
-    return execution_policy(config, all_endpoint_names(config)[0])
+    return execution_policy(resolve(parse_config(data)).endpoints[0])
 
 
 def statements(policy: dict, action: str) -> list[dict]:
@@ -143,7 +142,7 @@ def test_role_trusts_sagemaker_only_and_has_no_managed_policy(examples):
         assert list(stack.doc["data"]) == ["aws_caller_identity"] and list(stack.doc["data"]["aws_caller_identity"]) == ["caller"]
         assert not stack.of_type("aws_iam_role_policy_attachment")
         assert "FullAccess" not in json.dumps(stack.doc)
-        assert role["name"] == all_endpoint_names(stack.config)[0].execution_role
+        assert role["name"] == resolve(stack.config).endpoints[0].execution_role
         policy = stack.one("aws_iam_role_policy")
         assert policy["role"] == "${{aws_iam_role.{}.name}}".format(next(iter(stack.of_type("aws_iam_role"))))
 

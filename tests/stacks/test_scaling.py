@@ -16,6 +16,7 @@ import yaml
 
 from fastscale.infra.config import ConfigError, FastscaleConfig, load_config, parse_config
 from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.resolved import resolve
 from tests.conftest import EXAMPLES, ROOT
 
 MULTI_MODEL = ROOT / "examples" / "multi-model.yaml"
@@ -52,14 +53,15 @@ def synth_constructs(config: FastscaleConfig) -> dict[str, Any]:
         TYPE: ClassVar[str] = "awscc_sagemaker_inference_component"
         PROVIDER: ClassVar[str] = "awscc"
 
-    stack = ResourceStack(App(), config.project)
-    for names in all_endpoint_names(config):
-        endpoint = StandInEndpoint(stack, f"ep-{names.spec.name}", Named(name=names.endpoint))
-        components = {c.name: StandInComponent(stack, f"ic-{c.spec.name}", Named(name=c.name)) for c in names.components}
-        kw = dict(config=config, names=names, endpoint=endpoint, components=components)
-        EndpointScaling(stack, f"scaling-{names.spec.name}", **kw)
-        EndpointAlarms(stack, f"alarms-{names.spec.name}", **kw)
-    StackDashboard(stack, "dashboard", config=config)
+    resolved = resolve(config)
+    stack = ResourceStack(App(), resolved.name)
+    for ep in resolved.endpoints:
+        endpoint = StandInEndpoint(stack, f"ep-{ep.key}", Named(name=ep.name))
+        components = {c.name: StandInComponent(stack, f"ic-{c.key}", Named(name=c.name)) for c in ep.components}
+        kw = dict(endpoint=ep, resource=endpoint, components=components)
+        EndpointScaling(stack, f"scaling-{ep.key}", **kw)
+        EndpointAlarms(stack, f"alarms-{ep.key}", **kw)
+    StackDashboard(stack, "dashboard", stack=resolved)
     return stack.to_terraform()
 
 
@@ -279,14 +281,12 @@ def test_missing_component_resource_is_a_clear_error():
     from fastscale.stacks.resources.autoscaling import AppautoscalingTarget, AppautoscalingTargetProps
     from fastscale.stacks.scaling import EndpointScaling
 
-    config = load_config(MULTI_MODEL)
-    (names,) = all_endpoint_names(config)
+    (ep,) = resolve(load_config(MULTI_MODEL)).endpoints
     stack = ResourceStack(App(), "s")
     endpoint = AppautoscalingTarget(stack, "x", AppautoscalingTargetProps(
         service_namespace="sagemaker", scalable_dimension="d", resource_id="r", min_capacity=0, max_capacity=1))
     with pytest.raises(ValueError, match="no inference component resource for assist-llama3-8b, assist-mistral-7b"):
-        EndpointScaling(stack, "scaling", config=config, names=names, endpoint=endpoint,
-                        components={names.components[0].name: endpoint})
+        EndpointScaling(stack, "scaling", endpoint=ep, resource=endpoint, components={ep.components[0].name: endpoint})
 
 
 # --------------------------------------------------------------------------------------------- every example

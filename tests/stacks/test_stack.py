@@ -8,6 +8,7 @@ import stat
 import pytest
 
 from fastscale.infra.model.naming import TAG_ENDPOINT, TAG_STACK, all_endpoint_names, stack_name
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.model.state import StateLayoutError
 from tests.contract.schema_check import resource_schema
 from tests.stacks.conftest import component_config
@@ -116,8 +117,8 @@ def test_synthesis_is_deterministic(tmp_path, examples):
     from tests.conftest import EXAMPLES
 
     path = next(p for p in EXAMPLES if p.stem == "multi-model")
-    first = synthesize(load_config(path), tmp_path / "a" / "out", project_root=tmp_path / "a")
-    second = synthesize(load_config(path), tmp_path / "b", project_root=tmp_path)
+    first = synthesize(resolve(load_config(path)), tmp_path / "a" / "out", project_root=tmp_path / "a")
+    second = synthesize(resolve(load_config(path)), tmp_path / "b", project_root=tmp_path)
     a, b = _files(first.outdir), _files(second.outdir)
     assert set(a) == {first.stack_file.relative_to(first.outdir), first.outdir.joinpath("manifest.json").relative_to(first.outdir)}
     assert a == b

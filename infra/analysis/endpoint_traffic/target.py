@@ -2,7 +2,7 @@
 traffic is replayed on.
 
 ``--from-endpoint NAME`` is the endpoint's name in AWS, or the name of an endpoint of the file (whose name in
-AWS fastscale knows: ``infra.model.naming``). ``--component C`` names a component of the file; its metrics are
+AWS fastscale knows: the resolved stack, ``infra.model.resolved``). ``--component C`` names a component of the file; its metrics are
 read under its name in AWS.
 """
 
@@ -11,8 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fastscale.infra.analysis.endpoint_traffic.capture import TrafficInputError
-from fastscale.infra.config import EndpointSpec, FastscaleConfig
-from fastscale.infra.model.naming import component_name_of, endpoint_name_of
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedStack
 
 
 @dataclass(frozen=True)
@@ -25,47 +24,47 @@ class LiveTarget:
     notes: tuple[str, ...] = ()
 
 
-def _matching(config: FastscaleConfig, name: str) -> EndpointSpec | None:
-    return next((ep for ep in config.endpoints if name in (ep.name, endpoint_name_of(config.project, ep))), None)
+def _matching(stack: ResolvedStack, name: str) -> ResolvedEndpoint | None:
+    return next((ep for ep in stack.endpoints if name in (ep.key, ep.name)), None)
 
 
-def live_target(config: FastscaleConfig, name: str, endpoint: str | None = None, component: str | None = None) -> LiveTarget:
+def live_target(stack: ResolvedStack, name: str, endpoint: str | None = None, component: str | None = None) -> LiveTarget:
     """The live names to read and the file's workload to replay on; TrafficInputError when they disagree."""
     name = name.strip()
     if not name:
         raise TrafficInputError("give the endpoint's name", "--from-endpoint")
-    ep = _matching(config, name)
+    ep = _matching(stack, name)
     notes: list[str] = []
     if ep is not None:
-        live = endpoint_name_of(config.project, ep)
-        if endpoint is not None and endpoint != ep.name:
+        live = ep.name
+        if endpoint is not None and endpoint != ep.key:
             raise TrafficInputError(
-                f"{name} is the file's endpoint {ep.name!r}, not --endpoint {endpoint!r}: leave --endpoint out or "
+                f"{name} is the file's endpoint {ep.key!r}, not --endpoint {endpoint!r}: leave --endpoint out or "
                 "make them agree", "--endpoint")
     else:
         live = name
         if endpoint is not None:
-            ep = next((e for e in config.endpoints if e.name == endpoint), None)
-        elif len(config.endpoints) == 1:
-            ep = config.endpoints[0]
+            ep = next((e for e in stack.endpoints if e.key == endpoint), None)
+        elif len(stack.endpoints) == 1:
+            ep = stack.endpoints[0]
         if ep is not None:
             notes.append(f"{name} is not an endpoint of the file: its traffic is replayed on the file's endpoint "
-                         f"{ep.name!r}")
+                         f"{ep.key!r}")
     if ep is None:
         return LiveTarget(live, None, endpoint, component, 0, tuple(notes))
-    if not ep.inference_components:
+    if not ep.components:
         if component is not None:
-            raise TrafficInputError(f"the file's endpoint {ep.name!r} hosts a single model, not inference component "
+            raise TrafficInputError(f"the file's endpoint {ep.key!r} hosts a single model, not inference component "
                                     f"{component!r}", "--component")
-        return LiveTarget(live, None, ep.name, None, 0, tuple(notes))
-    names = [c.name for c in ep.inference_components]
+        return LiveTarget(live, None, ep.key, None, 0, tuple(notes))
+    names = [c.key for c in ep.components]
     if component is None:
         if len(names) > 1:
-            raise TrafficInputError(f"{ep.name!r} hosts {len(names)} inference components ({', '.join(names)}): choose "
+            raise TrafficInputError(f"{ep.key!r} hosts {len(names)} inference components ({', '.join(names)}): choose "
                                     "the one whose traffic to read with --component", "--component")
         component = names[0]
-    chosen = next((c for c in ep.inference_components if c.name == component), None)
+    chosen = next((c for c in ep.components if c.key == component), None)
     if chosen is None:
-        raise TrafficInputError(f"no inference component {component!r} on the file's endpoint {ep.name!r} (components: "
+        raise TrafficInputError(f"no inference component {component!r} on the file's endpoint {ep.key!r} (components: "
                                 f"{', '.join(names)})", "--component")
-    return LiveTarget(live, component_name_of(config.project, chosen), ep.name, chosen.name, len(names), tuple(notes))
+    return LiveTarget(live, chosen.name, ep.key, chosen.key, len(names), tuple(notes))

@@ -13,8 +13,7 @@ from typing import Any
 
 from fastscale.infra.analysis.estimate.params import EstimateParams, load_params
 from fastscale.infra.base import catalog
-from fastscale.infra.config import Capacity, EndpointSpec, FastscaleConfig
-from fastscale.infra.model import capacity
+from fastscale.infra.model.resolved import Count, ResolvedEndpoint, ResolvedStack
 
 MINUTE, HOUR = timedelta(minutes=1), timedelta(hours=1)
 
@@ -52,7 +51,7 @@ class EndpointCost:
     instance_type: str
     price_per_hour_usd: float | None  # None: no catalog price for this type
     price_is_estimate: bool
-    instances: Capacity
+    instances: Count
     hourly_usd: dict[str, float] | None  # min / initial / max capacity
     monthly_usd: float | None  # hours_at_max at max capacity every day, the rest at min
     idle_monthly_usd: dict[str, float] | None  # an endpoint with no traffic all month: min 1 vs min 0
@@ -115,7 +114,7 @@ def _usd(x: float) -> float:
 def endpoint_cost(
     name: str,
     instance_type: str,
-    instances: Capacity,
+    instances: Count,
     *,
     scale_to_zero_available: bool,
     hours_at_max_per_day: float,
@@ -159,12 +158,12 @@ def typical_month_usd(price: float, low: int, high: int, hours_at_max_per_day: f
     return price * (high * peak_hours + low * (month - peak_hours))
 
 
-def pool_costs(ep: EndpointSpec, hours_at_max_per_day: float, params: EstimateParams) -> tuple[PoolCost, ...]:
+def pool_costs(ep: ResolvedEndpoint, hours_at_max_per_day: float, params: EstimateParams) -> tuple[PoolCost, ...]:
     """The monthly figure of the endpoint on each of its instance pools (none without fallback pools)."""
-    if not capacity.has_pools(ep):
+    if not ep.has_pools:
         return ()
     out = []
-    for pool in capacity.pools_by_priority(ep):
+    for pool in ep.pools_by_priority:
         spec = catalog.get(pool.instance_type)
         price = spec.price_per_hour_usd if spec else None
         monthly = (_usd(typical_month_usd(price, ep.instances.min, ep.instances.max, hours_at_max_per_day, params))
@@ -173,7 +172,7 @@ def pool_costs(ep: EndpointSpec, hours_at_max_per_day: float, params: EstimatePa
     return tuple(out)
 
 
-def idle_tail(ep: EndpointSpec, price: float, params: EstimateParams) -> IdleTail | None:
+def idle_tail(ep: ResolvedEndpoint, price: float, params: EstimateParams) -> IdleTail | None:
     """The instances above the minimum stay until target tracking removes their copies and, on endpoints of
     inference components, managed instance scaling releases them after the scale-in policy's cooldown."""
     extra = ep.instances.max - ep.instances.min
@@ -181,9 +180,9 @@ def idle_tail(ep: EndpointSpec, price: float, params: EstimateParams) -> IdleTai
         return None
     s = params.scale_in
     detection = timedelta(seconds=s.detection_seconds.value) / MINUTE
-    default_release = s.default_cooldown_minutes.value if ep.uses_inference_components else 0.0
+    default_release = s.default_cooldown_minutes.value if ep.uses_components else 0.0
     release = default_release
-    if ep.uses_inference_components and ep.scale_in is not None and ep.scale_in.cooldown_minutes is not None:
+    if ep.uses_components and ep.scale_in is not None and ep.scale_in.cooldown_minutes is not None:
         release = ep.scale_in.cooldown_minutes
     days = params.cost.hours_per_month.value / 24
 
@@ -193,17 +192,18 @@ def idle_tail(ep: EndpointSpec, price: float, params: EstimateParams) -> IdleTai
     return IdleTail(detection + release, detection + default_release, monthly(detection + release), monthly(detection + default_release))
 
 
-def forced_instances(ep: EndpointSpec) -> Capacity:
+def forced_instances(ep: ResolvedEndpoint) -> Count:
     """The instances the endpoint runs: at least those its components' copies need (a copy takes its
     accelerators on one instance; SageMaker adds instances to place them), at min, initial and max."""
-    if not ep.inference_components:
+    if not ep.components:
         return ep.instances
 
     def need(key: str) -> int:
-        devices: int = sum(getattr(c.copies, key) * (c.resources.accelerators or 0) for c in ep.inference_components)
+        devices: int = sum(getattr(c.copies, key) * ((c.workload.resources and c.workload.resources.accelerators) or 0)
+                           for c in ep.components)
         return instances_for_devices(ep.instance_type, devices)
 
-    return Capacity(**{k: max(getattr(ep.instances, k), need(k)) for k in ("initial", "min", "max")})
+    return Count(**{k: max(getattr(ep.instances, k), need(k)) for k in ("initial", "min", "max")})
 
 
 def instances_for_devices(instance_type: str, devices: int) -> int:
@@ -237,23 +237,23 @@ def _notes(lines: list[EndpointCost]) -> tuple[str, ...]:
 
 
 def cost_config(
-    config: FastscaleConfig, hours_at_max_per_day: float | None = None, params: EstimateParams | None = None
+    stack: ResolvedStack, hours_at_max_per_day: float | None = None, params: EstimateParams | None = None
 ) -> CostReport:
     params = params or load_params()
     hours = _hours(hours_at_max_per_day, params)
     lines = []
-    for ep in config.endpoints:
+    for ep in stack.endpoints:
         instances = forced_instances(ep)
         line = endpoint_cost(
-            ep.name,
+            ep.key,
             ep.instance_type,
             instances,
-            scale_to_zero_available=ep.uses_inference_components,
+            scale_to_zero_available=ep.uses_components,
             hours_at_max_per_day=hours,
             params=params,
         )
         # Without auto scaling nothing scales in after a peak, so there is no idle tail to bill.
-        scales = any(w.autoscaling.enabled for _, w in ep.workloads())
+        scales = any(w.scaling.enabled for w in ep.workloads)
         tail = idle_tail(ep, line.price_per_hour_usd, params) if line.price_per_hour_usd is not None and scales else None
         if instances != ep.instances:
             line = dataclasses.replace(line, note="; ".join(filter(None, [line.note, (
@@ -276,7 +276,7 @@ def cost_what_if(
     line = endpoint_cost(
         "what-if",
         instance_type,
-        Capacity(initial=1, min=1, max=max_instances),
+        Count(initial=1, min=1, max=max_instances),
         scale_to_zero_available=True,
         hours_at_max_per_day=hours,
         params=params,

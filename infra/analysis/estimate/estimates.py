@@ -8,15 +8,15 @@ import dataclasses
 from fastscale.infra.analysis.estimate.fallback import fallback_scenario
 from fastscale.infra.analysis.estimate.params import EstimateParams, load_params
 from fastscale.infra.analysis.estimate.timeline import Scenario, WorkloadEstimate, scenarios, workload_inputs
-from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
+from fastscale.infra.model.resolved import ResolvedStack
 
 
-def estimate_config(config: FastscaleConfig, params: EstimateParams | None = None) -> list[WorkloadEstimate]:
+def estimate_config(stack: ResolvedStack, params: EstimateParams | None = None) -> list[WorkloadEstimate]:
     """One estimate per single-model endpoint and per inference component, in config order."""
     params = params or load_params()
     out = []
-    for ep in config.endpoints:
-        for _, workload in ep.workloads():
+    for ep in stack.endpoints:
+        for workload in ep.workloads:
             inputs, notes = workload_inputs(ep, workload, params)
             found: tuple[Scenario, ...] = ()
             found_p90: tuple[Scenario, ...] = ()
@@ -31,8 +31,8 @@ def estimate_config(config: FastscaleConfig, params: EstimateParams | None = Non
                 notes += fallback_notes
             out.append(
                 WorkloadEstimate(
-                    endpoint=ep.name,
-                    component=workload.name if isinstance(workload, InferenceComponentSpec) else None,
+                    endpoint=ep.key,
+                    component=workload.key if workload.is_component else None,
                     instance_type=ep.instance_type,
                     inputs=inputs,
                     scenarios=found,

@@ -20,26 +20,25 @@ from fastscale.infra.analysis.estimate.timeline import (
     uncached_fetch,
 )
 from fastscale.infra.base import catalog
-from fastscale.infra.config import EndpointSpec, InferenceComponentSpec, ModelSpec
-from fastscale.infra.model import capacity
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedWorkload
 
 SCENARIO = "capacity_fallback"
 
 
 def fallback_scenario(
-    ep: EndpointSpec, workload: ModelSpec | InferenceComponentSpec, inputs: WorkloadInputs, params: EstimateParams
+    ep: ResolvedEndpoint, workload: ResolvedWorkload, inputs: WorkloadInputs, params: EstimateParams
 ) -> tuple[Scenario | None, list[str]]:
     """The scenario (None when the endpoint has no fallback pool or it cannot be estimated) and notes."""
-    pool = capacity.next_pool(ep)
+    pool = ep.next_pool
     if pool is None:
         return None, []
     spec = catalog.get(pool.instance_type)
     if spec is None:
         return None, [f"capacity fallback not estimated: no accelerator catalog entry for {pool.instance_type}"]
-    on_pool = capacity.workload_on(pool, workload)
+    on_pool = ep.on_pool(workload, pool)
     model_gb = on_pool.model_size_gb if on_pool.model_size_gb is not None else inputs.model_size_gb
     image_gb = on_pool.image_size_gb if on_pool.image_size_gb is not None else inputs.image_size_gb
-    if isinstance(on_pool, InferenceComponentSpec):
+    if on_pool.resources is not None:
         accelerators = on_pool.resources.accelerators or 1
     else:
         accelerators = spec.accelerator_count
@@ -65,7 +64,7 @@ def fallback_scenario(
         f"{'s' if accelerators != 1 else ''}, model {model_gb:g} GB, image {image_gb:g} GB"
         + ("" if cached else ", image pulled (not in ECR)")
     ]
-    timeout = ep.capacity.provision_timeout
+    timeout = ep.provision_timeout
     if timeout is not None and wait + provisioning > timeout:
         notes.append(
             f"capacity fallback: {wait + provisioning:.0f} s of waiting and provisioning exceed the provision timeout "

@@ -17,8 +17,8 @@ from typing import Any
 from fastscale.infra.analysis.estimate.params import EstimateParams, load_params
 from fastscale.infra.base import catalog
 from fastscale.infra.base.artifacts import parse_image
-from fastscale.infra.config import Autoscaling, EndpointSpec, InferenceComponentSpec, ScaleFromZero
 from fastscale.infra.model.instance_fit import accelerator_architecture
+from fastscale.infra.model.resolved import SCALING_DEFAULTS, ResolvedEndpoint, ResolvedWorkload
 from fastscale.infra.rules._common import GIB_PER_GB, WEIGHTS_MAX_SHARE, cheapest_instance_for
 
 #: Phases in timeline order, with the words the human output uses.
@@ -323,7 +323,7 @@ def _unknown_type_reason(instance_type: str) -> str:
 
 
 def workload_inputs(
-    ep: EndpointSpec, workload: Any, params: EstimateParams
+    ep: ResolvedEndpoint, workload: ResolvedWorkload, params: EstimateParams
 ) -> tuple[WorkloadInputs | None, list[str]]:
     """The inputs for one single model or component of a config, or None and the reason it cannot be estimated."""
     spec = catalog.get(ep.instance_type)
@@ -346,20 +346,20 @@ def workload_inputs(
     ecr = image_is_ecr(workload.image)
     if not ecr:
         notes.append("container image caching does not apply: the image is not in Amazon ECR")
-    component = isinstance(workload, InferenceComponentSpec)
-    if component:
+    component = workload.is_component
+    if workload.resources is not None:
         accelerators = workload.resources.accelerators or 1
     else:
         accelerators = spec.accelerator_count
-    scaling: Autoscaling = workload.autoscaling
+    scaling = workload.scaling
     if not scaling.enabled:
         notes.append("auto scaling is disabled: capacity changes only when you change it, so there is no detection phase")
     zero = None
     copies_to_full, interval = 1, params.alarm_reinvoke_seconds.value
-    if component and workload.copies.min == 0 and scaling.enabled:
+    if component and scaling.scale_from_zero is not None:  # copies.min 0 with auto scaling on
         zero = (scaling.scale_from_zero.period, scaling.scale_from_zero.evaluation_periods)
         per_instance = max(1, spec.accelerator_count // accelerators)
-        copies_to_full = max(1, min(workload.copies.max, ep.instances.max * per_instance))
+        copies_to_full = max(1, min(scaling.count.max, ep.instances.max * per_instance))
         # An alarm in ALARM invokes its policy once a minute: a shorter step cooldown adds copies no faster.
         interval = float(max(scaling.scale_from_zero.cooldown, params.alarm_reinvoke_seconds.value))
     return (
@@ -370,7 +370,7 @@ def workload_inputs(
             accelerators=accelerators,
             model_size_gb=model_gb,
             image_size_gb=image_gb,
-            metric=scaling.metric if scaling.enabled else None,
+            metric=scaling.metric_setting if scaling.enabled else None,
             image_cacheable=ecr,  # `spec` exists, so the type has an accelerator
             data_cache=workload.data_cache if component else None,
             scale_from_zero=zero,
@@ -410,7 +410,6 @@ def what_if(
     if image_size_gb is None:
         image_size_gb = params.image.default_size_gb.value
         notes.append(f"image size not given: assumed {image_size_gb:g} GB (compressed)")
-    alarm = ScaleFromZero()
     inputs = WorkloadInputs(
         instance_type=spec.instance_type,
         family=spec.family,
@@ -418,10 +417,10 @@ def what_if(
         accelerators=accelerators or spec.accelerator_count,
         model_size_gb=model_size_gb,
         image_size_gb=image_size_gb,
-        metric=metric or Autoscaling().metric,
+        metric=metric or SCALING_DEFAULTS.metric_setting,
         image_cacheable=True,  # an accelerator type, and a what-if assumes the image is in ECR
         data_cache=data_cache,
-        scale_from_zero=(alarm.period, alarm.evaluation_periods),
+        scale_from_zero=(SCALING_DEFAULTS.scale_from_zero_period, SCALING_DEFAULTS.scale_from_zero_evaluation_periods),
     )
     slow = dataclasses.replace(inputs, percentile="p90")
     return WorkloadEstimate(

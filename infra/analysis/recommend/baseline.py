@@ -25,9 +25,11 @@ from fastscale.infra.analysis.simulate.build import SimulateInputError, select_w
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
 from fastscale.infra.analysis.simulate.requests.rates import Profile, copy_accelerators, service_rates
+from fastscale.infra.analysis.simulate.requests.replay import workload_config
 from fastscale.infra.analysis.simulate.requests.trace import RequestInputError
 from fastscale.infra.base import catalog
-from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec, parse_path
+from fastscale.infra.config import FastscaleConfig, parse_path
+from fastscale.infra.model.resolved import resolve
 
 #: Hours in a month of on-demand instance use: the estimate's.
 HOURS_PER_MONTH = load_estimate_params().cost.hours_per_month.value
@@ -94,13 +96,12 @@ def evaluate_baseline(
         keys.update(dict.fromkeys(c.settings))
     settings = {k: current_value(config, k) for k in keys}
     try:
-        selection = select_workloads(config, search.endpoint, search.component, sim=params)
+        stack = resolve(config)
+        selection = select_workloads(stack, search.endpoint, search.component, sim=params)
         if not selection.workloads:
             raise SimulateInputError("; ".join(selection.skipped) or "nothing to simulate")
         workload = selection.workloads[0]
-        ep = next(e for e in config.endpoints if e.name == search.endpoint)
-        w = ep.model if search.component is None else next(
-            c for c in ep.inference_components if c.name == search.component)
+        ep, w = workload_config(stack, workload)
         rates = service_rates(ep, w, workload.capacity, params, profile,
                               mean_request_tokens=search.trace.mean_request_tokens,
                               mean_context_tokens=search.trace.mean_context_tokens)
@@ -108,7 +109,7 @@ def evaluate_baseline(
         return Baseline(settings, None, str(exc))
     spec = catalog.get(ep.instance_type)
     per_instance = 1
-    if isinstance(w, InferenceComponentSpec) and spec is not None:
+    if w.is_component and spec is not None:
         per_instance = max(1, spec.accelerator_count // max(1, copy_accelerators(ep, w)))
     as_is = Candidate(-1, {}, ep.instance_type, per_instance, rates)
     outcome = evaluate(search, as_is, params)

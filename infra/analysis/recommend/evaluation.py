@@ -33,6 +33,7 @@ from fastscale.infra.analysis.simulate.params import load_params as load_simulat
 from fastscale.infra.analysis.simulate.requests.replay import FailureLimitExceeded, simulate_requests
 from fastscale.infra.analysis.simulate.spec import SimSpec
 from fastscale.infra.config import ConfigError
+from fastscale.infra.model.resolved import resolve
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _spec(search: Search, candidate: Candidate, params: SimulateParams | None) -
     """The candidate's simulation input, or its outcome when its config does not load."""
     try:
         config = candidate_config(search.data, candidate.settings)
-        selection = select_workloads(config, search.endpoint, search.component, sim=params)
+        selection = select_workloads(resolve(config), search.endpoint, search.component, sim=params)
         if not selection.workloads:
             raise SimulateInputError("; ".join(selection.skipped))
         workload: Workload = selection.workloads[0]

@@ -22,7 +22,7 @@ from fastscale.infra.analysis.simulate.params import load_params as load_simulat
 from fastscale.infra.analysis.simulate.requests.rates import Profile, ServiceRates, service_rates
 from fastscale.infra.analysis.simulate.requests.trace import RequestInputError, RequestTrace
 from fastscale.infra.base import catalog
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedStack, ResolvedWorkload
 
 #: Share of an accelerator's memory the weights may take (the rest is the KV cache): as rule FS008 warns.
 WEIGHTS_MAX_SHARE = 0.90
@@ -71,10 +71,10 @@ class Search:
     notes: tuple[str, ...] = ()
 
 
-def _select(config: FastscaleConfig, endpoint: str | None, component: str | None) -> tuple[int, int | None]:
+def _select(stack: ResolvedStack, endpoint: str | None, component: str | None) -> tuple[int, int | None]:
     """(endpoint index, component index or None) of the one workload to tune."""
     try:
-        selection = select_workloads(config, endpoint, component)
+        selection = select_workloads(stack, endpoint, component)
     except SimulateInputError as exc:
         raise RecommendInputError(str(exc), exc.option) from None
     chosen = list(selection.workloads)
@@ -87,9 +87,9 @@ def _select(config: FastscaleConfig, endpoint: str | None, component: str | None
             "--component" if endpoint else "--endpoint",
         )
     w = chosen[0]
-    i = next(n for n, ep in enumerate(config.endpoints) if ep.name == w.endpoint)
+    i = next(n for n, ep in enumerate(stack.endpoints) if ep.key == w.endpoint)
     j = None if w.component is None else next(
-        n for n, c in enumerate(config.endpoints[i].inference_components) if c.name == w.component)
+        n for n, c in enumerate(stack.endpoints[i].components) if c.key == w.component)
     return i, j
 
 
@@ -107,7 +107,7 @@ def _accelerator_options(instance: catalog.InstanceSpec, model_size_gb: float | 
 
 
 def _shapes(
-    ep: EndpointSpec, w: Any, given: Sequence[str] | None, max_shapes: int, trace: RequestTrace, capacity: float,
+    ep: ResolvedEndpoint, w: ResolvedWorkload, given: Sequence[str] | None, max_shapes: int, trace: RequestTrace, capacity: float,
     params: SimulateParams, profile: Profile | None, notes: list[str],
 ) -> list[tuple[catalog.InstanceSpec, int, ServiceRates]]:
     """(instance type, accelerators per copy, a copy's rates) to search.
@@ -117,8 +117,8 @@ def _shapes(
     and count (a larger size of the same GPUs costs more for the same speed), ranked by what the busiest
     minute of the trace would cost on them, the best ``max_shapes`` plus the configured shape.
     """
-    is_component = isinstance(w, InferenceComponentSpec)
-    configured_acc = w.resources.accelerators if isinstance(w, InferenceComponentSpec) else None
+    is_component = w.is_component
+    configured_acc = w.resources.accelerators if w.resources is not None else None
     configured = catalog.get(ep.instance_type)
 
     def options(spec: catalog.InstanceSpec) -> list[int]:
@@ -156,7 +156,7 @@ def _shapes(
         return out
     if configured is None:
         raise RecommendInputError(f"{ep.instance_type} is not in the catalog: give --instance-types", "--instance-types")
-    if len(ep.inference_components) > 1 or w.model_size_gb is None:
+    if len(ep.components) > 1 or w.model_size_gb is None:
         notes.append(f"the instance type stays {ep.instance_type}: "
                      + ("the endpoint hosts other components" if w.model_size_gb is not None else "model_size_gb is not set"))
         pool = [configured]
@@ -228,7 +228,7 @@ def copies_needed(trace: RequestTrace, rates: ServiceRates) -> int:
 
 
 def build_search(
-    config: FastscaleConfig,
+    stack: ResolvedStack,
     data: dict[str, Any],
     trace: RequestTrace,
     *,
@@ -240,22 +240,23 @@ def build_search(
     timeout: float | None = None,
     max_shapes: int = DEFAULT_MAX_SHAPES,
 ) -> Search:
-    """Every candidate for the one selected workload of ``config`` (``data`` is the file's YAML data)."""
+    """Every candidate for the one selected workload of ``stack`` (``data`` is the file's YAML data, which the
+    candidates' settings edit)."""
     params = params or load_simulate_params()
-    i, j = _select(config, endpoint, component)
-    ep = config.endpoints[i]
-    w: ModelSpec | InferenceComponentSpec | None = ep.model if j is None else ep.inference_components[j]
+    i, j = _select(stack, endpoint, component)
+    ep = stack.endpoints[i]
+    w = ep.model if j is None else ep.components[j].workload
     assert w is not None
     is_component = j is not None
-    name = w.name if isinstance(w, InferenceComponentSpec) else None
-    ep_path = f"endpoints[{i}]"
-    w_path = f"{ep_path}.model" if j is None else f"{ep_path}.inference_components[{j}]"
+    name = w.key if w.is_component else None
+    ep_path = ep.path
+    w_path = f"{ep_path}.{w.path}"
     notes: list[str] = []
-    if not w.autoscaling.enabled:
+    if not w.scaling.enabled:
         notes.append("auto scaling is disabled in the file: the candidates turn it on (autoscaling.enabled)")
-    workload = select_workloads(config, ep.name, name).workloads[0]
+    workload = select_workloads(stack, ep.key, name).workloads[0]
     capacity = workload.capacity
-    others = [o for o in ep.inference_components if o is not w]
+    others = [c.workload for c in ep.components if c.workload is not w]
     shapes = _shapes(ep, w, instance_types, max_shapes, trace, capacity, params, profile, notes)
     candidates: list[Candidate] = []
     minimums = COMPONENT_MINIMUMS if is_component else MODEL_MINIMUMS
@@ -276,7 +277,7 @@ def build_search(
                 continue
             settings = dict(shared)
             settings.update(_count_settings(lo, hi, per_instance, is_component, w_path, ep_path, others))
-            if not w.autoscaling.enabled:
+            if not w.scaling.enabled:
                 settings[f"{scaling}.enabled"] = True
             settings[f"{scaling}.target_concurrency"] = round(fraction * busy_at, 2)
             settings[f"{scaling}.metric"] = metric
@@ -286,24 +287,26 @@ def build_search(
     if not candidates:
         raise RecommendInputError("no candidate to simulate: " + "; ".join(notes or ["no instance type fits the model"]))
     limit = params.requests.invocation_timeout_seconds.value if timeout is None else timeout
-    return Search(data, ep.name, name, w_path, trace, tuple(candidates), ep.routing_in_effect, limit, tuple(notes))
+    return Search(data, ep.key, name, w_path, trace, tuple(candidates), ep.routing.in_effect, limit, tuple(notes))
 
 
 def _fixed_settings(
-    ep: EndpointSpec, w: Any, spec: catalog.InstanceSpec, acc: int, rates: ServiceRates, w_path: str, ep_path: str,
-    is_component: bool, others: list[InferenceComponentSpec],
+    ep: ResolvedEndpoint, w: ResolvedWorkload, spec: catalog.InstanceSpec, acc: int, rates: ServiceRates, w_path: str,
+    ep_path: str, is_component: bool, others: list[ResolvedWorkload],
 ) -> tuple[dict[str, Any], int] | None:
     """Settings every candidate on this type and accelerator count shares, and its copies per instance."""
     settings: dict[str, Any] = {f"{ep_path}.instance_type": spec.instance_type}
     per_instance = 1
     if is_component:
         res = w.resources
+        assert res is not None, "a component reserves resources"
         per_instance = spec.accelerator_count // acc
         host_mb = int(spec.memory_gib * 1024 * HOST_MEMORY_SHARE)
         # Other components keep their reservations: this one gets what is left per instance.
         if others:
-            per_instance = max(0, (spec.accelerator_count - sum(o.resources.accelerators or 0 for o in others)) // acc)
-            host_mb -= sum(o.resources.memory_mb for o in others)
+            reserved = [o.resources for o in others if o.resources is not None]
+            per_instance = max(0, (spec.accelerator_count - sum(r.accelerators or 0 for r in reserved)) // acc)
+            host_mb -= sum(r.memory_mb for r in reserved)
         if per_instance < 1:
             return None
         memory = min(res.memory_mb, host_mb // per_instance)
@@ -329,15 +332,15 @@ def _fixed_settings(
 
 
 def _count_settings(
-    lo: int, hi: int, per_instance: int, is_component: bool, w_path: str, ep_path: str, others: list[InferenceComponentSpec]
+    lo: int, hi: int, per_instance: int, is_component: bool, w_path: str, ep_path: str, others: list[ResolvedWorkload]
 ) -> dict[str, Any]:
     if not is_component:
         return {f"{ep_path}.instances.min": lo, f"{ep_path}.instances.max": hi,
                 f"{ep_path}.instances.initial": max(lo, 1)}
     initial = max(1, lo)
-    other_min = sum(o.copies.min for o in others)
-    other_max = sum(o.copies.max for o in others)
-    other_initial = sum(o.copies.initial for o in others)
+    other_min = sum(o.scaling.count.min for o in others)
+    other_max = sum(o.scaling.count.max for o in others)
+    other_initial = sum(o.scaling.count.initial for o in others)
     # One instance more than the copies need at their maximum: room for a rolling update's new batch (FS045).
     return {
         f"{w_path}.copies.min": lo,

@@ -26,8 +26,7 @@ from fastscale.infra.analysis.simulate.spec import Alarm, ScaleFromZero, SimSpec
 from fastscale.infra.analysis.simulate.traffic import Traffic
 from fastscale.infra.base import catalog
 from fastscale.infra.base.catalog import InstanceSpec
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
-from fastscale.infra.model import capacity
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedStack, ResolvedWorkload, Resources
 
 
 class SimulateInputError(ValueError):
@@ -160,21 +159,21 @@ class WorkloadSimulation:
 # --------------------------------------------------------------------------------------------- specs
 
 
-def _fits(instance: InstanceSpec, c: InferenceComponentSpec) -> int:
-    """Copies of ``c`` one instance holds: the tightest of accelerators, memory and vCPUs."""
-    limits = [math.floor(instance.memory_gib * 1024 / c.resources.memory_mb)]
-    if c.resources.accelerators:
-        limits.append(instance.accelerator_count // c.resources.accelerators)
-    if c.resources.cpus:
-        limits.append(math.floor(instance.vcpus / c.resources.cpus))
+def _fits(instance: InstanceSpec, c: Resources) -> int:
+    """Copies reserving ``c`` one instance holds: the tightest of accelerators, memory and vCPUs."""
+    limits = [math.floor(instance.memory_gib * 1024 / c.memory_mb)]
+    if c.accelerators:
+        limits.append(instance.accelerator_count // c.accelerators)
+    if c.cpus:
+        limits.append(math.floor(instance.vcpus / c.cpus))
     return max(0, int(min(limits)))
 
 
-def _slots_of(other: InferenceComponentSpec, c: InferenceComponentSpec) -> float:
-    """How many of ``c``'s slots one copy of ``other`` takes (its largest resource share)."""
-    ratios = [other.resources.memory_mb / c.resources.memory_mb]
-    if other.resources.accelerators and c.resources.accelerators:
-        ratios.append(other.resources.accelerators / c.resources.accelerators)
+def _slots_of(other: Resources, c: Resources) -> float:
+    """How many slots of a copy reserving ``c`` one copy reserving ``other`` takes (its largest resource share)."""
+    ratios = [other.memory_mb / c.memory_mb]
+    if other.accelerators and c.accelerators:
+        ratios.append(other.accelerators / c.accelerators)
     return max(ratios)
 
 
@@ -204,7 +203,7 @@ def _timings(inputs: WorkloadInputs, layers: Layers, est: EstimateParams, percen
     )
 
 
-def unit_capacity(ep: EndpointSpec, w: Any, sim: SimulateParams) -> tuple[float, str | None]:
+def unit_capacity(ep: ResolvedEndpoint, w: ResolvedWorkload, sim: SimulateParams) -> tuple[float, str | None]:
     """Concurrent requests one copy (one instance of a single-model endpoint) runs at once, beyond which requests
     queue, and a note saying where the figure comes from when the config does not give it.
 
@@ -219,7 +218,7 @@ def unit_capacity(ep: EndpointSpec, w: Any, sim: SimulateParams) -> tuple[float,
         slots, why = found
         return float(slots), (f"serving.max_concurrency not set: a copy runs up to {slots} requests at once ({why}); "
                               "measure it with a load test of one copy, or give serving.model_shape")
-    capacity = float(w.autoscaling.target_concurrency) / sim.capacity.default_target_fraction.value
+    capacity = float(w.scaling.target_concurrency) / sim.capacity.default_target_fraction.value
     return capacity, (
         f"serving.max_concurrency not set and the KV cache cannot be sized (model_size_gb or the accelerator unknown): "
         f"a copy is assumed to saturate at {capacity:g} concurrent requests (target / "
@@ -228,35 +227,37 @@ def unit_capacity(ep: EndpointSpec, w: Any, sim: SimulateParams) -> tuple[float,
 
 
 def _workload(
-    ep: EndpointSpec,
-    w: Any,
-    others: list[InferenceComponentSpec],
+    ep: ResolvedEndpoint,
+    w: ResolvedWorkload,
+    others: list[ResolvedWorkload],
     est: EstimateParams,
     sim: SimulateParams,
     percentile: str = "p50",
 ) -> Workload:
-    component = isinstance(w, InferenceComponentSpec)
-    where = ep.name + (f" / {w.name}" if component else "")
+    component = w.resources is not None
+    where = ep.key + (f" / {w.key}" if component else "")
     inputs, notes = workload_inputs(ep, w, est)
     if inputs is None:
         raise SimulateInputError(f"{where}: cannot be simulated: {'; '.join(n.removeprefix('not estimated: ') for n in notes)}")
     instance = catalog.get(ep.instance_type)
     assert instance is not None  # workload_inputs found it
-    scaling = w.autoscaling
+    scaling = w.scaling
     notes = [n for n in notes if not n.startswith("auto scaling is disabled")]
-    if component:
-        per_instance = _fits(instance, w)
+    if w.resources is not None:
+        per_instance = _fits(instance, w.resources)
         if per_instance < 1:
             raise SimulateInputError(
                 f"{where}: one copy needs more than one {ep.instance_type} has (resources), so no copy can be placed; "
                 "lower the component's resources or choose a larger instance type"
             )
-        reserved = math.ceil(sum(o.copies.min * _slots_of(o, w) for o in others) - 1e-9)
+        resources = w.resources
+        reserved = math.ceil(sum(o.scaling.count.min * _slots_of(o.resources, resources)
+                                 for o in others if o.resources is not None) - 1e-9)
         if reserved:
             notes.append(f"the endpoint's other components keep their minimum copies: {reserved} slot(s) held")
-        units = (w.copies.min, w.copies.max)
+        units = (scaling.count.min, scaling.count.max)
         instances = (ep.instances.min, ep.instances.max)
-        initial = w.copies.initial
+        initial = scaling.count.initial
         room = instances[1] * per_instance - reserved
         max_units = max(0, min(units[1], room))
         if room < units[1]:
@@ -275,14 +276,14 @@ def _workload(
     if capacity_note:
         notes.append(capacity_note)
     configured = Layers(
-        high_resolution=scaling.metric == "high_resolution",
+        high_resolution=scaling.metric_setting == "high_resolution",
         data_cache=w.data_cache if component else None,
         image_cache=inputs.image_cacheable,
         warm_minimum=(units[0] >= 1) if component else None,
     )
     target = scaling.target_concurrency
     invocations_target = None
-    if scaling.metric == "invocations" and scaling.target_invocations is not None:
+    if scaling.metric_setting == "invocations" and scaling.target_invocations is not None:
         invocations_target = float(scaling.target_invocations)
         service = sim.default_service_time_seconds.value
         target = invocations_target / 60 * service
@@ -292,7 +293,7 @@ def _workload(
             f"= {invocations_target:g} / 60 s x the traffic's mean service time ({target:g} at the default "
             f"{service:g} s per request)"
         )
-    elif scaling.metric == "invocations":
+    elif scaling.metric_setting == "invocations":
         notes.append(
             "metric: invocations is simulated as the concurrency target read at 60-second resolution; the "
             "real InvocationsPer* metric counts requests per minute, so set its target in those units "
@@ -309,7 +310,7 @@ def _workload(
                 u_min, i_min = 0, 0
         zero = None
         if component and scaling.enabled and u_min == 0:
-            z = scaling.scale_from_zero
+            z = scaling.zero_alarm
             zero = ScaleFromZero(Alarm(z.period, z.evaluation_periods), z.cooldown)
         return SimSpec(
             target=target,
@@ -340,8 +341,8 @@ def _workload(
     fallback_spec, fallback_type = _fallback(ep, w, inputs, est, lambda: spec(configured), per_instance, notes)
 
     return Workload(
-        endpoint=ep.name,
-        component=w.name if component else None,
+        endpoint=ep.key,
+        component=w.key if component else None,
         instance_type=ep.instance_type,
         inputs=inputs,
         layers=configured,
@@ -360,8 +361,8 @@ def _workload(
 
 
 def _fallback(
-    ep: EndpointSpec,
-    w: Any,
+    ep: ResolvedEndpoint,
+    w: ResolvedWorkload,
     inputs: WorkloadInputs,
     est: EstimateParams,
     configured_spec: Callable[[], SimSpec],
@@ -379,11 +380,11 @@ def _fallback(
     notes.extend(scenario_notes)
     if scenario is None:
         return None, None
-    pool = capacity.next_pool(ep)
+    pool = ep.next_pool
     pool_instance = catalog.get(pool.instance_type) if pool else None
     assert pool is not None and pool_instance is not None  # fallback_scenario found both
-    on_pool = capacity.workload_on(pool, w)
-    pool_per_instance = _fits(pool_instance, on_pool) if isinstance(on_pool, InferenceComponentSpec) else 1
+    on_pool = ep.on_pool(w, pool)
+    pool_per_instance = _fits(pool_instance, on_pool.resources) if on_pool.resources is not None else 1
     if pool_per_instance < 1:
         notes.append(f"capacity fallback not simulated: one copy does not fit {pool.instance_type}")
         return None, None
@@ -419,7 +420,7 @@ class Selection:
 
 
 def select_workloads(
-    config: FastscaleConfig,
+    stack: ResolvedStack,
     endpoint: str | None = None,
     component: str | None = None,
     est: EstimateParams | None = None,
@@ -434,14 +435,14 @@ def select_workloads(
     """
     est = est or load_estimate_params()
     sim = sim or load_simulate_params()
-    names = [ep.name for ep in config.endpoints]
+    names = [ep.key for ep in stack.endpoints]
     if endpoint is not None and endpoint not in names:
         raise SimulateInputError(f"no endpoint {endpoint!r} in the file (endpoints: {', '.join(names)})", "--endpoint")
     if component is not None:
-        owners = [ep for ep in config.endpoints if any(c.name == component for c in ep.inference_components)]
-        owners = [ep for ep in owners if endpoint is None or ep.name == endpoint]
+        owners = [ep for ep in stack.endpoints if any(c.key == component for c in ep.components)]
+        owners = [ep for ep in owners if endpoint is None or ep.key == endpoint]
         if not owners:
-            known = [c.name for ep in config.endpoints if endpoint in (None, ep.name) for c in ep.inference_components]
+            known = [c.key for ep in stack.endpoints if endpoint in (None, ep.key) for c in ep.components]
             scope = f"endpoint {endpoint!r}" if endpoint else "the file"
             raise SimulateInputError(
                 f"no inference component {component!r} in {scope}"
@@ -451,22 +452,22 @@ def select_workloads(
     out: list[Workload] = []
     skipped: list[str] = []
 
-    def add(ep: EndpointSpec, w: Any, others: list[InferenceComponentSpec]) -> None:
+    def add(ep: ResolvedEndpoint, w: ResolvedWorkload, others: list[ResolvedWorkload]) -> None:
         try:
             out.append(_workload(ep, w, others, est, sim, cold_start))
         except SimulateInputError as exc:
             skipped.append(str(exc))
 
-    for ep in config.endpoints:
-        if endpoint is not None and ep.name != endpoint:
+    for ep in stack.endpoints:
+        if endpoint is not None and ep.key != endpoint:
             continue
         if ep.model is not None:
             if component is None:
                 add(ep, ep.model, [])
             continue
-        for c in ep.inference_components:
-            if component is None or c.name == component:
-                add(ep, c, [o for o in ep.inference_components if o is not c])
+        for c in ep.components:
+            if component is None or c.key == component:
+                add(ep, c.workload, [o.workload for o in ep.components if o is not c])
     return Selection(tuple(out), tuple(skipped))
 
 

@@ -7,7 +7,7 @@ Stubber-wrapped ones) into an :class:`AwsClients`. Also the paging helpers every
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import boto3
 from botocore.client import BaseClient
@@ -125,9 +125,20 @@ def for_config(config: FastscaleConfig) -> AwsClients:
                       send_credentials=config.sends_credentials_to_endpoint)
 
 
-def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
-    """Turn the ``clients=`` argument of the public functions into an AwsClients; ``target`` is the config
-    (its region and emulator URL) or just a region."""
+class ClientTarget(Protocol):
+    """Where clients go: a region and the emulator URL (a config, or the stack resolved from it)."""
+
+    @property
+    def region(self) -> str: ...
+    @property
+    def endpoint_url(self) -> str | None: ...
+    @property
+    def sends_credentials_to_endpoint(self) -> bool: ...
+
+
+def resolve(clients: ClientsArg, target: str | ClientTarget) -> AwsClients:
+    """Turn the ``clients=`` argument of the public functions into an AwsClients; ``target`` is the config or
+    the resolved stack (its region and emulator URL) or just a region."""
     if isinstance(clients, AwsClients):
         return clients
     if isinstance(target, str):

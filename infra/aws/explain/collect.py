@@ -33,7 +33,7 @@ from fastscale.infra.base.aws_facts import (
     NS_INVOCATIONS,
     SERVICE_NAMESPACE,
 )
-from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import ResolvedStack
 
 
 def parse_activity(raw: dict[str, Any]) -> Activity:
@@ -251,7 +251,7 @@ def _query(qid: str, metric: str, dims: list[dict[str, str]], stat: str, period:
 
 @translate_errors
 def collect(
-    config: FastscaleConfig,
+    stack: ResolvedStack,
     clients: ClientsArg = None,
     *,
     since: timedelta,
@@ -264,6 +264,6 @@ def collect(
     Raises TargetSelectionError for names not in the config (before any AWS call) and AwsError when AWS
     cannot be used at all.
     """
-    specs = targets_of(config, endpoint, component)
-    collector = _Collector(resolve(clients, config), Window(now - since, now))
+    specs = targets_of(stack, endpoint, component)
+    collector = _Collector(resolve(clients, stack), Window(now - since, now))
     return [collector.evidence(s) for s in specs]

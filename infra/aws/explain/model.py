@@ -15,11 +15,10 @@ from fastscale.infra.base.aws_facts import (
     COMPONENT_COPIES,
     VARIANT_INSTANCES,
 )
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model import capacity
-from fastscale.infra.model.detection import ScalingMetric, scaling_metric
-from fastscale.infra.model.instance_fit import Candidate, fallback_candidates
-from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.detection import ScalingMetric
+from fastscale.infra.model.instance_fit import Candidate
+from fastscale.infra.model.resolved import FALLBACK_SUGGESTIONS as FALLBACK_SUGGESTIONS
+from fastscale.infra.model.resolved import ResolvedStack
 
 INVOCATIONS_METRIC = "Invocations"
 
@@ -27,9 +26,6 @@ INVOCATIONS_METRIC = "Invocations"
 #: stay for 3 hours: HIGH_RESOLUTION_RETENTION.)
 MAX_WINDOW = MINUTE_RETENTION
 DEFAULT_SINCE = "3h"
-#: How many fallback types an insufficient-capacity finding names.
-FALLBACK_SUGGESTIONS = 3
-
 
 # --------------------------------------------------------------------------------------------- window
 
@@ -111,56 +107,54 @@ class TargetSelectionError(ValueError):
     """--endpoint / --component name nothing in the config (bad input)."""
 
 
-def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: str | None = None) -> list[TargetSpec]:
+def targets_of(stack: ResolvedStack, endpoint: str | None = None, component: str | None = None) -> list[TargetSpec]:
     """Every scalable target the stack registers, optionally only one endpoint's or one component's."""
-    if endpoint is not None and endpoint not in {e.name for e in config.endpoints}:
+    if endpoint is not None and endpoint not in {e.key for e in stack.endpoints}:
         raise TargetSelectionError(
-            f"no endpoint {endpoint!r} in the config (it has: {', '.join(e.name for e in config.endpoints)})"
+            f"no endpoint {endpoint!r} in the config (it has: {', '.join(e.key for e in stack.endpoints)})"
         )
-    known_components = [c.name for e in config.endpoints for c in e.inference_components
-                        if endpoint is None or e.name == endpoint]
+    known_components = [c.key for e in stack.endpoints for c in e.components
+                        if endpoint is None or e.key == endpoint]
     if component is not None and component not in known_components:
         where = f"endpoint {endpoint!r}" if endpoint else "the config"
         raise TargetSelectionError(
             f"no inference component {component!r} in {where} (it has: {', '.join(known_components) or 'none'})"
         )
     out: list[TargetSpec] = []
-    for i, (ep, names) in enumerate(zip(config.endpoints, all_endpoint_names(config))):
-        if endpoint is not None and ep.name != endpoint:
+    for ep in stack.endpoints:
+        if endpoint is not None and ep.key != endpoint:
             continue
-        ep_path = f"endpoints[{i}]"
-        operational = tuple(names.alarms.values())
-        fallback = tuple(fallback_candidates(ep, exclude=capacity.instance_types(ep), n=FALLBACK_SUGGESTIONS))
+        operational = tuple(ep.alarms.names.values())
         if ep.model is not None:
-            if component is None and ep.model.autoscaling.enabled:
+            s = ep.model.scaling
+            if component is None and s.enabled:
                 out.append(TargetSpec(
-                    kind="variant", label=ep.name, config_path=f"{ep_path}.model", resource_id=names.resource_id,
-                    dimension=VARIANT_INSTANCES, endpoint=names.endpoint, variant=names.variant, component=None,
-                    instance_type=ep.instance_type, capacity_min=ep.instances.min, capacity_max=ep.instances.max,
-                    instances_max=ep.instances.max, endpoint_path=ep_path,
-                    metric=scaling_metric("model", ep.model.autoscaling),
-                    target_value=ep.model.autoscaling.tracking_target,
-                    target_tracking_policy=names.target_tracking_policy, operational_alarms=operational,
-                    model_download_timeout=ep.model.model_download_timeout or ep.model_download_timeout,
-                    startup_health_check_timeout=ep.model.startup_health_check_timeout or ep.startup_health_check_timeout,
-                    fallback=fallback,
+                    kind="variant", label=ep.key, config_path=f"{ep.path}.model", resource_id=s.resource_id,
+                    dimension=VARIANT_INSTANCES, endpoint=ep.name, variant=ep.variant, component=None,
+                    instance_type=ep.instance_type, capacity_min=s.count.min, capacity_max=s.count.max,
+                    instances_max=ep.instances.max, endpoint_path=ep.path, metric=s.metric, target_value=s.target,
+                    target_tracking_policy=s.policy, operational_alarms=operational,
+                    model_download_timeout=ep.model.download_timeout,
+                    startup_health_check_timeout=ep.model.health_check_timeout,
+                    fallback=ep.fallback_candidates,
                 ))
             continue
-        for j, (spec, c) in enumerate(zip(ep.inference_components, names.components)):
-            if (component is not None and spec.name != component) or not spec.autoscaling.enabled:
+        for c in ep.components:
+            s = c.scaling
+            if (component is not None and c.key != component) or not s.enabled:
                 continue
+            zero = s.scale_from_zero
             out.append(TargetSpec(
-                kind="component", label=f"{ep.name}/{spec.name}", config_path=f"{ep_path}.inference_components[{j}]",
-                resource_id=c.resource_id, dimension=COMPONENT_COPIES, endpoint=names.endpoint,
-                variant=names.variant, component=c.name, instance_type=ep.instance_type,
-                capacity_min=spec.copies.min, capacity_max=spec.copies.max, instances_max=ep.instances.max,
-                endpoint_path=ep_path, metric=scaling_metric("component", spec.autoscaling),
-                target_value=spec.autoscaling.tracking_target, target_tracking_policy=c.target_tracking_policy,
-                scale_from_zero_policy=c.scale_from_zero_policy, scale_from_zero_alarm=c.scale_from_zero_alarm,
+                kind="component", label=f"{ep.key}/{c.key}", config_path=f"{ep.path}.{c.path}",
+                resource_id=s.resource_id, dimension=COMPONENT_COPIES, endpoint=ep.name,
+                variant=ep.variant, component=c.name, instance_type=ep.instance_type,
+                capacity_min=s.count.min, capacity_max=s.count.max, instances_max=ep.instances.max,
+                endpoint_path=ep.path, metric=s.metric, target_value=s.target, target_tracking_policy=s.policy,
+                scale_from_zero_policy=zero.policy if zero else None, scale_from_zero_alarm=zero.alarm if zero else None,
                 stuck_at_zero_alarm=c.stuck_at_zero_alarm, operational_alarms=operational,
-                model_download_timeout=spec.model_download_timeout or ep.model_download_timeout,
-                startup_health_check_timeout=spec.startup_health_check_timeout or ep.startup_health_check_timeout,
-                fallback=fallback,
+                model_download_timeout=c.workload.download_timeout,
+                startup_health_check_timeout=c.workload.health_check_timeout,
+                fallback=ep.fallback_candidates,
             ))
     return out
 

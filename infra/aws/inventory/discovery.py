@@ -36,7 +36,6 @@ from fastscale.infra.model.naming import (
     TAG_REGION,
     TAG_STACK,
     component_resource_id,
-    dashboard_name,
     dashboard_owner,
     execution_role_name,
     former_execution_role_name,
@@ -54,7 +53,7 @@ def _endpoint_detail(status: str) -> str:
 
 def discover_endpoints(scan: Scan) -> None:
     exact = scan.wanted("endpoint")
-    scan.checked("endpoints " + ", ".join(n.endpoint for n in scan.names) + " (any case) and endpoints tagged with the stack")
+    scan.checked("endpoints " + ", ".join(n.name for n in scan.names) + " (any case) and endpoints tagged with the stack")
     for item, how in scan.sagemaker_candidates("endpoint", "list_endpoints", "Endpoints", "EndpointName", "EndpointArn", exact, []):
         arn, status = item["EndpointArn"], item.get("EndpointStatus", "")
         scan.add(
@@ -114,7 +113,7 @@ def discover_components(scan: Scan) -> None:
 
 
 def _endpoint_prefixes(scan: Scan) -> list[str]:
-    names = [n.endpoint for n in scan.names] + scan.owned_names("endpoint")
+    names = [n.name for n in scan.names] + scan.owned_names("endpoint")
     return list(dict.fromkeys(f"{n.lower()}-" for n in names))
 
 
@@ -134,7 +133,7 @@ def discover_endpoint_configs(scan: Scan) -> None:
 def discover_models(scan: Scan) -> None:
     exact = scan.wanted("model")
     # Models of an older content digest (the name ends with a new digest when the image or data change).
-    bases = [n.endpoint for n in scan.names if n.model] + [c.name for n in scan.names for c in n.components]
+    bases = [n.name for n in scan.names if n.model] + [c.name for n in scan.names for c in n.components]
     bases += scan.owned_names("endpoint") + scan.owned_names("inference-component")
     prefixes = list(dict.fromkeys(f"{b.lower()}-" for b in bases))
     scan.checked("models " + ", ".join(exact) + ", older digests of them (" + ", ".join(f"{p}*" for p in prefixes) + ") and tagged ones")
@@ -158,7 +157,7 @@ def _parse_resource_id(rid: str) -> tuple[str, str] | None:
 
 def _scaled_names(scan: Scan) -> dict[tuple[str, str], bool]:
     """(kind, lower name) of every endpoint / component whose scaling is looked for -> named by the config."""
-    out = {("endpoint", n.endpoint.lower()): True for n in scan.names}
+    out = {("endpoint", n.name.lower()): True for n in scan.names}
     out |= {("inference-component", c.name.lower()): True for n in scan.names for c in n.components}
     for kind in ("endpoint", "inference-component"):
         for r in scan.inventory.of(kind):
@@ -262,7 +261,7 @@ def discover_alarms(scan: Scan) -> None:
         for alarm in paginate(cw, "describe_alarms", "MetricAlarms", AlarmNames=batch):
             found.setdefault(alarm["AlarmName"], (alarm, "tag"))
     scaled = _scaled_names(scan)
-    prefixes = [f"{n}-" for n in dict.fromkeys([i.endpoint for i in scan.names] + [c.name for i in scan.names for c in i.components])]
+    prefixes = [f"{n}-" for n in dict.fromkeys([i.name for i in scan.names] + [c.name for i in scan.names for c in i.components])]
     prefixes += [f"{r.name}-" for r in scan.inventory.resources if r.kind in ("endpoint", "inference-component") and r.ownership.ours]
     # The alarms Application Auto Scaling makes for target tracking are named after the resource id.
     rids = [variant_resource_id(n) if k == "endpoint" else component_resource_id(n) for k, n in scaled]
@@ -310,7 +309,7 @@ def _target_tracking_alarm_owner(scan: Scan, name: str, policies: list[Resource]
 
 
 def discover_dashboard(scan: Scan) -> None:
-    name = dashboard_name(scan.config)
+    name = scan.resolved.dashboard_name
     scan.checked(f"dashboard {name}")
     cw = scan.aws.cloudwatch
     for entry in paginate(cw, "list_dashboards", "DashboardEntries", DashboardNamePrefix=name):
@@ -323,7 +322,7 @@ def discover_dashboard(scan: Scan) -> None:
                 continue
             raise
         marker = dashboard_owner(body)
-        headers = [f"## {n.endpoint} (" for n in scan.names]
+        headers = [f"## {n.name} (" for n in scan.names]
         if marker is None and any(h in body for h in headers):
             ownership = Ownership(
                 NO_MARKER,
@@ -347,7 +346,7 @@ def discover_roles(scan: Scan) -> None:
     names += [arn_parts(arn)[2].rsplit("/", 1)[-1] for arn in scan.tagged["iam-role"]]
     # The name earlier releases gave the role, without the region: found, proven by its tags (region
     # included) like any other, never a name clash (a stack in another region may own it).
-    former = [former_execution_role_name(n.endpoint) for n in scan.names if n.execution_role]
+    former = [former_execution_role_name(n.name) for n in scan.names if n.execution_role]
     former += [former_execution_role_name(e) for e in renamed]
     names = list(dict.fromkeys(names + former))
     if not names:
@@ -379,7 +378,7 @@ def discover_roles(scan: Scan) -> None:
 def discover_log_groups(scan: Scan) -> None:
     owners: dict[str, tuple[str, str]] = {}
     for n in scan.names:
-        owners[ENDPOINT_LOG_GROUP.format(n.endpoint)] = ("endpoint", n.endpoint)
+        owners[ENDPOINT_LOG_GROUP.format(n.name)] = ("endpoint", n.name)
         for c in n.components:
             owners[COMPONENT_LOG_GROUP.format(c.name)] = ("inference-component", c.name)
     for r in scan.inventory.of("endpoint"):

@@ -12,27 +12,21 @@ from fastscale.infra.aws.clients import (
 )
 from fastscale.infra.aws.inventory.kinds import KIND, KINDS
 from fastscale.infra.aws.inventory.model import Inventory, Ownership, Resource, arn_parts, clean_arn, tag_ownership
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.naming import (
-    TAG_STACK,
-    adopted_resources,
-    all_endpoint_names,
-    dashboard_name,
-    stack_name,
-)
+from fastscale.infra.model.naming import TAG_STACK
+from fastscale.infra.model.resolved import ResolvedStack
 
 
 class Scan:
     """One look at the account for one stack. Kinds are discovered in :data:`KINDS` order, so a kind
     whose ownership goes through another (a policy through its target) finds that one already proven."""
 
-    def __init__(self, aws: AwsClients, config: FastscaleConfig):
+    def __init__(self, aws: AwsClients, stack: ResolvedStack):
         self.aws = aws
-        self.config = config
-        self.stack = stack_name(config)
-        self.region = config.region
-        self.names = all_endpoint_names(config)
-        self.adopted = adopted_resources(config)
+        self.resolved = stack
+        self.stack = stack.name
+        self.region = stack.region
+        self.names = stack.endpoints
+        self.adopted = stack.adopted_resources
         self.inventory = Inventory(self.stack, self.region, kinds=KIND)
         self._keys: set[tuple[str, str]] = set()
         # Resources the tagging index lists with this stack's tag: ARN -> tags, by kind.
@@ -123,22 +117,23 @@ class Scan:
         for i, n in enumerate(self.names):
             path = f"endpoints[{i}]"
             if kind == "endpoint":
-                out[n.endpoint.lower()] = f"{path}.name"
+                out[n.name.lower()] = f"{path}.name"
             elif kind == "endpoint-config" and n.endpoint_config:
                 out[n.endpoint_config.lower()] = f"{path}.adopted.endpoint_config"
             elif kind == "inference-component":
                 out |= {c.name.lower(): f"{path}.inference_components[{j}].name" for j, c in enumerate(n.components)}
             elif kind == "model":
                 if n.model:
-                    out[n.model.lower()] = f"{path}.model"
-                out |= {c.model.lower(): f"{path}.inference_components[{j}]" for j, c in enumerate(n.components) if c.model}
+                    out[n.model.model.lower()] = f"{path}.model"
+                out |= {c.workload.model.lower(): f"{path}.inference_components[{j}]" for j, c in enumerate(n.components)
+                        if c.workload.model}
                 out |= {m.lower(): f"{path}.capacity.fallback" for m in n.pool_models}
             elif kind == "iam-role" and n.execution_role:
                 out[n.execution_role.lower()] = f"{path}.name"
             elif kind == "alarm":
                 out |= {a.lower(): f"{path}.alarms" for a in n.all_alarm_names}
-        if kind == "dashboard" and self.config.dashboard.enabled:
-            out[dashboard_name(self.config).lower()] = "dashboard"
+        if kind == "dashboard" and self.resolved.dashboard is not None:
+            out[self.resolved.dashboard.lower()] = "dashboard"
         return out
 
 

@@ -16,15 +16,14 @@ from fastscale.infra.aws.clients import is_not_found, paginate
 from fastscale.infra.aws.verify.endpoint import check_model
 from fastscale.infra.aws.verify.report import Checker, text_of
 from fastscale.infra.aws.waiters import Poll
-from fastscale.infra.config import EndpointSpec, InferenceComponentSpec
 from fastscale.infra.model import capacity
-from fastscale.infra.model.naming import ComponentNames, EndpointNames
+from fastscale.infra.model.resolved import ResolvedComponent, ResolvedEndpoint
 
 _COMPONENT_SETTLED = frozenset({"InService", "Failed", "Deleting"})
 
 
-def check_component(v: Checker, n: EndpointNames, c: ComponentNames, wait: bool) -> None:
-    spec: InferenceComponentSpec = c.spec
+def check_component(v: Checker, n: ResolvedEndpoint, c: ResolvedComponent, wait: bool) -> None:
+    spec = c.workload
     res = f"inference-component/{c.name}"
     sm = v.aws.sagemaker
 
@@ -51,7 +50,7 @@ def check_component(v: Checker, n: EndpointNames, c: ComponentNames, wait: bool)
         desc["InferenceComponentStatus"],
         timed_out or (f"FailureReason: {reason}" if reason else ""),
     )
-    v.compare(res, "endpoint", n.endpoint, desc.get("EndpointName"))
+    v.compare(res, "endpoint", n.name, desc.get("EndpointName"))
     specification = desc.get("Specification", {})
     caching = specification.get("DataCacheConfig", {}).get("EnableCaching")
     lost = spec.data_cache and caching is not True
@@ -70,42 +69,42 @@ def check_component(v: Checker, n: EndpointNames, c: ComponentNames, wait: bool)
         if spec.model_data:
             v.compare(res, "model data", spec.model_data, container.get("ArtifactUrl"))
     else:
-        v.compare(res, "model", c.model, specification.get("ModelName"))
-    _component_capacity(v, n.spec, res, desc)
+        v.compare(res, "model", spec.model, specification.get("ModelName"))
+    _component_capacity(v, n, res, desc)
     runtime = desc.get("RuntimeConfig", {})
     desired, current = runtime.get("DesiredCopyCount"), runtime.get("CurrentCopyCount")
-    copies = spec.copies
-    if spec.autoscaling.enabled:
+    copies = c.copies
+    if c.scaling.enabled:
         ok, expected = desired is not None and copies.min <= desired <= copies.max, f"{copies.min}..{copies.max}"
     else:
         ok, expected = desired == copies.initial, str(copies.initial)
     v.record(res, "copy count", ok, expected, desired, f"current {current}, desired {desired}")
-    if not container and c.model:
-        check_model(v, c.model, spec)
+    if not container and spec.model:
+        check_model(v, spec.model, spec)
 
 
-def _component_capacity(v: Checker, ep: EndpointSpec, res: str, desc: dict[str, Any]) -> None:
+def _component_capacity(v: Checker, ep: ResolvedEndpoint, res: str, desc: dict[str, Any]) -> None:
     """Per-instance-type specifications (with fallback pools) and copy placement, when configured."""
     several = desc.get("Specifications") or []
-    if capacity.has_pools(ep):
-        expected = ", ".join(dict.fromkeys(p.instance_type for p in capacity.pools_by_priority(ep)))
+    if ep.has_pools:
+        expected = ", ".join(dict.fromkeys(p.instance_type for p in ep.pools_by_priority))
         actual = ", ".join(s.get("InstanceType") or "?" for s in several) or "one specification for every type"
         v.compare(res, "specifications per instance type", expected, actual)
-    if ep.capacity.placement is not None or capacity.has_pools(ep):
+    if ep.placement is not None or ep.has_pools:
         specs = several or [desc.get("Specification", {})]
         placements = sorted({_placementtext_of(s.get("SchedulingConfig")) for s in specs})
         v.compare(res, "copy placement", _placementtext_of(_expected_scheduling(ep)), " / ".join(placements))
 
 
-def check_unexpected_components(v: Checker, n: EndpointNames) -> None:
+def check_unexpected_components(v: Checker, n: ResolvedEndpoint) -> None:
     configured = {c.name for c in n.components}
     live = {
         s["InferenceComponentName"]
-        for s in paginate(v.aws.sagemaker, "list_inference_components", "InferenceComponents", EndpointNameEquals=n.endpoint)
+        for s in paginate(v.aws.sagemaker, "list_inference_components", "InferenceComponents", EndpointNameEquals=n.name)
     }
     extra = sorted(live - configured)
     v.record(
-        f"endpoint/{n.endpoint}",
+        f"endpoint/{n.name}",
         "inference components",
         not extra,
         ", ".join(sorted(configured)),
@@ -114,15 +113,15 @@ def check_unexpected_components(v: Checker, n: EndpointNames) -> None:
     )
 
 
-def _expected_scheduling(ep: EndpointSpec) -> dict[str, Any] | None:
-    placement = ep.capacity.placement
+def _expected_scheduling(ep: ResolvedEndpoint) -> dict[str, Any] | None:
+    placement = ep.placement
     if placement is None:
         return None
     out: dict[str, Any] = {"PlacementStrategy": placement.strategy}
-    if placement.az_balance is not None:
+    if placement.az_balance:
         out["AvailabilityZoneBalance"] = {"EnforcementMode": capacity.AZ_BALANCE_PERMISSIVE}
-        if placement.az_balance.max_imbalance is not None:
-            out["AvailabilityZoneBalance"]["MaxImbalance"] = placement.az_balance.max_imbalance
+        if placement.max_imbalance is not None:
+            out["AvailabilityZoneBalance"]["MaxImbalance"] = placement.max_imbalance
     return out
 
 

@@ -16,30 +16,30 @@ from fastscale.infra.aws.clients import is_not_found
 from fastscale.infra.aws.inventory import ownership_of_endpoint
 from fastscale.infra.aws.verify.report import Checker, text_of
 from fastscale.infra.aws.waiters import Poll
-from fastscale.infra.config import EndpointSpec, InferenceComponentSpec, ModelSpec
 from fastscale.infra.model import capacity
-from fastscale.infra.model.naming import TAG_STACK, EndpointNames
+from fastscale.infra.model.naming import TAG_STACK
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedWorkload
 
 # Statuses after which waiting longer changes nothing (InService is the only good one).
 _ENDPOINT_SETTLED = frozenset({"InService", "Failed", "OutOfService", "UpdateRollbackFailed", "Deleting"})
 
 
-def check_endpoint(v: Checker, n: EndpointNames) -> dict[str, Any] | None:
+def check_endpoint(v: Checker, n: ResolvedEndpoint) -> dict[str, Any] | None:
     """The endpoint's status (waited for when the verification waits), owner and properties; returns what
     DescribeEndpoint answered (None: it does not exist)."""
-    res = f"endpoint/{n.endpoint}"
+    res = f"endpoint/{n.name}"
     sm = v.aws.sagemaker
 
     def probe() -> Poll:
         try:
-            d = sm.describe_endpoint(EndpointName=n.endpoint)
+            d = sm.describe_endpoint(EndpointName=n.name)
         except ClientError as exc:
             if is_not_found(exc):
                 return Poll(True, "does not exist")
             raise
         return Poll(d["EndpointStatus"] in _ENDPOINT_SETTLED, d["EndpointStatus"], d)
 
-    poll, timed_out = v.observe(f"endpoint {n.endpoint} to be InService", probe, v.wait)
+    poll, timed_out = v.observe(f"endpoint {n.name} to be InService", probe, v.wait)
     desc: dict[str, Any] | None = poll.value
     if desc is None:
         v.record(res, "exists", False, "InService", "does not exist", timed_out)
@@ -56,22 +56,22 @@ def check_endpoint(v: Checker, n: EndpointNames) -> dict[str, Any] | None:
 def _owner(v: Checker, res: str, desc: dict[str, Any]) -> None:
     """Whether the endpoint of this name is this stack's (the inventory's ownership rules): another
     project's endpoint of the same name, or one made by hand, must not pass for this one."""
-    if v.config is None or not desc.get("EndpointArn"):
+    if v.stack is None or not desc.get("EndpointArn"):
         return
-    owner = ownership_of_endpoint(v.aws, v.config, desc["EndpointArn"])
+    owner = ownership_of_endpoint(v.aws, v.stack, desc["EndpointArn"])
     v.record(
         res,
         "owned by this stack",
         owner.ours,
-        f"tagged {TAG_STACK}={v.config.project}",
+        f"tagged {TAG_STACK}={v.stack.name}",
         owner.reason,
         "" if owner.ours else "the endpoint of this name is not the one this stack deployed",
     )
 
 
-def _endpoint_properties(v: Checker, n: EndpointNames, desc: dict[str, Any]) -> None:
-    ep = n.spec
-    res = f"endpoint/{n.endpoint}"
+def _endpoint_properties(v: Checker, n: ResolvedEndpoint, desc: dict[str, Any]) -> None:
+    ep = n
+    res = f"endpoint/{n.name}"
     config_name = desc.get("EndpointConfigName", "")
     # An adopted configuration keeps its live name until a change gives it a fresh one from the prefix.
     ours = config_name.startswith(n.endpoint_config_prefix) or config_name == n.endpoint_config
@@ -99,7 +99,7 @@ def _endpoint_properties(v: Checker, n: EndpointNames, desc: dict[str, Any]) -> 
         desired,
         f"current {current}, desired {desired}",
     )
-    if ep.uses_inference_components:
+    if ep.uses_components:
         mis = variant.get("ManagedInstanceScaling") or {}
         actual = (
             f"{mis.get('Status')} min {mis.get('MinInstanceCount')} max {mis.get('MaxInstanceCount')}" if mis else "not set"
@@ -109,11 +109,11 @@ def _endpoint_properties(v: Checker, n: EndpointNames, desc: dict[str, Any]) -> 
         _capacity(v, n, config_name, variant)
 
 
-def _capacity(v: Checker, n: EndpointNames, config_name: str, live_variant: dict[str, Any]) -> None:
+def _capacity(v: Checker, n: ResolvedEndpoint, config_name: str, live_variant: dict[str, Any]) -> None:
     """Pools, provision timeout, reservation and scale-in policy, as the endpoint's configuration has them
     (DescribeEndpoint does not report priorities or the timeout)."""
-    ep = n.spec
-    res = f"endpoint/{n.endpoint}"
+    ep = n
+    res = f"endpoint/{n.name}"
     try:
         desc = v.aws.sagemaker.describe_endpoint_config(EndpointConfigName=config_name)
     except ClientError as exc:
@@ -135,23 +135,23 @@ def _capacity(v: Checker, n: EndpointNames, config_name: str, live_variant: dict
         f"instances now {running}" if running else "",
     )
     v.compare(
-        res, "provision timeout", _seconds(ep.capacity.provision_timeout), _seconds(variant.get("VariantInstanceProvisionTimeoutInSeconds"))
+        res, "provision timeout", _seconds(ep.provision_timeout), _seconds(variant.get("VariantInstanceProvisionTimeoutInSeconds"))
     )
     live_reservation = variant.get("CapacityReservationConfig") or {}
     v.compare(
         res,
         "capacity reservation",
-        f"{capacity.RESERVATIONS_ONLY} {ep.capacity.reservation_arn}" if ep.capacity.reservation_arn else "not set",
+        f"{capacity.RESERVATIONS_ONLY} {ep.reservation_arn}" if ep.reservation_arn else "not set",
         f"{live_reservation.get('CapacityReservationPreference')} {live_reservation.get('MlReservationArn')}"
         if live_reservation
         else "not set",
     )
-    if ep.uses_inference_components:
+    if ep.uses_components:
         live_policy = (variant.get("ManagedInstanceScaling") or {}).get("ScaleInPolicy")
         v.compare(res, "scale-in policy", _scale_intext_of(ep), _live_scale_intext_of(live_policy))
 
 
-def check_model(v: Checker, name: str, workload: ModelSpec | InferenceComponentSpec) -> None:
+def check_model(v: Checker, name: str, workload: ResolvedWorkload) -> None:
     res = f"model/{name}"
     try:
         desc = v.aws.sagemaker.describe_model(ModelName=name)
@@ -167,19 +167,18 @@ def check_model(v: Checker, name: str, workload: ModelSpec | InferenceComponentS
         v.compare(res, "model data", workload.model_data, source)
 
 
-def _capacity_configured(ep: EndpointSpec) -> bool:
-    cap = ep.capacity
-    return bool(cap.fallback or cap.provision_timeout is not None or cap.reservation_arn or ep.scale_in is not None)
+def _capacity_configured(ep: ResolvedEndpoint) -> bool:
+    return bool(ep.has_pools or ep.provision_timeout is not None or ep.reservation_arn or ep.scale_in is not None)
 
 
 def _seconds(value: Any) -> str:
     return "not set" if value is None else f"{text_of(value)} s"
 
 
-def _poolstext_of(ep: EndpointSpec) -> str:
-    if not capacity.has_pools(ep):
+def _poolstext_of(ep: ResolvedEndpoint) -> str:
+    if not ep.has_pools:
         return f"instance type {ep.instance_type}"
-    return ", ".join(f"{p.priority}: {p.instance_type}" for p in capacity.pools_by_priority(ep))
+    return ", ".join(f"{p.priority}: {p.instance_type}" for p in ep.pools_by_priority)
 
 
 def _live_poolstext_of(variant: dict[str, Any]) -> str:
@@ -189,7 +188,7 @@ def _live_poolstext_of(variant: dict[str, Any]) -> str:
     return ", ".join(f"{text_of(p.get('Priority'))}: {p.get('InstanceType')}" for p in sorted(pools, key=lambda p: p.get("Priority", 0)))
 
 
-def _scale_intext_of(ep: EndpointSpec) -> str:
+def _scale_intext_of(ep: ResolvedEndpoint) -> str:
     policy = ep.scale_in
     if policy is None:
         return "not set"

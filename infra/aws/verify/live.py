@@ -13,8 +13,7 @@ from fastscale.infra.aws.verify.endpoint import check_endpoint, check_model
 from fastscale.infra.aws.verify.report import Checker, VerificationReport
 from fastscale.infra.aws.verify.scaling import check_alarms, check_scaling
 from fastscale.infra.aws.waiters import DEFAULT_POLL_INTERVAL, SYSTEM_CLOCK, Clock, Deadline, ProgressCallback
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.naming import EndpointNames, all_endpoint_names, dashboard_name
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedStack
 
 #: Default bound on a whole verification: creating a GPU endpoint and its components can take 20+ minutes.
 DEFAULT_VERIFY_TIMEOUT = 3600.0
@@ -24,7 +23,7 @@ DEFAULT_VERIFY_TIMEOUT = 3600.0
 
 
 def verify_live(
-    config: FastscaleConfig,
+    stack: ResolvedStack,
     clients: ClientsArg = None,
     wait: bool = True,
     timeout: float = DEFAULT_VERIFY_TIMEOUT,
@@ -33,38 +32,37 @@ def verify_live(
     clock: Clock = SYSTEM_CLOCK,
     interval: float = DEFAULT_POLL_INTERVAL,
 ) -> VerificationReport:
-    """Read back every resource of ``config`` and compare it with the config.
+    """Read back every resource of ``stack`` and compare it with what the stack builds.
 
     ``timeout`` bounds all waits together; a wait that runs out becomes a failed check naming what it
     waited for and what it last saw. Never raises for a wrong deployment, only for AWS being unusable
     (:class:`infra.aws.clients.AwsError`).
     """
-    v = Checker(resolve(clients, config), Deadline(timeout, clock), wait, interval, on_progress)
-    v.config = config
-    for names in all_endpoint_names(config):
-        _endpoint(v, names)
-    if config.dashboard.enabled:
-        check_dashboard(v, dashboard_name(config))
+    v = Checker(resolve(clients, stack), Deadline(timeout, clock), wait, interval, on_progress)
+    v.stack = stack
+    for ep in stack.endpoints:
+        _endpoint(v, ep)
+    if stack.dashboard is not None:
+        check_dashboard(v, stack.dashboard)
     return VerificationReport(v.checks, waited=wait)
 
 
-def _endpoint(v: Checker, n: EndpointNames) -> None:
+def _endpoint(v: Checker, ep: ResolvedEndpoint) -> None:
     """Every check of one endpoint, in the order the report lists them."""
-    ep = n.spec
-    desc = check_endpoint(v, n)
+    desc = check_endpoint(v, ep)
     endpoint_live = desc is not None and desc["EndpointStatus"] == "InService"
 
-    if ep.model is not None and n.model:
-        check_model(v, n.model, ep.model)
+    if ep.model is not None:
+        check_model(v, ep.model.model, ep.model)
     else:
-        for c in n.components:
-            check_component(v, n, c, wait=v.wait and endpoint_live)
+        for c in ep.components:
+            check_component(v, ep, c, wait=v.wait and endpoint_live)
         if desc is not None:
-            check_unexpected_components(v, n)
-    if n.execution_role:
-        check_role(v, n.execution_role)
-    policy_arns = check_scaling(v, n)
-    check_alarms(v, n, policy_arns)
+            check_unexpected_components(v, ep)
+    if ep.execution_role:
+        check_role(v, ep.execution_role)
+    policy_arns = check_scaling(v, ep)
+    check_alarms(v, ep, policy_arns)
 
 
 def check_role(v: Checker, role: str) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from fastscale.infra.aws.clients import AwsClients
 from fastscale.infra.aws.waiters import Deadline, Poll, ProgressCallback, WaitTimeout, wait_until
-from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import ResolvedStack
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def same(expected: Any, actual: Any) -> bool:
 
 
 class Checker:
-    """One verification under way: the clients, the time left for its waits, whether to wait at all, the config,
+    """One verification under way: the clients, the time left for its waits, whether to wait at all, the resolved stack,
     and the checks recorded so far. Every check writes through :meth:`compare` and :meth:`record`."""
 
     def __init__(
@@ -102,7 +102,7 @@ class Checker:
         self.interval = interval
         self.on_progress = on_progress
         self.checks: list[Check] = []
-        self.config: FastscaleConfig | None = None
+        self.stack: ResolvedStack | None = None
 
     def compare(self, resource: str, check: str, expected: Any, actual: Any, detail: str = "") -> bool:
         ok = same(expected, actual)

@@ -20,23 +20,19 @@ from fastscale.infra.base.aws_facts import (
     TARGET_TRACKING,
     VARIANT_INSTANCES,
 )
-from fastscale.infra.config import Autoscaling
-from fastscale.infra.model.detection import WorkloadKind, scaling_metric
-from fastscale.infra.model.naming import ComponentNames, EndpointNames
+from fastscale.infra.model.resolved import ResolvedComponent, ResolvedEndpoint, ResolvedScaling
 
 
-def check_scaling(v: Checker, n: EndpointNames) -> dict[str, str]:
+def check_scaling(v: Checker, ep: ResolvedEndpoint) -> dict[str, str]:
     """Check scalable targets and policies; returns step-policy name -> ARN for the alarm checks."""
-    ep = n.spec
-    wanted: list[tuple[str, str, int, int, str | None, WorkloadKind, Autoscaling, ComponentNames | None]] = []
-    if ep.model is not None and ep.model.autoscaling.enabled:
-        wanted.append(
-            (n.resource_id, VARIANT_INSTANCES, ep.instances.min, ep.instances.max, n.target_tracking_policy, "model", ep.model.autoscaling, None)
-        )
-    for c in n.components:
-        if c.spec.autoscaling.enabled:
-            cp = c.spec.copies
-            wanted.append((c.resource_id, COMPONENT_COPIES, cp.min, cp.max, c.target_tracking_policy, "component", c.spec.autoscaling, c))
+    wanted: list[tuple[str, str, int, int, str | None, ResolvedScaling, ResolvedComponent | None]] = []
+    if ep.scaling is not None and ep.scaling.enabled:
+        s = ep.scaling
+        wanted.append((s.resource_id, VARIANT_INSTANCES, s.count.min, s.count.max, s.policy, s, None))
+    for c in ep.components:
+        if c.scaling.enabled:
+            s = c.scaling
+            wanted.append((s.resource_id, COMPONENT_COPIES, s.count.min, s.count.max, s.policy, s, c))
     if not wanted:
         return {}
     aas = v.aws.autoscaling
@@ -46,7 +42,7 @@ def check_scaling(v: Checker, n: EndpointNames) -> dict[str, str]:
             targets[(t["ResourceId"], t["ScalableDimension"])] = t
 
     step_arns: dict[str, str] = {}
-    for rid, dim, lo, hi, tt_name, kind, autoscaling, comp in wanted:
+    for rid, dim, lo, hi, tt_name, scaling, comp in wanted:
         res = f"scalable-target/{rid}"
         target = targets.get((rid, dim))
         if target is None:
@@ -58,15 +54,16 @@ def check_scaling(v: Checker, n: EndpointNames) -> dict[str, str]:
             for p in paginate(aas, "describe_scaling_policies", "ScalingPolicies", ServiceNamespace=SERVICE_NAMESPACE, ResourceId=rid)
         }
         if tt_name:
-            _target_tracking(v, tt_name, policies.get(tt_name), scaling_metric(kind, autoscaling).predefined_metric_type, autoscaling)
-        if comp is not None and comp.scale_from_zero_policy:
-            arn = _step_policy(v, comp.scale_from_zero_policy, policies.get(comp.scale_from_zero_policy), autoscaling)
+            _target_tracking(v, tt_name, policies.get(tt_name), scaling.metric.predefined_metric_type, scaling)
+        zero = comp.scaling.scale_from_zero if comp is not None else None
+        if zero is not None:
+            arn = _step_policy(v, zero.policy, policies.get(zero.policy), scaling)
             if arn:
-                step_arns[comp.scale_from_zero_policy] = arn
+                step_arns[zero.policy] = arn
     return step_arns
 
 
-def _target_tracking(v: Checker, name: str, policy: dict[str, Any] | None, expected_metric: str, autoscaling: Autoscaling) -> None:
+def _target_tracking(v: Checker, name: str, policy: dict[str, Any] | None, expected_metric: str, scaling: ResolvedScaling) -> None:
     res = f"scaling-policy/{name}"
     if policy is None:
         v.record(res, "exists", False, f"{TARGET_TRACKING} on {expected_metric}", "does not exist")
@@ -80,22 +77,22 @@ def _target_tracking(v: Checker, name: str, policy: dict[str, Any] | None, expec
     if predefined != expected_metric:
         detail = (
             "only the predefined HighResolution types give 10-second target tracking (scale-out in ~30 s)"
-            if autoscaling.metric == "high_resolution"
+            if scaling.metric_setting == "high_resolution"
             else "the config asks for the 1-minute invocations metric"
         )
     v.compare(res, "target-tracking metric", expected_metric, actual, detail)
-    v.compare(res, "target value", autoscaling.tracking_target, cfg.get("TargetValue"))
+    v.compare(res, "target value", scaling.target, cfg.get("TargetValue"))
     v.compare(
         res,
         "cooldowns",
-        f"scale-in {autoscaling.scale_in_cooldown} s, scale-out {autoscaling.scale_out_cooldown} s",
+        f"scale-in {scaling.scale_in_cooldown} s, scale-out {scaling.scale_out_cooldown} s",
         f"scale-in {cfg.get('ScaleInCooldown', 0)} s, scale-out {cfg.get('ScaleOutCooldown', 0)} s",
     )
 
 
-def _step_policy(v: Checker, name: str, policy: dict[str, Any] | None, autoscaling: Autoscaling) -> str | None:
+def _step_policy(v: Checker, name: str, policy: dict[str, Any] | None, scaling: ResolvedScaling) -> str | None:
     res = f"scaling-policy/{name}"
-    expected = SCALE_FROM_ZERO_STEP.describe(autoscaling.scale_from_zero.cooldown)
+    expected = SCALE_FROM_ZERO_STEP.describe(scaling.zero_alarm.cooldown)
     if policy is None:
         v.record(res, "exists", False, expected, "does not exist")
         return None
@@ -112,15 +109,15 @@ def _step_policy(v: Checker, name: str, policy: dict[str, Any] | None, autoscali
     return policy.get("PolicyARN")
 
 
-def check_alarms(v: Checker, n: EndpointNames, step_arns: dict[str, str]) -> None:
-    names = n.all_alarm_names
+def check_alarms(v: Checker, n: ResolvedEndpoint, step_arns: dict[str, str]) -> None:
+    names = list(n.all_alarm_names)
     if not names:
         return
     found: dict[str, dict[str, Any]] = {}
     for batch in chunks(names, 100):
         for described in paginate(v.aws.cloudwatch, "describe_alarms", "MetricAlarms", AlarmNames=batch):
             found[described["AlarmName"]] = described
-    wiring = {c.scale_from_zero_alarm: c for c in n.components if c.scale_from_zero_alarm}
+    wiring = {c.scaling.scale_from_zero.alarm: c for c in n.components if c.scaling.scale_from_zero is not None}
     for name in names:
         alarm = found.get(name)
         res = f"alarm/{name}"
@@ -131,11 +128,15 @@ def check_alarms(v: Checker, n: EndpointNames, step_arns: dict[str, str]) -> Non
         if comp is None:
             v.record(res, "exists", True)
         else:
-            _scale_from_zero_alarm(v, res, alarm, comp, step_arns.get(comp.scale_from_zero_policy or ""))
+            zero = comp.scaling.scale_from_zero
+            _scale_from_zero_alarm(v, res, alarm, comp, step_arns.get(zero.policy if zero is not None else ""))
 
 
-def _scale_from_zero_alarm(v: Checker, res: str, alarm: dict[str, Any], comp: ComponentNames, policy_arn: str | None) -> None:
-    zero = comp.spec.autoscaling.scale_from_zero
+def _scale_from_zero_alarm(
+    v: Checker, res: str, alarm: dict[str, Any], comp: ResolvedComponent, policy_arn: str | None
+) -> None:
+    zero = comp.scaling.scale_from_zero
+    assert zero is not None, "called for a component that scales from zero"
     v.compare(
         res, "metric", f"{NS_INVOCATIONS} {NO_CAPACITY_METRIC}", f"{alarm.get('Namespace')} {alarm.get('MetricName')}"
     )
@@ -161,7 +162,7 @@ def _scale_from_zero_alarm(v: Checker, res: str, alarm: dict[str, Any], comp: Co
             res,
             "wired to step policy",
             False,
-            f"action {comp.scale_from_zero_policy}",
+            f"action {zero.policy}",
             ", ".join(actions) or "no actions",
             "the step policy does not exist, so nothing adds the first copy",
         )

@@ -15,6 +15,7 @@ from fastscale.infra.analysis.estimate import estimate_config
 from fastscale.infra.config import InferenceComponentSpec
 from fastscale.infra.model.cutover import cutover_count
 from fastscale.infra.model.naming import component_name_of, endpoint_name_of
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.terraform.rollout.kinds import ChangeKind
 from fastscale.infra.terraform.rollout.strategy import Strategy
 
@@ -100,7 +101,7 @@ def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None
     """
     out: dict[str, RolloutInputs] = {}
     workloads = [(ep, w) for ep in config.endpoints for _, w in ep.workloads()]
-    for estimate, (ep, workload) in zip(estimate_config(config, params), workloads, strict=True):
+    for estimate, (ep, workload) in zip(estimate_config(resolve(config), params), workloads, strict=True):
         reason = "; ".join(n for n in estimate.notes if n.startswith("not estimated")) or "no estimate"
         copy = estimate.scenario("copy_no_data_cache")
         instance = estimate.scenario("instance_image_cache") or estimate.scenario("instance_no_image_cache")

@@ -22,6 +22,7 @@ from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.requests.batching import Batcher
 from fastscale.infra.analysis.simulate.requests.rates import ServiceRates, service_rates
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 
 #: The image of the one-component config a benchmark point is described with (never deployed).
 _IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/benchmark:1"
@@ -111,8 +112,8 @@ def benchmark_rates(point: Mapping[str, Any], model: Mapping[str, Any], params: 
                  "resources": {"accelerators": 1, "memory_mb": 1024}, "serving": serving}
     config = parse_config({"project": "benchmark", "region": "us-east-1", "endpoints": [
         {"name": "server", "instance_type": point["instance_type"], "inference_components": [component]}]})
-    ep = config.endpoints[0]
-    w = ep.inference_components[0]
+    ep = resolve(config).endpoints[0]
+    w = ep.components[0].workload
     prompt, output = point["input_tokens"], point["output_tokens"]
     return service_rates(ep, w, point["concurrency"], params, cpus=point.get("cpus"),
                          mean_request_tokens=prompt + output, mean_context_tokens=prompt + output / 2)

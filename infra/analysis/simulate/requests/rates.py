@@ -26,7 +26,7 @@ from fastscale.infra.analysis.simulate.requests.trace import RequestInputError
 from fastscale.infra.base import catalog
 from fastscale.infra.base.catalog import InstanceSpec
 from fastscale.infra.base.safe_files import SpecialFileError, read_bytes
-from fastscale.infra.config import InferenceComponentSpec, safe_yaml
+from fastscale.infra.config import safe_yaml
 
 
 class Profile(BaseModel):
@@ -253,7 +253,7 @@ def roofline(instance_type: str, accelerators: int, model_size_gb: float, params
 def copy_accelerators(ep: Any, w: Any, instance_type: str | None = None) -> int:
     """Accelerators one copy runs on: the component's reservation, or every accelerator of a single-model
     endpoint's instance."""
-    if isinstance(w, InferenceComponentSpec):
+    if w.resources is not None:  # a component
         return int(w.resources.accelerators or 0)
     spec = catalog.get(instance_type or ep.instance_type)
     return spec.accelerator_count if spec is not None else 0
@@ -263,9 +263,9 @@ def copy_cpus(w: Any, spec: InstanceSpec | None, accelerators: int) -> float | N
     """Host CPUs one copy's model server has: the component's ``resources.cpus`` (at most its share of the host),
     else its share of the instance's vCPUs (all of them for a single-model endpoint)."""
     if spec is None:
-        return float(w.resources.cpus) if isinstance(w, InferenceComponentSpec) and w.resources.cpus else None
+        return float(w.resources.cpus) if w.resources is not None and w.resources.cpus else None
     share = float(spec.vcpus)
-    if isinstance(w, InferenceComponentSpec):
+    if w.resources is not None:
         share = spec.vcpus / max(1, spec.accelerator_count // max(1, accelerators))
         if w.resources.cpus:
             share = min(share, float(w.resources.cpus))
@@ -341,7 +341,7 @@ def service_rates(
     holds of requests of ``mean_request_tokens`` (a trace's mean prompt and output), else ``capacity``.
     ``cpus``: the host CPUs of the copy where they are not the instance's share (a benchmark host).
     """
-    where = ep.name + (f" / {w.name}" if hasattr(w, "resources") else "")
+    where = ep.key + (f" / {w.key}" if w.is_component else "")
     target_type = instance_type or ep.instance_type
     target_acc = accelerators if accelerators is not None else copy_accelerators(ep, w, target_type)
     ref_type = (profile.instance_type if profile and profile.instance_type else None) or ep.instance_type

@@ -38,6 +38,7 @@ from fastscale.infra.analysis.simulate.requests.results import (
 )
 from fastscale.infra.analysis.simulate.requests.trace import RequestTrace
 from fastscale.infra.analysis.simulate.spec import LoadStopped, SimSpec
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedStack, ResolvedWorkload
 
 #: Routing strategies as the config spells them (ProductionVariantRoutingConfig.RoutingStrategy).
 ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
@@ -255,16 +256,16 @@ def simulate_requests(
     return RequestSimulation(result, stats, rates, routing)
 
 
-def workload_config(config: Any, workload: Any) -> tuple[Any, Any]:
-    """The endpoint and the model or component spec a simulated workload was built from."""
-    ep = next(e for e in config.endpoints if e.name == workload.endpoint)
-    if workload.component is None:
-        return ep, ep.model
-    return ep, next(c for c in ep.inference_components if c.name == workload.component)
+def workload_config(stack: ResolvedStack, workload: Any) -> tuple[ResolvedEndpoint, ResolvedWorkload]:
+    """The resolved endpoint and the model or component a simulated workload was built from."""
+    ep = stack.endpoint(workload.endpoint)
+    w = ep.model if workload.component is None else next(c for c in ep.components if c.key == workload.component).workload
+    assert w is not None, "a workload without a component is the endpoint's single model"
+    return ep, w
 
 
 def simulate_workload_requests(
-    config: Any,
+    stack: ResolvedStack,
     workload: Any,
     trace: RequestTrace,
     params: SimulateParams,
@@ -273,10 +274,10 @@ def simulate_workload_requests(
     timeout: float | None = None,
     seed: int = 0,
 ) -> RequestSimulation:
-    """One workload of ``config`` (from ``select_workloads``) as configured, request by request, routed as its
+    """One workload of ``stack`` (from ``select_workloads``) as configured, request by request, routed as its
     endpoint's ``routing`` says (random, AWS's default, when it is null)."""
-    ep, w = workload_config(config, workload)
+    ep, w = workload_config(stack, workload)
     rates = service_rates(ep, w, workload.capacity, params, profile, mean_request_tokens=trace.mean_request_tokens,
                           mean_context_tokens=trace.mean_context_tokens)
     limit = params.requests.invocation_timeout_seconds.value if timeout is None else timeout
-    return simulate_requests(workload.spec(), trace, rates, ep.routing_in_effect, limit, seed)
+    return simulate_requests(workload.spec(), trace, rates, ep.routing.in_effect, limit, seed)
