@@ -32,6 +32,12 @@ MAX_TARGET_VALUE = 2.0**360
 #: is a typo or a hostile file, which the request-level model would turn into times no float holds.
 MAX_REQUEST_TOKENS = 100_000_000
 
+#: fastscale's choice, not a measurement, for a workload whose ``serving.request_tokens`` is unset: a chat request
+#: of a few paragraphs and a one-paragraph answer (together the 1,280 tokens ``simulate_params.json`` sizes a KV
+#: cache for without a trace, ``requests.default_request_tokens``).
+DEFAULT_PROMPT_TOKENS = 1024
+DEFAULT_OUTPUT_TOKENS = 256
+
 
 def _int32(value: int) -> int:
     if not INT32_MIN <= value <= INT32_MAX:

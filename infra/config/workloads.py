@@ -13,7 +13,13 @@ from pydantic import (
     StringConstraints,
 )
 
-from fastscale.infra.base.limits import MAX_REQUEST_TOKENS, ApiInt, Number
+from fastscale.infra.base.limits import (
+    DEFAULT_OUTPUT_TOKENS,
+    DEFAULT_PROMPT_TOKENS,
+    MAX_REQUEST_TOKENS,
+    ApiInt,
+    Number,
+)
 from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, TagKey, TagValue, _Strict
 from fastscale.infra.config.scaling import Autoscaling, Capacity, ComponentDeployment
 from fastscale.infra.config.secrets import parse_kms_key_arn
@@ -194,11 +200,6 @@ class ModelShape(_Strict):
         return self.layers * self.kv_heads * self.head_dim * 2 * (1 if self.kv_cache_dtype == "fp8" else 2)
 
 
-#: fastscale's choice, not a measurement, for a workload whose ``serving.request_tokens`` is unset: a chat request
-#: of a few paragraphs and a one-paragraph answer (together the 1,280 tokens ``simulate_params.json`` sizes a KV
-#: cache for without a trace, ``requests.default_request_tokens``).
-DEFAULT_PROMPT_TOKENS = 1024
-DEFAULT_OUTPUT_TOKENS = 256
 
 
 class RequestTokens(_Strict):

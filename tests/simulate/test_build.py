@@ -242,7 +242,7 @@ def _invocations_run(base_config, rps, service_time):
     model["autoscaling"] = {"metric": "invocations", "target_invocations": 120}
     model["serving"] = {"max_concurrency": 500}  # no queueing: only the policy decides
     base_config["endpoints"][0]["instances"] = {"initial": 1, "min": 1, "max": 4}
-    [w] = select_workloads(parse_config(base_config)).workloads
+    [w] = select_workloads(resolve(parse_config(base_config))).workloads
     trace = parse_trace(f"second,rps\n0,0.5\n300,{rps}\n", "t.csv", duration=1500, service_time=service_time,
                         default_service_time=load_params().default_service_time_seconds.value)
     return simulate_workload(w, trace).configured.result
@@ -262,7 +262,7 @@ def test_an_invocations_target_scales_out_above_its_rate_and_not_below(base_conf
 def test_an_invocations_target_follows_the_service_time_of_the_run(base_config):
     model = base_config["endpoints"][0]["model"]
     model["autoscaling"] = {"metric": "invocations", "target_invocations": 120}
-    [w] = select_workloads(parse_config(base_config)).workloads
+    [w] = select_workloads(resolve(parse_config(base_config))).workloads
     assert w.spec().target == pytest.approx(120 / 60 * load_params().default_service_time_seconds.value)
     assert dataclasses.replace(w.spec(), service_time=3.0).target == pytest.approx(6.0)
     assert any("120 / 60 s x the traffic's mean service time" in n for n in w.notes)

@@ -8,8 +8,9 @@ import pytest
 
 from fastscale.infra.analysis.endpoint_traffic import DEFAULT_TOKENS
 from fastscale.infra.analysis.simulate import load_params, select_workloads
+from fastscale.infra.base.limits import DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS
 from fastscale.infra.config import ConfigError, parse_config
-from fastscale.infra.config.workloads import DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS
+from fastscale.infra.model.resolved import resolve
 
 
 def test_the_stated_default_is_one_request_for_the_kv_cache_and_for_traces_from_metrics():
@@ -20,11 +21,11 @@ def test_the_stated_default_is_one_request_for_the_kv_cache_and_for_traces_from_
 def test_the_configured_mean_request_sizes_the_kv_cache_capacity(base_config):
     model = base_config["endpoints"][0]["model"]
     model["autoscaling"] = {"target_concurrency": 2}
-    [default] = select_workloads(parse_config(base_config)).workloads
+    [default] = select_workloads(resolve(parse_config(base_config))).workloads
     [tokens] = [int(m.group(1)) for n in default.notes if (m := re.search(r"holds (\d+) tokens", n))]
     assert default.capacity == tokens // 1280
     model["serving"] = {"request_tokens": {"prompt": 3000, "output": 1000}}
-    [stated] = select_workloads(parse_config(base_config)).workloads
+    [stated] = select_workloads(resolve(parse_config(base_config))).workloads
     assert stated.capacity == tokens // 4000 < default.capacity  # the same KV cache, requests of 4,000 tokens
     assert any("requests of 4000 tokens" in n for n in stated.notes)
 

@@ -27,8 +27,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from fastscale.infra.analysis.endpoint_traffic.window import Window
-from fastscale.infra.base.limits import MAX_REQUEST_TOKENS
-from fastscale.infra.config.workloads import DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS
+from fastscale.infra.base.limits import DEFAULT_OUTPUT_TOKENS, DEFAULT_PROMPT_TOKENS, MAX_REQUEST_TOKENS
 
 #: Characters per token when a payload's tokens are estimated from its text: OpenAI's rule of thumb for
 #: English text ("one token generally corresponds to ~4 characters", OpenAI help center, "What are tokens and

@@ -33,6 +33,7 @@ from fastscale.infra.analysis.simulate.requests.rates import Profile, service_ra
 from fastscale.infra.analysis.simulate.requests.replay import workload_config
 from fastscale.infra.analysis.simulate.requests.trace import RequestTrace
 from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import resolve
 
 #: A trace with more requests than this is searched on its busiest window (fastscale's choice: a one-hour trace
 #: at about 50 requests per second is still searched whole, in minutes on two cores).
@@ -152,7 +153,7 @@ def on_whole_trace(
         return WindowCheck(window, result.baseline.outcome, on_whole)
     assert result.choice is not None
     candidate = result.choice.candidate
-    chosen = candidate_config(search.data, candidate.settings)
+    chosen = resolve(candidate_config(search.data, candidate.settings))
     [workload] = select_workloads(chosen, search.endpoint, search.component, sim=params).workloads
     ep, w = workload_config(chosen, workload)
     rates = service_rates(ep, w, workload.capacity, params, profile,
