@@ -33,7 +33,7 @@ from fastscale.infra.base.aws_facts import (
     TARGET_TRACKING,
     VARIANT_INSTANCES,
 )
-from fastscale.infra.config import Adopted, Autoscaling, FastscaleConfig
+from fastscale.infra.config import Adopted, AdoptedComponent, AdoptedEndpoint, Autoscaling, FastscaleConfig
 from fastscale.infra.model import capacity as capacity_facts
 from fastscale.infra.model.detection import WorkloadKind, scaling_metric
 from fastscale.infra.model.naming import (
@@ -42,6 +42,7 @@ from fastscale.infra.model.naming import (
     scalable_target_import_id,
     scaling_policy_import_id,
     tags,
+    with_live_tags,
 )
 from fastscale.stacks.resources.autoscaling import AppautoscalingPolicy, AppautoscalingTarget
 from fastscale.stacks.resources.base import Group, Lifecycle, Resource, Scope
@@ -125,7 +126,7 @@ class EndpointScaling(Group):
                 resource_id=names.resource_id,
                 min_capacity=capacity.min,
                 max_capacity=capacity.max,
-                tags=self._tags,
+                tags=self._target_tags(names.spec.adopted),
             ),
             # The resource id is a literal name, so Terraform cannot infer that the endpoint must exist first.
             # This order also makes a replaced target go before the endpoint's update and come back after it.
@@ -151,7 +152,7 @@ class EndpointScaling(Group):
                 resource_id=c.resource_id,
                 min_capacity=c.spec.copies.min,
                 max_capacity=c.spec.copies.max,
-                tags=self._tags,
+                tags=self._target_tags(c.spec.adopted),
             ),
             depends_on=[component],
         )
@@ -218,6 +219,10 @@ class EndpointScaling(Group):
         self.scale_from_zero_alarms[c.name] = alarm
 
     # ----------------------------------------------------------------------------------------- shared
+
+    def _target_tags(self, adopted: AdoptedEndpoint | AdoptedComponent | None) -> dict[str, str]:
+        """A scalable target's tags: the stack's, over the live ones an adopted target keeps (`adopted.tags`)."""
+        return with_live_tags(self._tags, adopted.tags.scalable_target if adopted is not None else {})
 
     def _target_tracking(
         self, id_: str, name: str, target: AppautoscalingTarget, kind: WorkloadKind, autoscaling: Autoscaling,
