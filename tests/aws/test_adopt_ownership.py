@@ -11,7 +11,7 @@ from fastscale.infra.aws.adopt import OwnedByAnotherStack, build_config, read_li
 from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import endpoint_names
 from fastscale.infra.rules import has_errors, run_rules
-from tests.aws.factories import REGION, stubbed
+from tests.aws.factories import REGION
 from tests.aws.test_adopt import (
     IC,
     IC_ARN,
