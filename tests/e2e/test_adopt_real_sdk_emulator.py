@@ -60,14 +60,15 @@ print(json.dumps({"found": find_existing_sagemaker_endpoint(boto3.client("sagema
 
 
 def sdk(url: str, script: str, *args: str) -> dict:
-    """Run ``script`` in the SDK's interpreter against the emulator at ``url``: its last line of output, as JSON."""
+    """Run ``script`` in the SDK's interpreter against the emulator at ``url``: the JSON it prints last."""
     assert SDK_PYTHON is not None
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("AWS_")}, **DUMMY_CREDENTIALS,
            "AWS_ENDPOINT_URL": url, "AWS_DEFAULT_REGION": REGION}
     done = subprocess.run([SDK_PYTHON, "-c", textwrap.dedent(script), *args], env=env, capture_output=True, text=True,
                           timeout=SDK_TIMEOUT)
     assert done.returncode == 0, done.stdout + done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    last = done.stdout.strip().splitlines()[-1]
+    return json.loads(last[last.index("{"):])  # the SDK's waiter prints progress marks without a line break
 
 
 @pytest.fixture(scope="module")
