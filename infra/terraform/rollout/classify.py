@@ -74,7 +74,11 @@ def tag_changes(change: ResourceChange) -> tuple[TagChange, ...]:
 def ownership_changes(change: ResourceChange) -> tuple[OwnershipChange, ...]:
     """The ownership tags a change of a resource that exists sets to other values (a change of owner), in the
     order of ``naming.OWNERSHIP_TAGS``."""
-    found = {t.tag: t for t in tag_changes(change)}
+    return _ownership(tag_changes(change))
+
+
+def _ownership(changed: tuple[TagChange, ...]) -> tuple[OwnershipChange, ...]:
+    found = {t.tag: t for t in changed}
     return tuple(found[k] for k in OWNERSHIP_TAGS if k in found)
 
 
@@ -195,8 +199,7 @@ def classify_change(change: ResourceChange, inputs: Mapping[str, RolloutInputs] 
     changed_tags = tag_changes(change)
     if classified is None or not changed_tags:
         return classified
-    owners = {t.tag: t for t in changed_tags}
-    return replace(classified, tags=changed_tags, ownership=tuple(owners[k] for k in OWNERSHIP_TAGS if k in owners))
+    return replace(classified, tags=changed_tags, ownership=_ownership(changed_tags))
 
 
 def _classify(change: ResourceChange, inputs: Mapping[str, RolloutInputs] | None) -> ClassifiedChange | None:
