@@ -11,8 +11,13 @@ DEMO_STAMP := $(VENV)/.installed-runtime
 # A second environment with CDK Terrain installed, so the suite and every example run on both engines.
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
+# The SageMaker Python SDK in an environment of its own, for the one test that runs the SDK itself against the
+# emulator: sagemaker 3.x needs rich<15 (fastscale pins 15) and installs about 1 GB, so it is in no other one.
+SDK_VENV    := .venv-sdk
+SDK_VERSION := 3.27.0
+SDK_STAMP   := $(SDK_VENV)/.installed-$(SDK_VERSION)
 
-.PHONY: demo test test-terrain typecheck setup clean canary floor constraints mutation prices
+.PHONY: demo test test-terrain test-sdk typecheck setup clean canary floor constraints mutation prices
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -23,6 +28,11 @@ $(TERRAIN_STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(TERRAIN_VENV)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(TERRAIN_VENV)/bin/pip install --quiet -e '.[dev,terrain]'
 	touch $(TERRAIN_STAMP)
+
+$(SDK_STAMP):
+	$(PYTHON) -m venv $(SDK_VENV)
+	$(SDK_VENV)/bin/pip install --quiet 'sagemaker==$(SDK_VERSION)'
+	touch $(SDK_STAMP)
 
 $(DEMO_STAMP): pyproject.toml $(CONSTRAINTS)
 	@echo "demo: installing fastscale and its runtime dependencies into $(VENV) (without the [dev] tools)"
@@ -47,6 +57,12 @@ test: $(STAMP)
 	$(BIN)/pytest
 	bash scripts/run_checkov.sh
 	$(MAKE) --no-print-directory test-terrain
+
+## The SageMaker Python SDK's own calls against the emulator, then adopt -> plan -> deploy -> scale -> destroy
+## (tests/e2e/test_adopt_real_sdk_emulator.py, which skips without FASTSCALE_SDK_PYTHON). Not part of `make test`:
+## the SDK's environment takes about 8 minutes and 1 GB to install.
+test-sdk: $(STAMP) $(SDK_STAMP)
+	FASTSCALE_SDK_PYTHON=$(CURDIR)/$(SDK_VENV)/bin/python $(BIN)/pytest -q -p no:cacheprovider tests/e2e/test_adopt_real_sdk_emulator.py
 
 ## CDK Terrain as the engine: the stack snapshot, parity (fastscale's writer against the engine's bytes) and
 ## contract tests, then every example synthesized by each engine itself (main.py, what `cdktf synth` runs) and

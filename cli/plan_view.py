@@ -52,7 +52,8 @@ def print_change_summary(
     With a classification, a change that is not a plain create or delete says what it does to traffic
     (in place, rolling, blue/green, replace, downtime), and the rollouts and replacements with downtime
     follow the counts, with the expected duration and what to do about the downtime; so does every change
-    of an ownership tag on a resource that exists (`ownership: fastscale:stack a -> b on <address>`). Drift
+    of an ownership tag on a resource that exists (`ownership: fastscale:stack a -> b on <address>`), and every
+    tag change of such a resource, by resource (:func:`print_tag_changes`). Drift
     comes first, as :func:`print_drift` sorts it out. With a cost, the endpoints' monthly on-demand cost
     before and after the change closes it (:func:`print_cost`)."""
     out = console()
@@ -95,6 +96,7 @@ def print_change_summary(
             say(f"  Terraform applies them side by side: about {_duration(longest)} for the longest.", indent="    ")
     for c, o in classification.ownership_changes:
         say(f"[bold yellow]ownership:[/] {_esc(o.describe())} on {_esc(c.address)}")
+    print_tag_changes(classification)
     for c in classification.changes:
         if c.notice:
             say(f"[bold yellow]Note:[/] {_esc(c.notice)}.")
@@ -105,6 +107,20 @@ def print_change_summary(
             f"still holds that name ({_esc(c.reason)}); AWS refuses that, so `fastscale deploy` stops before applying.")
     if cost is not None:
         print_cost(cost)
+
+
+def print_tag_changes(classification: PlanClassification) -> None:
+    """Every tag the plan adds, removes or changes on a resource that exists, by resource: key, before -> after
+    (`(none)` where the tag is absent). A live tag the config does not keep shows here as `-> (none)`."""
+    changed = classification.tag_changes
+    if not changed:
+        return
+    say("[bold]Tag changes[/] on resources that exist:")
+    for c in changed:
+        say(f"  {_esc(c.address)}:", indent="    ")
+        for t in c.tags:
+            style = "red" if t.after is None else "green" if t.before is None else "yellow"
+            say(f"    [{style}]{_esc(t.describe())}[/]", indent="      ")
 
 
 def print_cost(cost: PlanCost) -> None:

@@ -111,7 +111,7 @@ class EndpointScaling(Group):
                 resource_id=scaling.resource_id,
                 min_capacity=scaling.count.min,
                 max_capacity=scaling.count.max,
-                tags=self._tags,
+                tags=dict(scaling.target_tags),
             ),
             depends_on=[endpoint],
             lifecycle=reregister,
@@ -138,7 +138,7 @@ class EndpointScaling(Group):
                 resource_id=scaling.resource_id,
                 min_capacity=scaling.count.min,
                 max_capacity=scaling.count.max,
-                tags=self._tags,
+                tags=dict(scaling.target_tags),
             ),
             depends_on=[component],
         )

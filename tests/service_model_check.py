@@ -9,6 +9,7 @@ and fail on a structure that lacks a required member. :func:`answer_problems` re
   empty structure with required members is not a valid answer at all), and, in SageMaker's ``Describe*``
   answers, ``[]`` where the shape does not require the member (SageMaker leaves out a list that was never set;
   other services, CloudWatch's alarm actions say, answer empty lists, and so do list calls);
+- a string member whose shape is named as an ARN (``...Arn``, ``...ARN``) that is not one (``arn:...``);
 - what botocore's own ``ParamValidator`` finds in the parsed answer against the output shape: a missing
   required member, a value of the wrong type.
 
@@ -45,6 +46,11 @@ def recording(url: str | None, service: str) -> Any:
     return api
 
 
+def _names_an_arn(shape_name: str) -> bool:
+    """A shape named for an ARN alone (``EndpointArn``, ``ResourceARN``; not ``ClusterNameOrArn``)."""
+    return shape_name.lower().endswith("arn") and not shape_name.lower().endswith("orarn")
+
+
 def _walk(value: Any, shape: Any, path: str, problems: list[str], lists_left_out: bool, required: bool = False) -> None:
     if value is None or (value == {} and not required) or (value == [] and lists_left_out and not required):
         problems.append(f"{path}: {json.dumps(value)} where AWS leaves the member out")
@@ -59,6 +65,9 @@ def _walk(value: Any, shape: Any, path: str, problems: list[str], lists_left_out
     elif shape.type_name == "list" and isinstance(value, list):
         for i, item in enumerate(value):
             _walk(item, shape.member, f"{path}[{i}]", problems, lists_left_out, required=True)
+    elif shape.type_name == "string" and isinstance(value, str) and _names_an_arn(shape.name):
+        if not value.startswith("arn:"):
+            problems.append(f"{path}: {json.dumps(value)[:120]} is not an ARN")
     elif shape.type_name == "map" and isinstance(value, dict):
         for key, item in value.items():
             _walk(item, shape.value, f"{path}.{key}", problems, lists_left_out, required=True)

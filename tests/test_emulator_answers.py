@@ -53,6 +53,49 @@ def test_moto_alone_fails_the_check_the_emulator_is_held_to():
     assert "DescribeModel.Containers: [] where AWS leaves the member out" in problems
 
 
+def test_moto_alone_answers_a_configurations_arn_in_the_tagging_index_as_no_arn():
+    from moto import mock_aws
+
+    with mock_aws():
+        tagged_sdk_endpoint(None, "model")
+        tagging = recording(None, "resourcegroupstaggingapi")
+        answer = tagging.get_resources(TagFilters=[{"Key": SOURCE_TAG, "Values": ["s3://sdk-bucket/model.tar.gz"]}])
+    assert any(p.endswith("is not an ARN") for p in answer_problems(tagging, "GetResources", answer))
+
+
+def test_the_tagging_index_answers_the_arns_sdk_3_reuse_looks_up(server):
+    """SDK 3.x finds what it made by the model-source tag through GetResources, filtered by resource type."""
+    api = tagged_sdk_endpoint(server, "reuse")
+    sm, tagging = api["sagemaker"], recording(server, "resourcegroupstaggingapi")
+    arns = {"sagemaker:endpoint": sm.describe_endpoint(EndpointName="reuse")["EndpointArn"],
+            "sagemaker:endpoint-config": sm.describe_endpoint_config(EndpointConfigName="reuse")["EndpointConfigArn"],
+            "sagemaker:model": sm.describe_model(ModelName="reuse")["ModelArn"]}
+    for kind, arn in arns.items():
+        answer = tagging.get_resources(TagFilters=[{"Key": SOURCE_TAG, "Values": ["s3://sdk-bucket/reuse.tar.gz"]}],
+                                       ResourceTypeFilters=[kind])
+        assert [m["ResourceARN"] for m in answer["ResourceTagMappingList"]] == [arn]
+        assert answer_problems(tagging, "GetResources", answer) == []
+    assert sm.list_tags(ResourceArn=arns["sagemaker:endpoint-config"])["Tags"][0]["Key"] == SOURCE_TAG
+
+
+SOURCE_TAG = "sagemaker.amazonaws.com/model-source"
+
+
+def tagged_sdk_endpoint(url: str | None, name: str) -> dict[str, object]:
+    """Model, configuration and endpoint as SDK 3.x's ModelBuilder.deploy() creates them: each tagged with the
+    model source it was made from."""
+    api = {"sagemaker": recording(url, "sagemaker")}
+    sm = api["sagemaker"]
+    tags = [{"Key": SOURCE_TAG, "Value": f"s3://sdk-bucket/{name}.tar.gz"}]
+    sm.create_model(ModelName=name, ExecutionRoleArn=ROLE, PrimaryContainer={
+        "Image": IMAGE, "ModelDataUrl": f"s3://sdk-bucket/{name}.tar.gz", "Environment": {}}, Tags=tags)
+    sm.create_endpoint_config(EndpointConfigName=name, ProductionVariants=[{
+        "VariantName": "AllTraffic", "ModelName": name, "InitialVariantWeight": 1, "InitialInstanceCount": 1,
+        "InstanceType": "ml.g4dn.xlarge"}], Tags=tags)
+    sm.create_endpoint(EndpointName=name, EndpointConfigName=name, Tags=tags)
+    return api
+
+
 def test_every_answer_fastscale_the_provider_and_the_sdk_read_matches_the_service_model(server):
     api = sdk_shaped_endpoint(server)
     sm, aas, cw, iam, sts = (api[s] for s in ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "sts"))

@@ -5,7 +5,7 @@ stack's resources, and what they need). Hand-written plan entries; the CLI runs 
 from __future__ import annotations
 
 from fastscale.infra.terraform.destroy_plan import deleted_resources, keep_closure, targets
-from fastscale.infra.terraform.rollout import OwnershipChange, classify_plan
+from fastscale.infra.terraform.rollout import OwnershipChange, TagChange, classify_plan
 from tests.test_rollout_plan import change, plan
 
 A = {"fastscale:stack": "team-a", "managed-by": "fastscale", "fastscale:endpoint": "shared"}
@@ -117,3 +117,42 @@ def test_a_kept_endpoint_keeps_its_configuration_model_role_and_scaling():
     assert targets(deleted, kept) == ["aws_appautoscaling_target.target", "aws_appautoscaling_policy.policy"]
     scaling = keep_closure(deleted, {"aws_appautoscaling_target.target": "tagged fastscale:stack=team-b"})
     assert "aws_appautoscaling_policy.policy" in scaling and "aws_sagemaker_endpoint.endpoint" in scaling
+
+
+# --------------------------------------------------------------------------------------------- every tag change
+
+
+def test_every_tag_a_change_adds_removes_or_changes_is_listed_by_key():
+    live = {**A, "cost-center": "cc-1", "team": "search", "sagemaker.amazonaws.com/model-source": "sdk"}
+    planned = {**A, "cost-center": "cc-2", "owner": "ml-platform"}
+    entry = change("aws_sagemaker_endpoint", ["update"], endpoint(live, all_tags=live), endpoint(planned))
+    [found] = classify_plan(plan(entry)).changes
+    assert found.tags == (
+        TagChange("cost-center", "cc-1", "cc-2"), TagChange("owner", None, "ml-platform"),
+        TagChange("sagemaker.amazonaws.com/model-source", "sdk", None), TagChange("team", "search", None))
+    assert found.ownership == ()  # none of them is an ownership tag
+    assert [t.describe() for t in found.tags] == [
+        "cost-center cc-1 -> cc-2", "owner (none) -> ml-platform", "sagemaker.amazonaws.com/model-source sdk -> (none)",
+        "team search -> (none)"]
+    doc = classify_plan(plan(entry)).to_dict()
+    assert doc["resources"][0]["tags"][0] == {"tag": "cost-center", "from": "cc-1", "to": "cc-2"}
+    assert {"address": "aws_sagemaker_endpoint.x", "tag": "team", "from": "search", "to": None} in doc["summary"]["tags"]
+    assert len(doc["summary"]["tags"]) == 4
+
+
+def test_ownership_tags_are_tag_changes_too_and_awscc_lists_count_alike():
+    before = {"inference_component_name": "ic", "tags": [{"key": "cost-center", "value": "a"}]}
+    after = {**before, "tags": [{"key": k, "value": v} for k, v in B.items()]}
+    [found] = classify_plan(plan(change("awscc_sagemaker_inference_component", ["update"], before, after))).changes
+    assert {t.tag: (t.before, t.after) for t in found.tags} == {
+        "cost-center": ("a", None), "fastscale:endpoint": (None, "shared"), "fastscale:stack": (None, "team-b"),
+        "managed-by": (None, "fastscale")}
+    assert {o.tag for o in found.ownership} == {"fastscale:stack", "managed-by"}
+
+
+def test_aws_reserved_keys_and_unchanged_tags_are_no_tag_change():
+    live = {**A, "aws:cloudformation:stack-name": "sdk", "cost-center": "cc-1"}
+    entry = change("aws_sagemaker_model", ["update"], {"name": "m", "tags": live},
+                   {"name": "m", "tags": {**A, "cost-center": "cc-1"}, "execution_role_arn": "x"})
+    assert classify_plan(plan(entry)).changes[0].tags == ()
+    assert classify_plan(plan(entry)).tag_changes == []

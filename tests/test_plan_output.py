@@ -13,7 +13,9 @@ from fastscale.cli.plan_view import print_change_summary
 from fastscale.cli.progress import Reporter
 from fastscale.infra.base.value_diff import ValueChange
 from fastscale.infra.terraform.drift import Drift, DriftedValue
+from fastscale.infra.terraform.rollout import classify_plan
 from fastscale.infra.terraform.runner.messages import Collector
+from tests.test_rollout_plan import change, plan
 
 
 def _line(kind: str, message: str, **extra: object) -> str:
@@ -68,6 +70,30 @@ def test_the_plan_says_what_it_imports_and_counts_it(capsys, monkeypatch):
     assert "~ update aws_sagemaker_model.m (imported first, ID sdk-model)" in lines
     assert "+ create aws_cloudwatch_metric_alarm.new" in lines
     assert "Plan: 2 to import, 1 to add, 1 to change, 0 to destroy." in lines
+
+
+def test_the_plan_lists_every_tag_change_by_resource_with_before_and_after(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    _, result = _collected(ADOPT_PLAN)
+    live = {"cost-center": "cc-1", "sagemaker.amazonaws.com/model-source": "sdk"}
+    ours = {"fastscale:stack": "demo", "managed-by": "fastscale"}
+    model = change("aws_sagemaker_model", ["update"], {"name": "m", "tags": live},
+                   {"name": "m", "tags": {**ours, "cost-center": "cc-2"}})
+    classification = classify_plan(plan(model))
+    print_change_summary(result, [{"address": "aws_sagemaker_model.x", "action": "update", "importing": "m"}],
+                         classification)
+    out = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
+    start = out.index("Tag changes on resources that exist:")
+    assert out[start:start + 6] == [
+        "Tag changes on resources that exist:",
+        "aws_sagemaker_model.x:",
+        "cost-center cc-1 -> cc-2",
+        "fastscale:stack (none) -> demo",
+        "managed-by (none) -> fastscale",
+        "sagemaker.amazonaws.com/model-source sdk -> (none)",
+    ]
+    # the ownership tags are also named on their own lines, as before
+    assert "ownership: fastscale:stack (none) -> demo on aws_sagemaker_model.x" in out
 
 
 def test_drift_is_shown_only_where_a_value_changed_and_normalisation_is_labelled(capsys, monkeypatch):

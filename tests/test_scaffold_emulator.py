@@ -13,6 +13,7 @@ from click.testing import CliRunner
 from moto import mock_aws
 
 from fastscale.cli.main import cli
+from fastscale.infra.base.provider_versions import EMULATOR_AWS
 from fastscale.infra.config import load_config, parse_config
 from fastscale.infra.project.scaffold import (
     EMULATOR_INSTANCE_TYPES,
@@ -54,6 +55,7 @@ def test_every_preset_that_fits_the_emulator_renders_without_a_finding(model):
     config = parse_config(yaml.safe_load(text), "fastscale.yaml", text)
     assert list(run_rules(config)) == []
     assert config.endpoint_url == URL and config.state.backend == "local"
+    assert config.providers.aws == EMULATOR_AWS  # the same range `adopt --endpoint-url` writes
     [endpoint] = config.endpoints
     assert endpoint.instance_type == chosen and not endpoint.uses_inference_components
     assert endpoint.model is not None and endpoint.model.autoscaling.enabled

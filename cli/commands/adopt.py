@@ -25,6 +25,7 @@ from fastscale.cli.common import (
 )
 from fastscale.cli.output import escape
 from fastscale.infra.base import writer
+from fastscale.infra.base.provider_versions import EMULATOR_AWS
 from fastscale.infra.base.regions import is_sagemaker_region, suggest
 from fastscale.infra.config import ConfigError, FastscaleConfig, parse_config, safe_yaml
 from fastscale.infra.model.naming import TAG_STACK
@@ -117,8 +118,9 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
         _owned_elsewhere(exc, endpoint, region, as_json)
     except AdoptRefused as exc:
         _refused(exc, as_json)
-    if probe.endpoint_url:
+    if probe.endpoint_url:  # an emulator: its provider range, as `fastscale init --emulator` writes it
         adoption.data["endpoint_url"] = probe.endpoint_url
+        adoption.data["providers"] = {"aws": EMULATOR_AWS}
 
     text = _yaml(adoption.data, endpoint, region, take_over)
     config, findings = _validate(text, out)

@@ -119,7 +119,8 @@ def plan_command(config_file: str, detailed_exitcode: bool, take_over: tuple[str
     AWS is changed. Like `deploy` and `destroy` it holds the stack's lock (FILE's stack directory under
     --out, `fastscale.lock`) from before synthesis until the plan is read: while another run holds it,
     it exits 1 naming that run. Every change of an ownership tag (`fastscale:stack`, `fastscale:region`,
-    `managed-by`) on a resource that exists is shown as `ownership: <tag> <from> -> <to> on <address>`.
+    `managed-by`) on a resource that exists is shown as `ownership: <tag> <from> -> <to> on <address>`,
+    and every tag it adds, removes or changes there is listed under "Tag changes", by resource.
     Progress goes to stderr; with --json, progress events are JSON lines on
     stderr and a summary object (counts, planned changes, their classification, the cost, diagnostics) is
     printed on stdout.

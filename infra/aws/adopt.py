@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from fastscale.infra.aws.clients import ClientsArg, chunks, paginate, resolve, translate_errors
+from fastscale.infra.aws.clients import ClientsArg, paginate, resolve, translate_errors
 from fastscale.infra.aws.references import InUse, in_use
 from fastscale.infra.base.aws_facts import (
     COMPONENT_HIGH_RESOLUTION,
@@ -192,15 +192,16 @@ def read_live(endpoint: str, region: str, *, clients: ClientsArg = None) -> Live
         for alarm in paginate(cw, "describe_alarms", "MetricAlarms", AlarmNames=alarm_names[start:start + 100]):
             live.alarms[alarm["AlarmName"]] = alarm
 
-    # Who owns them: SageMaker's own tags, and the scalable targets' through the tagging index.
+    # Who owns them, and the tags to keep: SageMaker's own tags, and each scalable target's from Application
+    # Auto Scaling (ListTagsForResource, one target per call, not paginated).
     arns = [ep["EndpointArn"], cfg["EndpointConfigArn"], *(m["ModelArn"] for m in live.models.values()),
             *(c["InferenceComponentArn"] for c in live.components)]
     for arn in arns:
         live.tags[arn] = {t["Key"]: t["Value"] for t in paginate(sm, "list_tags", "Tags", ResourceArn=arn)}
-    target_arns = [t["ScalableTargetARN"] for t in live.targets.values() if t.get("ScalableTargetARN")]
-    for batch in chunks(target_arns, 100):  # GetResources takes at most 100 ARNs
-        for item in paginate(aws.tagging, "get_resources", "ResourceTagMappingList", ResourceARNList=batch):
-            live.tags[item["ResourceARN"]] = {t["Key"]: t["Value"] for t in item.get("Tags", [])}
+    for target in live.targets.values():
+        if target.get("ScalableTargetARN"):
+            live.tags[target["ScalableTargetARN"]] = dict(
+                aas.list_tags_for_resource(ResourceARN=target["ScalableTargetARN"]).get("Tags") or {})
     # What else uses them: everything in the region but this endpoint and its components.
     components = {c["InferenceComponentName"] for c in live.components}
     live.uses = in_use(aws, configurations=True, skip=lambda kind, name, arn: (
@@ -275,7 +276,8 @@ def build_config(live: Live, region: str, project: str, take_over: tuple[str, ..
             if url:
                 adopted["model_data_url"] = True
         count = variant["InitialInstanceCount"]
-        workload["autoscaling"], bounds = _autoscaling(live, rid, f"{path}.model.autoscaling", adopted, notes)
+        workload["autoscaling"], bounds = _autoscaling(live, rid, f"{path}.model.autoscaling", adopted,
+                                                       f"{path}.adopted", notes)
         spec["instances"] = {"initial": count, "min": bounds[0] if bounds else count, "max": bounds[1] if bounds else count}
         spec["model"] = workload
     else:
@@ -294,6 +296,7 @@ def build_config(live: Live, region: str, project: str, take_over: tuple[str, ..
                              "endpoint_config": cfg.get("EndpointConfigArn") if "endpoint_config" in adopted else None,
                              "model": live.models.get(adopted.get("model") or "", {}).get("ModelArn")},
                       f"{path}.adopted.tags", notes)
+    kept = {**kept, **adopted.pop("tags", {})}  # the scalable target's, from `_autoscaling`
     if kept:
         adopted["tags"] = kept
     spec["adopted"] = adopted
@@ -336,14 +339,17 @@ def _workload(model: dict[str, Any]) -> tuple[dict[str, Any], bool]:
 
 
 def _autoscaling(
-    live: Live, rid: str, path: str, adopted: dict[str, Any], notes: list[Note]
+    live: Live, rid: str, path: str, adopted: dict[str, Any], adopted_path: str, notes: list[Note]
 ) -> tuple[dict[str, Any], tuple[int, int] | None]:
     """The `autoscaling` of a workload from its live scalable target and target-tracking policy, and the
-    target's (min, max)."""
+    target's (min, max). The target's live tags go into ``adopted`` (`tags.scalable_target`, at ``adopted_path``)."""
     target = live.targets.get(rid)
     if target is None:
         return {"enabled": False}, None
     adopted["scalable_target"] = True
+    kept = _kept_tags(live, {"scalable_target": target.get("ScalableTargetARN")}, f"{adopted_path}.tags", notes)
+    if kept:
+        adopted.setdefault("tags", {}).update(kept)
     out: dict[str, Any] = {"enabled": True}
     policies = live.policies.get(rid, [])
     tracking = [p for p in policies if p.get("PolicyType") == TARGET_TRACKING]
@@ -409,7 +415,8 @@ def _component(live: Live, ic: dict[str, Any], path: str, notes: list[Note], sha
         notes.append(Note(f"{path}.data_cache", "no DataCacheConfig on the live component: kept unset (set `true` to "
                           "cache image and model on each instance; that update rolls the component's copies)", "kept"))
     copies = (ic.get("RuntimeConfig") or {}).get("DesiredCopyCount", 1)
-    out["autoscaling"], bounds = _autoscaling(live, component_resource_id(name), f"{path}.autoscaling", adopted, notes)
+    out["autoscaling"], bounds = _autoscaling(live, component_resource_id(name), f"{path}.autoscaling", adopted,
+                                              f"{path}.adopted", notes)
     out["copies"] = {"initial": max(copies, 1), "min": bounds[0] if bounds else copies, "max": bounds[1] if bounds else copies}
     if bounds and bounds[0] == 0:
         notes.append(Note(f"{path}.copies.min", "scale to zero: fastscale creates its own scale-from-zero step policy "
@@ -418,6 +425,7 @@ def _component(live: Live, ic: dict[str, Any], path: str, notes: list[Note], sha
     kept = _kept_tags(live, {"component": ic.get("InferenceComponentArn"),
                              "model": model.get("ModelArn") if "model" in adopted else None},
                       f"{path}.adopted.tags", notes)
+    kept = {**kept, **adopted.pop("tags", {})}  # the scalable target's, from `_autoscaling`
     if kept:
         adopted["tags"] = kept
     out["adopted"] = adopted

@@ -22,6 +22,10 @@ DEFAULT_AWSCC = ">= 1.106.0, < 2.0"
 #: The oldest hashicorp/aws release fastscale's aws resources are checked against: every attribute they
 #: write that is not listed in AWS_NEEDS is in its schema.
 AWS_FLOOR = "5.100.0"
+#: The hashicorp/aws constraint of a config that targets an emulator (`fastscale init --emulator`, `adopt
+#: --endpoint-url`): every release from the floor on, so an offline provider mirror holding an older release
+#: than fastscale's default still serves (an emulator has no awscc resources: FS072), below the next major.
+EMULATOR_AWS = f">= {AWS_FLOOR}, < 7.0"
 #: The oldest hashicorp/awscc release with everything fastscale writes (`data_cache_config` on the
 #: inference component came in 1.106.0).
 AWSCC_FLOOR = "1.106.0"

@@ -86,6 +86,9 @@ class AdoptedEndpointTags(_Strict):
         default_factory=dict, description=_LIVE_TAGS.format(kind="endpoint configuration")
     )
     model: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="model"))
+    scalable_target: LiveTagMap = Field(
+        default_factory=dict, description=_LIVE_TAGS.format(kind="Application Auto Scaling scalable target")
+    )
 
 
 class AdoptedComponentTags(_Strict):
@@ -93,6 +96,9 @@ class AdoptedComponentTags(_Strict):
 
     component: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="inference component"))
     model: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="model"))
+    scalable_target: LiveTagMap = Field(
+        default_factory=dict, description=_LIVE_TAGS.format(kind="Application Auto Scaling scalable target")
+    )
 
 
 class Adopted(_Strict):

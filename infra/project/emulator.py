@@ -24,6 +24,10 @@ botocore's service models (docs/emulator.md has them as a table, with the AWS so
   refresh fails too. Here a target keeps the tags it was registered with (only when it is created, as
   AWS documents for ``RegisterScalableTarget.Tags``) and the three tag calls work on it; an ARN that
   names no target is ``ResourceNotFoundException``, as in the API reference.
+- **Endpoint configuration ARNs.** moto 5.2.5 keeps an endpoint configuration's ARN as a one-element tuple,
+  so the Resource Groups Tagging API (``GetResources``, which the SageMaker Python SDK 3.x's resource reuse
+  calls to find what it made by its ``sagemaker.amazonaws.com/model-source`` tag) answers
+  ``"('arn:...',)"`` for it. Here it is the ARN, as AWS answers it and DescribeEndpointConfig does.
 - **UpdateEndpoint.** moto has none; the provider calls it to move an endpoint to a new endpoint
   configuration. Here the endpoint runs the named configuration and its variants at once, as AWS does once
   an update has finished, and it fails as AWS's does when the update would change the instance type of a
@@ -383,6 +387,16 @@ _DESCRIBE_EDITS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
 }
 
 
+def _endpoint_config_init(original: Callable[..., None]) -> Callable[..., None]:
+    """moto's endpoint configuration with its ARN as a string (moto 5.2.5 stores a one-element tuple)."""
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.arn = self.endpoint_config_arn
+
+    return init
+
+
 # -- CloudWatch
 
 
@@ -445,6 +459,7 @@ def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
     from moto.applicationautoscaling.responses import ApplicationAutoScalingResponse as Aas
     from moto.cloudwatch.responses import CloudWatchResponse
     from moto.core.responses import BaseResponse
+    from moto.sagemaker.models import FakeEndpointConfig
     from moto.sagemaker.responses import SageMakerResponse
 
     return [
@@ -457,6 +472,7 @@ def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
         (Aas, "describe_scalable_targets", _describe_scalable_targets(Aas.describe_scalable_targets)),
         (Aas, "describe_scaling_policies", _describe_scaling_policies(Aas.describe_scaling_policies)),
         (SageMakerResponse, "update_endpoint", _update_endpoint),
+        (FakeEndpointConfig, "__init__", _endpoint_config_init(FakeEndpointConfig.__init__)),
         *((SageMakerResponse, name, _edited(getattr(SageMakerResponse, name), edit))
           for name, edit in _DESCRIBE_EDITS.items()),
         (CloudWatchResponse, "set_alarm_state", _set_alarm_state(CloudWatchResponse.set_alarm_state)),

@@ -8,7 +8,9 @@
 - A key fastscale sets itself (`fastscale:stack`, `fastscale:endpoint`, `fastscale:region`, `managed-by`)
   would be replaced by fastscale's value: teardown proves ownership by those tags, so they are not the
   user's to set.
-- A resource takes at most 50 tags; fastscale adds up to four of its own to the user's.
+- A resource takes at most 50 tags. Counted per resource, as the stack tags it: fastscale's own (four on the
+  execution role, three elsewhere), the config's `tags`, and on an adopted resource the live tags its
+  `adopted.tags` keeps (one key counted once: the stack's win).
 """
 
 from __future__ import annotations
@@ -76,12 +78,45 @@ def _check_tag(where: str, key: str, value: str) -> Iterator[Hit]:
                   "use letters, digits, spaces and _ . : / = + - @ only")
 
 
+_KIND_LABELS = {"endpoint": "endpoint", "endpoint_config": "endpoint configuration", "model": "model",
+                "scalable_target": "scalable target"}
+
+
+def _tagged_resources(config: FastscaleConfig) -> Iterator[tuple[str, str, dict[str, str]]]:
+    """(what, config path to fix, the tags the stack puts on it) of each resource whose tags differ: the
+    execution role (with the region tag) or, with a role of the config's own, the endpoint's resources; and
+    every adopted resource with its kept live tags."""
+    for i, ep in enumerate(config.endpoints):
+        base = naming.tags(config, ep)
+        if ep.execution_role_arn:
+            yield f"endpoint {ep.name}'s resources", "tags", base
+        else:
+            yield f"endpoint {ep.name}'s execution role", "tags", naming.tags(config, ep, global_resource=True)
+        if ep.adopted is not None:
+            for kind, kept in ep.adopted.tags:
+                if kept:
+                    yield (f"endpoint {ep.name}'s {_KIND_LABELS[kind]}", f"endpoints[{i}].adopted.tags.{kind}",
+                           naming.with_live_tags(base, kept))
+        for j, c in enumerate(ep.inference_components):
+            if c.adopted is not None:
+                for kind, kept in c.adopted.tags:
+                    if kept:
+                        what = f"component {c.name}" if kind == "component" else f"component {c.name}'s {_KIND_LABELS[kind]}"
+                        yield (what,
+                               f"endpoints[{i}].inference_components[{j}].adopted.tags.{kind}",
+                               naming.with_live_tags(base, kept))
+
+
+
 @rule("FS079", "invalid-tag", Severity.ERROR, "A tag has a reserved key or characters AWS refuses, or there are too many.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     for path, tag_map in _tag_maps(config):
         for key, value in tag_map.items():
             yield from _check_tag(key_path(path, key), key, value)
-    total = max(len(naming.tags(config, ep, global_resource=True)) for ep in config.endpoints)
-    if total > MAX_TAGS_PER_RESOURCE:
-        yield Hit("tags", f"with fastscale's own tags a resource would carry {total} tags; AWS allows "
-                  f"{MAX_TAGS_PER_RESOURCE}.", f"remove at least {total - MAX_TAGS_PER_RESOURCE} tag(s)")
+    for what, path, carried in _tagged_resources(config):
+        total = len(carried)
+        if total > MAX_TAGS_PER_RESOURCE:
+            yield Hit(path, f"{what} would carry {total} tags (fastscale's own, the config's `tags` and the live tags "
+                      f"adopted there); AWS allows {MAX_TAGS_PER_RESOURCE} on a resource.",
+                      f"remove at least {total - MAX_TAGS_PER_RESOURCE} tag(s) from `tags` or `{path}`"
+                      if path != "tags" else f"remove at least {total - MAX_TAGS_PER_RESOURCE} tag(s)")

@@ -29,3 +29,13 @@ def aws(_moto):
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+@pytest.fixture
+def aas_tags():
+    """moto answers as fastscale's emulator does, which adds what moto lacks and AWS has: Application Auto Scaling's
+    tag calls (`ListTagsForResource` on a scalable target, which `adopt` reads), among the rest of its answers."""
+    from fastscale.infra.project.emulator import extended
+
+    with extended():
+        yield

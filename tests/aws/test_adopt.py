@@ -14,6 +14,9 @@ from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import has_errors, run_rules
 from tests.aws.factories import ACCOUNT, REGION, endpoint_arn, endpoint_config_desc, queue_in_use, stubbed
 
+#: `adopt` reads scalable targets' tags with Application Auto Scaling's ListTagsForResource, which moto lacks.
+pytestmark = pytest.mark.usefixtures("aas_tags")
+
 NAME = "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-000"
 MODEL = "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-001"
 ROLE = f"arn:aws:iam::{ACCOUNT}:role/sagemaker-sdk"
@@ -33,10 +36,11 @@ def sdk_endpoint(aws, **variant):
     sm.create_endpoint(EndpointName=NAME, EndpointConfigName=NAME)
 
 
-def scaling(aws, metric="SageMakerVariantInvocationsPerInstance"):
+def scaling(aws, metric="SageMakerVariantInvocationsPerInstance", tags: dict[str, str] | None = None):
     aas = aws["application-autoscaling"]
     aas.register_scalable_target(ServiceNamespace="sagemaker", ResourceId=RID,
-                                 ScalableDimension="sagemaker:variant:DesiredInstanceCount", MinCapacity=2, MaxCapacity=6)
+                                 ScalableDimension="sagemaker:variant:DesiredInstanceCount", MinCapacity=2, MaxCapacity=6,
+                                 **({"Tags": tags} if tags else {}))
     aas.put_scaling_policy(
         PolicyName="sdk-policy", ServiceNamespace="sagemaker", ResourceId=RID,
         ScalableDimension="sagemaker:variant:DesiredInstanceCount", PolicyType="TargetTrackingScaling",
@@ -112,10 +116,11 @@ IC = "llama-ic-2024-01-01"
 IC_ARN = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:inference-component/{IC}"
 IC_MODEL = "llama-model-2024"
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+TARGET_ARN = f"arn:aws:application-autoscaling:{REGION}:{ACCOUNT}:scalable-target/0123456789abcdef0123456789abcdef"
 
 
 def stub_component_endpoint(data_cache: dict | None, *, tags: dict[str, dict[str, str]] | None = None,
-                            model_also_on: str | None = None) -> dict:
+                            model_also_on: str | None = None, target_tags: dict[str, str] | None = None) -> dict:
     """An inference-component endpoint as SageMaker describes it, with its tags (ARN -> tags) and what else in
     the region uses its model (``model_also_on``: a component of another endpoint runs it too)."""
     sm, sm_stub = stubbed("sagemaker")
@@ -147,9 +152,17 @@ def stub_component_endpoint(data_cache: dict | None, *, tags: dict[str, dict[str
         "ExecutionRoleArn": ROLE, "PrimaryContainer": {
             "Image": IMAGE, "ModelDataSource": {"S3DataSource": {"S3Uri": "s3://m/llama/", "S3DataType": "S3Prefix",
                                                                  "CompressionType": "None"}}}}, {"ModelName": IC_MODEL})
-    aas_stub.add_response("describe_scalable_targets", {"ScalableTargets": []}, {
+    targets = [] if target_tags is None else [{
+        "ServiceNamespace": "sagemaker", "ResourceId": f"inference-component/{IC}", "ScalableTargetARN": TARGET_ARN,
+        "ScalableDimension": "sagemaker:inference-component:DesiredCopyCount", "MinCapacity": 1, "MaxCapacity": 3,
+        "RoleARN": ROLE, "CreationTime": NOW}]
+    aas_stub.add_response("describe_scalable_targets", {"ScalableTargets": targets}, {
         "ServiceNamespace": "sagemaker",
         "ResourceIds": [f"endpoint/{NAME}/variant/AllTraffic", f"inference-component/{IC}"]})
+    if target_tags is not None:
+        aas_stub.add_response("describe_scaling_policies", {"ScalingPolicies": []},
+                              {"ServiceNamespace": "sagemaker", "ResourceId": f"inference-component/{IC}"})
+        aas_stub.add_response("list_tags_for_resource", {"Tags": target_tags}, {"ResourceARN": TARGET_ARN})
     config_arn = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint-config/{NAME}"
     for arn in (endpoint_arn(NAME), config_arn, f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{IC_MODEL}", IC_ARN):
         sm_stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in (tags or {}).get(arn, {}).items()]},
@@ -303,6 +316,18 @@ def test_live_tags_are_kept_per_resource_reserved_ones_left_out_with_a_note(aws)
     assert "managed-by" in notes["endpoints[0].adopted.tags.model"].message
 
 
+def test_the_scalable_targets_live_tags_are_kept_with_the_target(aws):
+    sdk_endpoint(aws)
+    scaling(aws, tags={"cost-center": "ml-42", "aws:created-by": "x", "fastscale:stack": "sdk"})
+    adoption = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk")
+    ep = parse_config(adoption.data).endpoints[0]
+    assert ep.adopted is not None and ep.adopted.scalable_target
+    assert ep.adopted.tags.scalable_target == {"cost-center": "ml-42"}
+    assert ep.adopted.tags.endpoint == {}  # the target's tags stay the target's
+    notes = [n for n in adoption.notes if n.path == "endpoints[0].adopted.tags.scalable_target"]
+    assert {n.effect for n in notes} == {"kept", "in-place"}  # aws: kept by AWS, fastscale's own rewritten
+
+
 def test_an_adopted_tag_with_a_reserved_key_is_a_validate_error_at_its_path(aws):
     sdk_endpoint(aws)
     data = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk").data
@@ -322,3 +347,13 @@ def test_a_components_live_tags_are_kept_on_the_component_and_its_model():
     assert component.adopted.tags.component == {"owner": "ana"}
     assert component.adopted.tags.model == {"sagemaker.amazonaws.com/model-source": "sdk"}
     assert ep.adopted is not None and ep.adopted.tags.endpoint == {} and ep.adopted.tags.model == {}
+
+
+def test_a_components_scalable_target_keeps_its_live_tags():
+    aws = stub_component_endpoint(None, target_tags={"cost-center": "ml-42", "managed-by": "someone"})
+    adoption = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk")
+    [component] = parse_config(adoption.data).endpoints[0].inference_components
+    assert component.adopted is not None and component.adopted.scalable_target
+    assert component.adopted.tags.scalable_target == {"cost-center": "ml-42"}
+    assert any(n.path == "endpoints[0].inference_components[0].adopted.tags.scalable_target" and "managed-by" in n.message
+               for n in adoption.notes)

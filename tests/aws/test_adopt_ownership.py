@@ -1,7 +1,7 @@
 """`adopt` never takes another team's resources: what another stack's tags claim is refused unless handed over
 by name, and a configuration or model that something else uses is not adopted (the stack makes its own).
-moto for single-model endpoints, botocore's Stubber for inference components and the tagging index of
-scalable targets (moto has neither)."""
+moto (with the emulator's Application Auto Scaling tag calls) for single-model endpoints, botocore's Stubber for
+inference components (moto has none)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from fastscale.infra.aws.adopt import OwnedByAnotherStack, build_config, read_li
 from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import endpoint_names
 from fastscale.infra.rules import has_errors, run_rules
-from tests.aws.factories import REGION, stubbed
+from tests.aws.factories import REGION
 from tests.aws.test_adopt import (
     IC,
     IC_ARN,
@@ -24,6 +24,9 @@ from tests.aws.test_adopt import (
     sdk_endpoint,
     stub_component_endpoint,
 )
+
+#: `adopt` reads scalable targets' tags with Application Auto Scaling's ListTagsForResource, which moto lacks.
+pytestmark = pytest.mark.usefixtures("aas_tags")
 
 A_TAGS = [{"Key": "fastscale:stack", "Value": "team-a"}, {"Key": "managed-by", "Value": "fastscale"}]
 
@@ -79,17 +82,15 @@ def test_its_own_stacks_tag_is_no_refusal(aws):
 
 
 def test_a_scalable_target_tagged_for_another_stack_is_refused(aws):
-    """The target's tags come from the tagging index (moto lists no scalable targets there: stubbed)."""
+    """The target's tags come from Application Auto Scaling's ListTagsForResource."""
     sdk_endpoint(aws)
     scaling(aws)
-    tagging, stub = stubbed("resourcegroupstaggingapi")
-    [target] = aws["application-autoscaling"].describe_scalable_targets(ServiceNamespace="sagemaker")["ScalableTargets"]
-    stub.add_response("get_resources", {"ResourceTagMappingList": [{"ResourceARN": target["ScalableTargetARN"], "Tags": A_TAGS}]},
-                      {"ResourceARNList": [target["ScalableTargetARN"]]})
+    aas = aws["application-autoscaling"]
+    [target] = aas.describe_scalable_targets(ServiceNamespace="sagemaker")["ScalableTargets"]
+    aas.tag_resource(ResourceARN=target["ScalableTargetARN"], Tags={t["Key"]: t["Value"] for t in A_TAGS})
     with pytest.raises(OwnedByAnotherStack) as refused:
-        build_config(read_live(NAME, REGION, clients={**aws, "resourcegroupstaggingapi": tagging}), REGION, "team-b")
+        build_config(read_live(NAME, REGION, clients=aws), REGION, "team-b")
     assert [(o.kind, o.name, o.stack) for o in refused.value.owned] == [("scalable target", RID, "team-a")]
-    stub.assert_no_pending_responses()
 
 
 # --------------------------------------------------------------------------------------------- shared configuration or model

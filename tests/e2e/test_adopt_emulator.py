@@ -18,7 +18,8 @@ import json
 import pytest
 import yaml
 
-from tests.e2e.emulator_support import FOUND, MARKS, aws, fastscale, fresh_emulator, project_env, summary
+from fastscale.infra.base.provider_versions import EMULATOR_AWS
+from tests.e2e.emulator_support import MARKS, aws, fastscale, fresh_emulator, project_env, summary
 
 pytestmark = MARKS
 
@@ -89,10 +90,8 @@ def test_an_sdk_endpoint_is_adopted_deployed_without_replacement_scaled_and_dest
     again = fastscale(tmp_path, env, "adopt", NAME, "--region", "us-east-1", "--endpoint-url", emulator)
     assert again.returncode == 2 and "never overwrites" in again.stderr
 
-    # The provider release the offline mirror holds (a real project keeps fastscale's default constraint).
-    assert FOUND is not None
-    config["providers"] = {"aws": f"= {FOUND[1]}"}
-    (tmp_path / "fastscale.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    # The emulator's provider range, as `init --emulator` writes it: the offline mirror's release is in it.
+    assert config["providers"] == {"aws": EMULATOR_AWS}
 
     # plan: the live names are not taken for another stack's; imports and in-place updates only.
     planned = fastscale(tmp_path, env, "plan", "fastscale.yaml", "--json")

@@ -64,11 +64,13 @@ def test_tags_merge_the_users_under_fastscales_own(base_config):
 
 def test_adopted_resources_keep_their_live_tags_under_the_stacks(base_config):
     base_config["endpoints"][0]["adopted"] = {
-        "endpoint": "live-ep", "tags": {"endpoint": {"owner": "ops", "fastscale:stack": "x"}, "model": {"cost": "1"}}}
+        "endpoint": "live-ep", "tags": {"endpoint": {"owner": "ops", "fastscale:stack": "x"}, "model": {"cost": "1"},
+                                        "scalable_target": {"team": "ml"}}}
     ep = resolve(parse_config(base_config)).endpoints[0]
     assert ep.endpoint_tags == {**ep.tags, "owner": "ops"}  # the stack's key wins
     assert ep.config_tags == ep.tags
     assert ep.model is not None and ep.model.model_tags == {**ep.tags, "cost": "1"}
+    assert ep.model.scaling.target_tags == {**ep.tags, "team": "ml"}
 
 
 def test_adopted_names_replace_the_generated_ones(base_config):

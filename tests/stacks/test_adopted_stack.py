@@ -76,7 +76,8 @@ def test_the_live_tags_an_adoption_keeps_stay_on_each_resource_under_the_stacks_
     ep["adopted"]["tags"] = {"endpoint": {"cost-center": "ml-42", "fastscale:stack": "someone-else"},
                              "endpoint_config": {"team": "search"}}
     ep["inference_components"][0]["adopted"]["tags"] = {
-        "component": {"owner": "ana"}, "model": {"sagemaker.amazonaws.com/model-source": "sdk"}}
+        "component": {"owner": "ana"}, "model": {"sagemaker.amazonaws.com/model-source": "sdk"},
+        "scalable_target": {"cost-center": "ml-7", "managed-by": "someone-else"}}
     resources = stack(tmp_path, parse_config(data))["resource"]
     [endpoint] = resources["aws_sagemaker_endpoint"].values()
     [cfg] = resources["aws_sagemaker_endpoint_configuration"].values()
@@ -88,3 +89,6 @@ def test_the_live_tags_an_adoption_keeps_stay_on_each_resource_under_the_stacks_
     assert model["tags"]["sagemaker.amazonaws.com/model-source"] == "sdk" and "owner" not in model["tags"]
     assert {"key": "owner", "value": "ana"} in ic["tags"]
     assert {t["key"] for t in ic["tags"]} >= {"fastscale:stack", "managed-by"}
+    [target] = resources["aws_appautoscaling_target"].values()
+    assert target["tags"]["cost-center"] == "ml-7" and target["tags"]["managed-by"] == "fastscale"
+    assert target["tags"]["fastscale:stack"] == "demo"

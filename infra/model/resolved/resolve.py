@@ -162,7 +162,8 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         assert names.model is not None, "a single-model endpoint names its model"
         live = kept.model if kept else {}
         scaling = _scaling("model", ep.model.autoscaling, _count(ep.instances), names.resource_id,
-                           aws_facts.VARIANT_INSTANCES, names.target_tracking_policy, None)
+                           aws_facts.VARIANT_INSTANCES, names.target_tracking_policy, None,
+                           naming.with_live_tags(own_tags, kept.scalable_target if kept else {}))
         model_on_pools = tuple(
             workload("model", ep.name, "model", names.endpoint, on_pool,
                      names.model if i == 0 else naming.model_name(names.endpoint, ep, on_pool, role), ep.adopted, live,
@@ -182,7 +183,8 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
             if cn.scale_from_zero_policy and cn.scale_from_zero_alarm else None
         )
         copies = _scaling("component", c.autoscaling, _count(c.copies), cn.resource_id, aws_facts.COMPONENT_COPIES,
-                          cn.target_tracking_policy, zero)
+                          cn.target_tracking_policy, zero,
+                          naming.with_live_tags(own_tags, c.adopted.tags.scalable_target if c.adopted else {}))
         on_pools = tuple(
             workload("component", c.name, path, cn.name, on_pool,
                      cn.model if j == 0 else naming.model_name(cn.name, ep, on_pool, role), c.adopted, live, copies)
@@ -263,7 +265,7 @@ def _content(w: ResolvedWorkload) -> tuple[object, ...]:
 
 
 def _scaling(kind: WorkloadKind, autoscaling: Autoscaling, count: Count, resource_id: str, dimension: str,
-             policy: str | None, zero: ScaleFromZero | None) -> ResolvedScaling:
+             policy: str | None, zero: ScaleFromZero | None, target_tags: Mapping[str, str]) -> ResolvedScaling:
     return ResolvedScaling(
         kind=kind, enabled=autoscaling.enabled, count=count, resource_id=resource_id, dimension=dimension,
         metric_setting=autoscaling.metric, metric=scaling_metric(kind, autoscaling), policy=policy,
@@ -274,6 +276,7 @@ def _scaling(kind: WorkloadKind, autoscaling: Autoscaling, count: Count, resourc
                              evaluation_periods=autoscaling.scale_from_zero.evaluation_periods,
                              cooldown=autoscaling.scale_from_zero.cooldown),
         scale_from_zero=zero,
+        target_tags=_frozen(target_tags),
     )
 
 

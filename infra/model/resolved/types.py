@@ -92,6 +92,8 @@ class ResolvedScaling:
     scale_out_cooldown: int
     zero_alarm: ZeroAlarm
     scale_from_zero: ScaleFromZero | None  # only when the copies may reach zero with auto scaling on
+    #: The scalable target's tags: the stack's, over the live ones an adopted target keeps.
+    target_tags: Mapping[str, str]
 
     @property
     def mode(self) -> Literal["off", "target_tracking", "target_tracking_and_scale_from_zero"]:

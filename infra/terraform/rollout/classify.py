@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fastscale.infra.base.aws_facts import RESERVED_TAG_PREFIX
 from fastscale.infra.base.value_diff import path_text
 from fastscale.infra.model.naming import OWNERSHIP_TAGS, TAG_STACK
 from fastscale.infra.terraform.rollout.duration import RolloutDuration, RolloutInputs, rollout_duration
@@ -37,9 +38,8 @@ from fastscale.infra.terraform.rollout.strategy import Strategy, read_strategy
 
 
 @dataclass(frozen=True)
-class OwnershipChange:
-    """One ownership tag (``naming.OWNERSHIP_TAGS``) of a live resource that the change sets to another value:
-    teardown proves whose a resource is by these tags, so this is a change of owner."""
+class TagChange:
+    """One tag of a live resource that a change adds, removes or sets to another value (``None``: absent)."""
 
     tag: str
     before: str | None
@@ -52,16 +52,34 @@ class OwnershipChange:
         return {"tag": self.tag, "from": self.before, "to": self.after}
 
 
-def ownership_changes(change: ResourceChange) -> tuple[OwnershipChange, ...]:
-    """The ownership tags a change of a resource that exists (an update, an import, a replacement) sets to other
-    values. Tags known only after apply are left out: nothing can be said of them before."""
+#: A change of an ownership tag (``naming.OWNERSHIP_TAGS``): teardown proves whose a resource is by these tags,
+#: so this is a change of owner.
+OwnershipChange = TagChange
+
+
+def tag_changes(change: ResourceChange) -> tuple[TagChange, ...]:
+    """Every tag a change of a resource that exists (an update, an import, a replacement) adds, removes or sets
+    to another value, by key. Tags known only after apply are left out: nothing can be said of them before.
+    AWS's reserved ``aws:`` keys are left out too: no one can add or remove them, so no plan changes them."""
     if change.before is None or change.after is None:
         return ()
     before = tags_of(change.before, keys=("tags_all", "tags")) or {}
     after = tags_of(change.after, change.after_unknown)
     if after is None:
         return ()
-    return tuple(OwnershipChange(k, before.get(k), after.get(k)) for k in OWNERSHIP_TAGS if before.get(k) != after.get(k))
+    keys = sorted(k for k in {*before, *after} if not k.lower().startswith(RESERVED_TAG_PREFIX))
+    return tuple(TagChange(k, before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k))
+
+
+def ownership_changes(change: ResourceChange) -> tuple[OwnershipChange, ...]:
+    """The ownership tags a change of a resource that exists sets to other values (a change of owner), in the
+    order of ``naming.OWNERSHIP_TAGS``."""
+    return _ownership(tag_changes(change))
+
+
+def _ownership(changed: tuple[TagChange, ...]) -> tuple[OwnershipChange, ...]:
+    found = {t.tag: t for t in changed}
+    return tuple(found[k] for k in OWNERSHIP_TAGS if k in found)
 
 
 @dataclass(frozen=True)
@@ -85,6 +103,8 @@ class ClassifiedChange:
     collides_as: str | None = None
     #: ownership tags the change sets to other values on a resource that exists (a change of owner)
     ownership: tuple[OwnershipChange, ...] = ()
+    #: every tag the change adds, removes or sets to another value on a resource that exists (ownership included)
+    tags: tuple[TagChange, ...] = ()
 
     @property
     def is_rollout(self) -> bool:
@@ -109,6 +129,7 @@ class ClassifiedChange:
             "notes": list(self.notes),
             "name_collision": self.collides_as,
             "ownership": [o.to_dict() for o in self.ownership],
+            "tags": [t.to_dict() for t in self.tags],
         }
 
 
@@ -134,6 +155,11 @@ class PlanClassification:
         """Every ownership tag the plan changes on a resource that exists, with its change."""
         return [(c, o) for c in self.changes for o in c.ownership]
 
+    @property
+    def tag_changes(self) -> list[ClassifiedChange]:
+        """The changes that add, remove or change a tag of a resource that exists, in plan order."""
+        return [c for c in self.changes if c.tags]
+
     def taken_from(self, stack: str) -> list[tuple[ClassifiedChange, OwnershipChange]]:
         """The changes that re-tag a resource another stack's `fastscale:stack` names for ``stack``."""
         return [(c, o) for c, o in self.ownership_changes
@@ -155,6 +181,7 @@ class PlanClassification:
             "downtime": [c.address for c in self.downtime],
             "rollouts": [c.address for c in self.rollouts],
             "ownership": [{"address": c.address, **o.to_dict()} for c, o in self.ownership_changes],
+            "tags": [{"address": c.address, **t.to_dict()} for c in self.changes for t in c.tags],
             "longest_rollout_seconds": round(longest, 1) if longest is not None else None,
         }
 
@@ -169,8 +196,10 @@ def _classified(change: ResourceChange, kind: ChangeKind, reason: str, **extra: 
 def classify_change(change: ResourceChange, inputs: Mapping[str, RolloutInputs] | None = None) -> ClassifiedChange | None:
     """One resource's change, or None when the plan leaves it as it is (no-op, read)."""
     classified = _classify(change, inputs)
-    owners = ownership_changes(change)
-    return replace(classified, ownership=owners) if classified is not None and owners else classified
+    changed_tags = tag_changes(change)
+    if classified is None or not changed_tags:
+        return classified
+    return replace(classified, tags=changed_tags, ownership=_ownership(changed_tags))
 
 
 def _classify(change: ResourceChange, inputs: Mapping[str, RolloutInputs] | None) -> ClassifiedChange | None:
