@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -68,3 +69,16 @@ def no_credentials(monkeypatch, tmp_path):
 
     # boto3's default session keeps the credentials it found first (the fake ones above): start afresh.
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
+
+
+@pytest.fixture
+def ctrl_c():
+    """Ctrl-C as an interactive terminal delivers it, for a test of what Ctrl-C does: while the test runs, SIGINT
+    raises KeyboardInterrupt in this process (Python's own handler) and a process the test starts gets SIGINT's
+    default action. A run started in the background (`nohup`, `setsid`, some CI agents) inherits SIGINT ignored,
+    and every process it starts would ignore it too."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -357,7 +357,7 @@ def _group_gone_within(pgid: int, seconds: float) -> bool:
 
 
 @needs_binary
-def test_ctrl_c_is_forwarded_once_and_terraform_releases_state(tmp_path, tf_env):
+def test_ctrl_c_is_forwarded_once_and_terraform_releases_state(tmp_path, tf_env, ctrl_c):
     stack = copy_stack("slow", tmp_path)
     groups: dict[str, int] = {}
     timers: list[threading.Timer] = []
@@ -393,7 +393,7 @@ def test_ctrl_c_is_forwarded_once_and_terraform_releases_state(tmp_path, tf_env)
     assert "fast" in {r["name"] for r in state["resources"]}
 
 
-def test_a_child_that_ignores_the_interrupt_is_terminated_after_the_timeout(tmp_path):
+def test_a_child_that_ignores_the_interrupt_is_terminated_after_the_timeout(tmp_path, ctrl_c):
     # Terraform itself always honours SIGINT, so only a stand-in can show the escalation path.
     stubborn = tmp_path / "stubborn-terraform"
     stubborn.write_text(

@@ -256,7 +256,7 @@ def test_terraform_bin_and_env_var_choose_the_binary(project, synth, monkeypatch
 
 
 @needs_binary
-def test_ctrl_c_stops_terraform_cleanly_and_exits_130(runtime, project, aws):
+def test_ctrl_c_stops_terraform_cleanly_and_exits_130(runtime, project, aws, ctrl_c):
     timers: list[threading.Timer] = []
 
     def terraform(binary, stack_dir, *, env, on_event):  # the real runner; Ctrl-C once `slow` is under way

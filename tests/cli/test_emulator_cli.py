@@ -34,7 +34,7 @@ def start(*args: str) -> tuple[subprocess.Popen[str], str, list[str]]:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
-def test_serves_tags_prints_the_environment_and_stops_cleanly(sig):
+def test_serves_tags_prints_the_environment_and_stops_cleanly(sig, ctrl_c):
     proc, url, lines = start()
     try:
         text = "".join(lines)
