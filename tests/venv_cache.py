@@ -20,6 +20,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import inspect
+import re
 import shutil
 import subprocess
 import sys
@@ -40,8 +41,12 @@ def _key(name: str, inputs: list[Path], build: Callable[[Path], None], python: s
     digest.update(f"{Path(python).resolve()}\n{version}".encode())
     digest.update(inspect.getsource(build).encode())
     for path in sorted(inputs):
-        digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(_shown(path).encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:16]
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
 
 
 @contextmanager
@@ -59,7 +64,7 @@ def locked(name: str) -> Iterator[None]:
 def cached_build(name: str, inputs: Iterable[Path], build: Callable[[Path], None], *,
                  python: str = sys.executable, salt: str = "") -> Path:
     """The directory ``CACHE/<name>-<hash>``, filled by ``build(directory)`` unless an earlier run filled it
-    from the same ``inputs`` (files of the tree), ``build`` source, ``python`` and ``salt`` (any other text the
+    from the same ``inputs`` (files, usually of the tree), ``build`` source, ``python`` and ``salt`` (any other text the
     build depends on).
 
     ``build`` gets an empty directory; it runs at most once per key, whoever asks first, and a build that
@@ -70,8 +75,8 @@ def cached_build(name: str, inputs: Iterable[Path], build: Callable[[Path], None
     built = CACHE / f"{name}-{key}"
     with locked(name):
         if not (built / COMPLETE).is_file():
-            for stale in CACHE.glob(f"{name}-*"):
-                if stale.is_dir():
+            for stale in CACHE.iterdir():
+                if stale.is_dir() and re.fullmatch(rf"{re.escape(name)}-[0-9a-f]{{16}}", stale.name):
                     shutil.rmtree(stale)
             built.mkdir()
             try:
@@ -79,7 +84,7 @@ def cached_build(name: str, inputs: Iterable[Path], build: Callable[[Path], None
             except BaseException:
                 shutil.rmtree(built, ignore_errors=True)
                 raise
-            (built / COMPLETE).write_text(f"{name}: built from {', '.join(str(p.relative_to(ROOT)) for p in inputs)}\n")
+            (built / COMPLETE).write_text(f"{name}: built from {', '.join(_shown(p) for p in inputs)}\n")
     return built
 
 
