@@ -71,6 +71,25 @@ def no_credentials(monkeypatch, tmp_path):
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
 
 
+#: What a terminal (or a CI agent imitating one) tells programs about itself: a width, colour forced on or off.
+#: The CLI's output depends on them (README, "Commands"); a test that needs one sets it (monkeypatch.setenv).
+TERMINAL_VARIABLES = ("COLUMNS", "LINES", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
+                      "CLICOLOR", "CLICOLOR_FORCE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _plain_environment():
+    """Every test starts as in a CI log, whatever terminal the run was started from (none of
+    TERMINAL_VARIABLES set; GNU readline, loaded by tools of the run, also exports COLUMNS and LINES to the
+    processes they start: pytest-xdist's workers begin with COLUMNS=80), and in a process that does not say it
+    is a pytest-xdist worker (PYTEST_XDIST_*): a pytest a test starts, a generated project's, is a run of its
+    own (syrupy prints no snapshot report in a worker)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in (*TERMINAL_VARIABLES, *(n for n in os.environ if n.startswith("PYTEST_XDIST_"))):
+            patch.delenv(name, raising=False)
+        yield
+
+
 @pytest.fixture
 def ctrl_c():
     """Ctrl-C as an interactive terminal delivers it, for a test of what Ctrl-C does: while the test runs, SIGINT
