@@ -3,8 +3,8 @@
 The install test puts the lower bounds of three common dependencies (boto3, pydantic, click) into a fresh
 virtualenv first, as a user's CI image would hold them, then installs fastscale from this tree without
 constraints: pip must keep those versions (they lie in the ranges), `pip check` must pass, and fastscale must
-run on them. That virtualenv is kept in .pytest-cache-venvs/ while pyproject.toml and constraints-floor.txt
-stay the same (tests/venv_cache.py); fastscale in it is reinstalled from the tree on every run.
+run on them. That virtualenv is kept while pyproject.toml and constraints-floor.txt stay the same
+(tests/venv_cache.py); fastscale in it is reinstalled from the tree on every run.
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ def test_floor_constraints_are_the_lower_bounds_of_the_ranges():
 def _tree_copy(dest: Path) -> Path:
     """A copy of the tree to install from, so the build leaves nothing in the checkout."""
     shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(
-        ".git", ".venv*", ".pytest-cache-venvs", "cdktf.out", ".engines*", "node_modules", "*.egg-info", "build",
+        ".git", ".venv*", "cdktf.out", ".engines*", "node_modules", "*.egg-info", "build",
         ".mypy*", ".pytest_cache"))
     return dest
 

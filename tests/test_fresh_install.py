@@ -5,7 +5,7 @@ requirements.txt`, then the make targets CI runs: validate, estimate, synth, and
 directory holds its own `cli/`, `infra/`, `stacks/` and `templates/` packages, which must not shadow fastscale's.
 The same venv then shows that only the one import name `fastscale` was installed.
 
-The project and its virtualenv are kept in .pytest-cache-venvs/ (tests/venv_cache.py): the README's install
+The project and its virtualenv are kept outside the tree (tests/venv_cache.py): the README's install
 commands make the virtualenv the first time, in a fresh one, and it is reused while pyproject.toml, the
 constraints, the project's requirement files and the Python stay the same. Every run writes the project anew
 beside it and runs all of the README's commands again, whose `pip install -r requirements.txt` reinstalls

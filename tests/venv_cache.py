@@ -1,15 +1,21 @@
-"""Virtualenvs the install tests build, kept between runs in .pytest-cache-venvs/ (git-ignored).
+"""Virtualenvs the install tests build, kept between runs in a cache directory outside the tree.
 
 Installing fastscale's dependencies into a new virtualenv takes minutes on two cores; what it installs depends
 only on a few files (pyproject.toml's ranges, the constraints, the project templates' requirements) and the
 Python that runs it. :func:`cached_build` runs a build (one that makes a virtualenv) once for each content of
 those files (their hash, with the build's own source, names its directory) and hands the same directory to
 every later test and run; a changed file gives a new directory, and the old ones of the same name are
-removed. A fresh clone (CI) builds each one once per run. A virtualenv cannot be moved (its scripts name their
-interpreter by absolute path), so a build makes it where it stays, inside that directory.
+removed. A virtualenv cannot be moved (its scripts name their interpreter by absolute path), so a build makes
+it where it stays, inside that directory.
+
+The cache is :data:`CACHE`: ``$FASTSCALE_TEST_CACHE`` when set (.ci/run sets a new one per run, so CI builds
+each virtualenv once per run), else ``~/.cache/fastscale-tests/<checkout>`` (``$XDG_CACHE_HOME`` for
+``~/.cache``; one directory per checkout, named by a hash of its path). It is outside the tree because a
+project kept there must behave as a user's: inside the checkout, the project's pytest would read fastscale's
+own settings from pyproject.toml. ``make clean`` removes it.
 
 fastscale itself is never served from the cache: the tests that use one reinstall it from the tree first
-(:func:`reinstall_fastscale`), so the virtualenv always runs the code under test.
+(:func:`reinstall_fastscale`, or the README's own `pip install`), so the virtualenv runs the code under test.
 
 Workers of one run (pytest-xdist) and runs of one checkout share the directory: a lock file makes the second
 one wait for the first one's build instead of building it again.
@@ -20,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import inspect
+import os
 import re
 import shutil
 import subprocess
@@ -30,7 +37,16 @@ from pathlib import Path
 
 from tests.conftest import ROOT
 
-CACHE = ROOT / ".pytest-cache-venvs"
+
+def _cache_root() -> Path:
+    chosen = os.environ.get("FASTSCALE_TEST_CACHE", "").strip()
+    if chosen:
+        return Path(chosen).resolve()
+    base = Path(os.environ.get("XDG_CACHE_HOME", "").strip() or Path.home() / ".cache")
+    return base / "fastscale-tests" / hashlib.sha256(str(ROOT).encode()).hexdigest()[:12]
+
+
+CACHE = _cache_root()
 COMPLETE = ".complete"  # written last: a directory without it is a build that did not finish
 
 
@@ -52,7 +68,7 @@ def _shown(path: Path) -> str:
 @contextmanager
 def locked(name: str) -> Iterator[None]:
     """Exclusive use of ``name`` among the processes of this checkout (pytest-xdist workers, parallel runs)."""
-    CACHE.mkdir(exist_ok=True)
+    CACHE.mkdir(parents=True, exist_ok=True)
     with open(CACHE / f"{name}.lock", "w") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
         try:
