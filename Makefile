@@ -8,6 +8,11 @@ STAMP  := $(VENV)/.installed
 # A second environment with CDK Terrain installed, so the suite and every example run on both engines.
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
+# Python keeps compiled modules (git-ignored __pycache__/) even where the environment says not to (container
+# images often do): the suite starts hundreds of Python processes, each of which would compile fastscale anew,
+# and pytest would rewrite every test module's asserts in every worker. That is about a fifth of
+# `make test-fast`'s CPU time.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: demo test test-fast test-suite lint typecheck checkov test-terrain setup clean canary floor constraints mutation
 
