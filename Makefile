@@ -5,6 +5,9 @@ CONSTRAINTS := constraints.txt
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `make demo` needs only the runtime dependencies: it installs fastscale without the [dev] extra into the same
+# .venv, under its own stamp; `make test` (or `make setup`) later adds the [dev] tools to it.
+DEMO_STAMP := $(VENV)/.installed-runtime
 # A second environment with CDK Terrain installed, so the suite and every example run on both engines.
 TERRAIN_VENV  := .venv-terrain
 TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
@@ -14,7 +17,7 @@ TERRAIN_STAMP := $(TERRAIN_VENV)/.installed
 # `make test-fast`'s CPU time.
 unexport PYTHONDONTWRITEBYTECODE
 
-.PHONY: demo test test-fast test-suite lint typecheck checkov test-terrain setup clean canary floor constraints mutation
+.PHONY: demo test test-fast test-suite lint typecheck checkov test-terrain setup clean canary floor constraints mutation prices
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -26,16 +29,18 @@ $(TERRAIN_STAMP): pyproject.toml $(CONSTRAINTS)
 	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(TERRAIN_VENV)/bin/pip install --quiet -e '.[dev,terrain]'
 	touch $(TERRAIN_STAMP)
 
+$(DEMO_STAMP): pyproject.toml $(CONSTRAINTS)
+	@echo "demo: installing fastscale and its runtime dependencies into $(VENV) (without the [dev] tools)"
+	$(PYTHON) -m venv $(VENV)
+	PIP_CONSTRAINT=$(CURDIR)/$(CONSTRAINTS) $(BIN)/pip install -e .
+	touch $(DEMO_STAMP)
+
 setup: $(STAMP)
 
-## The main job on the bundled examples: validate, synthesize and estimate (no AWS account needed).
-demo: $(STAMP)
-	$(BIN)/fastscale validate examples/*.yaml
-	@for f in examples/*.yaml; do \
-	  name=$$(basename $$f .yaml); \
-	  $(BIN)/fastscale synth $$f --out cdktf.out/$$name || exit $$?; \
-	  $(BIN)/fastscale estimate $$f || exit $$?; \
-	done
+## The main job on the bundled examples: validate, synthesize and estimate (no AWS account needed), one line per
+## example, then the next steps. An installed dev environment is used as it is.
+demo: $(if $(wildcard $(STAMP)),$(STAMP),$(DEMO_STAMP))
+	@FASTSCALE=$(BIN)/fastscale bash scripts/demo.sh
 
 ## Everything CI checks (.ci/run): lint (ruff), types (mypy), the import contracts of pyproject.toml, checkov on
 ## the synthesized Terraform and the CDK Terrain pass, at once (they do not depend on each other; make -j), then
@@ -59,6 +64,7 @@ test-fast: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/lint-imports --no-cache
+	$(BIN)/vulture
 
 checkov: $(STAMP)
 	bash scripts/run_checkov.sh
@@ -121,6 +127,12 @@ floor:
 ## (`cd .mutation && ../.venv/bin/mutmut show <name>`).
 mutation: $(STAMP)
 	bash scripts/mutation.sh
+
+## The instance catalog's prices read again from the AWS Price List (GetProducts, AmazonSageMaker, component Hosting,
+## the catalog's Region), with today's date as their as-of date: review the diff of
+## infra/base/catalog/accelerators.json, then commit it. Needs AWS credentials allowed pricing:GetProducts.
+prices: $(STAMP)
+	$(BIN)/python scripts/update_prices.py
 
 ## constraints.txt anew: the newest versions the ranges allow, resolved in a scratch venv (review the diff, then
 ## run `make test`).

@@ -2,7 +2,8 @@
 
 Synthesizes the config named by FASTSCALE_CONFIG (default examples/qwen3-8b.yaml). The config is validated
 first: on errors the findings are printed on stderr and the process exits with code 2 before anything is
-written. The cdktf CLI shows only its app's stderr when the app fails, and exits 1 itself whatever the app's
+written. So does a stack directory holding files Terraform would read there that fastscale did not write (the
+cdktf CLI runs Terraform in that directory), and a state placement that would lose the state. The cdktf CLI shows only its app's stderr when the app fails, and exits 1 itself whatever the app's
 code; `fastscale synth` (or `python main.py`) does the same work and keeps fastscale's exit codes.
 """
 
@@ -21,10 +22,15 @@ def main() -> None:
     with contextlib.redirect_stdout(sys.stderr):  # the findings: stderr is what the cdktf CLI shows
         checked = load_checked(os.environ.get("FASTSCALE_CONFIG", DEFAULT_CONFIG), quiet_if_clean=True)
 
+    from fastscale.infra.model.state import StateLayoutError
+    from fastscale.infra.terraform.outputs import OutputPathError
     from fastscale.stacks.app import build_app
 
-    # The cdktf CLI tells the app where to write through CDKTF_OUTDIR.
-    app, _ = build_app(checked.config, os.environ.get("CDKTF_OUTDIR", "cdktf.out"))
+    try:  # the cdktf CLI tells the app where to write through CDKTF_OUTDIR
+        app, _ = build_app(checked.config, os.environ.get("CDKTF_OUTDIR", "cdktf.out"))
+    except (StateLayoutError, OutputPathError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)
     app.synth()
 
 

@@ -2,12 +2,14 @@
 """Time and memory of `fastscale validate` on every hostile file: each must finish under 2 s and 200 MB.
 
 Every file of tests/hostile/files/ (alias bomb, deep nesting, duplicate keys, tabs, .nan/.inf, huge
-integers, 1e300 sizes, literal tokens, state paths outside the project, remote and metadata endpoint
-URLs, misspelt regions in every partition, values AWS would refuse at deploy (file:// model data, a shell
-string as image, wildcard role ARNs, aws: tag keys, a queue as SNS topic, /opt/ml/model without model data),
+integers, 1e300 sizes, literal tokens, state paths outside the project, remote endpoint URLs and metadata or
+other cloud-internal ones in every spelling, an escape sequence in a key, a name ending in a line break,
+misspelt regions in every partition, values AWS would refuse at deploy (file:// model data, a shell string
+as image, wildcard role ARNs, aws: tag keys, a queue as SNS topic, /opt/ml/model without model data),
+overrides that move a resource to another region or give a shadow variant another team's model,
 secrets in tags and in connection strings, ...) plus generated ones too large or too strange to commit (a
 file just over the size limit, a file of the largest accepted size made of many small keys, a FIFO,
-/dev/zero, Terraform template payloads planted in every string field of the schema by
+/dev/zero, /proc/self/environ, Terraform template payloads planted in every string field of the schema by
 tests/template_fields.py) is run through the
 installed console script, once as text and once with --json, each in a fresh process: the exit code must
 be 2 and the output must hold no traceback. The budget applies to reading, loading and validating the
@@ -72,7 +74,8 @@ def generated(directory: Path) -> list[Path]:
     # Not files at all: reading a FIFO used to block every command for ever; a device never ends.
     fifo = directory / "generated_fifo.yaml"
     os.mkfifo(fifo)
-    return [over, many, endpoints, fifo, Path("/dev/zero"), *template_payloads(directory)]
+    # The kernel's files: /proc/self/environ holds the job's credentials, and must be refused unread.
+    return [over, many, endpoints, fifo, Path("/dev/zero"), Path("/proc/self/environ"), *template_payloads(directory)]
 
 
 def silent_server_run() -> dict[str, object]:

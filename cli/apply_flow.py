@@ -16,14 +16,18 @@ from typing import TYPE_CHECKING, Any
 from fastscale.cli.common import EXIT_BAD_INPUT, say
 from fastscale.cli.output import escape as _esc
 from fastscale.cli.plan_view import print_change_summary
-from fastscale.infra.terraform.rollout import PlanFormatError, classify_plan, rollout_inputs
+from fastscale.cli.preflight import live_uses
+from fastscale.infra.model.naming import TAG_STACK
+from fastscale.infra.terraform.destroy_plan import deleted_resources, keep_closure, targets
+from fastscale.infra.terraform.drift import read_drift
+from fastscale.infra.terraform.plan_cost import plan_cost
+from fastscale.infra.terraform.rollout import PlanClassification, PlanFormatError, classify_plan, rollout_inputs
 from fastscale.infra.terraform.runner import TerraformError
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from fastscale.cli.stack import StackCommand
-    from fastscale.infra.terraform.rollout import PlanClassification
     from fastscale.infra.terraform.runner import TerraformResult, TerraformRunner
 
 
@@ -38,12 +42,15 @@ def plan_confirm_apply(
 ) -> TerraformResult:
     """Apply (or destroy) the stack the one way both commands do it.
 
-    A deploy always plans into a saved file first, reads it back (``terraform show -json``) and classifies
+    Both always plan into a saved file first and read it back (``terraform show -json``). A deploy classifies
     every change: a replacement of a live endpoint or component stops it here (exit 2, nothing applied)
-    unless ``allow_downtime``. Without ``auto_approve`` the plan is shown and confirmed; either way exactly
-    the saved plan is applied, and a plan without changes applies nothing. ``before_apply`` gets the
-    classification just before Terraform applies (deploy follows the rollouts from there). A destroy with
-    ``auto_approve`` is a plain ``terraform destroy``.
+    unless ``allow_downtime``, and so does a re-tag of another stack's resource (unless --take-over-from
+    names that stack). A destroy keeps out of the plan what is not this stack's to delete
+    (:func:`keep_out_of_destroy`: what another stack's tag claims, and what a live resource outside the
+    destroy still uses), planning again with every other resource as a target. Without ``auto_approve``
+    the plan is shown and confirmed; either way exactly the saved plan is applied, and a plan without
+    changes applies nothing. ``before_apply`` gets the classification just before Terraform applies
+    (deploy follows the rollouts from there). A destroy's plan lists what it deletes before anything is.
 
     A failed apply ends the command (exit 1), unless ``before_apply`` is given: the caller then decides
     (it looks at the rollouts first). A failed destroy is returned, so the caller can still list what it
@@ -56,28 +63,41 @@ def plan_confirm_apply(
     """
     step = "destroy" if destroy else "apply"
     fatal = not destroy and before_apply is None
-    if auto_approve and destroy:
-        try:
-            return cmd.run(step, runner.destroy, auto_approve=True, fatal=fatal)
-        finally:
-            cmd.release_lock()  # the destroy has ended: the next run on the stack may plan
-    saved = cmd.new_plan()
-    plan_file = saved.path
+    plans = [cmd.new_plan()]
     try:
-        plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plan_file)
+        plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=destroy, out=plans[-1].path)
+        cmd.summary["changes"] = cmd.changes
+        if destroy and plan.has_changes:
+            only = keep_out_of_destroy(cmd, runner, plans[-1].path)
+            if only is not None:
+                cmd.changes.clear()  # the plan shown is the one that keeps them
+                plans.append(cmd.new_plan())
+                if only:
+                    plan = cmd.run("plan", runner.plan, detailed_exitcode=True, destroy=True, out=plans[-1].path,
+                                   targets=only)
+                else:
+                    cmd.reporter.close()
+                    if not cmd.as_json:
+                        say("Nothing to destroy: every resource in Terraform's state is kept.")
+                    return plan
+        saved = plans[-1]
+        plan_file = saved.path
         cmd.record_shown_plan(saved)
         cmd.reporter.close()
         if not plan.has_changes:
+            if not destroy:
+                read_plan(cmd, runner, plan_file, plan)
             if not cmd.as_json:
                 if destroy:
                     say("Terraform's state holds nothing to destroy.")
                 else:
-                    print_change_summary(plan, cmd.changes)
+                    print_change_summary(plan, cmd.changes, drift=cmd.drift)
             return plan
-        classification = None if destroy else classify(cmd, runner, plan_file)
+        classification = None if destroy else read_plan(cmd, runner, plan_file, plan)
         if not cmd.as_json:
-            print_change_summary(plan, cmd.changes, classification)
+            print_change_summary(plan, cmd.changes, classification, cmd.drift, cmd.cost)
         if classification is not None:
+            refuse_takeover(cmd, classification)
             refuse_name_collisions(cmd, classification)
             refuse_downtime(cmd, classification, allow_downtime)
         if not auto_approve:
@@ -88,25 +108,84 @@ def plan_confirm_apply(
         return cmd.run(step, runner.apply, plan_file=plan_file, fatal=fatal)
     finally:
         # A saved plan can hold sensitive values; it is only needed for this one apply.
-        saved.discard()
+        for saved_plan in plans:
+            saved_plan.discard()
         # The apply or destroy has ended (or never will): the next run on the stack may plan.
         cmd.release_lock()
 
+
+def keep_out_of_destroy(cmd: StackCommand, runner: TerraformRunner, plan_file: Path) -> list[str] | None:
+    """What the destroy plan must not delete, read from the plan itself and from AWS; None when nothing, else the
+    addresses to target instead (every other one; empty when everything is kept).
+
+    Kept: a resource whose live `fastscale:stack` tag names another stack (handed over since), and an endpoint
+    configuration, model or execution role that something outside the destroy uses (an endpoint or component
+    it does not delete, another stack's included: :mod:`infra.aws.references`); when that cannot be told, all
+    of those. Each kept resource keeps what it needs (``infra.terraform.destroy_plan.keep_closure``). They are
+    listed (``kept`` in --json) and stay in Terraform's state, so a later destroy deletes them once nothing
+    uses them; the proof afterwards lists those still this stack's as left."""
+    from fastscale.infra.aws.references import IN_USE_KINDS  # lazy: boto3, loaded only when this runs
+
+    try:
+        deleted = deleted_resources(cmd.runtime.plan_document(runner, plan_file))
+    except (TerraformError, PlanFormatError) as exc:
+        cmd.fail(f"cannot read the destroy plan back: {exc}")
+    stack = cmd.config.project
+    keep = {d.address: f"tagged {TAG_STACK}={d.stack}: it belongs to stack {d.stack} now; remove it from this stack's "
+            "Terraform state" for d in deleted if d.stack is not None and d.stack != stack}
+    used = [d for d in deleted if d.kind in IN_USE_KINDS and d.name and d.address not in keep]
+    if used:
+        going = {(d.kind, d.name.lower()) for d in deleted
+                 if d.kind in ("endpoint", "inference-component") and d.name and d.address not in keep}
+        uses = live_uses(cmd, "asking AWS whether live endpoints outside the destroy use its configurations, models "
+                         "and roles", roles=True, skip=lambda kind, name, arn: (kind, name.lower()) in going)
+        for d in used:
+            assert d.kind is not None and d.name is not None
+            if uses.unknown:
+                keep[d.address] = f"cannot tell whether a live endpoint or component uses it ({uses.unknown})"
+            elif users := uses.of(d.kind, d.name):
+                keep[d.address] = "in use by " + ", ".join(f"{kind.replace('-', ' ')} {name}" for kind, name in users)
+    if not keep:
+        return None
+    kept = keep_closure(deleted, keep)
+    names = {d.address: d.name for d in deleted}
+    cmd.summary["kept"] = [{"address": a, "name": names.get(a), "reason": why} for a, why in kept.items()]
+    if not cmd.as_json:
+        cmd.reporter.close()
+        say(f"[bold yellow]Kept out of the destroy ({len(kept)}):[/] not this stack's to delete, or still in use")
+        for address, why in kept.items():
+            say(f"  {_esc(address)}" + (f" ({_esc(names[address] or '')})" if names.get(address) else "") + f": {_esc(why)}",
+                indent="    ")
+    return targets(deleted, kept)
 
 
 # --------------------------------------------------------------------------------------------- the saved plan
 
 
-def classify(cmd: StackCommand, runner: TerraformRunner, plan_file: Path) -> PlanClassification:
-    """Read the saved plan back from Terraform and classify every change by its effect on traffic
-    (in place, rolling, blue/green, replacement with downtime), with expected rollout durations."""
+def read_plan(cmd: StackCommand, runner: TerraformRunner, plan_file: Path, result: TerraformResult) -> PlanClassification:
+    """Read the saved plan back from Terraform (when it has changes, or Terraform reported drift): classify every
+    change by its effect on traffic (in place, rolling, blue/green, replacement with downtime), with expected
+    rollout durations, price the stack's endpoints before and after it (``cmd.cost``, and ``cost`` in the JSON
+    summary), and sort the drift into values changed outside Terraform and provider normalisation (``cmd.drift``,
+    and ``drift`` in the JSON summary). A plan without changes is an empty classification, without a cost."""
+    if not result.has_changes and not result.drifted:
+        return PlanClassification()
     try:
-        classification = classify_plan(cmd.runtime.plan_document(runner, plan_file),
-                                       rollout_inputs(cmd.config, live=live_counts(cmd)))
+        document = cmd.runtime.plan_document(runner, plan_file)
+        classification = (classify_plan(document, rollout_inputs(cmd.config, live=live_counts(cmd)))
+                          if result.has_changes else PlanClassification())
+        cost = plan_cost(document, cmd.config.region) if result.has_changes else None
     except (TerraformError, PlanFormatError) as exc:
         cmd.fail(f"cannot read the saved plan back: {exc}")
-    cmd.classification = classification
-    cmd.summary["classification"] = classification.to_dict()
+    if result.drifted:
+        cmd.drift = read_drift(document, result.drifted)
+        cmd.summary["drift"] = [d.to_dict() for d in cmd.drift]
+    if result.has_changes:
+        cmd.classification = classification
+        cmd.summary["classification"] = classification.to_dict()
+    if cost is not None:
+        cmd.cost = cost
+        cmd.summary["cost"] = cost.to_dict()
     return classification
 
 
@@ -133,6 +212,26 @@ def refuse_downtime(cmd: StackCommand, classification: PlanClassification, allow
         f"this plan replaces {len(found)} live endpoint(s) or inference component(s), and requests fail until "
         f"the new ones are in service: {named}. Nothing was applied. "
         "To avoid the downtime follow the advice the plan gives for each (`avoid` in --json); to accept it, pass --allow-downtime.",
+        EXIT_BAD_INPUT,
+    )
+
+
+def refuse_takeover(cmd: StackCommand, classification: PlanClassification) -> None:
+    """A plan that re-tags a resource another stack's `fastscale:stack` tag names ends the command with exit 2,
+    nothing applied, unless --take-over-from names that stack: applied, it would make the resource this
+    stack's, and this stack's destroy would delete it under its owner."""
+    found = [(c, o) for c, o in classification.taken_from(cmd.config.project) if o.before not in cmd.take_over]
+    if not found:
+        return
+    stacks = list(dict.fromkeys(str(o.before) for _, o in found))
+    cmd.summary["owned_by_another_stack"] = [{"address": c.address, "name": c.name, "stack": o.before} for c, o in found]
+    flags = " ".join(f"--take-over-from {s}" for s in stacks)
+    cmd.fail(
+        "this plan re-tags resources of another stack for this one: "
+        + "; ".join(f"{c.address} (ownership: {o.describe()})" for c, o in found)
+        + f". They belong to stack {' and '.join(stacks)}: applied, this stack would own them and its destroy would "
+        "delete them. Nothing was applied. Take them out of this config, or hand them over deliberately: remove "
+        f"them from stack {' and '.join(stacks)} (its config and Terraform state) first, then run with {flags}.",
         EXIT_BAD_INPUT,
     )
 

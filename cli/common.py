@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -12,10 +13,12 @@ import click
 
 from fastscale.cli.errors import EXIT_BAD_INPUT, EXIT_FAILED, EXIT_OK, CommandError
 from fastscale.cli.output import console, escape, output_width, say, wrap_text
-from fastscale.infra.base.network import remote_hint, remote_reason
+from fastscale.infra.base import writer
+from fastscale.infra.base.network import TRUST_FLAG, remote_hint, remote_reason
 from fastscale.infra.base.safe_files import SpecialFileError, read_bytes, refuse_special
 from fastscale.infra.config import ConfigError, FastscaleConfig, check_endpoint_url, load_config
 from fastscale.infra.rules import Finding, Severity, count, has_errors, run_rules, with_lines
+from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
 
 if TYPE_CHECKING:  # rich is imported where output is printed, not when a command module loads
     from rich.console import Console
@@ -37,6 +40,20 @@ class UserPath(click.Path):
         except SpecialFileError as exc:
             self.fail(str(exc), param, ctx)
         return converted
+
+
+class OutputPath(UserPath):
+    """A path on the command line that fastscale writes (a file, or a directory it writes into): besides a
+    FIFO, device or socket, a symbolic link at it or on the way to it is refused at once (exit code 2,
+    nothing written), however long the command would have run first. The writes themselves go through
+    ``infra.base.writer``, which refuses the same links (and those below an output directory) again."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        try:  # first: Click's own checks (exists, writable) would look through the link
+            writer.check_target(os.fsdecode(value), what="path")
+        except writer.OutputPathError as exc:
+            self.fail(str(exc), param, ctx)
+        return super().convert(value, param, ctx)
 
 
 config_argument = click.argument("config_file", metavar="FILE", type=UserPath(dir_okay=False, path_type=str))
@@ -65,46 +82,71 @@ _url_option = click.option(
     expose_value=False,
     callback=_remember_endpoint_url,
     help="Send every AWS call (Terraform's aws provider and fastscale's own checks) to this AWS emulator "
-    "instead of AWS, e.g. http://localhost:4566. Overrides `endpoint_url` in the config; also "
-    "FASTSCALE_ENDPOINT_URL. Never use it with a real account. Only loopback and private addresses are "
-    "accepted without --send-credentials-to-endpoint-url; link-local and metadata addresses never.",
+    "instead of AWS, e.g. http://localhost:4566, signed with the dummy credentials testing/testing. Overrides "
+    "`endpoint_url` in the config; also FASTSCALE_ENDPOINT_URL. Never use it with a real account. Only "
+    "loopback and private addresses are accepted without --send-credentials-to-endpoint-url; link-local, "
+    "metadata and other cloud-internal addresses never.",
 )
 _trust_option = click.option(
-    "--send-credentials-to-endpoint-url",
+    TRUST_FLAG,
     is_flag=True,
-    envvar="FASTSCALE_SEND_CREDENTIALS_TO_ENDPOINT_URL",
     expose_value=False,
     callback=_remember_trust,
-    help="Allow `endpoint_url` (config or --endpoint-url, and the S3 state's `state.endpoint_url`) to name a "
-    "host that is not loopback or private: every AWS call, signed with your AWS credentials, goes there. "
-    "Only for an emulator you trust; the config cannot allow it by itself. Default: off.",
+    help="Sign the AWS calls to `endpoint_url` (config or --endpoint-url, and the S3 state's "
+    "`state.endpoint_url`) with your real AWS credentials instead of the dummy ones, and allow those URLs to "
+    "name a host that is not loopback or private. Only for an emulator or proxy you trust with your "
+    "credentials; no config key and no environment variable can turn it on. Default: off.",
+)
+
+
+def _stack_names(_ctx: click.Context, _param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    for name in value:
+        if not SAGEMAKER_NAME_RE.fullmatch(name):
+            raise click.BadParameter(f"{name!r} is not a stack name (letters, digits and hyphens, starting and ending "
+                                     "with a letter or digit: the project of the stack that owns the resources)")
+    return tuple(dict.fromkeys(value))
+
+
+#: A deliberate hand-over of resources another stack's tags claim. A command-line flag only, never a config
+#: key nor an environment variable: a pull request controls the config and what the pipeline sets.
+take_over_option = click.option(
+    "--take-over-from",
+    "take_over",
+    metavar="STACK",
+    multiple=True,
+    callback=_stack_names,
+    help="Adopt resources whose fastscale:stack tag names STACK (repeat for several stacks): a deliberate "
+    "hand-over from that stack, which must no longer manage them. Without it, adopting another stack's "
+    "resources, or a plan that re-tags them, stops with exit 2.",
 )
 
 
 def endpoint_url_option(command: Any) -> Any:
-    """Commands that call AWS (through Terraform or boto3) take --endpoint-url and its opt-in for remote
-    hosts, --send-credentials-to-endpoint-url; `load_checked` (or `apply_target`) applies both."""
+    """Commands that call AWS (through Terraform or boto3) take --endpoint-url and its opt-in,
+    --send-credentials-to-endpoint-url; `load_checked` (or `apply_target`) applies both."""
     return _url_option(_trust_option(command))
 
 
 def apply_target(config: FastscaleConfig, *, announce: bool = True) -> FastscaleConfig:
     """The config with the command line's --endpoint-url and --send-credentials-to-endpoint-url applied;
     announces an emulator target on stderr (also with --json, whose stdout stays JSON), so nobody mistakes
-    an emulator run for a real one. A remote --endpoint-url without the opt-in is bad input (exit code 2);
-    a remote `endpoint_url` in the config is left to rule FS096, which names its line."""
+    an emulator run for a real one, and says which credentials its calls carry. A remote --endpoint-url
+    without the opt-in is bad input (exit code 2); a remote `endpoint_url` in the config is left to rule
+    FS096, which names its line."""
     ctx = click.get_current_context(silent=True)
     url = ctx.meta.get(_ENDPOINT_URL_KEY) if ctx is not None else None
-    trusted = bool(ctx.meta.get(_TRUST_KEY)) if ctx is not None else False
+    send = bool(ctx.meta.get(_TRUST_KEY)) if ctx is not None else False
     if url:
         reason = remote_reason(url, "--endpoint-url")
-        if reason and not trusted:
+        if reason and not send:
             raise click.BadParameter(f"{reason}: {remote_hint(url)}", param_hint="'--endpoint-url'")
         config = config.model_copy(update={"endpoint_url": url})
-    if trusted:
-        config = config.trusting_remote_endpoint()
+    config = config.sending_credentials_to_endpoint(send)
     if config.endpoint_url and announce:
-        console(stderr=True).print(
-            f"[bold yellow]EMULATOR TARGET:[/] every AWS call goes to {config.endpoint_url}, not to AWS")
+        signed = ("your own AWS credentials (--send-credentials-to-endpoint-url)" if send
+                  else "dummy credentials, never yours")
+        say(f"[bold yellow]EMULATOR TARGET:[/] every AWS call goes to {escape(config.endpoint_url)}, not to AWS, "
+            f"signed with {escape(signed)}", stderr=True, indent="  ")
     return config
 
 
@@ -186,6 +228,21 @@ def fail(message: str, code: int = EXIT_FAILED) -> NoReturn:
     raise CommandError(message, code)
 
 
+def write_plot(draw: Callable[..., Any], *args: Any, path: str) -> None:
+    """``draw(*args, path)``: a PNG written, or the command ended with exit code 1 when matplotlib is missing or
+    the file cannot be written (a path fastscale must not write stays exit code 2, from the writer)."""
+    from fastscale.infra.analysis.estimate.plot import (
+        PlotUnavailable,  # lazy: keeps the estimate model out of every command's start-up
+    )
+
+    try:
+        draw(*args, path)
+    except PlotUnavailable as exc:
+        fail(str(exc), EXIT_FAILED)
+    except OSError as exc:
+        fail(f"cannot write {path}: {exc.strerror or exc}", EXIT_FAILED)
+
+
 def print_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
 
@@ -218,9 +275,10 @@ def print_config_error(err: ConfigError, as_json: bool = False) -> None:
         say(f"  - {where}[bold]{escape(p.path or '<file>')}[/]: {escape(p.message)}", stderr=True, indent="    ")
 
 
-def print_findings(findings: list[Finding], source: str, unchecked: str | None = None) -> None:
+def print_findings(findings: list[Finding], source: str, unchecked: str | None = None, schema_errors: int = 0) -> None:
     """The findings as tables, then the verdict. ``unchecked``: why the AWS check could not be made,
-    in which case a file without errors is not called valid."""
+    in which case a file without errors is not called valid; ``schema_errors``: how many schema errors were
+    reported before them (the file is invalid whatever the rules found)."""
     from rich.table import Table
 
     for severity, style, noun in ((Severity.ERROR, "red", "error"), (Severity.WARNING, "yellow", "warning"),
@@ -239,6 +297,7 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
             table.add_row(f.code, escape(where), escape(f.message), escape(f.hint))
         print_table(table, lead=2)
     errors, warnings, notes = (count(findings, s) for s in (Severity.ERROR, Severity.WARNING, Severity.INFO))
+    errors += schema_errors
     counts = ", ".join([f"{warnings} warning(s)"] * bool(warnings) + [f"{notes} note(s)"] * bool(notes))
     if errors:
         say(f"[bold red]✗ {escape(source)}: invalid[/] ({errors} error(s), {warnings} warning(s))", indent="  ")
@@ -251,9 +310,13 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
 
 def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
     """Every rule's findings on ``config``, each with the line of its path in the file at ``path``."""
+    return with_file_lines(run_rules(config), path)
+
+
+def with_file_lines(findings: list[Finding], path: str) -> list[Finding]:
+    """``findings``, each with the line of its path in the file at ``path``."""
     from pathlib import Path
 
-    findings = run_rules(config)
     try:
         text = read_bytes(Path(path), 1 << 24, "config file").decode("utf-8")
     except (OSError, ValueError):  # it was read a moment ago; without it, findings keep their paths

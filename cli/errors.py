@@ -34,15 +34,6 @@ EXIT_BAD_INPUT = 2
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
 
-#: The exit-code lines every command's --help ends with (commands with more codes list their own).
-EXIT_CODES_HELP = """\b
-Exit codes:
-  0  success
-  1  the operation failed (one `error:` line says why)
-  2  bad input: the config, an argument or the output path (nothing was done)
-  130  interrupted with Ctrl-C
-"""
-
 #: Longest error line printed; beyond this the text is cut (the whole text is rarely more useful).
 MAX_LINE = 2000
 DEBUG_ENV = "FASTSCALE_DEBUG"

@@ -18,6 +18,7 @@ import click
 from fastscale.cli.errors import guard, one_line
 from fastscale.cli.output import closed_pipe
 from fastscale.infra import __version__
+from fastscale.infra.base.printable import printable
 
 #: name -> (module under cli.commands, short help shown by `fastscale --help`)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -89,6 +90,10 @@ class LazyGroup(click.Group):
                 name = exc.ctx.command.name if exc.ctx is not None and exc.ctx.command is not ctx.command else None
                 click.echo(json.dumps({"command": name, "ok": False, "error": one_line(exc.format_message()),
                                        "exit_code": exc.exit_code}, indent=2))
+            _make_printable(exc)
+            raise
+        except click.ClickException as exc:
+            _make_printable(exc)
             raise
 
     def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -101,6 +106,12 @@ class LazyGroup(click.Group):
     def _available(name: str) -> bool:
         spec = importlib.util.find_spec(f"fastscale.cli.commands.{COMMANDS[name][0]}")
         return spec is not None
+
+
+def _make_printable(exc: click.ClickException) -> None:
+    """Click prints its errors as they are, and one may quote a file name or value holding ESC: shown as
+    visible escapes instead, like everything fastscale prints (``cli.output``)."""
+    vars(exc)["message"] = printable(exc.message)  # typed Final by Click, but a plain instance attribute
 
 
 def _print_version(ctx: click.Context, _param: click.Parameter, value: bool) -> None:

@@ -1,13 +1,17 @@
-"""Where command output goes: the rich console on stdout or stderr, messages word-wrapped to the width the
-reader has, and a quiet stop when that reader closes the pipe. Light at import (rich is imported when
-something is printed), so :mod:`.errors` and :mod:`.main` use it at start-up."""
+"""Where command output goes: the rich console on stdout or stderr (control characters in what it shows
+replaced by visible escapes), messages word-wrapped to the width the reader has, and a quiet stop when that
+reader closes the pipe. Light at import (rich is imported when something is printed), so :mod:`.errors`
+and :mod:`.main` use it at start-up."""
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import sys
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from fastscale.infra.base.printable import UNPRINTABLE, printable
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -31,13 +35,38 @@ def closed_pipe() -> NoReturn:
 
 
 def console(stderr: bool = False) -> Console:
-    from rich.console import Console  # lazy: rich, for the commands that print (errors imports this module)
-
+    """The console every message, table and progress line is printed through; it shows control characters
+    as visible escapes (:func:`~fastscale.infra.base.printable.printable`) whatever their source."""
     # emoji off: hints quote ARNs like `arn:aws:secretsmanager:...:secret:name`, which rich would turn into ㊙.
     # soft_wrap on: rich never breaks a line by itself; `say` and `print_table` fit the width they are given.
-    out = Console(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
+    out = _printable_console_class()(stderr=stderr, highlight=False, soft_wrap=True, emoji=False)
     out.on_broken_pipe = closed_pipe  # type: ignore[method-assign]  # rich's own exits 1
     return out
+
+
+@functools.cache
+def _printable_console_class() -> type[Console]:
+    from rich.console import Console  # lazy: rich, for the commands that print (errors imports this module)
+    from rich.segment import Segment
+
+    class PrintableConsole(Console):
+        """A rich console that never writes a control character of the text it shows to the terminal.
+
+        Text is made printable where it enters (``render_str``: markup, messages, table cells), so widths
+        are measured on what is shown; whatever reaches the output another way (a ``Text`` built elsewhere,
+        a spinner's label) is made printable segment by segment in ``render``. rich's own control segments
+        (cursor moves of the spinner) and the styles it renders around text are not text and pass as they are."""
+
+        def render_str(self, text: str, *args: Any, **kwargs: Any) -> Any:
+            return super().render_str(printable(text), *args, **kwargs)
+
+        def render(self, renderable: Any, options: Any = None) -> Any:
+            for segment in super().render(renderable, options):
+                if segment.control is None and UNPRINTABLE.search(segment.text):
+                    segment = Segment(printable(segment.text), segment.style)
+                yield segment
+
+    return PrintableConsole
 
 
 def output_width(out: Console) -> int | None:

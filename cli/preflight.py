@@ -10,18 +10,19 @@ nothing planned or applied.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastscale.cli.common import EXIT_BAD_INPUT, console
 from fastscale.cli.output import escape as _esc
 from fastscale.infra.model import cutover
-from fastscale.infra.model.naming import endpoint_name
+from fastscale.infra.model.naming import TAG_STACK, endpoint_name
 from fastscale.infra.rules import has_errors
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from fastscale.cli.stack import StackCommand
+    from fastscale.infra.aws.inventory import Inventory, Resource
+    from fastscale.infra.aws.references import InUse
+    from fastscale.infra.terraform.workdir import RunDirectory
 
 
 def quota_preflight(cmd: StackCommand) -> None:
@@ -54,7 +55,7 @@ def quota_preflight(cmd: StackCommand) -> None:
         cmd.fail("over the account's instance quota: nothing was synthesized, planned or applied.", EXIT_BAD_INPUT)
 
 
-def check_names(cmd: StackCommand) -> None:
+def check_names(cmd: StackCommand) -> Inventory:
     """Before Terraform runs: every name the stack creates must be free or already this stack's.
 
     Two projects can produce the same names (`chat` + `prod-qwen3` and `chat-prod` + `qwen3`), and
@@ -71,7 +72,7 @@ def check_names(cmd: StackCommand) -> None:
     cmd.reporter.close()
     clashes = inventory.name_clashes()
     if not clashes:
-        return
+        return inventory
     cmd.summary["name_clashes"] = [
         {"kind": r.kind, "name": r.name, "config_path": r.data.get("config_path", ""), "owner": r.ownership.reason} for r in clashes
     ]
@@ -88,9 +89,91 @@ def check_names(cmd: StackCommand) -> None:
     )
 
 
-def carry_live_counts(cmd: StackCommand, stack_dir: Path) -> None:
+def check_adopted(cmd: StackCommand, inventory: Inventory) -> None:
+    """Before Terraform runs: the config adopts nothing another stack owns, and nothing something else uses.
+
+    An adopted resource whose `fastscale:stack` tag (or its owner's, for scaling) names another stack ends
+    the command with exit 2, unless ``--take-over-from`` names that stack: the deploy would re-tag it for
+    this stack and this stack's destroy would delete it. An adopted endpoint configuration or model not yet
+    this stack's that another endpoint, component or configuration uses ends it with exit 2 too: this
+    stack's destroy or next model change would delete it under them (`fastscale adopt` does not adopt those).
+    """
+    adopted = [r for r in inventory.resources if r.data.get("adopted")]
+    claimed = [r for r in adopted if r.ownership.stack not in (None, inventory.stack)]
+    refused = [r for r in claimed if r.ownership.stack not in cmd.take_over]
+    if refused:
+        stacks = list(dict.fromkeys(str(r.ownership.stack) for r in refused))
+        cmd.summary["owned_by_another_stack"] = [
+            {"kind": r.kind, "name": r.name, "config_path": r.data.get("config_path", ""), "stack": r.ownership.stack}
+            for r in refused
+        ]
+        flags = " ".join(f"--take-over-from {s}" for s in stacks)
+        cmd.fail(
+            f"{len(refused)} adopted resource(s) belong to another stack: "
+            + "; ".join(f"{r.kind} {r.name}" + (f" ({r.data['config_path']})" if r.data.get("config_path") else "")
+                        + f" is tagged {TAG_STACK}={r.ownership.stack}" for r in refused)
+            + ". Adopting them would re-tag them for this stack and let its destroy delete them. Nothing was planned "
+            "or applied. Remove them from the `adopted` blocks, or hand them over deliberately: take them out of "
+            f"stack {' and '.join(stacks)} (its config and its Terraform state) first, then run with {flags}.",
+            code=EXIT_BAD_INPUT,
+        )
+    if claimed:
+        cmd.summary["take_over"] = [{"kind": r.kind, "name": r.name, "from": r.ownership.stack} for r in claimed]
+    pending = [r for r in adopted if r.kind in ("endpoint-config", "model") and not r.ownership.ours]
+    if pending:
+        refuse_shared(cmd, inventory, pending)
+
+
+def live_uses(cmd: StackCommand, doing: str, **kwargs: Any) -> InUse:
+    """What the live endpoints and components (with ``configurations``, every configuration) of the region use
+    (``infra.aws.references.in_use`` with ``kwargs``), shown as the step ``doing``; exit 1 when AWS cannot be
+    asked at all (a refused call is ``unknown`` in the answer instead)."""
+    from fastscale.infra.aws.clients import (  # lazy: boto3, loaded only when this runs
+        AwsError,
+        resolve,
+        translate_errors,
+    )
+    from fastscale.infra.aws.references import in_use  # lazy: boto3, loaded only when this runs
+
+    cmd.reporter.step("in use", doing)
+    try:
+        uses: InUse = translate_errors(in_use)(resolve(cmd.runtime.aws_clients(cmd.config), cmd.config), **kwargs)
+    except AwsError as exc:
+        cmd.fail(f"cannot tell what the live endpoints use: {exc}")
+    cmd.reporter.close()
+    return uses
+
+
+def refuse_shared(cmd: StackCommand, inventory: Inventory, pending: list[Resource]) -> None:
+    """Exit 2 when another endpoint, component or configuration uses an adopted configuration or model."""
+    ours = {(r.kind, r.name.lower()) for r in inventory.resources if r.data.get("adopted")}
+    uses = live_uses(cmd, "checking that nothing else uses the adopted configurations and models", configurations=True,
+                     skip=lambda kind, name, arn: (kind, name.lower()) in ours)
+    if uses.unknown:
+        cmd.fail(f"cannot check that nothing else uses the adopted configurations and models: {uses.unknown}")
+    shared = []
+    for r in pending:
+        users = [f"{kind.replace('-', ' ')} {name}" for kind, name in uses.of(r.kind, r.name) if (kind, name.lower()) not in ours]
+        if users:
+            shared.append((r, users))
+    if not shared:
+        return
+    cmd.summary["shared"] = [{"kind": r.kind, "name": r.name, "config_path": r.data.get("config_path", ""), "used_by": users}
+                             for r, users in shared]
+    cmd.fail(
+        "; ".join(f"adopted {r.kind} {r.name}" + (f" ({r.data['config_path']})" if r.data.get("config_path") else "")
+                  + f" is also used by {', '.join(users)}" for r, users in shared)
+        + ". Adopting it would put it in this stack, whose destroy or next model change would delete it under them. "
+        "Nothing was planned or applied. Remove `adopted.model` and `adopted.endpoint_config` (a component's "
+        "`adopted.model`): the stack then creates its own, and the endpoint or component moves to it.",
+        code=EXIT_BAD_INPUT,
+    )
+
+
+def carry_live_counts(cmd: StackCommand, run_directory: RunDirectory) -> None:
     """Before Terraform plans: each endpoint's live instance count, carried into the count a new endpoint
-    configuration starts with (``infra.model.cutover``), in a tfvars file Terraform loads by itself. Read-only."""
+    configuration starts with (``infra.model.cutover``), in a tfvars file Terraform loads by itself from the run's
+    own directory. Read-only."""
     from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
     from fastscale.infra.aws.cutover import live_instance_counts  # lazy: boto3, loaded only when this runs
 
@@ -100,12 +183,10 @@ def carry_live_counts(cmd: StackCommand, stack_dir: Path) -> None:
         live = live_instance_counts(config, clients=cmd.runtime.aws_clients(config))
     except AwsError as exc:
         cmd.fail(f"cannot read the endpoints' live instance counts: {exc}")
-    try:  # only the variables the stack declares (Terraform warns about any other value)
-        declared = json.loads((stack_dir / "cdk.tf.json").read_text()).get("variable") or {}
-    except (OSError, ValueError):
-        declared = {}
+    # only the variables the stack declares (Terraform warns about any other value)
+    declared = run_directory.variables
     values = {k: v for k, v in cutover.tfvars(config, live).items() if k in declared}
-    (stack_dir / cutover.TFVARS_FILE).write_text(json.dumps(values, indent=2, sort_keys=True) + "\n")
+    run_directory.write(cutover.TFVARS_FILE, json.dumps(values, indent=2, sort_keys=True) + "\n")
     cmd.summary["cutover"] = {
         endpoint_name(config.project, ep.name): {
             "live": live.get(endpoint_name(config.project, ep.name)),

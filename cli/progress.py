@@ -26,14 +26,15 @@ if TYPE_CHECKING:  # imported for type hints only: the runtime import stays lazy
     from fastscale.infra.terraform.runner import TerraformEvent
 
 #: Terraform message kinds shown as lines for people. Left out on purpose: diagnostics, which the command
-#: prints in full (with Terraform's detail text) once the run ended, and planned changes, which are the
-#: result of a plan and printed on stdout with its counts; either would otherwise show twice.
+#: prints in full (with Terraform's detail text) once the run ended; planned changes, which are the result of a
+#: plan and printed on stdout with its counts; and drift ("Drift detected"), which the plan's result shows
+#: sorted out into values changed outside Terraform and provider normalisation (cli/plan_view.py), where a
+#: line per resource here would repeat the normalisation after every deploy.
 _LINE_KINDS = {
     "apply_start",
     "apply_complete",
     "apply_errored",
     "provision_errored",
-    "resource_drift",
 }
 #: Kinds that only say "still working"; a line each only when there is no spinner to show them.
 _HEARTBEAT_KINDS = {"apply_progress", "refresh_start"}
@@ -42,7 +43,6 @@ _STYLE = {
     "apply_complete": "green",
     "apply_errored": "bold red",
     "provision_errored": "bold red",
-    "resource_drift": "yellow",
 }
 
 #: Seconds between two lines repeating an unchanged wait state when there is no spinner.

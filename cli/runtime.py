@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from fastscale.infra.base.printable import printable
 from fastscale.infra.project.emulator import Emulator, require_moto
 from fastscale.infra.terraform.runner import TerraformRunner
 
@@ -45,9 +46,9 @@ def _stack_snapshot(config: FastscaleConfig, project_dir: Path) -> str:
     return project_snapshot(config, project_dir)
 
 
-def _terraform(binary: str, stack_dir: Path, *, env: Mapping[str, str] | None,
+def _terraform(binary: str, workdir: Path, *, env: Mapping[str, str | None] | None,
                on_event: Callable[[TerraformEvent], None]) -> TerraformRunner:
-    return TerraformRunner(binary, stack_dir, env=env, on_event=on_event)
+    return TerraformRunner(binary, workdir, env=env, on_event=on_event)
 
 
 def _emulator(host: str, port: int) -> Emulator:
@@ -80,7 +81,7 @@ def _is_interactive() -> bool:
 
 def _confirm(question: str) -> bool:
     """Ask on stderr; the default is No. Click turns EOF and Ctrl-C at its prompt into ``click.Abort``."""
-    return click.confirm(question, default=False, err=True)
+    return click.confirm(printable(question), default=False, err=True)
 
 
 def _now() -> datetime:
@@ -95,7 +96,9 @@ class Runtime:
     synthesize: Callable[[FastscaleConfig, str], Any]
     #: ``(config, project_dir) -> str``: the stack snapshot `init` gives a new project (the CDK engine).
     stack_snapshot: Callable[[FastscaleConfig, Path], str]
-    #: ``(binary, stack_dir, *, env, on_event) -> TerraformRunner``: Terraform in the synthesized stack directory.
+    #: ``(binary, workdir, *, env, on_event) -> TerraformRunner``: Terraform in the run's own directory
+    #: (``infra.terraform.workdir.RunDirectory``), holding the stack just synthesized (``env``: changes to the
+    #: inherited environment, ``None`` removing a variable).
     terraform: Callable[..., TerraformRunner]
     #: ``config -> clients``: the ``clients=`` argument of the AWS checks, inventory, cut-over, cleanup, sweep,
     #: `explain` and `measure-scaleout` (an ``AwsClients``, or a mapping of service name to client).

@@ -27,25 +27,30 @@ from fastscale.cli.common import (
     EXIT_FAILED,
     EXIT_OK,
     Checked,
-    UserPath,
+    OutputPath,
     console,
     print_json,
     say,
 )
 from fastscale.cli.errors import explain, one_line
 from fastscale.cli.output import escape as _esc
-from fastscale.cli.preflight import carry_live_counts, check_names, quota_preflight
+from fastscale.cli.preflight import carry_live_counts, check_adopted, check_names, quota_preflight
 from fastscale.cli.progress import Reporter
 from fastscale.cli.runtime import Runtime
+from fastscale.infra.base.credentials import terraform_environment
 from fastscale.infra.model.state import StateLayoutError
 from fastscale.infra.terraform.outputs import OutputPathError
 from fastscale.infra.terraform.plan_session import PlanChanged, StackLocked, StackLockError, lock_stack
 from fastscale.infra.terraform.runner import TerraformError, find_binary
+from fastscale.infra.terraform.workdir import defined_outputs
 
 if TYPE_CHECKING:
+    from fastscale.infra.terraform.drift import Drift
+    from fastscale.infra.terraform.plan_cost import PlanCost
     from fastscale.infra.terraform.plan_session import SavedPlan, StackLock
     from fastscale.infra.terraform.rollout import PlanClassification
     from fastscale.infra.terraform.runner import TerraformEvent, TerraformResult, TerraformRunner
+    from fastscale.infra.terraform.workdir import RunDirectory
 
 #: Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
@@ -56,8 +61,10 @@ Environment:
                        given (else `terraform`, else `tofu`, on PATH)
   AWS_PROFILE, AWS_ACCESS_KEY_ID, ...
                        credentials, as for the AWS CLI
-  TF_CLI_CONFIG_FILE, TF_DATA_DIR, TF_PLUGIN_CACHE_DIR, TF_LOG
-                       passed on to Terraform
+  TF_CLI_CONFIG_FILE, TF_PLUGIN_CACHE_DIR, TF_LOG
+                       passed on to Terraform (TF_DATA_DIR is not:
+                       Terraform keeps its data in a directory of
+                       the run's own, removed when the run ends)
 """
 AWS_ENV_HELP = """\b
 Environment:
@@ -79,7 +86,7 @@ out_option = click.option(
     metavar="DIR",
     default="cdktf.out",
     show_default=True,
-    type=UserPath(file_okay=False),
+    type=OutputPath(file_okay=False),
     help="Directory the Terraform stack is synthesized into.",
 )
 auto_approve_option = click.option(
@@ -102,6 +109,7 @@ def terraform_summary(result: TerraformResult | None) -> dict[str, Any] | None:
         "add": result.added,
         "change": result.changed,
         "destroy": result.destroyed,
+        "import": result.imported,
         "diagnostics": [asdict(d) for d in result.diagnostics],
         "outputs": result.outputs,
     }
@@ -122,11 +130,19 @@ class StackCommand:
         self.changes: list[dict[str, str | None]] = []
         #: The last saved plan's changes, classified by their effect on traffic (plan and deploy).
         self.classification: PlanClassification | None = None
+        #: What Terraform reported as changed outside it, sorted out (plan and deploy; infra.terraform.drift).
+        self.drift: list[Drift] = []
+        #: The stack's endpoints priced before and after the last saved plan (plan and deploy).
+        self.cost: PlanCost | None = None
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
         self.event_hooks: list[Callable[[TerraformEvent], None]] = []
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
         #: The stack's lock (infra.terraform.plan_session), held from before synthesis until the apply or destroy ended.
         self.lock: StackLock | None = None
+        #: The outputs the synthesized stack defines: the only ones reported.
+        self.stack_outputs: frozenset[str] = frozenset()
+        #: Stacks whose resources the command line hands over to this one (--take-over-from): never from the config.
+        self.take_over: tuple[str, ...] = ()
         self.summary: dict[str, Any] = {"command": command, "file": checked.source, "ok": False}
         if self.config.endpoint_url:  # an emulator run must never read as a real one, in JSON either
             self.summary["endpoint_url"] = self.config.endpoint_url
@@ -181,7 +197,7 @@ class StackCommand:
                     f"Interrupted: terraform {last.operation} did not stop in time and was terminated; its state "
                     "may still be locked (see `terraform force-unlock`) and may miss resources it created."
                 )
-            self.summary["terraform"] = terraform_summary(last)
+            self.summary["terraform"] = terraform_summary(self.only_stack_outputs(last))
         else:
             message = f"Interrupted: fastscale {self.command} was stopped; Terraform was not running."
         self.summary["interrupted"] = True
@@ -195,9 +211,18 @@ class StackCommand:
 
     # -- steps --------------------------------------------------------------------------------------
 
+    def only_stack_outputs(self, result: TerraformResult) -> TerraformResult:
+        """``result`` without any output the synthesized stack does not define: only those are ever reported (in
+        the summary, on stdout, to the rollout follower)."""
+        result.outputs = {name: value for name, value in result.outputs.items() if name in self.stack_outputs}
+        return result
+
     def on_event(self, event: TerraformEvent) -> None:
         if event.kind == "planned_change" and event.address:
-            self.changes.append({"address": event.address, "action": event.action})
+            change: dict[str, str | None] = {"address": event.address, "action": event.action}
+            if event.importing is not None:
+                change["importing"] = event.importing  # the live resource's import ID
+            self.changes.append(change)
         self.reporter.terraform_event(event)
         for hook in self.event_hooks:
             hook(event)
@@ -227,19 +252,22 @@ class StackCommand:
         self.summary["stack_dir"] = str(stack_dir)
 
         try:
+            # Terraform runs in a directory of this run's own, holding only what it wrote (infra.terraform.workdir).
+            run_directory = self.open_run_directory()
+            self.stack_outputs = defined_outputs(run_directory.document)
             # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
-            # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS.
-            # Without credentials of its own in the environment, it gets the emulator's dummy ones.
-            from fastscale.infra.aws.clients import emulator_credentials  # lazy: boto3, loaded only when this runs
-
-            url = self.config.endpoint_url
-            env = {"AWS_ENDPOINT_URL": url, **emulator_credentials(url)} if url else None
-            self.runner = self.runtime.terraform(binary, stack_dir, on_event=self.on_event, env=env)
+            # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS; and it
+            # carries the dummy credentials, with every other AWS setting of the environment removed, unless
+            # the command line said --send-credentials-to-endpoint-url.
+            env = {**run_directory.env,
+                   **terraform_environment(self.config.endpoint_url, self.config.sends_credentials_to_endpoint)}
+            self.runner = self.runtime.terraform(binary, run_directory.path, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
         if self.command in ("plan", "deploy"):
-            check_names(self)  # after the local checks (binary, --out, synthesis), before Terraform runs
-            carry_live_counts(self, stack_dir)
+            # After the local checks (binary, --out, synthesis), before Terraform runs.
+            check_adopted(self, check_names(self))
+            carry_live_counts(self, run_directory)
         self.run("init", self.runner.init)
         return self.runner
 
@@ -252,7 +280,7 @@ class StackCommand:
             result = call(*args, **kwargs)
         except TerraformError as exc:
             self.fail(str(exc))
-        self.summary["terraform"] = terraform_summary(result)
+        self.summary["terraform"] = terraform_summary(self.only_stack_outputs(result))
         self.show_diagnostics(result)
         if not result.ok and fatal:
             self.fail(self.failure_message(step, result))
@@ -326,14 +354,20 @@ class StackCommand:
         previous = self.lock.previous
         if previous is not None:
             self.summary["lock_taken_over"] = previous.to_dict()
-            removed = f"; removed the plan file(s) it left: {', '.join(p.name for p in self.lock.removed_plans)}" \
-                if self.lock.removed_plans else ""
+            left = [p.name for p in (*self.lock.removed_plans, *self.lock.removed_run_directories)]
+            removed = f"; removed the plan file(s) and Terraform directory it left: {', '.join(left)}" if left else ""
             self.reporter.note(f"notice: took over the lock of {previous.describe()}, which ended without "
                                f"releasing it ({self.lock.path}){removed}", style="yellow")
 
     def release_lock(self) -> None:
+        """Remove this run's Terraform directory and release the stack's lock."""
         if self.lock is not None:
             self.lock.release()
+
+    def open_run_directory(self) -> RunDirectory:
+        """This run's own Terraform working directory (under the stack's lock; removed with it)."""
+        assert self.lock is not None, "prepare() takes the lock before Terraform's directory is made"
+        return self.lock.open_run_directory()
 
     def new_plan(self) -> SavedPlan:
         """A plan file of this run only (unique name, owner-only), under the stack's lock."""

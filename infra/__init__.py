@@ -10,8 +10,8 @@
 - ``model``: what a config resolves to: names, capacity, cut-over, deployment and scaling settings, state
   placement, overrides.
 - ``config``: the YAML file: its schema, loading, secrets and comment-keeping edits.
-- ``base``: facts and boundaries: the instance catalog, AWS facts, regions, limits, safe file, network and
-  process access, artifacts, provider versions.
+- ``base``: facts and boundaries: the instance catalog, AWS facts, regions, limits, safe file reads, the one
+  file writer, network and process access, artifacts, provider versions.
 
 The import-linter contracts in pyproject.toml hold these levels. Nothing in this package imports cdktf or jsii,
 and nothing below ``aws`` imports boto3, so validation, synthesis input, estimates and simulations need no AWS.

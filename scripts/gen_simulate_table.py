@@ -56,7 +56,7 @@ def _single_model(metric: str):
         "project": "bench", "region": "us-east-1",
         "endpoints": [{
             "name": "qwen3", "instance_type": "ml.g6.2xlarge", "instances": {"initial": 1, "min": 1, "max": 4},
-            "model": {"image": LMI, "image_size_gb": 17.7, "model_size_gb": 16,
+            "model": {"image": LMI, "image_size_gb": 17.7, "model_size_gb": 16, "serving": {"max_concurrency": 5},
                       "autoscaling": {"metric": metric, "target_concurrency": 4}},
         }],
     })
@@ -70,7 +70,7 @@ def _from_zero():
             "name": "llama3", "instance_type": "ml.g5.12xlarge", "instances": {"initial": 1, "min": 0, "max": 1},
             "inference_components": [{
                 "name": "llama3-8b", "image": LMI, "image_size_gb": 17.7, "model_size_gb": 16,
-                "resources": {"accelerators": 4, "memory_mb": 1024},
+                "resources": {"accelerators": 4, "memory_mb": 1024}, "serving": {"max_concurrency": 5},
                 "copies": {"initial": 1, "min": 0, "max": 1},
                 "autoscaling": {"target_concurrency": 4, "scale_from_zero": {"period": 60, "evaluation_periods": 1}},
             }],

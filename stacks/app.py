@@ -9,21 +9,23 @@ The bytes depend only on the config: synthesizing twice, anywhere, gives identic
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.base import writer
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model.naming import stack_name
 from fastscale.infra.model.state import PRIVATE_DIR_MODE, PRIVATE_FILE_MODE, local_state_placement, protect_state_files
 from fastscale.infra.project.stack_snapshot import snapshot_json
-from fastscale.infra.terraform.outputs import (
-    STACK_FILE,
-    check_output_dir,
-    refuse_symlinks,
-    synth_writes,
-    write_text_nofollow,
+from fastscale.infra.terraform.outputs import STACK_FILE, check_output_dir, refuse_links, synth_writes
+from fastscale.infra.terraform.workdir import (
+    leftovers_notice,
+    refuse_foreign_files,
+    remove_legacy_files,
+    terraform_leftovers,
 )
 from fastscale.stacks.engine_choice import select_engine
 from fastscale.stacks.resources.base import StackContent, render_document, stable_json
@@ -40,6 +42,8 @@ class SynthResult:
     stack_name: str
     stack_dir: Path  # outdir/stacks/<stack_name>
     resource_counts: dict[str, int] = field(default_factory=dict)  # Terraform resource type -> count
+    #: Terraform's data directory and lock file found in the stack directory (`infra.terraform.workdir`), by name.
+    terraform_leftovers: list[str] = field(default_factory=list)
 
     @property
     def stack_file(self) -> Path:
@@ -58,11 +62,26 @@ def build_app(
     """The cdktf app holding the stack, not yet synthesized (`main.py` hands it to the cdktf CLI).
 
     `project_root` anchors the default local state (default: the current directory); raises
-    `infra.model.state.StateLayoutError` when the state would be lost or orphaned."""
+    `infra.model.state.StateLayoutError` when the state would be lost or orphaned, and
+    `infra.terraform.outputs.OutputPathError` when a file the engine writes is reached through a symbolic link.
+
+    The cdktf CLI then runs Terraform in the stack directory itself, so what fastscale can check is checked here,
+    before anything is built: files there that Terraform would read and fastscale did not write are refused
+    (`infra.terraform.workdir.ForeignFilesError`, exit code 2 in `main.py`), the cut-over file earlier releases
+    wrote there is removed, and Terraform's data directory or lock file found there is named on stderr."""
+    placement = local_state_placement(config, outdir, project_root)
+    stack_dir = Path(outdir) / "stacks" / stack_name(config)
+    refuse_foreign_files(stack_dir)
+    # The engine writes these itself: refuse a symbolic link on the way before it is handed the directory.
+    refuse_links(synth_writes(Path(outdir), stack_name(config)), root=writer.root_for(outdir, project_root))
+    remove_legacy_files(stack_dir)
+    notice = leftovers_notice(stack_dir, terraform_leftovers(stack_dir))
+    if notice:
+        print(notice, file=sys.stderr)
+
     from fastscale.stacks.engine import App  # lazy: cdktf/jsii and node, only for the engine's path
     from fastscale.stacks.engine_stack import EndpointStack  # lazy: cdktf/jsii and node, only for the engine's path
 
-    placement = local_state_placement(config, outdir, project_root)
     # skip_validation: cdktf's validations only check provider presence, which the stack guarantees, and
     # cost a round trip per construct through jsii.
     app = App(outdir=str(outdir), skip_validation=True)
@@ -103,28 +122,35 @@ def synthesize(
     the local state would lie inside `outdir` or an old-path state file would be orphaned.
 
     Also refused before anything is written (:class:`infra.terraform.outputs.OutputPathError`): an output directory
-    inside ``.git``, one that cannot be created or written, and any file or directory synthesis would
-    write that is a symbolic link.
+    inside ``.git``, one that cannot be created or written, any file or directory synthesis would write that
+    is, or is reached through, a symbolic link (checked from the project directory, `project_root`, when
+    `outdir` is inside it), and files in the stack directory that Terraform would read there and fastscale did
+    not write (:class:`infra.terraform.workdir.ForeignFilesError`). Every file is written by
+    :mod:`infra.base.writer`. The cut-over file earlier releases wrote there is removed; Terraform's data
+    directory and lock file found there are named in `terraform_leftovers`.
 
     The files are written from Python (`engine_files`), byte for byte what the engine's `App.synth` writes for
     `build_app`'s app; the engine itself is not loaded."""
     out = Path(outdir)
     root = Path(project_root) if project_root is not None else Path.cwd()
     placement = local_state_placement(config, out, root)  # checked before anything is written
-    check_output_dir(out)
     name = stack_name(config)
     stack_dir = out / "stacks" / name
-    refuse_symlinks(synth_writes(out, name))
+    refuse_foreign_files(stack_dir)
+    base = writer.root_for(out, project_root)  # where links are looked for from: the project, if out is inside
+    check_output_dir(out, root=base)
+    refuse_links(synth_writes(out, name), root=base)
     content = EndpointContent(config, state_path=placement.backend_path if placement else None)
     stack_text, manifest_text = engine_files(content)
-    stack_dir.mkdir(parents=True, exist_ok=True)
-    stack_dir.chmod(PRIVATE_DIR_MODE)  # plans and .terraform/ land in the directory too
-    write_text_nofollow(stack_dir / STACK_FILE, stack_text, PRIVATE_FILE_MODE)
-    (stack_dir / STACK_FILE).chmod(PRIVATE_FILE_MODE)  # an existing file keeps its mode on open
-    write_text_nofollow(out / MANIFEST_FILE, manifest_text)
+    # Owner-only: the stack file holds environment values, and each run's Terraform directory lands here too.
+    writer.make_dirs(stack_dir, root=base, mode=PRIVATE_DIR_MODE, what="stack directory")
+    remove_legacy_files(stack_dir)
+    writer.write_file(stack_dir / STACK_FILE, stack_text, root=base, mode=PRIVATE_FILE_MODE, what="stack file")
+    writer.write_file(out / MANIFEST_FILE, manifest_text, root=base, what="manifest")
     protect_state_files(placement)
     counts = Counter(e.TYPE for e in content.elements if e.SECTION == "resource")
-    return SynthResult(outdir=out, stack_name=name, stack_dir=stack_dir, resource_counts=dict(sorted(counts.items())))
+    return SynthResult(outdir=out, stack_name=name, stack_dir=stack_dir, resource_counts=dict(sorted(counts.items())),
+                       terraform_leftovers=[f.name for f in terraform_leftovers(stack_dir)])
 
 
 def synthesize_document(config: FastscaleConfig) -> dict[str, Any]:

@@ -49,11 +49,19 @@ import json
 from collections.abc import Mapping, Sequence
 
 from fastscale.infra.base import aws_facts
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelSpec, Overrides
+from fastscale.infra.config import (
+    AdoptedComponent,
+    AdoptedEndpoint,
+    EndpointSpec,
+    FastscaleConfig,
+    InferenceComponentSpec,
+    ModelSpec,
+    Overrides,
+)
 from fastscale.infra.config.secrets import container_environment
 from fastscale.infra.model import capacity, cutover
 from fastscale.infra.model import overrides as override_targets
-from fastscale.infra.model.naming import EndpointNames, model_name, tags
+from fastscale.infra.model.naming import EndpointNames, model_name, tags, with_live_tags
 from fastscale.stacks import capacity as capacity_attrs
 from fastscale.stacks.resources import awscc, sagemaker
 from fastscale.stacks.resources.base import Group, Lifecycle, Ref, Resource, Scope, to_terraform
@@ -115,6 +123,10 @@ class SageMakerEndpoint(Group):
         self.names = names
         ep = self.spec = names.spec
         self.tags = tags(config, ep)
+        kept = ep.adopted.tags if ep.adopted is not None else None
+        #: The tags of each kind of resource: the stack's, over the live ones an adopted endpoint keeps.
+        self.endpoint_tags = with_live_tags(self.tags, kept.endpoint if kept else {})
+        self.config_tags = with_live_tags(self.tags, kept.endpoint_config if kept else {})
 
         self.role: ExecutionRole | None = None
         if ep.execution_role_arn:
@@ -155,7 +167,7 @@ class SageMakerEndpoint(Group):
             self,
             "endpoint",
             aws_props.SagemakerEndpointProps(
-                name=names.endpoint, endpoint_config_name=self.refs["endpoint_config_name"], tags=self.tags
+                name=names.endpoint, endpoint_config_name=self.refs["endpoint_config_name"], tags=self.endpoint_tags
             ),
         )
         self.refs["endpoint_name"] = self.endpoint.attr("name")
@@ -185,6 +197,15 @@ class SageMakerEndpoint(Group):
                 self.components[c.name].import_from(c.spec.adopted.arn)  # awscc identifies a component by ARN
                 if c.spec.adopted.model and c.spec.adopted.model in self.models:
                     self.models[c.spec.adopted.model].import_from(c.spec.adopted.model)
+
+    def _live_tags(self, owner: str | None, kind: str) -> dict[str, str]:
+        """The tags of the endpoint's (``owner`` None) or a component's model or component: the stack's, over
+        the live ones its `adopted.tags` keeps."""
+        if owner is None:
+            adopted: AdoptedEndpoint | AdoptedComponent | None = self.spec.adopted
+        else:
+            adopted = next(c.adopted for c in self.spec.inference_components if c.name == owner)
+        return with_live_tags(self.tags, getattr(adopted.tags, kind) if adopted is not None else {})
 
     # ----------------------------------------------------------------------------------------- overrides
 
@@ -229,7 +250,7 @@ class SageMakerEndpoint(Group):
                 )
                 if ep.vpc
                 else None,
-                tags=self.tags,
+                tags=self._live_tags(owner, "model"),
             ),
             depends_on=self._role_ready,
             # Explicit, though Terraform would infer it from the configuration's own create_before_destroy:
@@ -327,18 +348,19 @@ class SageMakerEndpoint(Group):
                     production_variants=[variant],
                     execution_role_arn=role_arn,
                     kms_key_arn=ep.kms_key_arn,
-                    tags=self.tags,
+                    tags=self.config_tags,
                 ),
                 depends_on=self._role_ready,
                 lifecycle=cbd,
             )
 
-        frequency = ep.metrics_publish_frequency
-        metrics = (
-            awscc_props.MetricsConfig(metric_publish_frequency_in_seconds=frequency,
-                                enable_enhanced_metrics=True if ep.enhanced_metrics else None)
-            if frequency is not None or ep.enhanced_metrics
-            else None
+        # Detailed observability is on by default for a new configuration (SageMaker API reference,
+        # MetricsConfig): fastscale writes it explicitly, off unless the config turns it on (its scaling, alarms
+        # and dashboard read none of those metrics; see EndpointSpec.detailed_observability).
+        metrics = awscc_props.MetricsConfig(
+            metric_publish_frequency_in_seconds=ep.metrics_publish_frequency,
+            enable_enhanced_metrics=True if ep.enhanced_metrics else None,
+            enable_detailed_observability=bool(ep.detailed_observability),
         )
 
         def props(
@@ -372,7 +394,7 @@ class SageMakerEndpoint(Group):
                 execution_role_arn=role,
                 kms_key_id=ep.kms_key_arn,
                 metrics_config=metrics,
-                tags=awscc.tag_list(self.tags) if with_tags else None,
+                tags=awscc.tag_list(self.config_tags) if with_tags else None,
             )
 
         # The digest is taken over the content with literal stand-ins for the two references (the model's
@@ -427,7 +449,7 @@ class SageMakerEndpoint(Group):
                 specifications=several,
                 # The count at creation; from then on auto scaling owns it (see ignore_changes).
                 runtime_config=awscc_props.InferenceComponentRuntimeConfig(copy_count=spec.copies.initial),
-                tags=awscc.tag_list(self.tags),
+                tags=awscc.tag_list(self._live_tags(spec.name, "component")),
             ),
             depends_on=[self.endpoint],
             lifecycle=Lifecycle(

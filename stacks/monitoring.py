@@ -90,7 +90,6 @@ class EndpointAlarms(Group):
         spec = names.spec
         if not (names.alarms or any(c.alarms for c in names.components)):
             return
-        self._config = config
         self._names = names
         self._tags = tags(config, spec)
         topic = spec.alarms.sns_topic_arn if spec.alarms.enabled else None

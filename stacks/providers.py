@@ -9,8 +9,12 @@ The constraints come from the config (`providers`), checked by rule FS071 agains
 synthesized attribute needs (infra/base/provider_versions.py).
 
 With `endpoint_url` (an AWS emulator), the aws provider's endpoints for every service the stack uses point
-there, and the checks that need real AWS (credential validation, account id lookup, instance metadata) are
-skipped.
+there, the checks that need real AWS (credential validation, account id lookup, instance metadata) are
+skipped, and the provider is given the dummy credentials `testing`/`testing` itself (static credentials come
+first in its chain), unless the command line said `--send-credentials-to-endpoint-url`. So a stack run by
+another tool (`cdktf deploy`, plain `terraform`) in an environment holding real credentials still sends
+only the dummy ones to the emulator; `fastscale plan`/`deploy` also give Terraform no credentials of the
+environment (infra.base.credentials).
 
 No `default_tags` on the aws provider: every resource carries its tags explicitly, so the synthesized JSON
 (and its snapshots) shows exactly what each resource gets, and awscc resources, which have no provider-level
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from fastscale.infra.base.credentials import DUMMY_ACCESS_KEY_ID, DUMMY_SECRET_ACCESS_KEY
 from fastscale.infra.config import FastscaleConfig
 from fastscale.stacks.resources.base import ProviderBlock, StackContent, engine_literal, to_terraform
 
@@ -41,6 +46,9 @@ class EmulatedAwsProviderProps(ProviderProps):
     """The aws provider pointed at an emulator: every service's endpoint, and no real-AWS-only checks."""
 
     endpoints: list[dict[str, str]]
+    #: The dummy credentials, or None (left out) when the command line sends the real ones.
+    access_key: str | None = None
+    secret_key: str | None = None
     skip_credentials_validation: bool = True
     skip_requesting_account_id: bool = True
     skip_metadata_api_check: str = "true"  # a string in the provider's schema (it also accepts "false")
@@ -59,8 +67,11 @@ def add_providers(content: StackContent, config: FastscaleConfig) -> None:
     """The providers the stack needs, in the config's region, with the config's version constraints."""
     props: ProviderProps = ProviderProps(region=config.region)
     if config.endpoint_url:
+        dummy = not config.sends_credentials_to_endpoint
         props = EmulatedAwsProviderProps(region=config.region,
-                                         endpoints=[{s: config.endpoint_url for s in EMULATED_SERVICES}])
+                                         endpoints=[{s: config.endpoint_url for s in EMULATED_SERVICES}],
+                                         access_key=DUMMY_ACCESS_KEY_ID if dummy else None,
+                                         secret_key=DUMMY_SECRET_ACCESS_KEY if dummy else None)
     content.providers.append(_block("aws", AWS_SOURCE, props, config.providers.aws))
     if any(ep.needs_awscc for ep in config.endpoints):
         content.providers.append(_block("awscc", AWSCC_SOURCE, ProviderProps(region=config.region),

@@ -10,6 +10,8 @@ The role can do exactly what serving needs and nothing else:
 - publish the endpoint's instance metrics to the SageMaker CloudWatch namespaces;
 - read exactly the Secrets Manager secrets listed in the workloads' `secrets` (and decrypt them through
   Secrets Manager with their KMS key, when one is given);
+- decrypt the model data through S3 with the customer managed KMS key a workload names
+  (`model_data_kms_key_arn`: `kms:Decrypt` on that key with `kms:ViaService` `s3.<region>.amazonaws.com`);
 - use the endpoint's KMS key, only when one is configured, and create grants on it only for AWS
   resources (`kms:GrantIsForAWSResource`);
 - manage the network interfaces of a VPC endpoint, only when a VPC is configured, and only interfaces in
@@ -35,7 +37,7 @@ from fastscale.infra.base.artifacts import parse_image, parse_s3_uri
 from fastscale.infra.base.aws_facts import NS_INVOCATIONS
 from fastscale.infra.base.regions import partition_of
 from fastscale.infra.config import EndpointSpec, FastscaleConfig
-from fastscale.infra.config.secrets import policy_resource
+from fastscale.infra.config.secrets import parse_kms_key_arn, policy_resource
 from fastscale.infra.model import capacity
 from fastscale.infra.model.naming import EndpointNames, tags
 from fastscale.stacks.resources.base import Group, Ref, Scope, json_text, resource_stack, tf_format
@@ -164,6 +166,15 @@ def execution_policy(config: FastscaleConfig, names: EndpointNames) -> dict[str,
             statements.append({"Sid": "DecryptContainerSecrets", "Effect": "Allow", "Action": "kms:Decrypt",
                                "Resource": secret_keys,
                                "Condition": {"StringEquals": {"kms:ViaService": f"secretsmanager.{region}.amazonaws.com"}}})
+
+    # Model data under a customer managed key (SSE-KMS): S3 decrypts it for the role, so the role may use the key
+    # only through S3, in the key's region (an SSE-KMS key is in its bucket's region).
+    data_keys = sorted({w.model_data_kms_key_arn for w in workloads if w.model_data_kms_key_arn})
+    for i, key in enumerate(data_keys):
+        parsed = parse_kms_key_arn(key)
+        assert parsed is not None  # the config checked the form
+        statements.append({"Sid": f"DecryptModelData{i}", "Effect": "Allow", "Action": "kms:Decrypt", "Resource": key,
+                           "Condition": {"StringEquals": {"kms:ViaService": f"s3.{parsed.region}.amazonaws.com"}}})
 
     if ep.kms_key_arn:
         statements.append({"Sid": "UseVolumeKey", "Effect": "Allow", "Action": KMS_ACTIONS, "Resource": ep.kms_key_arn})

@@ -233,7 +233,7 @@ class EndpointScaling(Group):
                 **_same_target(target),
                 policy_type=TARGET_TRACKING,
                 target_tracking_scaling_policy_configuration=TargetTrackingScalingPolicyConfiguration(
-                    target_value=autoscaling.target_concurrency,
+                    target_value=autoscaling.tracking_target,
                     predefined_metric_specification=PredefinedMetricSpecification(
                         predefined_metric_type=metric.predefined_metric_type
                     ),

@@ -9,6 +9,7 @@ providers, the state backend, the cut-over count variables (`infra.model.cutover
 
 from __future__ import annotations
 
+from fastscale.infra.base.credentials import DUMMY_ACCESS_KEY_ID, DUMMY_SECRET_ACCESS_KEY
 from fastscale.infra.config import FastscaleConfig, S3State
 from fastscale.infra.model import cutover
 from fastscale.infra.model.deployment import rollouts
@@ -71,9 +72,12 @@ class EndpointContent(StackContent):
             if state.use_lockfile:
                 self.add_override("terraform.backend.s3.use_lockfile", True)
             if state.endpoint_url:  # an emulator's S3 (rule FS070 requires it with an emulator target)
+                # The dummy credentials unless the command line sends the real ones (infra.base.credentials).
+                dummy = () if config.sends_credentials_to_endpoint else (
+                    ("access_key", DUMMY_ACCESS_KEY_ID), ("secret_key", DUMMY_SECRET_ACCESS_KEY))
                 for key, value in (("endpoints", {"s3": state.endpoint_url}), ("use_path_style", True),
                                    ("skip_credentials_validation", True), ("skip_requesting_account_id", True),
-                                   ("skip_metadata_api_check", True)):
+                                   ("skip_metadata_api_check", True), *dummy):
                     self.add_override(f"terraform.backend.s3.{key}", engine_verbatim(value, "state.endpoint_url"))
         else:
             if state_path is None:

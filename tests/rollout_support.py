@@ -9,9 +9,10 @@ write them); its ``triggers_replace`` holds the attributes that force a new reso
 the same names.
 
 What :func:`as_sagemaker` rewrites, and nothing else: the resource type (by the resource's name; the address
-stays ``terraform_data.<name>``, as in Terraform's own progress events), the values
-(``input`` becomes the resource's attributes), and ``replace_paths``: Terraform reports
-``["triggers_replace"]``, which becomes the names of the trigger attributes whose value changed.
+stays ``terraform_data.<name>``, as in Terraform's own progress events), the values (``input`` becomes the
+resource's attributes, in the changes, the prior state and the planned values), and ``replace_paths``:
+Terraform reports ``["triggers_replace"]``, which becomes the names of the trigger attributes whose value
+changed.
 """
 
 from __future__ import annotations
@@ -66,10 +67,19 @@ def as_sagemaker(plan: dict[str, Any], types: dict[str, str] | None = None) -> d
             paths += [[k] for k in sorted(set(before_triggers) | set(after_triggers))
                       if before_triggers.get(k) != after_triggers.get(k)]
             change["replace_paths"] = paths
+    # The state before the plan and the values after it, typed and valued the same way.
+    for section in (out.get("prior_state", {}).get("values"), out.get("planned_values")):
+        for resource in ((section or {}).get("root_module") or {}).get("resources", []):
+            if resource.get("type") == "terraform_data" and resource.get("name") in types:
+                resource["type"] = types[resource["name"]]
+                resource["values"] = _unwrap(resource.get("values"))
+                resource["sensitive_values"] = _unwrap(resource.get("sensitive_values")) or {}
     return out
 
 
-def _data(value: dict[str, Any], replace_on: tuple[str, ...] = (), cbd: bool = False) -> dict[str, Any]:
+def twin(value: dict[str, Any], replace_on: tuple[str, ...] = (), cbd: bool = False) -> dict[str, Any]:
+    """A terraform_data resource standing for a SageMaker one: ``value`` its attributes, ``replace_on`` those
+    that force a new resource in the real provider, ``cbd`` its create_before_destroy."""
     body: dict[str, Any] = {"input": value}
     if replace_on:
         body["triggers_replace"] = {k: value[k] for k in replace_on}
@@ -115,34 +125,34 @@ def live_stack(version: int = 1) -> dict[str, Any]:
     v2 = version >= 2
     alarms = ("demo-chat-5xx-errors", "demo-chat-model-latency")
     resources = {
-        "endpoint_config": _data({"name_prefix": "demo-chat-", "production_variants": "g6-x2" if v2 else "g6-x1"},
+        "endpoint_config": twin({"name_prefix": "demo-chat-", "production_variants": "g6-x2" if v2 else "g6-x1"},
                                  ("production_variants",), cbd=True),
-        "endpoint": _data({"name": "demo-chat", "endpoint_config_name": "${terraform_data.endpoint_config.id}",
+        "endpoint": twin({"name": "demo-chat", "endpoint_config_name": "${terraform_data.endpoint_config.id}",
                            "deployment_config": canary(25, 600, alarms), "tags": {"fastscale:stack": "demo"}}, ("name",)),
-        "chat": _data({"inference_component_name": "demo-chat-ic", "endpoint_name": "demo-chat",
+        "chat": twin({"inference_component_name": "demo-chat-ic", "endpoint_name": "demo-chat",
                        "specification": {"model_name": "demo-chat-bbbb2222" if v2 else "demo-chat-aaaa1111"},
                        "deployment_config": rolling(1, 120, ("demo-chat-model-latency",))},
                       ("inference_component_name", "endpoint_name")),
-        "embed": _data({"inference_component_name": "demo-embed", "endpoint_name": "demo-chat",
+        "embed": twin({"inference_component_name": "demo-embed", "endpoint_name": "demo-chat",
                         "specification": {"model_name": "demo-embed-dddd4444" if v2 else "demo-embed-cccc3333"}},
                        ("inference_component_name", "endpoint_name")),
-        "summarize": _data({"inference_component_name": "demo-summarize", "endpoint_name": "demo-other" if v2 else "demo-chat",
+        "summarize": twin({"inference_component_name": "demo-summarize", "endpoint_name": "demo-other" if v2 else "demo-chat",
                             "specification": {"model_name": "demo-summarize-eeee5555"}},
                            ("inference_component_name", "endpoint_name")),
-        "latency_alarm": _data({"alarm_name": "demo-chat-model-latency", "threshold": 2000 if v2 else 1500}, ("alarm_name",)),
-        "renamed": _data({"name": "demo-batch-v2" if v2 else "demo-batch", "endpoint_config_name": "demo-batch-1"}, ("name",)),
+        "latency_alarm": twin({"alarm_name": "demo-chat-model-latency", "threshold": 2000 if v2 else 1500}, ("alarm_name",)),
+        "renamed": twin({"name": "demo-batch-v2" if v2 else "demo-batch", "endpoint_config_name": "demo-batch-1"}, ("name",)),
     }
     if v2:
-        resources["added"] = _data({"name": "demo-new", "endpoint_config_name": "demo-new-1"}, ("name",))
+        resources["added"] = twin({"name": "demo-new", "endpoint_config_name": "demo-new-1"}, ("name",))
     else:
-        resources["retired_alarm"] = _data({"alarm_name": "demo-old"}, ("alarm_name",))
+        resources["retired_alarm"] = twin({"alarm_name": "demo-old"}, ("alarm_name",))
     return {"resource": {"terraform_data": resources}}
 
 
 def tags_only_stack(version: int = 1) -> dict[str, Any]:
     """Only an endpoint's tags change between the versions."""
     return {"resource": {"terraform_data": {
-        "endpoint": _data({"name": "demo-chat", "endpoint_config_name": "demo-chat-1",
+        "endpoint": twin({"name": "demo-chat", "endpoint_config_name": "demo-chat-1",
                            "tags": {"team": "b" if version >= 2 else "a"}}, ("name",)),
     }}}
 
@@ -150,7 +160,7 @@ def tags_only_stack(version: int = 1) -> dict[str, Any]:
 def replaced_endpoint_stack(version: int = 1) -> dict[str, Any]:
     """Version 2 renames the endpoint: Terraform replaces it."""
     return {"resource": {"terraform_data": {
-        "endpoint": _data({"name": "demo-chat-v2" if version >= 2 else "demo-chat", "endpoint_config_name": "demo-chat-1"},
+        "endpoint": twin({"name": "demo-chat-v2" if version >= 2 else "demo-chat", "endpoint_config_name": "demo-chat-1"},
                           ("name",)),
     }}}
 
@@ -163,7 +173,7 @@ def rolling_endpoint_stack(version: int = 1) -> dict[str, Any]:
     """Version 2 switches the endpoint demo-chat to a new configuration, with a canary deployment
     configuration and two rollback alarms: SageMaker rolls it out while it keeps serving."""
     return {"resource": {"terraform_data": {
-        "endpoint": _data({"name": "demo-chat", "endpoint_config_name": f"demo-chat-{version}",
+        "endpoint": twin({"name": "demo-chat", "endpoint_config_name": f"demo-chat-{version}",
                            "deployment_config": canary(25, 600, ENDPOINT_ALARMS)}, ("name",)),
     }}}
 
@@ -173,11 +183,11 @@ def renamed_component_endpoint_stack(version: int = 1) -> dict[str, Any]:
     component depends on the endpoint and is replaced whenever the `terraform_data` holding the endpoint's
     name changes (the component itself, as awscc's, has no attribute that forces a replacement)."""
     name = "demo-shared-v2" if version >= 2 else "demo-shared"
-    chat = _data({"inference_component_name": "demo-chat", "endpoint_name": name})
+    chat = twin({"inference_component_name": "demo-chat", "endpoint_name": name})
     chat["depends_on"] = ["terraform_data.shared"]
     chat["lifecycle"] = {"replace_triggered_by": ["terraform_data.shared_name"]}
     return {"resource": {"terraform_data": {
-        "shared": _data({"name": name, "endpoint_config_name": "demo-shared-1"}, ("name",)),
+        "shared": twin({"name": name, "endpoint_config_name": "demo-shared-1"}, ("name",)),
         "shared_name": {"input": name},
         "chat": chat,
     }}}
@@ -187,6 +197,6 @@ def drifted_model_stack(version: int = 1) -> dict[str, Any]:
     """Version 2 gives model demo-chat-aaaa1111 another VPC without renaming it (what a live model changed
     outside the stack looks like): Terraform replaces it, creating the new one first under the same name."""
     return {"resource": {"terraform_data": {
-        "model": _data({"name": "demo-chat-aaaa1111", "vpc_config": "subnet-b" if version >= 2 else "subnet-a"},
+        "model": twin({"name": "demo-chat-aaaa1111", "vpc_config": "subnet-b" if version >= 2 else "subnet-a"},
                        ("vpc_config",), cbd=True),
     }}}

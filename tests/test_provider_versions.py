@@ -90,6 +90,25 @@ def test_state_in_the_emulator_configures_the_s3_backend_for_it(base_config, tmp
     assert backend["bucket"] == "tf-state"
 
 
+@pytest.mark.parametrize("send", [False, True], ids=["dummy", "sent"])
+def test_the_provider_and_the_backend_hold_dummy_credentials_unless_the_command_line_sends_real_ones(
+        base_config, tmp_path, send):
+    # Static credentials come first in the aws provider's and the S3 backend's chains: a stack run by another
+    # tool (`cdktf deploy`, plain terraform) in an environment with real credentials still sends these.
+    url = "http://127.0.0.1:5000"
+    base_config.update(endpoint_url=url, state={"backend": "s3", "bucket": "tf-state", "key": "demo.tfstate",
+                                                "endpoint_url": url})
+    from fastscale.stacks.app import synthesize
+
+    config = parse_config(base_config).sending_credentials_to_endpoint(send)
+    doc = json.loads(synthesize(config, tmp_path).stack_file.read_text())
+    [aws] = doc["provider"]["aws"]
+    backend = doc["terraform"]["backend"]["s3"]
+    expected = (None, None) if send else ("testing", "testing")
+    assert (aws.get("access_key"), aws.get("secret_key")) == expected
+    assert (backend.get("access_key"), backend.get("secret_key")) == expected
+
+
 # --------------------------------------------------------------------------------------------- CLI
 
 

@@ -61,7 +61,12 @@ def test_the_search_covers_every_dimension(outcomes):
     for t in ("ml.g5.xlarge", "ml.g6e.xlarge"):  # two maxima per shape: a little headroom over the peak, or twice it
         assert len({c.settings[f"{search.workload_path}.copies.max"] for c in search.candidates if c.instance_type == t}) == 2
     assert seen["autoscaling.metric"] == {"high_resolution", "invocations"}
-    assert len(seen["autoscaling.target_concurrency"]) == 3
+    # Three targets per shape, fractions of what a copy of that shape runs at once (its KV cache differs).
+    for t in ("ml.g5.xlarge", "ml.g6e.xlarge"):
+        targets = {c.settings[f"{search.workload_path}.autoscaling.target_concurrency"] for c in search.candidates
+                   if c.instance_type == t}
+        slots = {c.rates.slots for c in search.candidates if c.instance_type == t}
+        assert len(targets) == 3 and len(slots) == 1 and max(targets) < slots.pop()
     assert len({(c.settings[k1], c.settings[k2]) for c in search.candidates
                 for k1, k2 in [(f"{search.workload_path}.autoscaling.scale_in_cooldown",
                                 f"{search.workload_path}.autoscaling.scale_out_cooldown")]}) == 3

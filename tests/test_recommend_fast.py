@@ -93,10 +93,11 @@ def test_stopping_early_changes_neither_the_front_nor_the_choice(fixture, reques
 
 @pytest.mark.slow
 def test_the_hour_shares_and_stops_a_lot(hour):
-    """What makes the search fast on the real trace: most runs are shared or stopped."""
+    """What makes the search fast on the real trace: runs are shared, and some stop. (Fewer stop than when a copy
+    ran target / 0.8 requests at once: with the slots its KV cache holds, fewer candidates fail early.)"""
     search, _ = hour
     fast = evaluate_all(search, workers=1, max_rejected=0.0)
-    assert sum(o.stopped_early for o in fast) >= len(fast) // 4
+    assert sum(o.stopped_early for o in fast) >= len(fast) // 10
     doc = recommend(search, fast, 5.0, 0.0).to_dict()
     assert doc["candidates_stopped_early"] == sum(o.stopped_early for o in fast) and doc["candidates"] == len(fast)
     groups = minimum_groups(search)

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import click
 
@@ -13,7 +12,7 @@ from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_OK,
-    UserPath,
+    OutputPath,
     apply_target,
     endpoint_url_option,
     fail,
@@ -22,9 +21,13 @@ from fastscale.cli.common import (
     print_json,
     print_table,
     say,
+    take_over_option,
 )
+from fastscale.cli.output import escape
+from fastscale.infra.base import writer
 from fastscale.infra.base.regions import is_sagemaker_region, suggest
 from fastscale.infra.config import ConfigError, FastscaleConfig, parse_config, safe_yaml
+from fastscale.infra.model.naming import TAG_STACK
 from fastscale.infra.rules import has_errors, run_rules, with_lines
 from fastscale.infra.rules._common import SAGEMAKER_NAME_RE
 
@@ -38,14 +41,16 @@ HEADER = (
 @click.command("adopt")
 @click.argument("endpoint", metavar="ENDPOINT")
 @click.option("--region", required=True, help="AWS region of the endpoint, e.g. us-east-1.")
-@click.option("--out", "out", default="fastscale.yaml", show_default=True, type=UserPath(dir_okay=False, path_type=str),
+@click.option("--out", "out", default="fastscale.yaml", show_default=True, type=OutputPath(dir_okay=False, path_type=str),
               help="Config file to write. An existing file is never overwritten without --force.")
 @click.option("--force", is_flag=True, help="Overwrite --out when it exists (a regular file only).")
 @click.option("--project", default=None,
               help="Project (stack) name of the config. Default: the first 20 characters of ENDPOINT.")
+@take_over_option
 @json_option
 @endpoint_url_option
-def adopt_command(endpoint: str, region: str, out: str, force: bool, project: str | None, as_json: bool) -> None:
+def adopt_command(endpoint: str, region: str, out: str, force: bool, project: str | None, take_over: tuple[str, ...],
+                  as_json: bool) -> None:
     """Write a config that takes over the live endpoint ENDPOINT, made elsewhere (the SageMaker Python SDK,
     the console, another tool), instead of creating a new one.
 
@@ -58,16 +63,24 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
     with settings the config cannot reproduce without replacing it (several or shadow variants, data
     capture, asynchronous or serverless inference, network isolation, several containers, adapters ...)
     is refused with every reason. Nothing in AWS is changed. With --json: one document with `written`,
-    `config`, `imports`, `notes`, `findings` (or `refused`, or `error`).
+    `config`, `imports`, `notes`, `findings` (or `refused`, `owned_by_another_stack`, or `error`).
+
+    Never another team's resources: an endpoint, configuration, model, component or scalable target whose
+    `fastscale:stack` tag names another stack is refused (exit 2) unless --take-over-from names that stack
+    (a deliberate hand-over; `plan` and `deploy` then need the same flag). An endpoint configuration or model
+    that another endpoint, component or configuration also uses is not adopted: the config makes the stack
+    create its own, and the notes say so.
 
     \b
     Exit codes:
       0  the config was written
       1  AWS could not be read (unknown endpoint, no credentials, access denied:
          one line with AWS's error)
-      2  bad input: --out exists (without --force) or is not a regular file, the
-         endpoint has settings fastscale cannot reproduce, or the written config
-         would have errors (nothing was written)
+      2  bad input: --out exists (without --force), is not a regular file or is
+         reached through a symbolic link, the endpoint has settings fastscale
+         cannot reproduce, something of it belongs to another stack (not handed
+         over with --take-over-from), or the written config would have errors
+         (nothing was written)
       130  interrupted with Ctrl-C
     """
     target = Path(out)
@@ -79,11 +92,17 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
         raise click.BadParameter(f"'{region}' is not a region with SageMaker AI"
                                  + (f" (did you mean {' or '.join(close)}?)" if close else ""), param_hint="'--region'")
     if project is not None:
-        if not SAGEMAKER_NAME_RE.match(project):
+        if not SAGEMAKER_NAME_RE.fullmatch(project):
             raise click.BadParameter("letters, digits and hyphens, starting and ending with a letter or digit",
                                      param_hint="'--project'")
 
-    from fastscale.infra.aws.adopt import AdoptRefused, build_config, default_project, read_live  # lazy: boto3
+    from fastscale.infra.aws.adopt import (  # lazy: boto3
+        AdoptRefused,
+        OwnedByAnotherStack,
+        build_config,
+        default_project,
+        read_live,
+    )
     from fastscale.infra.aws.clients import AwsError  # lazy: boto3
 
     # The command line's --endpoint-url (and its opt-in) checked as for every command, on a stand-in config.
@@ -93,13 +112,15 @@ def adopt_command(endpoint: str, region: str, out: str, force: bool, project: st
     except AwsError as exc:
         fail(str(exc))
     try:
-        adoption = build_config(live, region, project or default_project(endpoint))
+        adoption = build_config(live, region, project or default_project(endpoint), take_over)
+    except OwnedByAnotherStack as exc:
+        _owned_elsewhere(exc, endpoint, region, as_json)
     except AdoptRefused as exc:
         _refused(exc, as_json)
     if probe.endpoint_url:
         adoption.data["endpoint_url"] = probe.endpoint_url
 
-    text = _yaml(adoption.data, endpoint, region)
+    text = _yaml(adoption.data, endpoint, region, take_over)
     config, findings = _validate(text, out)
     if has_errors(findings):
         if as_json:
@@ -136,10 +157,33 @@ def _refused(exc: Any, as_json: bool) -> None:
     sys.exit(EXIT_BAD_INPUT)
 
 
-def _yaml(data: dict[str, Any], endpoint: str, region: str) -> str:
+def _owned_elsewhere(exc: Any, endpoint: str, region: str, as_json: bool) -> NoReturn:
+    """Exit 2 naming each resource another stack's tag claims, its stack, and how to hand it over."""
+    flags = " ".join(f"--take-over-from {s}" for s in exc.stacks)
+    how = (f"To hand it over deliberately: take it out of stack {' and '.join(exc.stacks)} first (remove it from that "
+           "config and from that stack's Terraform state, so its destroy no longer deletes it), then run "
+           f"`fastscale adopt {endpoint} --region {region} {flags}` and plan and deploy with {flags}.")
+    if as_json:
+        print_json({"written": None, "owned_by_another_stack": [o.to_dict() for o in exc.owned], "how_to_hand_over": how,
+                    "exit_code": EXIT_BAD_INPUT})
+    else:
+        say(f"[red]✗ {escape(exc.endpoint)} belongs to another fastscale stack; nothing was written:[/]", stderr=True)
+        for o in exc.owned:
+            say(f"- {escape(o.kind)} {escape(o.name)} is tagged {TAG_STACK}={escape(o.stack)}: it belongs to stack "
+                f"{escape(o.stack)}, and adopting it would let this stack re-tag it and its destroy delete it",
+                stderr=True, indent="  ")
+        say(escape(how), stderr=True)
+    sys.exit(EXIT_BAD_INPUT)
+
+
+def _yaml(data: dict[str, Any], endpoint: str, region: str, take_over: tuple[str, ...] = ()) -> str:
     import yaml
 
-    return HEADER.format(endpoint=endpoint, region=region) + yaml.safe_dump(data, sort_keys=False, width=120)
+    header = HEADER.format(endpoint=endpoint, region=region)
+    if take_over:
+        flags = " ".join(f"--take-over-from {s}" for s in take_over)
+        header += f"# Handed over from another stack: run `fastscale plan` and `fastscale deploy` with {flags}.\n"
+    return header + yaml.safe_dump(data, sort_keys=False, width=120)
 
 
 def _validate(text: str, source: str) -> tuple[Any, list[Any]]:
@@ -154,17 +198,14 @@ def _validate(text: str, source: str) -> tuple[Any, list[Any]]:
 
 
 def _write(target: Path, text: str, force: bool) -> None:
-    """Create `target` (never following a symbolic link); replace it only with --force."""
-    flags = os.O_WRONLY | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | (os.O_TRUNC if force else os.O_EXCL)
+    """Create `target` (never through a symbolic link: infra.base.writer); replace it only with --force."""
     try:
-        fd = os.open(target, flags, 0o644)
+        writer.write_file(target, text, exclusive=not force, what="--out file")
     except FileExistsError:
         fail(f"{target} exists: adopt never overwrites a file; choose another --out, or --force to replace it",
              EXIT_BAD_INPUT)
     except OSError as exc:
         fail(f"cannot write {target}: {exc.strerror or exc}", EXIT_BAD_INPUT)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(text)
 
 
 def _print(notes: list[Any], imports: list[dict[str, str]]) -> None:

@@ -14,7 +14,14 @@ from typing import Any
 import click
 
 from fastscale.cli import runtime
-from fastscale.cli.apply_flow import classify, follow_rollouts, plan_confirm_apply, rollout_outcomes, verification
+from fastscale.cli.apply_flow import (
+    follow_rollouts,
+    plan_confirm_apply,
+    read_plan,
+    refuse_takeover,
+    rollout_outcomes,
+    verification,
+)
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
     EXIT_FAILED,
@@ -25,6 +32,7 @@ from fastscale.cli.common import (
     json_option,
     load_checked,
     print_table,
+    take_over_option,
 )
 from fastscale.cli.output import escape
 from fastscale.cli.plan_view import print_change_summary, print_outputs
@@ -38,7 +46,6 @@ from fastscale.cli.stack import (
     refuse_without_terminal,
     terraform_bin_option,
 )
-from fastscale.infra.terraform.rollout import PlanClassification
 
 #: Default seconds `deploy` waits for endpoints and components to become InService before verifying.
 DEFAULT_WAIT_TIMEOUT = 3600
@@ -87,27 +94,40 @@ def print_verification(report: Any, title: str) -> None:
     is_flag=True,
     help="Exit 2 when the plan has changes, 0 when it has none (as terraform plan -detailed-exitcode).",
 )
+@take_over_option
 @terraform_bin_option
 @out_option
 @json_option
 @endpoint_url_option
-def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str | None, out: str, as_json: bool) -> None:
+def plan_command(config_file: str, detailed_exitcode: bool, take_over: tuple[str, ...], terraform_bin: str | None, out: str,
+                 as_json: bool) -> None:
     """Validate FILE, synthesize the stack and show what `deploy` would change.
 
     First reads the account's Service Quotas ("<instance type> for endpoint usage") and refuses a config
     whose maximum instances of a type, summed over its endpoints, exceed the quota, and checks that every
     name the stack creates is free or already this stack's (by its tags; SageMaker names ignore case).
-    Then runs `terraform init` and `terraform plan` in the synthesized stack directory, and reads the plan
+    Then runs `terraform init` and `terraform plan` on the synthesized stack, and reads the plan
     back (`terraform show -json`) to say what each change does to a live stack: in place (tags, scaling
     policies, alarms), rolling or blue/green (a component's new model or an endpoint's new configuration,
     which SageMaker rolls out while serving; with the expected duration), replace (something that serves
     no traffic itself), or replace with downtime (an endpoint or component deleted and created again,
-    named with the attribute that forces it; `deploy` refuses it without --allow-downtime). Nothing in
+    named with the attribute that forces it; `deploy` refuses it without --allow-downtime). When it has
+    changes, the plan ends with the monthly on-demand cost of every endpoint before the change (Terraform's
+    state) and after it, at min capacity, on `estimate`'s typical day and at max capacity, and what the
+    change adds or saves: instance compute at the catalog's prices of its Region, with their date (no
+    storage, data transfer or CloudWatch); "price unknown" where the catalog has no price. Nothing in
     AWS is changed. Like `deploy` and `destroy` it holds the stack's lock (FILE's stack directory under
     --out, `fastscale.lock`) from before synthesis until the plan is read: while another run holds it,
-    it exits 1 naming that run. Progress goes to stderr; with --json, progress events are JSON lines on
-    stderr and a summary object (counts, planned changes, their classification, diagnostics) is printed
-    on stdout.
+    it exits 1 naming that run. Every change of an ownership tag (`fastscale:stack`, `fastscale:region`,
+    `managed-by`) on a resource that exists is shown as `ownership: <tag> <from> -> <to> on <address>`.
+    Progress goes to stderr; with --json, progress events are JSON lines on
+    stderr and a summary object (counts, planned changes, their classification, the cost, diagnostics) is
+    printed on stdout.
+
+    Terraform runs in a directory of the run's own inside the stack directory (the stack's JSON, the
+    cut-over variables, Terraform's data directory and lock file, the saved plan), removed when the run
+    ends: nothing else in the stack directory is read. Files there that Terraform would otherwise read
+    (*.tf, *.tf.json, overrides, *.tfvars, terraform.d) are refused with exit 2, each named.
 
     \b
     Exit codes:
@@ -118,10 +138,15 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
          or another run holds the stack's lock (named; nothing was
          synthesized or planned)
       2  bad input: the config has errors, or --out is inside .git, not
-         writable or holds a symbolic link, or more maximum instances of a type
-         than the account's Service Quotas allow (nothing was synthesized or
-         planned); or a name the stack creates belongs to another stack or was
-         made by hand (Terraform did not run, nothing was planned)
+         writable or holds a symbolic link, or the stack directory holds files
+         Terraform would read that fastscale did not write (each named), or
+         more maximum instances of a type than the account's Service Quotas
+         allow (nothing was synthesized or planned); or a name the stack
+         creates belongs to another stack or was made by hand, or an adopted
+         resource belongs to another stack or is used by another endpoint
+         (Terraform did not run, nothing was planned); or the plan re-tags
+         another stack's resource (shown as `ownership: fastscale:stack a -> b
+         on <address>`) and --take-over-from does not name that stack
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     \b
     With --detailed-exitcode, as `terraform plan -detailed-exitcode`:
@@ -134,12 +159,13 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     checked = load_checked(config_file, as_json=as_json)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("plan", checked, as_json, reporter, runtime.current())
+        cmd.take_over = take_over
         try:
             runner = cmd.prepare(terraform_bin, out)
             saved = cmd.new_plan()
             try:
                 result = cmd.run("plan", runner.plan, detailed_exitcode=True, out=saved.path)
-                classification = classify(cmd, runner, saved.path) if result.has_changes else PlanClassification()
+                classification = read_plan(cmd, runner, saved.path, result)
             finally:
                 saved.discard()  # it can hold sensitive values, and nothing applies it
                 cmd.release_lock()
@@ -151,11 +177,13 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
             add=result.added,
             change=result.changed,
             destroy=result.destroyed,
+            imported=result.imported,
             changes=cmd.changes,
             classification=classification.to_dict(),
         )
         if not as_json:
-            print_change_summary(result, cmd.changes, classification)
+            print_change_summary(result, cmd.changes, classification, cmd.drift, cmd.cost)
+        refuse_takeover(cmd, classification)
         cmd.finish(EXIT_BAD_INPUT if (detailed_exitcode and result.has_changes) else EXIT_OK, ok=True)
 
 
@@ -178,6 +206,7 @@ def plan_command(config_file: str, detailed_exitcode: bool, terraform_bin: str |
     help="Seconds to wait for rollouts to finish, and again for endpoints and inference components to "
     "settle before verifying.",
 )
+@take_over_option
 @terraform_bin_option
 @out_option
 @json_option
@@ -188,6 +217,7 @@ def deploy_command(
     allow_downtime: bool,
     no_wait: bool,
     timeout: float,
+    take_over: tuple[str, ...],
     terraform_bin: str | None,
     out: str,
     as_json: bool,
@@ -196,8 +226,9 @@ def deploy_command(
 
     Before Terraform runs, AWS is asked whether every name the stack creates is free or already this
     stack's (by its tags; SageMaker names ignore case): a name another project or a person already
-    uses stops the deploy with exit 2, nothing applied. Terraform then plans into a saved plan, which is
-    classified as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
+    uses stops the deploy with exit 2, nothing applied; so does an adopted resource another stack's tag
+    claims (unless --take-over-from names that stack) or another endpoint uses. Terraform then plans into a saved plan, which is
+    classified and priced as `fastscale plan` shows it: a plan that replaces a live endpoint or inference component
     (downtime) stops here with exit 2, nothing applied, unless --allow-downtime; creating new ones is not
     downtime. A replacement that would be created under the name its live original still holds (a model
     changed outside the stack, say) stops here with exit 1, nothing applied: AWS refuses the second name. Without --auto-approve the plan is shown and you are asked to confirm (the default is No:
@@ -208,7 +239,8 @@ def deploy_command(
     holds the stack's lock, `fastscale.lock` in the stack directory (`cdktf.out/stacks/<project>/` by
     default, see --out), and its plan is a file of its own
     (`fastscale-*.tfplan`, owner-only, removed when the run ends) whose SHA-256 is checked just before
-    the apply. A plan, deploy or destroy of the same stack started meanwhile exits 1 at once, naming the
+    the apply. As for `plan`, Terraform runs in a directory of the run's own and reads nothing else of the
+    stack directory; files there it would otherwise read are refused (exit 2). A plan, deploy or destroy of the same stack started meanwhile exits 1 at once, naming the
     run that holds the lock (command, pid, host, since when); a lock left by a run that ended without
     releasing it is taken over with a notice.
 
@@ -218,7 +250,7 @@ def deploy_command(
     endpoint, model, inference component, scaling policy and alarm is read back with boto3 and compared
     with FILE (waiting for them to become InService unless --no-wait), and a table of the checks is
     printed. With --json, progress events are JSON lines on stderr and the Terraform summary, the plan's
-    classification, the rollouts and the verification report are printed as JSON on stdout.
+    classification and cost, the rollouts and the verification report are printed as JSON on stdout.
 
     \b
     Exit codes:
@@ -233,12 +265,16 @@ def deploy_command(
          changed after it was shown, or the plan creates a replacement under
          the name its live original holds (nothing was applied in both)
       2  bad input: the config has errors, no --auto-approve without a terminal,
-         an unusable --out, or more maximum instances of a type than the
-         account's Service Quotas allow (nothing was synthesized or applied);
-         a name the stack creates is taken by another stack or by hand
-         (Terraform did not run, nothing was applied); or the plan replaces a
-         live endpoint or inference component and --allow-downtime was not
-         given (nothing was applied)
+         an unusable --out, files in the stack directory Terraform would read
+         that fastscale did not write (each named), or more maximum instances
+         of a type than the account's Service Quotas allow (nothing was
+         synthesized or applied);
+         a name the stack creates is taken by another stack or by hand, or an
+         adopted resource belongs to another stack or is used by another
+         endpoint (Terraform did not run, nothing was applied); or the plan
+         replaces a live endpoint or inference component and --allow-downtime
+         was not given, or re-tags another stack's resource and
+         --take-over-from does not name that stack (nothing was applied)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)
@@ -247,6 +283,7 @@ def deploy_command(
         refuse_without_terminal("deploy", as_json, rt)
     with Reporter(as_json=as_json) as reporter:
         cmd = StackCommand("deploy", checked, as_json, reporter, rt)
+        cmd.take_over = take_over
         try:
             runner = cmd.prepare(terraform_bin, out)
             applied = plan_confirm_apply(cmd, runner, auto_approve=auto_approve, destroy=False,

@@ -259,9 +259,12 @@ class DestroyCommand(StackCommand):
 def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | None, out: str, as_json: bool) -> None:
     """Destroy the stack of FILE with Terraform, then prove with boto3 that nothing is left.
 
-    Runs `terraform destroy` on the synthesized stack (without --auto-approve the destroy plan is shown
-    and you are asked to confirm, default No: an empty answer or the end of input destroys nothing;
-    without a terminal --auto-approve is required). Like `deploy` it holds the stack's lock
+    Plans the destroy of the synthesized stack (`terraform plan -destroy`), lists every resource it deletes,
+    then applies exactly that plan (without --auto-approve you are asked to confirm first, default No: an
+    empty answer or the end of input destroys nothing; without a terminal --auto-approve is required). Kept
+    out of the plan, and listed: what another stack's `fastscale:stack` tag claims, and every endpoint
+    configuration, model and role an endpoint or component outside the destroy still uses (another stack's
+    included), with what they need; they stay in Terraform's state for a later destroy. Like `deploy` it holds the stack's lock
     (`fastscale.lock` in `cdktf.out/stacks/<project>/`, see --out) from before anything is synthesized
     or tagged until Terraform's destroy has ended, and applies only the plan file it showed: while
     another run holds the lock the destroy exits 1 at once, naming that run (command, pid, host, since
@@ -287,7 +290,9 @@ def destroy_command(config_file: str, auto_approve: bool, terraform_bin: str | N
          call), the confirmation was declined or not given, or another run
          holds the stack's lock (named; nothing was done)
       2  bad input: the config has errors, no --auto-approve without a terminal,
-         or an unusable --out (nothing was synthesized, destroyed or asked of AWS)
+         an unusable --out, or files in the stack directory that Terraform would
+         read and fastscale did not write (each named; nothing was synthesized,
+         destroyed or asked of AWS)
       130  interrupted with Ctrl-C (Terraform is stopped cleanly first)
     """
     checked = load_checked(config_file, as_json=as_json)

@@ -30,11 +30,14 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 def emulator_command(port: int, host: str, region: str) -> None:
     """Run a local AWS emulator in the foreground, to rehearse deploy, status, destroy without an account.
 
-    It is moto's server (install it with `pip install 'fastscale[emulator]'`) plus what fastscale needs that
-    moto lacks: tags on Application Auto Scaling scalable targets (RegisterScalableTarget Tags, TagResource,
-    UntagResource, ListTagsForResource), so auto scaling can be deployed and destroyed; UpdateEndpoint,
-    so a changed deploy moves the endpoint to its new configuration; and a clear "no Service Quotas API"
-    answer, so the quota preflight says quotas were not checked. It holds everything in memory: Ctrl-C
+    It is moto's server (install it with `pip install 'fastscale[emulator]'`), answering as AWS does where
+    moto does not: SageMaker descriptions without the empty members AWS leaves out and with the defaults AWS
+    fills (variant weights, the container mode), tags on Application Auto Scaling scalable targets, so auto
+    scaling can be deployed and destroyed; UpdateEndpoint, so a changed deploy moves the endpoint to its new
+    configuration (refused, as AWS refuses it, for an instance-type change of an auto-scaled variant);
+    DescribeScalingActivities and DescribeAlarmHistory, so `explain` runs; and, for any call it does not
+    implement, an error that says so (the quota preflight then says quotas were not checked). It holds
+    everything in memory: Ctrl-C
     stops it and forgets it all. What it cannot hold (inference components, the metrics configuration:
     AWS Cloud Control API resources) is listed in docs/emulator.md.
 
@@ -69,7 +72,7 @@ def emulator_command(port: int, host: str, region: str) -> None:
         say(f"[yellow]warning:[/] listening on {host}: any machine that reaches it can use it (no authentication).",
             stderr=True)
     out.print("\nEnvironment for another shell (fastscale itself only needs FASTSCALE_ENDPOINT_URL, or "
-              "`endpoint_url` in the config; it uses the dummy credentials by itself):")
+              "`endpoint_url` in the config; it signs its calls there with the dummy credentials, never yours):")
     for key, value in environment(server.url, region).items():
         out.print(f"  export {key}={value}", highlight=False, soft_wrap=True)
     out.print("\nRehearse:", highlight=False)

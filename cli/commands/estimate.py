@@ -8,15 +8,15 @@ import click
 
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
-    EXIT_FAILED,
+    OutputPath,
     UserPath,
     console,
-    fail,
     json_option,
     load_checked,
     print_json,
     print_table,
     say,
+    write_plot,
 )
 from fastscale.infra.analysis.estimate import (
     PHASE_LABELS,
@@ -26,7 +26,7 @@ from fastscale.infra.analysis.estimate import (
     estimate_config,
     what_if,
 )
-from fastscale.infra.analysis.estimate.plot import PlotUnavailable, plot_timelines
+from fastscale.infra.analysis.estimate.plot import plot_timelines
 
 #: Options that describe a workload without a config file; they make no sense next to a FILE.
 _WHAT_IF_OPTIONS = ("model_size_gb", "image_size_gb", "accelerators", "metric", "data_cache", "max_instances")
@@ -176,7 +176,7 @@ def render_cost(report, out) -> None:
 @click.option("--max-instances", type=click.IntRange(min=1), help="What-if: instances at peak, for the cost (default 1).")
 @click.option("--hours-at-max", type=click.FloatRange(0, 24), default=None,
               help="Hours per day at max capacity for the monthly cost, the rest at min (default 2).")
-@click.option("--plot", "plot_path", type=UserPath(dir_okay=False),
+@click.option("--plot", "plot_path", type=OutputPath(dir_okay=False),
               help="Also draw the timelines to this PNG (needs matplotlib: pip install 'fastscale[plot]').")
 @json_option
 def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_json, **what_if_options) -> None:
@@ -228,12 +228,7 @@ def estimate_command(config_file, instance_type, hours_at_max, plot_path, as_jso
 
     nothing = not any(e.scenarios for e in estimates)
     if plot_path and not nothing:
-        try:
-            plot_timelines(estimates, plot_path)
-        except PlotUnavailable as exc:
-            fail(str(exc), EXIT_FAILED)
-        except OSError as exc:
-            fail(f"cannot write {plot_path}: {exc.strerror or exc}", EXIT_FAILED)
+        write_plot(plot_timelines, estimates, path=plot_path)
 
     if as_json:
         print_json({"estimates": [e.to_dict() for e in estimates], "cost": cost.to_dict()})

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
 import click
 
 from fastscale.cli import runtime
-from fastscale.cli.common import EXIT_BAD_INPUT, UserPath, console, say
+from fastscale.cli.common import EXIT_BAD_INPUT, OutputPath, console, say
 from fastscale.cli.output import escape
 from fastscale.infra.config import ConfigError, check_endpoint_url, parse_config
+from fastscale.infra.project.pipeline import LOCK_FILE
 from fastscale.infra.project.scaffold import (
     CI_CHOICES,
     DISTRIBUTION,
@@ -32,7 +34,6 @@ _PROJECT_PATTERN = r"[a-z0-9](-?[a-z0-9])*"
 
 
 def _project_name(ctx: click.Context, param: click.Parameter | None, value: str | None) -> str | None:
-    import re
 
     if value is not None and not re.fullmatch(_PROJECT_PATTERN, value):
         raise click.BadParameter(
@@ -43,7 +44,6 @@ def _project_name(ctx: click.Context, param: click.Parameter | None, value: str 
 
 
 def _requirement(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    import re
 
     if value is not None and not re.fullmatch(rf"\s*{DISTRIBUTION}\s*(\[[^]]*\])?\s*([@=<>!~].*)?", value):
         raise click.BadParameter(
@@ -62,7 +62,7 @@ def _emulator_url(ctx: click.Context, param: click.Parameter, value: str | None)
 
 
 @click.command("init")
-@click.argument("directory", type=UserPath(file_okay=False, path_type=Path))
+@click.argument("directory", type=OutputPath(file_okay=False, path_type=Path))
 @click.option("--project", callback=_project_name, help="Project name (resource prefix). Default: the directory name.")
 @click.option("--model", type=click.Choice(model_choices()), default="qwen3-8b", show_default=True,
               help="Workload preset: model size, instance type, GPUs per copy.")
@@ -108,8 +108,8 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
       2  bad input: options that give an invalid project (or --emulator with
          --ci github|gitlab, --state-bucket or --scale-to-zero), files that
          already exist (without --force), or DIRECTORY inside .git, not
-         writable, or holding a symbolic link where a project file goes
-         (nothing was written)
+         writable, a symbolic link or reached through one, or holding one
+         where a project file goes (nothing was written)
     """
     # Without --project the directory name is used, and must be a valid name too.
     name = project or directory.resolve().name.lower()
@@ -167,6 +167,9 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     out.print(f"  fastscale estimate {cfg}")
     out.print(f"  fastscale synth {cfg} --out {directory / 'cdktf.out'}")
     out.print(f"  make -C {directory} install-dev test")
+    if ci != "none":
+        out.print(f"  make -C {directory} lock    # then commit {LOCK_FILE}")
+        out.print(f"  (the pipeline's AWS jobs install fastscale only from {LOCK_FILE})")
     out.print(f"  upload the weights to s3://{opts.model_bucket or name + '-models'}/{model}/, then:")
     out.print(f"  fastscale deploy {cfg}")
     if no_snapshot:
@@ -177,7 +180,15 @@ def init_command(directory: Path, project: str | None, model: str, instance_type
     if ci != "none" and "file:" in installs:
         say(
             f"[yellow]warning:[/] that is a local path, which a CI runner cannot reach: edit {REQUIREMENTS_FILE} "
-            "(e.g. `fastscale==VERSION`, or a git URL at a commit) or pass --fastscale-requirement.",
+            "(e.g. `fastscale==VERSION`, or a wheel URL) or pass --fastscale-requirement.",
+            stderr=True,
+            indent="  ",
+        )
+    elif ci != "none" and re.search(r"@\s*(git|hg|svn|bzr)\+", installs):
+        say(
+            f"[yellow]warning:[/] that is a checkout from version control, whose hashes pip cannot check: the "
+            f"pipeline's AWS jobs install {LOCK_FILE} with --require-hashes, so give fastscale from a package "
+            f"index (`fastscale==VERSION`) or a wheel URL in {REQUIREMENTS_FILE}.",
             stderr=True,
             indent="  ",
         )

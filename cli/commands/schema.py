@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import click
 
-from fastscale.cli.common import UserPath
+from fastscale.cli.common import OutputPath
+from fastscale.infra.base import writer
+from fastscale.infra.base.printable import printable
 from fastscale.infra.config import dump_json_schema
-from fastscale.infra.terraform.outputs import write_text_regular
 
 
 @click.command("schema")
-@click.option("--out", type=UserPath(dir_okay=False, writable=True), help="Write to this file instead of stdout.")
+@click.option("--out", type=OutputPath(dir_okay=False, writable=True), help="Write to this file instead of stdout.")
 def schema_command(out: str | None) -> None:
     """Print the JSON Schema of the config file.
 
@@ -21,11 +22,12 @@ def schema_command(out: str | None) -> None:
     Exit codes:
       0  the schema was printed (or written to --out)
       1  writing --out failed (one `error:` line says why)
-      2  bad arguments (e.g. --out names a file that cannot be written)
+      2  bad arguments (e.g. --out names a file that cannot be written, is a
+         symbolic link or is reached through one)
     """
     text = dump_json_schema()
     if out:
-        write_text_regular(out, text)  # an OSError ends as one line, exit 1 (cli.errors); a FIFO exit 2
-        click.echo(f"wrote {out}", err=True)
+        writer.write_file(out, text, what="output file")  # an OSError ends as one line, exit 1 (cli.errors)
+        click.echo(f"wrote {printable(out)}", err=True)
     else:
         click.echo(text, nl=False)

@@ -6,21 +6,24 @@ import sys
 
 import click
 
+from fastscale.cli import endpoint_trace
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
-    EXIT_FAILED,
+    OutputPath,
     UserPath,
+    endpoint_url_option,
     fail,
     json_option,
     load_checked,
     print_json,
     print_table,
     say,
+    write_plot,
 )
 from fastscale.cli.output import escape
 from fastscale.infra.analysis import simulate as sim_mod
 from fastscale.infra.analysis.simulate import requests as req
-from fastscale.infra.analysis.simulate.plot import PlotUnavailable, plot_simulations
+from fastscale.infra.analysis.simulate.plot import plot_simulations
 
 
 def _clock(second: int) -> str:
@@ -202,12 +205,7 @@ def render_requests(w, rs, trace) -> None:
     say("")
 
 
-def _simulate_requests(checked, selection, requests_path, profile_path, timeout, as_json) -> None:
-    try:
-        trace = req.read_request_trace(requests_path)
-        profile = req.read_profile(profile_path) if profile_path else None
-    except req.RequestInputError as exc:
-        fail(str(exc), EXIT_BAD_INPUT)
+def _simulate_requests(checked, selection, trace, profile, timeout, as_json, live=None) -> None:
     params = sim_mod.load_params()
     runs, skipped = [], list(selection.skipped)
     for w in selection.workloads:
@@ -221,8 +219,11 @@ def _simulate_requests(checked, selection, requests_path, profile_path, timeout,
             say(f"[bold red]error:[/] {escape(reason)}", stderr=True, indent="  ")
         sys.exit(EXIT_BAD_INPUT)
     if as_json:
-        print_json({"simulations": [{**w.to_dict(), "trace": trace.to_dict(), "requests": rs.to_dict()}
-                                    for w, rs in runs], "skipped": skipped})
+        doc = {"simulations": [{**w.to_dict(), "trace": trace.to_dict(), "requests": rs.to_dict()} for w, rs in runs],
+               "skipped": skipped}
+        if live is not None:
+            doc["endpoint_trace"] = live.to_dict()
+        print_json(doc)
         return
     for w, rs in runs:
         render_requests(w, rs, trace)
@@ -249,24 +250,26 @@ def _simulate_requests(checked, selection, requests_path, profile_path, timeout,
 @click.option("--cold-start", type=click.Choice(["p50", "p90"]), default="p50", show_default=True,
               help="Cold-start values new copies and instances start on: the typical (p50) or the slower p90 ones "
               "from infra/analysis/estimate_params.json.")
-@click.option("--requests", "requests_path", type=click.Path(dir_okay=False), metavar="CSV",
+@click.option("--requests", "requests_path", type=UserPath(dir_okay=False), metavar="CSV",
               help="Replay individual requests instead: a CSV with the header TIMESTAMP,ContextTokens,GeneratedTokens "
               "(Azure LLM inference traces) or timestamp,input_tokens,output_tokens (seconds). Prints TTFT, end-to-end "
               "and queue p50/p90/p99, rejected requests and cost.")
-@click.option("--profile", "profile_path", type=click.Path(dir_okay=False), metavar="FILE",
+@click.option("--profile", "profile_path", type=UserPath(dir_okay=False), metavar="FILE",
               help="With --requests: measured rates of one copy (YAML: max_concurrency, prefill_tokens_per_second, "
               "decode_tokens_per_second; docs/simulate.md). Default: serving.* of the config, else an estimate "
               "from the accelerator.")
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="With --requests: a request without its first token this long after it arrived fails "
               "(default 60, SageMaker's invocation timeout).")
+@endpoint_trace.from_endpoint_options
 @click.option("--every", type=click.IntRange(min=1), metavar="SECONDS",
               help="Print the demand/capacity table every SECONDS instead of at each change.")
-@click.option("--plot", "plot_path", type=UserPath(dir_okay=False),
+@click.option("--plot", "plot_path", type=OutputPath(dir_okay=False),
               help="Also draw demand and capacity over time, one line per variant, to this PNG (needs matplotlib).")
 @json_option
+@endpoint_url_option
 def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, duration, service_time, cold_start,
-                     requests_path, profile_path, timeout, every, plot_path, as_json) -> None:
+                     requests_path, profile_path, timeout, every, plot_path, as_json, **live) -> None:
     """Replay a traffic spike against the configured scaling, second by second, layer by layer.
 
     For every endpoint / inference component of FILE (or the one chosen with --endpoint / --component), the
@@ -274,7 +277,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     the scale-from-zero alarm and step policy as AWS documents them, applies cooldowns and maximums, adds
     instances as copies need them, and starts every new copy or instance on the phase timeline of
     `fastscale estimate` (--cold-start p90: its slower values). Each copy serves serving.max_concurrency
-    requests at full speed (default target_concurrency / 0.8); more wait in a queue; with no copy in service
+    requests at full speed (default: what its KV cache holds); more wait in a queue; with no copy in service
     requests fail.
 
     It prints demand against serving capacity, a summary (first and full capacity after the spike, request-seconds
@@ -284,35 +287,53 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     infra/analysis/simulate_params.json and infra/analysis/estimate_params.json.
 
     With --requests CSV, every request of the trace is routed to a copy (the endpoint's routing), waits for
-    one of its serving.max_concurrency slots, is prefilled and decoded at the copy's token rates (--profile,
-    else serving.*, else the accelerator's roofline), and fails without a first token within --timeout or with
-    no copy in service; the scaling is the same model, on the concurrency the requests make. It prints
-    time-to-first-token, end-to-end and queue percentiles, rejected requests, peak copies and cost.
+    one of its serving.max_concurrency slots, and is served by continuous batching: its prompt in chunks that
+    share the server's steps with the decoding sequences, then one token a step, at the copy's rates (--profile,
+    else serving.*, else the accelerator's roofline and the server's overheads, checked against published
+    benchmarks); it fails without a first token within --timeout or with no copy in service. The scaling is the
+    same model, on the concurrency the requests make. It prints time-to-first-token, end-to-end and queue
+    percentiles, rejected requests, peak copies and cost.
+
+    With --from-endpoint NAME instead of --requests, the trace is the live endpoint's own traffic over the
+    last --since (read only: Describe, List and Get calls): its requests from SageMaker data capture when it
+    is on, else rebuilt from its CloudWatch metrics; what was assumed is printed (--json: "endpoint_trace").
 
     \b
     Exit codes:
       0  simulated
-      1  the --plot file could not be written (or matplotlib is missing)
+      1  the --plot or --write-trace file could not be written (or matplotlib
+         is missing), AWS could not be read, or the endpoint recorded no
+         request in the window
       2  bad input: the config has errors, a malformed traffic profile or trace,
-         an --endpoint / --component not in the file, or nothing could be
-         simulated (every workload lacks what the model needs)
+         an --endpoint / --component not in the file, a bad --since, --region
+         or --tokens, or nothing could be simulated (every workload lacks what
+         the model needs)
     """
+    opts = endpoint_trace.EndpointOptions.of(live)
+    opts.refuse_without_endpoint()
     profiles = [name for name, given in (("--spike", spike), ("--ramp", ramp), ("--trace", trace_path),
-                                         ("--requests", requests_path)) if given]
+                                         ("--requests", requests_path), ("--from-endpoint", opts.from_endpoint))
+                if given]
     if len(profiles) > 1:
         raise click.UsageError(f"give one traffic profile, not {' and '.join(profiles)}")
-    if requests_path:
+    request_level = bool(requests_path or opts.from_endpoint)
+    if request_level:
         clash = [name for name, given in (("--service-time", service_time), ("--duration", duration),
                                           ("--every", every), ("--plot", plot_path)) if given]
         if clash:
-            raise click.UsageError(f"{' and '.join(clash)} do not apply to --requests (the trace sets the window "
+            source = "--requests" if requests_path else "--from-endpoint"
+            raise click.UsageError(f"{' and '.join(clash)} do not apply to {source} (the trace sets the window "
                                    "and each request's service time)")
     else:
         unused = [name for name, given in (("--profile", profile_path), ("--timeout", timeout)) if given]
         if unused:
-            raise click.UsageError(f"{' and '.join(unused)} only apply with --requests")
+            raise click.UsageError(f"{' and '.join(unused)} only apply with --requests or --from-endpoint")
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     params = sim_mod.load_params()
+    reading = None
+    if opts.from_endpoint:
+        reading = endpoint_trace.check(checked.config, opts, endpoint, component)
+        endpoint, component = reading.endpoint or endpoint, reading.component or component
     try:
         selection = sim_mod.select_workloads(checked.config, endpoint, component, cold_start=cold_start)
     except sim_mod.SimulateInputError as exc:
@@ -324,8 +345,15 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
             say("[bold red]error:[/] nothing to simulate in the selection", stderr=True)
         sys.exit(EXIT_BAD_INPUT)
 
-    if requests_path:
-        _simulate_requests(checked, selection, requests_path, profile_path, timeout, as_json)
+    if request_level:
+        try:
+            profile = req.read_profile(profile_path) if profile_path else None
+            trace = req.read_request_trace(requests_path) if requests_path else None
+        except req.RequestInputError as exc:
+            fail(str(exc), EXIT_BAD_INPUT)
+        built = reading.read(as_json=as_json) if reading is not None else None
+        _simulate_requests(checked, selection, trace if built is None else built.trace, profile, timeout, as_json,
+                           built)
         return
 
     default_window = int(params.default_traffic.window_seconds.value)
@@ -356,12 +384,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
         sims.append(sim_mod.simulate_workload(w, traffic))
 
     if plot_path:
-        try:
-            plot_simulations(sims, plot_path)
-        except PlotUnavailable as exc:
-            fail(str(exc), EXIT_FAILED)
-        except OSError as exc:
-            fail(f"cannot write {plot_path}: {exc.strerror or exc}", EXIT_FAILED)
+        write_plot(plot_simulations, sims, path=plot_path)
 
     if as_json:
         print_json({"simulations": [s.to_dict() for s in sims], "skipped": list(selection.skipped)})

@@ -10,7 +10,7 @@ import click
 from fastscale.cli import runtime
 from fastscale.cli.common import (
     EXIT_BAD_INPUT,
-    UserPath,
+    OutputPath,
     endpoint_url_option,
     fail,
     json_option,
@@ -23,6 +23,7 @@ from fastscale.cli.output import escape
 from fastscale.infra.model.detection import detection_summary
 from fastscale.infra.model.state import StateLayoutError
 from fastscale.infra.terraform.outputs import synth_targets
+from fastscale.infra.terraform.workdir import leftovers_notice, terraform_leftovers
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 @click.command("synth")
 @click.argument("config_files", metavar="FILE...", nargs=-1, required=True,
                 type=click.Path(dir_okay=False, path_type=str))  # a FIFO is reported by load_config
-@click.option("--out", "outdir", default="cdktf.out", show_default=True, type=UserPath(file_okay=False),
+@click.option("--out", "outdir", default="cdktf.out", show_default=True, type=OutputPath(file_okay=False),
               help="Output directory (cdktf layout: manifest.json, stacks/<name>/cdk.tf.json). With several "
               "FILEs, each stack gets DIR/<stack name>/ in that layout.")
 @json_option
@@ -43,7 +44,10 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
     """Validate each FILE, then synthesize its Terraform JSON stack.
 
     Nothing is written when a config has errors. The stack directory can then be used with
-    `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`. The files are written
+    `terraform -chdir=DIR init/plan/apply`, or with `fastscale plan/deploy`. A stack directory that holds
+    other files Terraform would read there (configuration, overrides, variables, provider plugins) is
+    refused; Terraform's data directory and lock file found there are named on stderr, since a Terraform
+    run in that directory would trust them (fastscale plan/deploy/destroy never read them). The files are written
     from Python, byte for byte what the installed CDK engine (CDK for Terraform or CDK Terrain) writes
     for the same stack with `cdktf synth`, stamped with its version; Node.js is not needed.
 
@@ -56,9 +60,11 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
       0  every stack was written
       1  synthesis failed: the selected CDK engine is not installed, or a write
          failed (stacks written before it stay)
-      2  bad input: a config has errors, two FILEs have the same stack name, or
+      2  bad input: a config has errors, two FILEs have the same stack name,
          --out is inside .git, cannot be created or written, or would write
-         through a symbolic link (nothing was written)
+         through a symbolic link, or a stack directory holds files Terraform
+         would read there that fastscale did not write (*.tf, *.tf.json,
+         overrides, *.tfvars, terraform.d, each named; nothing was written)
       130  interrupted with Ctrl-C
     With --json a failure still prints one JSON object, with an `error` member.
     """
@@ -85,6 +91,9 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
         except StateLayoutError as exc:
             fail(str(exc), EXIT_BAD_INPUT)
         detection = detection_summary(c.config)
+        if result.terraform_leftovers and not as_json:  # in --json: `terraform_leftovers`
+            notice = leftovers_notice(result.stack_dir, terraform_leftovers(result.stack_dir))
+            say(f"[yellow]{escape(notice)}[/]", stderr=True)
         if as_json:
             documents.append({**result.to_dict(), "engine": engine, "detection": [row.to_dict() for row in detection]})
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -21,9 +22,11 @@ from fastscale.cli.common import (
     print_json,
     rule_findings,
     validation_document,
+    with_file_lines,
 )
-from fastscale.infra.config import ConfigError, load_config
-from fastscale.infra.rules import has_errors
+from fastscale.cli.output import say
+from fastscale.infra.config import ConfigError, load_config, partial_config
+from fastscale.infra.rules import has_errors, run_rules
 
 
 @click.command("validate")
@@ -66,11 +69,27 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
         try:
             config = load_config(path)
         except ConfigError as err:
+            worst = EXIT_BAD_INPUT
+            partial = partial_config(err.data) if err.data is not None else None
+            if partial is None:  # nothing the rules could check
+                if as_json:
+                    results.append(config_error_report(err))
+                else:
+                    print_config_error(err)
+                continue
+            checked = apply_target(partial.config, announce=False)
+            findings = [replace(f, path=partial.file_path(f.path)) for f in run_rules(checked)]
+            findings = with_file_lines([f for f in findings if not partial.covers(f.path)], path)
             if as_json:
-                results.append(config_error_report(err))
+                report = config_error_report(err)
+                report["findings"] += [f.to_dict() for f in findings]
+                report["not_checked_by_rules"] = list(partial.left_out)
+                results.append(report)
             else:
                 print_config_error(err)
-            worst = EXIT_BAD_INPUT
+                say("  the rules checked the rest of the file; they could not check "
+                    + ", ".join(partial.left_out) + " (schema errors above)", indent="    ")
+                print_findings(findings, path, schema_errors=len(err.problems))
             continue
         config = apply_target(config, announce=check_aws)
         findings = rule_findings(config, path)

@@ -18,9 +18,10 @@ The order matters and is forced by AWS (each kind's ``order`` in the inventory):
 7. the IAM execution role last: SageMaker still uses it while it finishes deleting endpoints.
 
 Before step 5 the sweep asks AWS which endpoint configurations, models and roles the endpoints and
-inference components still present in the account use, whoever owns them (ones this sweep could not
-delete included), and keeps those: deleting what a live endpoint runs on breaks it the next time it
-scales out or is updated. When that cannot be told (a describe call is refused), none of them is deleted.
+inference components still present in the account use (:mod:`infra.aws.references`), whoever owns them
+(ones this sweep could not delete included), and keeps those: deleting what a live endpoint runs on breaks
+it the next time it scales out or is updated. When that cannot be told (a describe call is refused), none of
+them is deleted.
 
 Every step is idempotent (not found = already gone), so a sweep can be re-run after an interruption.
 """
@@ -40,11 +41,11 @@ from fastscale.infra.aws.clients import (
     is_access_error,
     is_not_found,
     is_throttling,
-    paginate,
     resolve,
     translate_errors,
 )
 from fastscale.infra.aws.inventory import KIND, KINDS, Inventory, Kind, Resource, claim_log_groups, take_inventory
+from fastscale.infra.aws.references import IN_USE_KINDS, InUse, in_use
 from fastscale.infra.aws.waiters import (
     DEFAULT_POLL_INTERVAL,
     SYSTEM_CLOCK,
@@ -217,10 +218,12 @@ class _Sweeper:
         if r.kind not in IN_USE_KINDS:
             return ""
         if self._in_use is None:
-            self._in_use = in_use(self.aws, self.inventory, self.gone)
+            roles = any(x.kind == "iam-role" and x.ownership.ours for x in self.inventory.resources)
+            gone = self.gone
+            self._in_use = in_use(self.aws, skip=lambda kind, name, arn: (kind, arn or name.lower()) in gone, roles=roles)
         if self._in_use.unknown:
             return f"kept: cannot tell whether a live endpoint or component uses it ({self._in_use.unknown})"
-        users = self._in_use.users.get((r.kind, r.name.lower()), [])
+        users = self._in_use.of(r.kind, r.name)
         if not users:
             return ""
         return "in use by " + "; ".join(self._holder(kind, name) for kind, name in users)
@@ -295,100 +298,3 @@ class _Sweeper:
         except WaitTimeout as exc:
             for it in pending:
                 self.record(it.resource, FAILED, f"timed out after {exc.timeout:.0f}s; last seen: {it.note}")
-
-
-
-# --------------------------------------------------------------------------------------------- what is in use
-
-#: Kinds that a live endpoint or inference component uses, and that the sweep therefore keeps while one does.
-IN_USE_KINDS = ("endpoint-config", "model", "iam-role")
-
-
-@dataclass
-class InUse:
-    """(kind, lower-case name) -> the (kind, name) of every live endpoint or component that uses it."""
-
-    users: dict[tuple[str, str], list[tuple[str, str]]] = field(default_factory=dict)
-    unknown: str = ""  # why it could not be told: then nothing of IN_USE_KINDS is deleted
-
-    def add(self, kind: str, name: str | None, user: tuple[str, str]) -> None:
-        if name:
-            name = name.rsplit("/", 1)[-1] if kind == "iam-role" else name  # a role ARN names the role last
-            holders = self.users.setdefault((kind, name.lower()), [])
-            if user not in holders:
-                holders.append(user)
-
-
-def in_use(aws: AwsClients, inventory: Inventory, gone: set[tuple[str, str]]) -> InUse:
-    """What the endpoints and inference components present in the account use, whoever owns them.
-
-    Every endpoint is described (its configuration, and the one an update in progress moves to), except
-    those this sweep deleted (or, in a dry run, would delete first); then those configurations (their
-    models, fallback pools' models and role). Components run only on an endpoint whose configuration has
-    a variant without a model (SageMaker developer guide, "Inference components": the endpoint is created
-    without a model); when such an endpoint is present, every component is described for its models.
-    The models found are described for their role when a role of the stack is to be deleted. AWS has no
-    reverse lookup ("which endpoint uses this configuration"), so this costs one call per endpoint,
-    configuration and component in the region, and it is only done when there is something to keep.
-    """
-    out = InUse()
-    sm = aws.sagemaker
-    roles_wanted = any(r.kind == "iam-role" and r.ownership.ours for r in inventory.resources)
-    try:
-        configs: dict[str, list[tuple[str, str]]] = {}
-        for item in paginate(sm, "list_endpoints", "Endpoints"):
-            name = item["EndpointName"]
-            if ("endpoint", item.get("EndpointArn") or name.lower()) in gone:
-                continue
-            desc = _describe(sm.describe_endpoint, EndpointName=name)
-            if desc is None:
-                continue
-            for config in (desc.get("EndpointConfigName"), (desc.get("PendingDeploymentSummary") or {}).get("EndpointConfigName")):
-                if config:
-                    configs.setdefault(config, []).append(("endpoint", name))
-                    out.add("endpoint-config", config, ("endpoint", name))
-        models: dict[str, list[tuple[str, str]]] = {}
-        hosts_components = False
-        for config, users in configs.items():
-            desc = _describe(sm.describe_endpoint_config, EndpointConfigName=config)
-            if desc is None:
-                hosts_components = True  # its configuration is gone: it may host components
-                continue
-            for variant in desc.get("ProductionVariants", []):
-                hosts_components = hosts_components or not variant.get("ModelName")
-            for user in users:
-                out.add("iam-role", desc.get("ExecutionRoleArn"), user)
-                for variant in desc.get("ProductionVariants", []):
-                    for model in [variant.get("ModelName")] + [p.get("ModelNameOverride") for p in variant.get("InstancePools", [])]:
-                        if model:
-                            models.setdefault(model, []).append(user)
-                            out.add("model", model, user)
-        for item in paginate(sm, "list_inference_components", "InferenceComponents") if hosts_components else []:
-            name = item["InferenceComponentName"]
-            if ("inference-component", item.get("InferenceComponentArn") or name.lower()) in gone:
-                continue
-            desc = _describe(sm.describe_inference_component, InferenceComponentName=name)
-            if desc is None:
-                continue
-            specs = [desc.get("Specification") or {}, *(desc.get("Specifications") or [])]
-            for model in sorted({s["ModelName"] for s in specs if s.get("ModelName")}):
-                models.setdefault(model, []).append(("inference-component", name))
-                out.add("model", model, ("inference-component", name))
-        for model, users in models.items() if roles_wanted else []:
-            desc = _describe(sm.describe_model, ModelName=model)
-            role = desc.get("ExecutionRoleArn") if desc is not None else None
-            for user in users:
-                out.add("iam-role", role, user)
-    except ClientError as exc:
-        out.unknown = describe_error(exc)
-    return out
-
-
-def _describe(call: Callable[..., dict[str, Any]], **params: str) -> dict[str, Any] | None:
-    """A description, or None when the resource went away meanwhile."""
-    try:
-        return call(**params)
-    except ClientError as exc:
-        if is_not_found(exc):
-            return None
-        raise

@@ -14,8 +14,8 @@ from fastscale.infra.base.aws_facts import IMAGE_MAX_LEN, MODEL_DATA_MAX_LEN
 # Private ECR registry hosts: IPv4 (…dkr.ecr.<region>.amazonaws.com), FIPS, China (.com.cn) and dual-stack
 # (…dkr-ecr.<region>.on.aws). ECR Public (public.ecr.aws) is not a private registry and is not cached.
 _ECR_HOST_RE = re.compile(
-    r"^(?P<account>\d{12})\.(?:dkr\.ecr(?:-fips)?\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(?:\.cn)?"
-    r"|dkr-ecr(?:-fips)?\.(?P<region_ds>[a-z0-9-]+)\.on\.aws)$"
+    r"(?P<account>\d{12})\.(?:dkr\.ecr(?:-fips)?\.(?P<region>[a-z0-9-]+)\.amazonaws\.com(?:\.cn)?"
+    r"|dkr-ecr(?:-fips)?\.(?P<region_ds>[a-z0-9-]+)\.on\.aws)"
 )
 
 
@@ -66,7 +66,7 @@ def parse_image(uri: str) -> ImageRef:
         repository, tag = rest[:colon], rest[colon + 1 :] or None
     account = region = None
     if registry is not None:
-        m = _ECR_HOST_RE.match(registry.lower())
+        m = _ECR_HOST_RE.fullmatch(registry.lower())
         if m:
             account, region = m["account"], m["region"] or m["region_ds"]
     return ImageRef(registry, repository, tag, digest or None, account, region)

@@ -106,15 +106,33 @@ ROUTING_STRATEGIES = {"least_outstanding_requests": "LEAST_OUTSTANDING_REQUESTS"
 #: PREFIX_AWARE, and the block only allowed with it.
 PREFIX_LENGTH_RANGE = (1024, 65536)
 CONCURRENCY_THRESHOLD_RANGE = (1, 1024)
-#: `ProductionVariantInferenceAmiVersion` (botocore 1.44.8) and the accelerators its documentation names:
-#: the gpu AMIs are for NVIDIA GPUs (driver 535 / CUDA 12.2, 550 / 12.4, 580 / 13.0), neuron-2 for
-#: Inferentia2 and Trainium (Neuron driver 2.19).
+#: `ProductionVariantInferenceAmiVersion` (botocore 1.44.8) and what AWS says each AMI is for: its kind of
+#: accelerator (SageMaker API reference, ProductionVariant.InferenceAmiVersion: the gpu AMIs for NVIDIA GPUs with
+#: driver 535 / CUDA 12.2, 550 / 12.4, 580 / 13.0; neuron-2 for "Inferentia2 and Trainium", Neuron driver 2.19)
+#: and, where AWS lists them, the instance families (`None`: AWS's reference names none, only the accelerator
+#: is known):
+#: - neuron-2: Inferentia2 and Trainium are ml.inf2, ml.trn1, ml.trn1n and ml.trn2; not ml.inf1, whose
+#:   first-generation Inferentia the AMI does not name;
+#: - gpu-2: "Supported instance types: ml.g4dn.*, ml.g5.*, ml.g6.*, ml.p3.*, ml.p4d.*, ml.p4de.*, ml.p5.*" (the
+#:   same reference as published in botocore 1.34.159 to 1.36.19, Aug 2024 to Feb 2025), and gpu-2-1, which the
+#:   developer guide's GPU-driver page ("Best practices to minimize interruptions during GPU driver upgrades",
+#:   sagemaker/latest/dg/inference-gpu-drivers.html) lists on the same driver-535 row;
+#: - gpu-3-1 and gpu-4-1: the current reference lists no families; the GPU-driver page's table does, and
+#:   fastscale does not record it, so only the accelerator is checked for them.
 INFERENCE_AMI_ACCELERATORS = {
     "al2-ami-sagemaker-inference-gpu-2": ("nvidia-gpu",),
     "al2-ami-sagemaker-inference-gpu-2-1": ("nvidia-gpu",),
     "al2-ami-sagemaker-inference-gpu-3-1": ("nvidia-gpu",),
     "al2023-ami-sagemaker-inference-gpu-4-1": ("nvidia-gpu",),
     "al2-ami-sagemaker-inference-neuron-2": ("inferentia", "trainium"),
+}
+_DRIVER_535_FAMILIES = ("g4dn", "g5", "g6", "p3", "p4d", "p4de", "p5")
+INFERENCE_AMI_FAMILIES: dict[str, tuple[str, ...] | None] = {
+    "al2-ami-sagemaker-inference-gpu-2": _DRIVER_535_FAMILIES,
+    "al2-ami-sagemaker-inference-gpu-2-1": _DRIVER_535_FAMILIES,
+    "al2-ami-sagemaker-inference-gpu-3-1": None,
+    "al2023-ami-sagemaker-inference-gpu-4-1": None,
+    "al2-ami-sagemaker-inference-neuron-2": ("inf2", "trn1", "trn1n", "trn2"),
 }
 
 # --------------------------------------------------------------------------------------------- names AWS gives
@@ -132,13 +150,9 @@ COMPONENT_LOG_GROUP = "/aws/sagemaker/InferenceComponents/{}"
 #: `WaitIntervalInSeconds` (the bake time) and `TerminationWaitInSeconds` 0-3600,
 #: `MaximumExecutionTimeoutInSeconds` 600-28800, `CapacitySizeValue` at least 1, 1-10 rollback alarms.
 BAKE_TIME_MAX_S = 3600
-TERMINATION_WAIT_MAX_S = 3600
-DEPLOYMENT_TIMEOUT_MIN_S = 600
-DEPLOYMENT_TIMEOUT_MAX_S = 28800
 #: hashicorp/aws validates `maximum_execution_timeout_in_seconds` of `aws_sagemaker_endpoint` to 600-14400
 #: (`validation.IntBetween(600, 14400)` in its schema), tighter than the API; awscc passes the API's range.
 ENDPOINT_DEPLOYMENT_TIMEOUT_MAX_S = 14400
-MAX_ROLLBACK_ALARMS = 10
 #: The API reference: a rolling batch, a linear step and a canary are 5-50 % of the fleet (instances of the
 #: variant, or copies of the component).
 STEP_PERCENT_MIN = 5
@@ -158,10 +172,42 @@ RESERVED_TAG_PREFIX = "aws:"
 #: Most user tags one resource may carry (SageMaker, IAM, CloudWatch alike).
 MAX_TAGS_PER_RESOURCE = 50
 
-# --------------------------------------------------------------------------------------------- invocations
+# --------------------------------------------------------------------------------------------- hashicorp/aws
 
-#: Real-time invocations: "A customer's model containers must respond to requests within 60 seconds. The model
-#: itself can have a maximum processing time of 60 seconds before responding to invocations" (SageMaker Runtime
-#: API reference, InvokeEndpoint). The request-level simulation fails a request whose first token (the start of
-#: the response) comes later than this.
-INVOCATION_TIMEOUT_S = 60
+# What hashicorp/aws's `aws_sagemaker_endpoint_configuration` checks in a production variant itself, at
+# `terraform validate`/`plan`, before any AWS call. Measured on 5.100.0 (the release of this project's provider
+# mirror and fastscale's floor, AWS_FLOOR: terraform validate with literal values). 6.25.0 is taken to check no
+# less: the provider takes these enums from the AWS SDK for Go v2 it is built with, 6.25.0 came out on
+# 2025-12-04, and AWS's SageMaker service model of 2025-12-03 still had RoutingStrategy
+# LEAST_OUTSTANDING_REQUESTS | RANDOM and no al2023 gpu-4-1 AMI. A value outside these is refused by the
+# provider, so fastscale writes it into awscc's endpoint configuration (a setting such as `routing: prefix_aware`,
+# an AMI or instance type the list lacks) or reports it (an override, rule FS106).
+
+#: `routing_config.routing_strategy`.
+AWS_PROVIDER_ROUTING_STRATEGIES = ("LEAST_OUTSTANDING_REQUESTS", "RANDOM")
+#: `inference_ami_version`.
+AWS_PROVIDER_AMI_VERSIONS = (
+    "al2-ami-sagemaker-inference-gpu-2", "al2-ami-sagemaker-inference-gpu-2-1",
+    "al2-ami-sagemaker-inference-gpu-3-1", "al2-ami-sagemaker-inference-neuron-2",
+)
+#: `instance_type`: hashicorp/aws checks it against a list fixed per release. The accelerator types of
+#: fastscale's catalog that 5.100.0 does not list (tests/contract/test_terraform_validate.py measures every
+#: catalog type against the mirror); every other catalog type it accepts.
+AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES = (
+    "ml.g7.12xlarge", "ml.g7.24xlarge", "ml.g7.2xlarge", "ml.g7.48xlarge", "ml.g7.4xlarge", "ml.g7.8xlarge",
+    "ml.g7e.12xlarge", "ml.g7e.24xlarge", "ml.g7e.2xlarge", "ml.g7e.48xlarge", "ml.g7e.4xlarge", "ml.g7e.8xlarge",
+    "ml.p5.4xlarge", "ml.p6-b200.48xlarge", "ml.p6-b300.48xlarge", "ml.p6e-gb200.36xlarge",
+)
+#: `volume_size_in_gb`, `container_startup_health_check_timeout_in_seconds`,
+#: `model_data_download_timeout_in_seconds` and `initial_instance_count`: (least, most); None is unbounded.
+AWS_PROVIDER_VARIANT_RANGES: dict[str, tuple[int, int | None]] = {
+    "volume_size_in_gb": (1, 512),
+    "container_startup_health_check_timeout_in_seconds": (60, 3600),
+    "model_data_download_timeout_in_seconds": (60, 3600),
+    "initial_instance_count": (1, None),
+}
+#: The enums of a production variant, by attribute (`instance_type`: AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES).
+AWS_PROVIDER_VARIANT_ENUMS: dict[str, tuple[str, ...]] = {
+    "routing_strategy": AWS_PROVIDER_ROUTING_STRATEGIES,
+    "inference_ami_version": AWS_PROVIDER_AMI_VERSIONS,
+}

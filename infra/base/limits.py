@@ -27,6 +27,10 @@ MAX_VOLUME_GB = 512
 MAX_MODEL_LATENCY_MS = 60_000
 #: Application Auto Scaling TargetTrackingScalingPolicyConfiguration.TargetValue: "in the range of -2^360 to 2^360".
 MAX_TARGET_VALUE = 2.0**360
+#: Most prompt tokens, and most output tokens, one request of a trace may have (``simulate --requests``,
+#: ``recommend``): fastscale's choice, far beyond what a model reads or writes in one request. A larger count
+#: is a typo or a hostile file, which the request-level model would turn into times no float holds.
+MAX_REQUEST_TOKENS = 100_000_000
 
 
 def _int32(value: int) -> int:

@@ -36,7 +36,7 @@ class Need:
 
 Version = tuple[int, int, int]
 
-_CONSTRAINT = re.compile(r"^\s*(=|!=|>=|<=|>|<|~>)?\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*$")
+_CONSTRAINT = re.compile(r"\s*(=|!=|>=|<=|>|<|~>)?\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?\s*")
 
 
 class ConstraintError(ValueError):
@@ -65,7 +65,7 @@ class Constraint:
             raise ConstraintError("the constraint is empty")
         terms = []
         for raw in text.split(","):
-            m = _CONSTRAINT.match(raw)
+            m = _CONSTRAINT.fullmatch(raw)
             if not m:
                 raise ConstraintError(
                     f"'{raw.strip()}' is not a Terraform version constraint (operators =, !=, >, >=, <, <=, ~>)")

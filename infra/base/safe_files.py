@@ -3,9 +3,14 @@
 Two promises, checked here and nowhere else:
 
 - **Opening never blocks.** A path from the command line or the config (the config file, ``--out``,
-  ``--trace`` CSVs, ``--write``, ``schema --out``, ``init DIR``) is looked at with ``lstat``/``stat``
-  before it is opened, and opened with ``O_NONBLOCK``: a FIFO, a character or block device or a socket is
-  refused at once (exit code 2) instead of hanging the command until someone writes to the pipe.
+  ``--trace`` and ``--requests`` CSVs, ``--profile``, ``--write``, ``schema --out``, ``init DIR``) is
+  looked at with ``lstat``/``stat`` before it is opened, and opened with ``O_NONBLOCK``: a FIFO, a
+  character or block device or a socket is refused at once (exit code 2) instead of hanging the command
+  until someone writes to the pipe.
+- **The kernel's own files are not input.** Nothing under ``/proc``, ``/sys`` or ``/dev`` is read or
+  written, however it is reached: named directly, through a symbolic link a pull request committed
+  (``trace.csv -> /proc/self/environ``), or on another mount of the same file system. ``/proc/self/environ``
+  holds the job's credentials; such files are never a config, a trace or a place for output.
 - **The state stays inside the project.** ``state.path`` is relative, has no ``..`` and reaches its file
   through no symbolic link; the state file, its ``.backup`` and Terraform's lock-info file next to it are
   regular files owned by the user running fastscale, or do not exist yet. fastscale changes the mode only
@@ -30,9 +35,47 @@ _KINDS = (
 
 
 class SpecialFileError(ValueError):
-    """A path the user gave names a FIFO, device or socket: bad input (exit code 2), never opened."""
+    """A path the user gave names a FIFO, device or socket, or a file under /proc, /sys or /dev: bad input
+    (exit code 2), never opened."""
 
     exit_code = 2
+
+
+#: File systems of the kernel's own files: never input or output of fastscale.
+SYSTEM_DIRECTORIES = ("/proc", "/sys", "/dev")
+
+
+def _system_devices() -> set[int]:
+    devices = set()
+    for directory in SYSTEM_DIRECTORIES:
+        try:
+            devices.add(os.stat(directory).st_dev)
+        except OSError:
+            pass
+    return devices
+
+
+def system_directory(path: str | os.PathLike[str], device: int | None = None) -> str | None:
+    """The system directory (``/proc``, ``/sys``, ``/dev``) ``path`` is in once every link is followed, or
+    whose file system holds it (``device``: the file's ``st_dev``, for a mount elsewhere); None otherwise."""
+    real = os.path.realpath(path)
+    for directory in SYSTEM_DIRECTORIES:
+        if real == directory or real.startswith(directory + "/"):
+            return directory
+    if device is not None and device in _system_devices():
+        return "a kernel file system (/proc, /sys or /dev)"
+    return None
+
+
+def refuse_system(path: str | os.PathLike[str], what: str = "file", device: int | None = None) -> None:
+    """Raise :class:`SpecialFileError` when ``path`` is under /proc, /sys or /dev (see :func:`system_directory`).
+    The message never shows what the file holds."""
+    where = system_directory(path, device)
+    if where is not None:
+        shown = f"is in {where}" if where.startswith("/") else f"is on {where}"
+        raise SpecialFileError(
+            f"{what} {os.fspath(path)!r} {shown}: fastscale does not read or write the kernel's own files (they "
+            "can hold the environment and its credentials); give the path of a regular file in your project")
 
 
 def special_kind(mode: int) -> str | None:
@@ -41,12 +84,15 @@ def special_kind(mode: int) -> str | None:
 
 
 def refuse_special(path: str | os.PathLike[str], what: str = "file") -> None:
-    """Raise :class:`SpecialFileError` when ``path`` exists and is (or links to) a FIFO, device or socket."""
+    """Raise :class:`SpecialFileError` when ``path`` is under /proc, /sys or /dev, or exists and is (or
+    links to) a FIFO, device or socket."""
+    refuse_system(path, what)
     try:
-        mode = os.stat(path).st_mode
+        info = os.stat(path)
     except OSError:
         return  # missing or unreadable: the caller's own open reports it
-    kind = special_kind(mode)
+    refuse_system(path, what, info.st_dev)
+    kind = special_kind(info.st_mode)
     if kind is not None:
         raise SpecialFileError(
             f"{what} {os.fspath(path)!r} is {kind}, not a regular file: fastscale does not read from or write "
@@ -60,7 +106,9 @@ def open_regular_for_reading(path: str | os.PathLike[str], what: str = "file") -
     refuse_special(path, what)
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
-        kind = special_kind(os.fstat(fd).st_mode)
+        info = os.fstat(fd)
+        refuse_system(path, what, info.st_dev)  # a link swapped in after the checks above
+        kind = special_kind(info.st_mode)
         if kind is not None:  # swapped in after the stat above
             raise SpecialFileError(f"{what} {os.fspath(path)!r} is {kind}, not a regular file")
         os.set_blocking(fd, True)

@@ -45,6 +45,7 @@ from fastscale.infra.config.loading import (
     parse_path,
     redact,
 )
+from fastscale.infra.config.partial import PartialConfig, partial_config
 from fastscale.infra.config.root import (
     Dashboard,
     FastscaleConfig,
@@ -74,6 +75,7 @@ from fastscale.infra.config.workloads import (
     AdoptedEndpoint,
     InferenceComponentSpec,
     LiveName,
+    ModelShape,
     ModelSpec,
     PolicyName,
     Resources,
@@ -97,6 +99,7 @@ __all__ = [
     "ComponentRolling",
     "ConfigError",
     "ConfigProblem",
+    "PartialConfig",
     "CopyStep",
     "DEFAULT_ROLLBACK_ALARMS",
     "Dashboard",
@@ -114,6 +117,7 @@ __all__ = [
     "LocalState",
     "MAX_PROBLEMS_REPORTED",
     "ModelOverride",
+    "ModelShape",
     "ModelSpec",
     "OverridePath",
     "OverrideType",
@@ -140,5 +144,6 @@ __all__ = [
     "load_config",
     "parse_config",
     "parse_path",
+    "partial_config",
     "redact",
 ]

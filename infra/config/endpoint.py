@@ -9,6 +9,7 @@ from pydantic import (
     model_validator,
 )
 
+from fastscale.infra.base import aws_facts
 from fastscale.infra.base.limits import ApiInt, Number
 from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, _Strict
 from fastscale.infra.config.scaling import Capacity, Deployment
@@ -204,6 +205,18 @@ class EndpointSpec(_Strict):
         "errors ...) are published at metrics_publish_frequency too, with instance and (for inference "
         "components) container granularity. Off: AWS's default.",
     )
+    detailed_observability: bool | None = Field(
+        None,
+        description="MetricsConfig.EnableDetailedObservability: container metrics scraped from the container's "
+        "Prometheus endpoint, per-GPU and per-instance host metrics and component placement metrics, published to "
+        "CloudWatch at metrics_publish_frequency (SageMaker API reference, MetricsConfig); AWS's default for a new "
+        "endpoint configuration is on. Unset: off wherever fastscale writes a metrics configuration (whenever the "
+        "endpoint configuration is awscc's, e.g. with metrics_publish_frequency), fastscale's choice: the stack's "
+        "scaling, alarms and dashboard read none of these metrics, and they are more CloudWatch data (six "
+        "datapoints a minute per metric at 10 s); hashicorp/aws's configuration has no metrics configuration, so "
+        "there AWS's default applies (on, every 60 s). Set true or false to write it either way (the "
+        "configuration is then awscc's). See docs/metrics.md.",
+    )
     volume_size_gb: ApiInt | None = Field(
         None, ge=1, le=512, description="ML storage volume per instance in GB, 1-512 (single-model endpoints)."
     )
@@ -246,20 +259,37 @@ class EndpointSpec(_Strict):
         return self.routing or "random"
 
     @property
-    def needs_awscc_config(self) -> bool:
-        """Whether the endpoint configuration is awscc's: it sets what hashicorp/aws 6.25's cannot express (a
-        metrics configuration, instance pools, the provision timeout, a capacity reservation, a scale-in
-        policy, prefix-aware settings; KV-aware routing too, which its routing validation may not know)."""
+    def awscc_config_reasons(self) -> list[tuple[str, str]]:
+        """(setting, why) for everything that makes the endpoint configuration awscc's: what hashicorp/aws
+        6.25's cannot express (a metrics configuration, instance pools, the provision timeout, a capacity
+        reservation, a scale-in policy, prefix-aware settings) or a value its own validation refuses (KV-aware
+        routing, an AMI or an instance type its lists lack: `aws_facts.AWS_PROVIDER_*`). Empty: hashicorp/aws's."""
         cap = self.capacity
-        return bool(
-            self.routing in ("prefix_aware", "kv_aware")
-            or self.metrics_publish_frequency is not None
-            or self.enhanced_metrics
-            or cap.fallback
-            or cap.provision_timeout is not None
-            or cap.reservation_arn
-            or self.scale_in is not None
+        checks = (
+            ("routing", self.routing in ("prefix_aware", "kv_aware"),
+             f"routing {self.routing}: hashicorp/aws routes only with {' or '.join(aws_facts.AWS_PROVIDER_ROUTING_STRATEGIES)}"),
+            ("metrics_publish_frequency", self.metrics_publish_frequency is not None,
+             "a metrics configuration, which hashicorp/aws's has not"),
+            ("enhanced_metrics", self.enhanced_metrics, "a metrics configuration, which hashicorp/aws's has not"),
+            ("detailed_observability", self.detailed_observability is not None,
+             "a metrics configuration, which hashicorp/aws's has not"),
+            ("capacity.fallback", bool(cap.fallback), "instance pools, which hashicorp/aws's has not"),
+            ("capacity.provision_timeout", cap.provision_timeout is not None,
+             "the provision timeout, which hashicorp/aws's has not"),
+            ("capacity.reservation_arn", bool(cap.reservation_arn), "a capacity reservation, which hashicorp/aws's has not"),
+            ("scale_in", self.scale_in is not None, "a scale-in policy, which hashicorp/aws's has not"),
+            ("inference_ami_version",
+             self.inference_ami_version is not None and self.inference_ami_version not in aws_facts.AWS_PROVIDER_AMI_VERSIONS,
+             f"{self.inference_ami_version}, which hashicorp/aws's list of AMIs lacks"),
+            ("instance_type", self.instance_type in aws_facts.AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES,
+             f"{self.instance_type}, which hashicorp/aws's list of instance types lacks"),
         )
+        return [(setting, why) for setting, applies, why in checks if applies]
+
+    @property
+    def needs_awscc_config(self) -> bool:
+        """Whether the endpoint configuration is awscc's (`awscc_config_reasons` is not empty)."""
+        return bool(self.awscc_config_reasons)
 
     @property
     def needs_awscc(self) -> bool:

@@ -47,9 +47,12 @@ class ConfigProblem:
 class ConfigError(Exception):
     """The file is missing, not YAML, or does not match the schema. Carries every problem found."""
 
-    def __init__(self, source: str, problems: list[ConfigProblem]):
+    def __init__(self, source: str, problems: list[ConfigProblem], data: dict[str, Any] | None = None):
         self.source = source
         self.problems = problems
+        #: the YAML mapping that did not match the schema (None when the file could not be read as one):
+        #: what ``infra.config.partial`` can still hand to the rules
+        self.data = data
         super().__init__(f"{source}: " + "; ".join(str(p) for p in problems))
 
 
@@ -163,7 +166,7 @@ def parse_config(
         if len(errors) > MAX_PROBLEMS_REPORTED:
             problems.append(ConfigProblem("", f"{len(errors) - MAX_PROBLEMS_REPORTED} more problems not shown: fix the "
                                                "ones above and validate again"))
-        raise ConfigError(source, problems) from None
+        raise ConfigError(source, problems, data) from None
 
 
 def load_config(path: str | Path) -> FastscaleConfig:

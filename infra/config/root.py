@@ -11,7 +11,7 @@ from pydantic import (
     field_validator,
 )
 
-from fastscale.infra.base.network import refused_reason
+from fastscale.infra.base.network import endpoint_url_problem
 from fastscale.infra.base.provider_versions import DEFAULT_AWS, DEFAULT_AWSCC, Constraint, ConstraintError
 from fastscale.infra.config.common import TagKey, TagValue, _Strict
 from fastscale.infra.config.endpoint import EndpointSpec
@@ -46,8 +46,9 @@ class S3State(_Strict):
     endpoint_url: str | None = Field(
         None,
         description="S3 endpoint of an AWS emulator holding the state bucket. Required when the project's "
-        "`endpoint_url` is set, so state never goes to real S3 while resources go to an emulator. The same "
-        "hosts as `endpoint_url` are accepted.",
+        "`endpoint_url` is set, so state never goes to real S3 while resources go to an emulator; without "
+        "`endpoint_url` it needs --send-credentials-to-endpoint-url (rule FS096). The same hosts as "
+        "`endpoint_url` are accepted, and its requests carry the same dummy credentials.",
     )
 
     _url = field_validator("endpoint_url")(lambda v: check_endpoint_url(v))
@@ -83,24 +84,13 @@ class Providers(_Strict):
 
 
 def check_endpoint_url(value: str | None) -> str | None:
-    """An emulator URL: http(s)://host[:port][/path], nothing else (no credentials, query or fragment)."""
+    """An emulator URL: http(s)://host[:port][/path] in printable ASCII, nothing else (no credentials, query
+    or fragment), whose host is not cloud-internal (``infra.base.network``)."""
     if value is None:
         return None
-    from urllib.parse import urlsplit
-
-    parts = urlsplit(value)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"'{value}' is not an http(s) URL such as http://localhost:4566")
-    if parts.username or parts.password or parts.query or parts.fragment:
-        raise ValueError(f"'{value}' must not carry credentials, a query or a fragment")
-    try:
-        parts.port  # noqa: B018 - raises on a port that is not a number in range
-    except ValueError:
-        raise ValueError(f"'{value}' has an invalid port") from None
-
-    refused = refused_reason(value)
-    if refused is not None:
-        raise ValueError(refused)
+    problem = endpoint_url_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
     return value.rstrip("/")
 
 
@@ -123,24 +113,27 @@ class FastscaleConfig(_Strict):
         None,
         description="Send every AWS call — Terraform's providers and fastscale's own boto3 calls — to this URL "
         "instead of AWS: an emulator such as LocalStack or moto (docs/emulator.md). The command-line option "
-        "--endpoint-url overrides it. Never set it for a real account. Only loopback (localhost, 127.0.0.1, "
-        "::1) and private addresses (10.x, 172.16-31.x, 192.168.x, fc00::/7) are accepted; any other host needs "
-        "--send-credentials-to-endpoint-url on the command line, and link-local / metadata addresses are "
-        "always refused (docs/emulator.md).",
+        "--endpoint-url overrides it. Never set it for a real account. The calls carry the dummy credentials "
+        "testing/testing, never yours, unless the command line says --send-credentials-to-endpoint-url. Only "
+        "loopback (localhost, 127.0.0.1, ::1) and private addresses (10.x, 172.16-31.x, 192.168.x, fc00::/7) are "
+        "accepted; any other host needs that flag too, and link-local, metadata and other cloud-internal "
+        "addresses (169.254.0.0/16, fd00:ec2::/32) are always refused (docs/emulator.md).",
     )
 
     _url = field_validator("endpoint_url")(lambda v: check_endpoint_url(v))
     # Set only from the command line (`--send-credentials-to-endpoint-url`), never from the file: the file is
-    # what an untrusted change edits. Rule FS095 reads it.
-    _remote_endpoint_trusted: bool = PrivateAttr(default=False)
+    # what an untrusted change edits. Rule FS096 and the AWS clients read it.
+    _credentials_to_endpoint: bool = PrivateAttr(default=False)
 
     @property
-    def remote_endpoint_trusted(self) -> bool:
-        """Whether the command line allowed `endpoint_url` (and `state.endpoint_url`) to name a remote host."""
-        return self._remote_endpoint_trusted
+    def sends_credentials_to_endpoint(self) -> bool:
+        """Whether the command line said `--send-credentials-to-endpoint-url`: AWS calls to `endpoint_url` (and
+        `state.endpoint_url`) then carry the runner's real AWS credentials, and those URLs may name remote hosts.
+        Without it they carry dummy credentials (``infra.base.credentials``)."""
+        return self._credentials_to_endpoint
 
-    def trusting_remote_endpoint(self, trusted: bool = True) -> FastscaleConfig:
-        """A copy of this config whose endpoint URLs may name remote hosts (the command line's opt-in)."""
+    def sending_credentials_to_endpoint(self, send: bool = True) -> FastscaleConfig:
+        """A copy of this config with the command line's `--send-credentials-to-endpoint-url` applied."""
         copy = self.model_copy()
-        copy._remote_endpoint_trusted = trusted
+        copy._credentials_to_endpoint = send
         return copy

@@ -114,13 +114,12 @@ _NO_KEY = object()
 
 
 class _Frame:
-    __slots__ = ("data", "first", "key", "key_line", "path")
+    __slots__ = ("data", "first", "key", "path")
 
     def __init__(self, data: Any, path: tuple[Any, ...]):
         self.data = data
         self.path = path
         self.key: Any = _NO_KEY  # a mapping's key waiting for its value
-        self.key_line = 0
         self.first: dict[Any, int] = {}  # key -> line of its first occurrence
 
 
@@ -224,7 +223,7 @@ class _Builder:
                     ))
             else:
                 frame.first[value] = line
-            frame.key, frame.key_line = value, line
+            frame.key = value
             self.lines[frame.path + (value,)] = line
             return
         frame.data[frame.key] = value

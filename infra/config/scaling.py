@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import (
     Field,
     StringConstraints,
+    model_validator,
 )
 
 from fastscale.infra.base.limits import ApiInt, Number
@@ -49,11 +50,32 @@ class Autoscaling(_Strict):
     target_concurrency: Number = Field(
         4, description="Target value: concurrent requests per copy (components) or per model (single-model endpoints)."
     )
+    target_invocations: Number | None = Field(
+        None,
+        gt=0,
+        description="With `metric: invocations`: the policy's target in the metric's own unit, requests per minute "
+        "per instance (InvocationsPerInstance) or per copy (InvocationsPerCopy); AWS's documentation uses 70. "
+        "Unset: `target_concurrency` is sent as that target. `fastscale adopt` writes it for a live invocations policy.",
+    )
     scale_in_cooldown: ApiInt = Field(300, description="Seconds after a scale-in before another scale-in.")
     scale_out_cooldown: ApiInt = Field(0, description="Seconds after a scale-out before another scale-out.")
     scale_from_zero: ScaleFromZero = Field(
         default_factory=ScaleFromZero, description="Alarm + step policy used when copies.min is 0."
     )
+
+    @model_validator(mode="after")
+    def _invocations_target_needs_the_invocations_metric(self) -> Autoscaling:
+        if self.target_invocations is not None and self.metric != "invocations":
+            raise ValueError("target_invocations is the target of the invocations metric: set `metric: invocations`, "
+                             "or remove it and set target_concurrency")
+        return self
+
+    @property
+    def tracking_target(self) -> float:
+        """The TargetValue of the target-tracking policy, in the unit of its metric."""
+        if self.metric == "invocations" and self.target_invocations is not None:
+            return self.target_invocations
+        return self.target_concurrency
 
 
 # --------------------------------------------------------------------------------------------- updates

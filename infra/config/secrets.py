@@ -31,7 +31,7 @@ _KMS_KEY_ARN_RE = re.compile(
     r"arn:(?P<partition>aws[a-z-]*):kms:(?P<region>[a-z0-9-]+):(?P<account>\d{12}):key/(?P<id>[a-zA-Z0-9-]{1,128})"
 )
 #: Secrets Manager appends "-" and six random characters to a secret's name to form its ARN.
-_RANDOM_SUFFIX_RE = re.compile(r"-[A-Za-z0-9]{6}$")
+_RANDOM_SUFFIX_RE = re.compile(r"-[A-Za-z0-9]{6}\Z")
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,18 @@ MIN_RANDOM_LENGTH = 24
 MIN_RANDOM_BITS_PER_CHAR = 4.3
 #: A run of token characters; `=` only as base64's trailing padding, so `key=value` splits at the `=`.
 _RUN_RE = re.compile(rf"[A-Za-z0-9+/_-]{{{MIN_RANDOM_LENGTH},}}={{0,2}}")
+#: A word of a name: lower case letters, capitalised or not (`Sage`, `Maker`, `inference`). Names AWS, the
+#: SageMaker SDK, JumpStart and people give (`SageMakerExecutionRole-sdk-tags2-2026-11-30-09-41-07-512`,
+#: `huggingface-pytorch-tgi-inference-...`) are such words, numbers and separators; a random key is mostly
+#: letters that form no word.
+_WORD_RE = re.compile(r"[A-Z]?[a-z]{3,}")
+#: Share of a run that must be letters outside words for the run to count as random. Measured on random
+#: base62 / base64 strings of 24-40 characters that pass the other tests: about 0.1 % of them fall below it.
+MIN_STRAY_LETTER_SHARE = 0.2
+#: An ARN: an identifier AWS gives a resource. Its resource part is a name, a path or an id AWS or
+#: CloudFormation generated (`role/Stack-ExecutionRole8F2D7A91-1XK8Q7Z9M3N4P`), never judged by its
+#: entropy; a token format inside it is still found.
+_ARN_RE = re.compile(r"\barn:aws[a-z-]*:[a-z0-9-]+:[a-z0-9-]*:(?:\d{12}|aws)?:[^\s\"',;]+")
 
 
 def is_literal_secret(key: str, value: str) -> bool:
@@ -177,6 +189,10 @@ def looks_random(run: str) -> bool:
         return False
     # a path or model id made of words ("meta-llama/Llama-3.1-8B-Instruct") splits into short segments
     if max(len(s) for s in re.split(r"[/_-]", run)) < 16:
+        return False
+    # a name made of words and numbers ("SageMakerExecutionRole-sdk-2026-11-30-09-41-07-512")
+    stray = sum(c.isalpha() for c in _WORD_RE.sub(" ", run))
+    if stray < MIN_STRAY_LETTER_SHARE * len(run):
         return False
     return shannon_bits_per_char(run) >= MIN_RANDOM_BITS_PER_CHAR
 
@@ -251,10 +267,13 @@ def _spans(value: str, _depth: int) -> tuple[SecretSpan, ...]:
         for m in pattern.finditer(value):
             if not _PLACEHOLDER_RE.fullmatch(m["secret"]):
                 spans.append(SecretSpan(m.start("secret"), m.end("secret"), kind))
+    arns = [(a.start(), a.end()) for a in _ARN_RE.finditer(value)]
     for m in _RUN_RE.finditer(value):
         run = m.group()
         if any(s.start < m.end() and m.start() < s.end for s in spans):
             continue  # already a token or a credential
+        if any(start <= m.start() and m.end() <= end for start, end in arns):
+            continue  # part of an ARN: an identifier AWS gave
         text = decoded_text(run)
         if text is not None:
             inner = _spans(text, _depth + 1) if _depth < _MAX_DECODE_DEPTH else ()

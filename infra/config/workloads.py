@@ -4,7 +4,7 @@ and the live names of adopted resources."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     AfterValidator,
@@ -14,8 +14,9 @@ from pydantic import (
 )
 
 from fastscale.infra.base.limits import ApiInt, Number
-from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, _Strict
+from fastscale.infra.config.common import _OVERRIDES_HELP, EnvName, EnvValue, Overrides, TagKey, TagValue, _Strict
 from fastscale.infra.config.scaling import Autoscaling, Capacity, ComponentDeployment
+from fastscale.infra.config.secrets import parse_kms_key_arn
 
 # --------------------------------------------------------------------------------------------- adopted
 
@@ -32,6 +33,24 @@ def _live_name(value: str) -> str:
 def _policy_name(value: str) -> str:
     if "${" in value or "%{" in value:
         raise ValueError(f"{value[:80]!r}: a scaling policy name fastscale adopts may not contain '${{' or '%{{'")
+    if "/" in value:
+        # hashicorp/aws imports a policy as <namespace>/<resource id>/<dimension>/<name> and takes the part
+        # after the last '/' as the name (validPolicyImportInput in its appautoscaling package).
+        raise ValueError(
+            f"{value[:80]!r}: hashicorp/aws imports a scaling policy by an ID it splits on '/', taking the last "
+            "part as the name, so a name with '/' cannot be imported; rename the live policy (or leave "
+            "`scaling_policy` unset: the deploy then creates fastscale's own policy, and the live one stays "
+            "unmanaged until you delete it)"
+        )
+    return value
+
+
+def _kms_key_arn(value: str) -> str:
+    if parse_kms_key_arn(value) is None:
+        raise ValueError(
+            f"{value[:120]!r} is not a KMS key ARN (arn:<partition>:kms:<region>:<account>:key/<key id>): IAM "
+            "grants kms:Decrypt on a key by its key ARN, not by an alias or a bare key id"
+        )
     return value
 
 
@@ -39,8 +58,35 @@ _SAGEMAKER_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9]){0,62}")
 #: The name of a live SageMaker resource (model, endpoint configuration, endpoint, variant, component).
 LiveName = Annotated[str, AfterValidator(_live_name)]
 #: The name of a live Application Auto Scaling policy (1-256 printable characters).
+#: The ARN of a KMS key (not an alias).
+KmsKeyArn = Annotated[str, AfterValidator(_kms_key_arn)]
 PolicyName = Annotated[str, StringConstraints(min_length=1, max_length=256, pattern=r"^[\x20-\x7e]+$"),
                        AfterValidator(_policy_name)]
+
+
+#: Tags a live resource carried that fastscale does not write.
+LiveTagMap = Annotated[dict[TagKey, TagValue], Field(max_length=50)]
+_LIVE_TAGS = (
+    "The live {kind}'s own tags (fastscale adopt copies them): kept on it by every deploy, under the config's "
+    "`tags` and fastscale's ownership tags, which win on the same key. Also put on the {kind} that replaces it."
+)
+
+
+class AdoptedEndpointTags(_Strict):
+    """Tags the adopted endpoint's live resources carried, kept so that the first deploy removes none."""
+
+    endpoint: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="endpoint"))
+    endpoint_config: LiveTagMap = Field(
+        default_factory=dict, description=_LIVE_TAGS.format(kind="endpoint configuration")
+    )
+    model: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="model"))
+
+
+class AdoptedComponentTags(_Strict):
+    """Tags the adopted component's live resources carried, kept so that the first deploy removes none."""
+
+    component: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="inference component"))
+    model: LiveTagMap = Field(default_factory=dict, description=_LIVE_TAGS.format(kind="model"))
 
 
 class Adopted(_Strict):
@@ -77,6 +123,10 @@ class AdoptedEndpoint(Adopted):
         "the new configuration gets a fresh name and the endpoint switches to it.",
     )
     variant: LiveName = Field("AllTraffic", description="Name of the live production variant.")
+    tags: AdoptedEndpointTags = Field(
+        default_factory=AdoptedEndpointTags,
+        description="The live endpoint's, configuration's and model's own tags, kept on them (see each key).",
+    )
 
 
 class AdoptedComponent(Adopted):
@@ -87,6 +137,10 @@ class AdoptedComponent(Adopted):
         ...,
         pattern=r"^arn:aws[a-z-]*:sagemaker:[a-z0-9-]+:\d{12}:inference-component/[a-zA-Z0-9-]{1,63}$",
         description="ARN of the live inference component (hashicorp/awscc imports it by ARN).",
+    )
+    tags: AdoptedComponentTags = Field(
+        default_factory=AdoptedComponentTags,
+        description="The live component's and its model's own tags, kept on them (see each key).",
     )
 
 
@@ -121,6 +175,25 @@ def _secret_shorthand(value: Any) -> Any:
     return {"arn": value} if isinstance(value, str) else value
 
 
+class ModelShape(_Strict):
+    """The model's attention shape, from its config.json: it sets how many bytes of KV cache one token takes
+    (layers x KV heads x head dimension x 2 for keys and values x the cache's bytes per value)."""
+
+    layers: ApiInt = Field(..., ge=1, description="Transformer layers (config.json num_hidden_layers).")
+    kv_heads: ApiInt = Field(
+        ..., ge=1, description="Key/value heads per layer (config.json num_key_value_heads; num_attention_heads without GQA)."
+    )
+    head_dim: ApiInt = Field(..., ge=1, description="Dimension of one attention head (config.json head_dim, or hidden_size / num_attention_heads).")
+    kv_cache_dtype: Literal["auto", "float16", "bfloat16", "fp8"] = Field(
+        "auto",
+        description="Data type of the KV cache (vLLM --kv-cache-dtype): auto follows the 16-bit weights (2 bytes), fp8 takes 1 byte.",
+    )
+
+    @property
+    def kv_bytes_per_token(self) -> int:
+        return self.layers * self.kv_heads * self.head_dim * 2 * (1 if self.kv_cache_dtype == "fp8" else 2)
+
+
 class Serving(_Strict):
     """What one copy (one instance of a single-model endpoint) serves: its capacity, separate from the scaling
     target. Used by `fastscale estimate`, `simulate` and `recommend`; nothing here reaches AWS."""
@@ -128,9 +201,30 @@ class Serving(_Strict):
     max_concurrency: Number | None = Field(
         None,
         gt=0,
-        description="Concurrent requests at which one copy saturates (time to first token starts to climb); beyond "
-        "it requests queue. Default: autoscaling.target_concurrency / 0.8, i.e. the target leaves 20% headroom. "
-        "Measure it with a load test of one copy.",
+        description="Concurrent requests one copy runs at once (the model server's batch limit, vLLM's --max-num-seqs); "
+        "beyond it requests queue. Default: what the accelerator memory left after the weights holds as KV cache, for "
+        "requests of the trace's mean length (a stated default length without a trace), at most the model server's "
+        "default batch limit (docs/simulate.md). Measure it with a load test of one copy.",
+    )
+    gpu_memory_utilization: Number | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Share of each accelerator's memory the model server takes for weights, activations and KV cache "
+        "(vLLM --gpu-memory-utilization, LMI OPTION_GPU_MEMORY_UTILIZATION). Default 0.9, vLLM's. Used by `simulate` "
+        "and `recommend` for the KV-cache capacity.",
+    )
+    max_batched_tokens: ApiInt | None = Field(
+        None,
+        ge=1,
+        description="Tokens one model-server step processes at most, decode and prefill chunks together (vLLM "
+        "--max-num-batched-tokens, LMI OPTION_MAX_NUM_BATCHED_TOKENS). Default as vLLM: 8192 on accelerators with 70 "
+        "GiB or more (except A100), else 2048. Used by `simulate --requests` and `recommend`.",
+    )
+    model_shape: ModelShape | None = Field(
+        None,
+        description="The model's layers, KV heads and head dimension (from its config.json), for the KV cache a token "
+        "takes. Default: a stated figure by model_size_gb (docs/simulate.md).",
     )
     prefill_tokens_per_second: Number | None = Field(
         None,
@@ -158,6 +252,13 @@ class _Workload(_Strict):
     image: str = Field(..., min_length=1, description="Container image URI; use Amazon ECR in the endpoint's region so image caching applies.")
     model_data: str | None = Field(
         None, description="S3 URI of the model: a prefix ending in '/' (uncompressed) or an object (.tar.gz)."
+    )
+    model_data_kms_key_arn: KmsKeyArn | None = Field(
+        None,
+        description="ARN of the customer managed KMS key that encrypts the model data in S3 (SSE-KMS), if any: "
+        "reading such objects needs kms:Decrypt on the key (Amazon S3 user guide, \"Using server-side encryption "
+        "with AWS KMS keys\"), so the execution role gets kms:Decrypt on exactly this key, and only through S3 "
+        "(kms:ViaService s3.<the key's region>.amazonaws.com). Unset: the model data is not under a customer key.",
     )
     accept_eula: bool = Field(
         False,

@@ -48,10 +48,6 @@ class Pool:
     path: str  # config path below the endpoint: "instance_type" or "capacity.fallback[i]"
     fallback: FallbackPool | None  # None for the endpoint's own instance type
 
-    @property
-    def is_primary(self) -> bool:
-        return self.fallback is None
-
 
 def has_pools(ep: EndpointSpec) -> bool:
     """Fallback types are configured: the variant gets InstancePools instead of InstanceType."""

@@ -8,7 +8,8 @@ deployment configuration and tags). An endpoint that auto scaling has taken to 4
 to ``instances.initial`` (1) and have to scale out again under load.
 
 So the stack reads the count from a Terraform variable per endpoint (default ``instances.initial``), and
-``plan`` / ``deploy`` set it in a ``*.auto.tfvars.json`` file beside the stack to the live count when that
+``plan`` / ``deploy`` set it in a ``*.auto.tfvars.json`` file in the run's own Terraform directory
+(``infra.terraform.workdir``) to the live count when that
 is higher, capped by ``instances.max``: ``max(initial, min(live, max))``. The endpoint configuration
 ignores changes of the count (``lifecycle.ignore_changes``), so a new live count alone never starts an
 update; when the configuration is replaced for another reason, Terraform creates the new one with the
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 #: Where the count sits in both endpoint configuration resources (one production variant per endpoint).
 IGNORE_PATH = "production_variants[0].initial_instance_count"
-#: The file beside the stack's JSON that holds the counts read at the last `plan` or `deploy`
+#: The file beside the run directory's copy of the stack's JSON that holds the counts this `plan` or `deploy` read
 #: (Terraform loads every `*.auto.tfvars.json` of the working directory by itself).
 TFVARS_FILE = "fastscale-cutover.auto.tfvars.json"
 

@@ -48,8 +48,8 @@ _LAST_CUDA_MAJOR = {"NVIDIA K80": 11}
 _NEURONX_HINT = re.compile(r"neuronx", re.IGNORECASE)
 _NEURON_HINT = re.compile(r"neuron", re.IGNORECASE)
 # "-cu128", "cu124-", "cuda12.1", "-gpu-": the CUDA builds of the AWS deep learning containers and others.
-_CUDA_VERSION = re.compile(r"(?:^|[^a-z0-9])cu(?:da)?-?(\d{2,3})(?:\.\d+)?(?=$|[^0-9])", re.IGNORECASE)
-_GPU_HINT = re.compile(r"(?:^|[^a-z0-9])(?:gpu|cuda|cu\d{2,3})(?:$|[^a-z])", re.IGNORECASE)
+_CUDA_VERSION = re.compile(r"(?:^|[^a-z0-9])cu(?:da)?-?(\d{2,3})(?:\.\d+)?(?=\Z|[^0-9])", re.IGNORECASE)
+_GPU_HINT = re.compile(r"(?:^|[^a-z0-9])(?:gpu|cuda|cu\d{2,3})(?:\Z|[^a-z])", re.IGNORECASE)
 
 
 def gb_to_gib(gb: float) -> float:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from fastscale.infra.base import catalog
@@ -29,6 +30,9 @@ TAG_MANAGED_BY = "managed-by"
 #: another region would otherwise look like this stack's.
 TAG_REGION = "fastscale:region"
 MANAGED_BY_VALUE = "fastscale"
+#: The tags that say which stack owns a resource (teardown proves ownership by them): a change of any of them
+#: on a live resource is a change of owner, which `plan` shows as such.
+OWNERSHIP_TAGS = (TAG_STACK, TAG_REGION, TAG_MANAGED_BY)
 
 #: Terraform's `name_prefix` appends a 26-character unique suffix; SageMaker names stop at 63 characters.
 NAME_PREFIX_SUFFIX_LEN = 26
@@ -170,7 +174,8 @@ class EndpointNames:
 
 def adopted_resources(config: FastscaleConfig) -> set[tuple[str, str]]:
     """(inventory kind, lower-case name) of every live resource the config adopts (`adopted` blocks): made
-    outside fastscale and so not tagged as the stack's until the first deploy imports and tags them. Scalable
+    outside fastscale and so not tagged as the stack's until the first deploy imports and tags them (endpoint,
+    endpoint configuration, models, inference components, scalable targets). Scalable
     targets are named by their resource id; the scaling policies on an adopted target go with it."""
     out: set[tuple[str, str]] = set()
     for ep in config.endpoints:
@@ -179,6 +184,8 @@ def adopted_resources(config: FastscaleConfig) -> set[tuple[str, str]]:
             continue
         names = endpoint_names(config, ep)
         out.add(("endpoint", names.endpoint.lower()))
+        if names.endpoint_config:
+            out.add(("endpoint-config", names.endpoint_config.lower()))
         workloads: list[tuple[Adopted | None, str]] = [(adopted, names.resource_id)]
         workloads += [(c.spec.adopted, c.resource_id) for c in names.components]
         for block, resource_id in workloads:
@@ -312,3 +319,8 @@ def tags(config: FastscaleConfig, endpoint: EndpointSpec | None = None, *, globa
     if endpoint is not None:
         out[TAG_ENDPOINT] = endpoint_name_of(config.project, endpoint)
     return dict(sorted(out.items()))
+
+
+def with_live_tags(stack_tags: dict[str, str], live: Mapping[str, str]) -> dict[str, str]:
+    """An adopted resource's tags: its live tags kept (`adopted.tags`), under the stack's, which win on a key."""
+    return dict(sorted({**live, **stack_tags}.items()))

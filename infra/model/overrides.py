@@ -15,9 +15,13 @@ hashicorp/aws 6.25.0 and hashicorp/awscc 1.106.0; a test fails when the two diff
 - which types an entry can target: the ones that entry synthesizes (`targets`);
 - the path: every part an attribute of the schema, a list or set stepped into by a numeric index, a map by
   its key; the value's type against the attribute's;
-- attributes fastscale owns are refused (`OWNED`): names, the ownership tags teardown proves ownership by,
-  and the wiring between the stack's resources (variant name, model and endpoint references, counts that
+- attributes fastscale owns are refused (`OWNED`, and `EVERY_TYPE` on every type): names, the ownership tags
+  teardown proves ownership by, the region a resource lives in, and the wiring between the stack's
+  resources (variant name, model and endpoint references, shadow variants' models included, counts that
   auto scaling or the cut-over variable own).
+
+What an override sends elsewhere without re-owning anything (data capture, core dumps and asynchronous
+output to a bucket, a KMS key of another account) is allowed, and rule FS107 says what it does.
 """
 
 from __future__ import annotations
@@ -45,7 +49,7 @@ INFERENCE_COMPONENT = "awscc_sagemaker_inference_component"
 TARGETABLE: dict[str, str] = {
     ENDPOINT_CONFIG_AWS: "endpoint: its endpoint configuration, when hashicorp/aws's is synthesized",
     ENDPOINT_CONFIG_AWSCC: "endpoint: its endpoint configuration, when awscc's is synthesized (metrics, capacity, "
-    "scale-in or prefix/KV-aware routing settings)",
+    "scale-in or prefix/KV-aware routing settings, an AMI or instance type hashicorp/aws does not know)",
     ENDPOINT: "endpoint: the endpoint",
     MODEL: "endpoint (single-model endpoints): the model and its fallback pools' models; component: the "
     "component's model and its pools' models",
@@ -53,6 +57,14 @@ TARGETABLE: dict[str, str] = {
 }
 
 _TAGS = "the ownership tags: teardown, sweep and verify-cleanup prove a resource is this stack's by them; set `tags` in the config instead"
+_SHADOW_MODEL = ("the shadow variant's model: a model the stack does not make (another stack's, say) would serve a copy "
+                 "of the traffic and be tied to this endpoint")
+#: Attribute paths an override may not set on any type, whether or not the type's provider schema has them.
+EVERY_TYPE: dict[str, str] = {
+    "region": "the resource's region (hashicorp/aws 6 places each resource in its own): status, verify-cleanup, sweep "
+    "and the stack's other resources look for it in the config's `region` only, so it would move out of the stack's "
+    "reach; set `region` in the config instead",
+}
 _ROLE = "the execution role: fastscale creates a least-privilege one; set the endpoint's `execution_role_arn` to bring your own"
 #: Attribute paths (list indexes left out) an override may not set or replace, per type, and why.
 OWNED: dict[str, dict[str, str]] = {
@@ -63,6 +75,7 @@ OWNED: dict[str, dict[str, str]] = {
         "production_variants.variant_name": "the variant's name: auto scaling, alarms and verification address the variant by it",
         "production_variants.model_name": "the reference to the stack's model",
         "production_variants.initial_instance_count": "the cut-over count: the stack's variable, set from the live count at deploy",
+        "shadow_production_variants.model_name": _SHADOW_MODEL,
     },
     ENDPOINT_CONFIG_AWSCC: {
         "endpoint_config_name": "the configuration's name: it carries a digest of the content, so a change creates a new configuration",
@@ -71,6 +84,8 @@ OWNED: dict[str, dict[str, str]] = {
         "production_variants.model_name": "the reference to the stack's model",
         "production_variants.initial_instance_count": "the cut-over count: the stack's variable, set from the live count at deploy",
         "production_variants.instance_pools.model_name_override": "the references to the fallback pools' models",
+        "shadow_production_variants.model_name": _SHADOW_MODEL,
+        "shadow_production_variants.instance_pools.model_name_override": _SHADOW_MODEL,
     },
     ENDPOINT: {
         "name": "the endpoint's name: verification, teardown and the scaling resource ids use it",
@@ -156,7 +171,8 @@ def target_problem(type_: str, targets: Mapping[str, str], where: str) -> Proble
     if type_ in TARGETABLE:
         why = {
             ENDPOINT_CONFIG_AWS: "this endpoint's configuration is awscc's (awscc_sagemaker_endpoint_config), since it "
-            "sets metrics, capacity, scale-in or prefix/KV-aware routing settings hashicorp/aws cannot express",
+            "sets metrics, capacity, scale-in or prefix/KV-aware routing settings hashicorp/aws cannot express, or an AMI "
+            "or instance type its validation does not know",
             ENDPOINT_CONFIG_AWSCC: "this endpoint's configuration is hashicorp/aws's (aws_sagemaker_endpoint_configuration)",
             MODEL: "an inference-component endpoint has no model of its own: target the model from the component's `overrides`",
             INFERENCE_COMPONENT: "an inference component is targeted from that component's own `overrides`",
@@ -176,9 +192,9 @@ def _parts(path: str) -> list[str]:
     return path.split(".")
 
 
-def _owned(type_: str, path: str) -> Problem | None:
+def _owned(type_: str, path: str, owned_here: Mapping[str, str] | None = None) -> Problem | None:
     bare = ".".join(p for p in _parts(path) if not p.isdigit())
-    for owned, why in OWNED.get(type_, {}).items():
+    for owned, why in (OWNED.get(type_, {}) | EVERY_TYPE if owned_here is None else owned_here).items():
         if bare == owned or bare.startswith(owned + "."):
             return Problem("owned", f"{type_}.{owned} belongs to fastscale: {why}.",
                            "remove this override; fastscale sets that attribute itself")
@@ -254,6 +270,10 @@ def path_problem(type_: str, path: str, value: Any, lengths: Mapping[str, int] |
     if any(not p for p in parts):
         return Problem("unknown", f"{path!r} is not a dotted attribute path (an empty part).",
                        "write it as attribute.0.attribute, e.g. production_variants.0.enable_ssm_access")
+    # Owned on every type even where this provider release has no such attribute: the next one may.
+    everywhere = _owned(type_, path, EVERY_TYPE)
+    if everywhere is not None:
+        return everywhere
     node: Mapping[str, Any] = {"type": "object", "attributes": schema()["resources"][type_]["attributes"]}
     walked: list[str] = []
     for part in parts:

@@ -1,8 +1,23 @@
-"""A local AWS emulator for rehearsing a deploy: moto's server, plus what fastscale needs that moto lacks.
+"""A local AWS emulator for rehearsing a deploy: moto's server, answering as AWS does where moto does not.
 
 ``fastscale emulator`` runs it in the foreground; the end-to-end tests run the same server in a thread. It
-is moto (``pip install 'fastscale[emulator]'``) with five differences, each checked against moto 5.2.5:
+is moto (``pip install 'fastscale[emulator]'``) with these differences, each checked against moto 5.2.5 and
+botocore's service models (docs/emulator.md has them as a table, with the AWS source of each):
 
+- **Members AWS leaves out.** moto answers optional structures and lists that were never set as ``{}`` or
+  ``[]`` (``VpcConfig`` and ``Containers`` on DescribeModel, ``DataCaptureConfig`` on DescribeEndpointConfig
+  and DescribeEndpoint, ...). AWS leaves them out: an empty ``DataCaptureConfig`` on DescribeEndpoint is not
+  even a valid ``DataCaptureConfigSummary`` (four of its members are required), and the SageMaker Python
+  SDK 3.x fails on it; the aws provider reads an empty block as one the config lacks and plans to replace
+  the model and the endpoint configuration. Every SageMaker ``Describe*`` answer here leaves out a member
+  that is empty, unless the service model marks it required (:func:`without_empty`).
+- **AWS's defaults.** ``ProductionVariant.InitialVariantWeight`` "defaults to 1.0" (API reference), so
+  DescribeEndpointConfig answers 1.0 for a variant created without it, and DescribeEndpoint's variants carry
+  ``CurrentWeight`` / ``DesiredWeight`` (equal outside an UpdateEndpointWeightsAndCapacities), and the
+  variant's ``ManagedInstanceScaling`` and ``RoutingConfig`` as configured; a set data capture is answered as
+  the ``DataCaptureConfigSummary`` AWS answers, not as the request's structure. ``PrimaryContainer.Mode`` is
+  ``SingleModel``, its documented default, when the model was made without one (as the SageMaker Python SDK
+  makes it). The table in docs/emulator.md lists what is not filled, and why.
 - **Application Auto Scaling tags.** moto accepts ``RegisterScalableTarget`` but drops its ``Tags`` and has
   no ``TagResource``, ``UntagResource`` or ``ListTagsForResource``. The hashicorp/aws provider reads a
   scalable target's tags after creating it, so without them the create fails half-way and every later
@@ -11,23 +26,24 @@ is moto (``pip install 'fastscale[emulator]'``) with five differences, each chec
   names no target is ``ResourceNotFoundException``, as in the API reference.
 - **UpdateEndpoint.** moto has none; the provider calls it to move an endpoint to a new endpoint
   configuration. Here the endpoint runs the named configuration and its variants at once, as AWS does once
-  an update has finished.
-- **Empty optional structures.** moto answers a model made without a VPC with an empty ``VpcConfig``, and
-  an endpoint configuration without data capture with an empty ``DataCaptureConfig``; AWS leaves both out.
-  The provider reads each as a block the config lacks and, since neither can change in place, plans to
-  replace the model (under the same name) and the endpoint configuration on every deploy. Here they are
-  left out, as AWS does (``_OMITTED_WHEN_EMPTY``).
-- **The container's mode.** moto leaves ``PrimaryContainer.Mode`` out of ``DescribeModel`` when the model
-  was made without one (as the SageMaker Python SDK makes it); AWS answers ``SingleModel``, its default
-  (API reference, ``ContainerDefinition.Mode``). The provider reads a missing mode as a change that forces a
-  new model, so a model made outside Terraform and imported (``fastscale adopt``) would plan a replacement a
-  real account does not get. Here the default is answered.
-- **Service Quotas.** moto answers ``ListServiceQuotas`` with an HTTP 500 page (not implemented), which
-  reads like an AWS outage. Here it is ``UnknownOperationException`` saying the emulator has no Service
-  Quotas API, so fastscale's quota preflight says that instead.
+  an update has finished, and it fails as AWS's does when the update would change the instance type of a
+  variant registered as an auto scaling target ("If the update would change the instance type for any
+  model that is a target for auto scaling, the update fails", SageMaker developer guide,
+  endpoint-scaling-update).
+- **DescribeScalingActivities** (moto has none): an empty list. Nothing in the emulator scales (no metric
+  moves, no alarm fires), so no activity is ever recorded; a real account's history is what `explain` reads.
+- **DescribeAlarmHistory** (moto has none): the state changes made with SetAlarmState, recorded as AWS
+  records them (``StateUpdate`` items with the old and new state in ``HistoryData``); the emulator's alarms
+  change state in no other way.
+- **A call the emulator does not implement** is answered with ``UnknownOperationException`` (``InvalidAction``
+  for query-protocol services), HTTP 400 as AWS answers an unknown operation, and a message naming the call
+  (``the emulator does not implement ...``), instead of moto's HTTP 500 page that reads like an AWS outage.
+  Service Quotas is one such API (moto has no ListServiceQuotas): fastscale's quota preflight says the
+  emulator has none. A service moto has no backend for at all (Cloud Control) is still moto's HTTP 500.
 
 Everything else is moto's own behaviour (docs/emulator.md lists what cannot be rehearsed). The additions are
-methods on moto's response classes, installed by :func:`extended` for as long as a server runs.
+methods on moto's response classes, installed by :func:`extended` for as long as a server runs; the
+end-to-end tests use this same server.
 
 This module imports moto only inside its functions: fastscale itself does not need it.
 """
@@ -38,22 +54,22 @@ import errno
 import importlib
 import json
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
+
+# The credentials a client of the emulator uses (any work): the ones fastscale sends to every endpoint URL.
+from fastscale.infra.base.credentials import DUMMY_CREDENTIALS
 
 #: The extra that installs the emulator, and the command that installs it.
 EXTRA = "emulator"
 INSTALL_COMMAND = "pip install 'fastscale[emulator]'"
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5000  # moto's own default
-#: Credentials and region a client of the emulator uses: any credentials work, these say what they are.
-DUMMY_CREDENTIALS = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"}
+#: Region a client of the emulator uses.
 DEFAULT_REGION = "us-east-1"
-#: What the emulator answers a Service Quotas call with (also what fastscale's preflight recognises).
-NO_QUOTAS_CODE = "UnknownOperationException"
-NO_QUOTAS_MESSAGE = "this AWS emulator has no Service Quotas API"
 
 
 class EmulatorUnavailable(Exception):
@@ -73,11 +89,72 @@ def require_moto() -> None:
 
 # --------------------------------------------------------------------------------------------- additions
 
+#: What the emulator answers a call it does not implement with (HTTP 400, as AWS answers an unknown operation);
+#: query-protocol services (IAM, STS) call the same thing ``InvalidAction``.
+NOT_IMPLEMENTED_CODE = "UnknownOperationException"
+NOT_IMPLEMENTED_QUERY_CODE = "InvalidAction"
+#: The start of that answer's message.
+NOT_IMPLEMENTED_MESSAGE = "the emulator does not implement"
+#: ``ProductionVariant.InitialVariantWeight`` when a variant is created without one: "If unspecified, it
+#: defaults to 1.0" (SageMaker API reference, ProductionVariant).
+DEFAULT_VARIANT_WEIGHT = 1.0
+#: ``ContainerDefinition.Mode`` when a model is created without one (API reference, ContainerDefinition).
+DEFAULT_CONTAINER_MODE = "SingleModel"
+#: The role a SageMaker scalable target registered without ``RoleARN`` runs with: Application Auto Scaling's
+#: service-linked role for SageMaker (Application Auto Scaling user guide, service-linked role ARN reference).
+SAGEMAKER_SCALING_ROLE = ("arn:aws:iam::{account}:role/aws-service-role/sagemaker.application-autoscaling.amazonaws.com/"
+                          "AWSServiceRoleForApplicationAutoScaling_SageMakerEndpoint")
+_SUSPENDED = ("DynamicScalingInSuspended", "DynamicScalingOutSuspended", "ScheduledScalingSuspended")
+#: The variant's own settings AWS answers on DescribeEndpoint's ProductionVariantSummary as configured.
+_SUMMARY_FROM_CONFIG = ("ManagedInstanceScaling", "RoutingConfig")
+
 
 def _json_error(code: str, message: str) -> Exception:
     from moto.core.exceptions import JsonRESTError
 
     return JsonRESTError(code, message)
+
+
+def _service_error(code: str, message: str) -> Exception:
+    """An error moto serializes in the protocol of the service that was called (defined here, outside moto's
+    packages, so that moto does not look for a service model named after the module)."""
+    from moto.core.exceptions import ServiceException
+
+    class EmulatorError(ServiceException):
+        pass
+
+    return EmulatorError(code, message)
+
+
+def not_implemented_message(service: str, operation: str) -> str:
+    """The message of the answer to a call the emulator does not implement."""
+    return f"{NOT_IMPLEMENTED_MESSAGE} {operation} ({service}); it answers only what moto and fastscale emulate"
+
+
+def _call_action(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """moto's dispatch, with a clear "not implemented" error where moto raises NotImplementedError (an HTTP 500
+    page in its server, which reads like an outage)."""
+
+    def call_action(self: Any) -> Any:
+        from moto.core.responses import ActionResult
+        from moto.core.utils import get_service_model
+
+        try:
+            return original(self)
+        except NotImplementedError:
+            model = get_service_model(self.boto3_service_name)
+            operation = self._get_action()
+            code = NOT_IMPLEMENTED_QUERY_CODE if model.protocol == "query" else NOT_IMPLEMENTED_CODE
+            error = _service_error(code, not_implemented_message(model.service_id or model.service_name, operation))
+            with warnings.catch_warnings():  # moto warns that the code is not one of the service's modelled errors
+                warnings.simplefilter("ignore", UserWarning)
+                _, headers, body = self.serialized(ActionResult(error))
+            return 400, headers, body
+
+    return call_action
+
+
+# -- Application Auto Scaling
 
 
 def _targets(backend: Any) -> Iterator[Any]:
@@ -133,81 +210,257 @@ def _list_tags_for_resource(self: Any) -> str:
     return json.dumps({"Tags": dict(_tags_of(target))})
 
 
+def _describe_scaling_activities(self: Any) -> str:
+    """No activity: nothing in the emulator scales, so there is none to record (see the module docstring)."""
+    if not self._get_param("ServiceNamespace"):
+        raise _json_error("ValidationException", "ServiceNamespace is required")
+    return json.dumps({"ScalingActivities": []})
+
+
+def _without_nulls(body: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in body.items() if v is not None}
+
+
+def _scalable_target(target: dict[str, Any], account: str) -> dict[str, Any]:
+    """One target as AWS answers it: the service-linked role SageMaker targets run with when none was given,
+    and scaling not suspended unless it was (moto answers both as ``null``)."""
+    out = _without_nulls(target)
+    if target.get("ServiceNamespace") == "sagemaker":
+        out.setdefault("RoleARN", SAGEMAKER_SCALING_ROLE.format(account=account))
+    out.setdefault("SuspendedState", dict.fromkeys(_SUSPENDED, False))
+    return out
+
+
+def _describe_scalable_targets(original: Callable[[Any], str]) -> Callable[[Any], str]:
+    def describe(self: Any) -> str:
+        body = _without_nulls(json.loads(original(self)))
+        body["ScalableTargets"] = [_scalable_target(t, self.current_account) for t in body["ScalableTargets"]]
+        return json.dumps(body)
+
+    return describe
+
+
+def _describe_scaling_policies(original: Callable[[Any], str]) -> Callable[[Any], str]:
+    """moto's answer without the ``null`` ``NextToken`` it writes on the last page (AWS leaves it out)."""
+
+    def describe(self: Any) -> str:
+        return json.dumps(_without_nulls(json.loads(original(self))))
+
+    return describe
+
+
+# -- SageMaker
+
+
+def registered_variants(account: str, region: str) -> set[str]:
+    """The resource ids (``endpoint/<endpoint>/variant/<variant>``) registered as scalable targets."""
+    from moto.applicationautoscaling.models import applicationautoscaling_backends
+
+    backend = applicationautoscaling_backends[account][region]
+    return {t.resource_id for t in _targets(backend) if t.service_namespace == "sagemaker"}
+
+
+def _instance_types(config: dict[str, Any]) -> dict[str, str | None]:
+    return {v["VariantName"]: v.get("InstanceType") for v in config["ProductionVariants"]}
+
+
 def _update_endpoint(self: Any) -> Any:
-    """UpdateEndpoint: the endpoint now runs the named configuration and its variants."""
+    """UpdateEndpoint: the endpoint now runs the named configuration and its variants, unless the update
+    changes the instance type of a variant registered for auto scaling, which AWS refuses."""
     from moto.core.responses import ActionResult
+    from moto.sagemaker.exceptions import ValidationError
 
     backend = self.sagemaker_backend
     name = self._get_param("EndpointName")
     backend.describe_endpoint(name)  # moto's own "Could not find endpoint" error
     endpoint = backend.endpoints[name]
     config = backend.describe_endpoint_config(self._get_param("EndpointConfigName"))
+    old = _instance_types(backend.describe_endpoint_config(endpoint.endpoint_config_name))
+    registered = registered_variants(self.current_account, self.region)
+    for variant, instance_type in _instance_types(config).items():
+        if variant in old and old[variant] != instance_type and f"endpoint/{name}/variant/{variant}" in registered:
+            raise ValidationError(
+                f"The update would change the instance type of variant {variant}, which is a target for auto "
+                "scaling: deregister the variant as a scalable target before the update")
     endpoint.endpoint_config_name = config["EndpointConfigName"]
     endpoint.production_variants = endpoint._process_production_variants(config["ProductionVariants"])
+    endpoint.last_modified_time = _now()
     return ActionResult({"EndpointArn": endpoint.arn})
 
 
-#: Optional structures moto answers empty where AWS leaves them out: describe call -> their fields.
-_OMITTED_WHEN_EMPTY = {
-    "describe_model": ("VpcConfig",),
-    "describe_endpoint_config": ("DataCaptureConfig", "AsyncInferenceConfig", "ExplainerConfig"),
-}
+def _now() -> Any:
+    from moto.core.utils import utcnow
+
+    return utcnow()
 
 
-def _edited(original: Callable[[Any], Any], edit: Callable[[dict[str, Any]], dict[str, Any] | None]) -> Callable[[Any], Any]:
-    """moto's describe call, its answer changed by `edit` (the body -> a new body, or None to keep it)."""
+def _empty(value: Any) -> bool:
+    return value is None or value == {} or value == []
+
+
+def without_empty(value: Any, shape: Any) -> Any:
+    """``value`` (an answer, shaped by the botocore ``shape``) without the members that are ``None``, ``{}``,
+    ``[]`` or, for a structure, empty in every member, at any depth; members the shape marks required stay."""
+    if shape.type_name == "structure" and isinstance(value, dict):
+        out = {}
+        for key, member in value.items():
+            member_shape = shape.members.get(key)
+            kept = without_empty(member, member_shape) if member_shape is not None else member
+            if not _empty(kept) or key in shape.required_members:
+                out[key] = kept
+        return out
+    if shape.type_name == "list" and isinstance(value, list):
+        return [without_empty(item, shape.member) for item in value]
+    return value
+
+
+def _edited(original: Callable[[Any], Any], edit: Callable[[Any, dict[str, Any]], dict[str, Any]]) -> Callable[[Any], Any]:
+    """moto's describe call, its answer's body changed by ``edit(response, body)``, then without empty members."""
 
     def describe(self: Any) -> Any:
         from moto.core.responses import ActionResult
+        from moto.core.utils import get_service_model
 
         result = original(self)
         body = getattr(result, "result", None)
-        changed = edit(body) if isinstance(body, dict) else None
-        return result if changed is None else ActionResult(changed)
+        if not isinstance(body, dict):
+            return result
+        shape = get_service_model(self.boto3_service_name).operation_model(self._get_action()).output_shape
+        return ActionResult(without_empty(edit(self, body), shape))
 
     return describe
 
 
-def _leave_out_empty(fields: tuple[str, ...]) -> Callable[[dict[str, Any]], dict[str, Any] | None]:
-    """The answer without the `fields` moto gives empty (`{}`, or every member empty)."""
-
-    def edit(body: dict[str, Any]) -> dict[str, Any] | None:
-        empty = [f for f in fields if isinstance(body.get(f), dict) and not any(body[f].values())]
-        return {k: v for k, v in body.items() if k not in empty} if empty else None
-
-    return edit
-
-
-def _with_default_mode(body: dict[str, Any]) -> dict[str, Any] | None:
-    """The answer with the primary container's ``Mode`` AWS gives when none was set."""
+def _model_answer(self: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """``PrimaryContainer.Mode`` as AWS answers it when the model was made without one."""
     container = body.get("PrimaryContainer")
     if not isinstance(container, dict) or "Mode" in container:
-        return None
-    return {**body, "PrimaryContainer": {"Mode": "SingleModel", **container}}
+        return body
+    return {**body, "PrimaryContainer": {"Mode": DEFAULT_CONTAINER_MODE, **container}}
 
 
-def _no_service_quotas(self: Any) -> str:
-    raise _json_error(NO_QUOTAS_CODE, f"{NO_QUOTAS_MESSAGE}: ListServiceQuotas is not emulated")
+def _with_weight(variant: dict[str, Any]) -> dict[str, Any]:
+    return variant if "InitialVariantWeight" in variant else {**variant, "InitialVariantWeight": DEFAULT_VARIANT_WEIGHT}
+
+
+def _config_answer(self: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """Every variant with its weight, as AWS answers a variant created without one."""
+    return {**body, "ProductionVariants": [_with_weight(v) for v in body.get("ProductionVariants") or []]}
+
+
+def _capture_summary(capture: dict[str, Any]) -> dict[str, Any]:
+    """A configuration's ``DataCaptureConfig`` as DescribeEndpoint's ``DataCaptureConfigSummary``."""
+    enabled = capture.get("EnableCapture", True)  # "defaults to enabled" (API reference, DataCaptureConfig)
+    summary = {"EnableCapture": enabled, "CaptureStatus": "Started" if enabled else "Stopped",
+               "CurrentSamplingPercentage": capture.get("InitialSamplingPercentage"),
+               "DestinationS3Uri": capture.get("DestinationS3Uri"), "KmsKeyId": capture.get("KmsKeyId")}
+    return {k: v for k, v in summary.items() if v is not None}
+
+
+def _endpoint_answer(self: Any, body: dict[str, Any]) -> dict[str, Any]:
+    """DescribeEndpoint's variants with the weights and settings of the configuration the endpoint runs, and
+    its data capture as the summary AWS answers."""
+    config = self.sagemaker_backend.endpoint_configs.get(body.get("EndpointConfigName"))
+    configured = {v["VariantName"]: v for v in (config.production_variants if config is not None else [])}
+    variants = []
+    for summary in body.get("ProductionVariants") or []:
+        source = _with_weight(configured.get(summary["VariantName"], {}))
+        weight = source["InitialVariantWeight"]
+        extra = {k: source[k] for k in _SUMMARY_FROM_CONFIG if k in source}
+        variants.append({**summary, "CurrentWeight": weight, "DesiredWeight": weight, **extra})
+    answer = {**body, "ProductionVariants": variants}
+    capture = body.get("DataCaptureConfig")
+    if capture:
+        answer["DataCaptureConfig"] = _capture_summary(capture)
+    return answer
+
+
+#: SageMaker describe calls fastscale, Terraform's provider and the SDKs read: response method -> its edit.
+_DESCRIBE_EDITS: dict[str, Callable[[Any, dict[str, Any]], dict[str, Any]]] = {
+    "describe_model": _model_answer,
+    "describe_endpoint_config": _config_answer,
+    "describe_endpoint": _endpoint_answer,
+}
+
+
+# -- CloudWatch
+
+
+def _history(backend: Any) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] | None = getattr(backend, "fastscale_history", None)
+    if items is None:
+        items = []
+        backend.fastscale_history = items
+    return items
+
+
+def _set_alarm_state(original: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    """SetAlarmState, recorded in the alarm's history as AWS records a state change."""
+
+    def set_state(self: Any) -> Any:
+        backend = self.cloudwatch_backend
+        name = self._get_param("AlarmName")
+        alarm = backend.alarms.get(name)
+        old = getattr(alarm, "state_value", None)
+        answer = original(self)
+        new, reason = self._get_param("StateValue"), self._get_param("StateReason")
+        when = _timestamp(_now())
+        _history(backend).append({
+            "AlarmName": name, "AlarmType": "MetricAlarm", "Timestamp": when, "HistoryItemType": "StateUpdate",
+            "HistorySummary": f"Alarm updated from {old} to {new}",
+            "HistoryData": json.dumps({"version": "1.0", "oldState": {"stateValue": old},
+                                       "newState": {"stateValue": new, "stateReason": reason}}),
+        })
+        return answer
+
+    return set_state
+
+
+def _describe_alarm_history(self: Any) -> Any:
+    """The recorded state changes, filtered as the call asks (one page)."""
+    from moto.core.responses import ActionResult
+
+    name, kind = self._get_param("AlarmName"), self._get_param("HistoryItemType")
+    start, end = self._get_param("StartDate"), self._get_param("EndDate")
+    items = [i for i in _history(self.cloudwatch_backend)
+             if (not name or i["AlarmName"] == name) and (not kind or i["HistoryItemType"] == kind)
+             and (start is None or i["Timestamp"] >= _timestamp(start))
+             and (end is None or i["Timestamp"] <= _timestamp(end))]
+    if self._get_param("ScanBy") != "TimestampAscending":
+        items.reverse()  # newest first unless asked otherwise, as AWS answers
+    return ActionResult({"AlarmHistoryItems": items})
+
+
+def _timestamp(value: Any) -> Any:
+    from datetime import UTC, datetime
+
+    if isinstance(value, datetime):  # moto's own clock is naive UTC
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value, UTC)
+    return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
 
 
 def _additions() -> list[tuple[Any, str, Callable[..., Any]]]:
-    from moto.applicationautoscaling.responses import ApplicationAutoScalingResponse
+    from moto.applicationautoscaling.responses import ApplicationAutoScalingResponse as Aas
+    from moto.cloudwatch.responses import CloudWatchResponse
+    from moto.core.responses import BaseResponse
     from moto.sagemaker.responses import SageMakerResponse
-    from moto.servicequotas.responses import ServiceQuotasResponse
 
     return [
-        (ApplicationAutoScalingResponse, "register_scalable_target",
-         _register_scalable_target(ApplicationAutoScalingResponse.register_scalable_target)),
-        (ApplicationAutoScalingResponse, "tag_resource", _tag_resource),
-        (ApplicationAutoScalingResponse, "untag_resource", _untag_resource),
-        (ApplicationAutoScalingResponse, "list_tags_for_resource", _list_tags_for_resource),
+        (BaseResponse, "call_action", _call_action(BaseResponse.call_action)),
+        (Aas, "register_scalable_target", _register_scalable_target(Aas.register_scalable_target)),
+        (Aas, "tag_resource", _tag_resource),
+        (Aas, "untag_resource", _untag_resource),
+        (Aas, "list_tags_for_resource", _list_tags_for_resource),
+        (Aas, "describe_scaling_activities", _describe_scaling_activities),
+        (Aas, "describe_scalable_targets", _describe_scalable_targets(Aas.describe_scalable_targets)),
+        (Aas, "describe_scaling_policies", _describe_scaling_policies(Aas.describe_scaling_policies)),
         (SageMakerResponse, "update_endpoint", _update_endpoint),
-        (SageMakerResponse, "describe_model", _edited(_edited(
-            SageMakerResponse.describe_model, _leave_out_empty(_OMITTED_WHEN_EMPTY["describe_model"])),
-            _with_default_mode)),
-        (SageMakerResponse, "describe_endpoint_config", _edited(
-            SageMakerResponse.describe_endpoint_config, _leave_out_empty(_OMITTED_WHEN_EMPTY["describe_endpoint_config"]))),
-        (ServiceQuotasResponse, "list_service_quotas", _no_service_quotas),
+        *((SageMakerResponse, name, _edited(getattr(SageMakerResponse, name), edit))
+          for name, edit in _DESCRIBE_EDITS.items()),
+        (CloudWatchResponse, "set_alarm_state", _set_alarm_state(CloudWatchResponse.set_alarm_state)),
+        (CloudWatchResponse, "describe_alarm_history", _describe_alarm_history),
     ]
 
 
@@ -332,8 +585,9 @@ __all__ = [
     "DEFAULT_PORT",
     "EXTRA",
     "INSTALL_COMMAND",
-    "NO_QUOTAS_CODE",
-    "NO_QUOTAS_MESSAGE",
+    "NOT_IMPLEMENTED_CODE",
+    "NOT_IMPLEMENTED_MESSAGE",
+    "NOT_IMPLEMENTED_QUERY_CODE",
     "Emulator",
     "EmulatorUnavailable",
     "environment",

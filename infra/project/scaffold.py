@@ -17,11 +17,12 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 from fastscale.infra import __version__
-from fastscale.infra.base import catalog
+from fastscale.infra.base import catalog, writer
 from fastscale.infra.config import dump_json_schema, parse_config
+from fastscale.infra.project import pipeline
 from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT
 from fastscale.infra.rules import Severity, run_rules
-from fastscale.infra.terraform.outputs import check_output_dir, refuse_symlinks, write_text_nofollow
+from fastscale.infra.terraform.outputs import check_output_dir, refuse_links
 from fastscale.templates import render
 
 if TYPE_CHECKING:
@@ -40,7 +41,6 @@ STACK_TEST_FILE = "tests/test_stack.py"
 DISTRIBUTION = "fastscale"
 #: Versions written into generated pipelines (pinned so a pipeline run is reproducible).
 CHECKOV_VERSION = "3.3.30"
-TERRAFORM_VERSION = "1.11.4"
 #: GPU instance types an emulator project may use, cheapest first: the ones moto 5.2.5 accepts for an
 #: endpoint configuration (it rejects current types such as ml.g6.*). tests/test_scaffold_emulator.py
 #: creates an endpoint configuration with each in moto.
@@ -117,6 +117,7 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
     if state_bucket is None and opts.ci != "none" and not opts.emulator:
         # A pipeline needs shared state with locking; local state would be lost with the runner.
         state_bucket = f"{opts.project}-tfstate"
+    state_key = f"fastscale/{opts.project}.tfstate"
     image = (
         f"{data['image_account']}.dkr.ecr.{opts.region}.amazonaws.com/{data['image_repository']}:{data['image_tag']}"
     )
@@ -132,6 +133,7 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
         "image_size_gb": data["image_size_gb"],
         "model_bucket": opts.model_bucket or f"{opts.project}-models",
         "state_bucket": state_bucket,
+        "state_key": state_key,
         "scale_to_zero": opts.scale_to_zero,
         "max_instances": 2,
         "max_copies": 2,
@@ -143,8 +145,24 @@ def _context(opts: ProjectOptions) -> dict[str, Any]:
         "snapshot_file": PROJECT_SNAPSHOT,
         "schema_file": SCHEMA_FILE,
         "checkov_version": CHECKOV_VERSION,
-        "terraform_version": TERRAFORM_VERSION,
         "emulator": opts.emulator,
+        **pipeline.context(),
+        **_policies(opts.ci, opts.project, state_bucket, state_key),
+    }
+
+
+def _policies(ci: str, project: str, state_bucket: str | None, state_key: str) -> dict[str, str]:
+    """The IAM policies the README prints for a project with a pipeline, as JSON text."""
+    if ci == "none" or state_bucket is None:
+        return {}
+
+    def text(policy: dict[str, Any]) -> str:
+        return json.dumps(policy, indent=2)
+
+    return {
+        "plan_trust_policy": text(pipeline.trust_policy(ci, "plan")),
+        "deploy_trust_policy": text(pipeline.trust_policy(ci, "deploy")),
+        "plan_role_policy": text(pipeline.plan_role_policy(project, state_bucket, state_key)),
     }
 
 
@@ -266,18 +284,19 @@ def _paths_written(target: Path, files: dict[str, str]) -> list[Path]:
 
 def check_project_target(target: Path, files: dict[str, str]) -> None:
     """Refuse, before writing anything, a target inside ``.git``, one that cannot be written, and any
-    file or directory of the project that is a symbolic link (even with --force: a link, dangling or
-    not, would make init write outside the project)."""
-    check_output_dir(target, "project directory")
-    refuse_symlinks(_paths_written(target, files), "project path")
+    file or directory of the project that is, or is reached through, a symbolic link (even with --force:
+    a link, dangling or not, would make init write outside the project)."""
+    root = writer.root_for(target)
+    check_output_dir(target, "project directory", root=root)
+    refuse_links(_paths_written(target, files), "project path", root=root)
 
 
 def write_project(target: Path, files: dict[str, str]) -> list[Path]:
     check_project_target(target, files)
+    root = writer.root_for(target)
     written = []
     for rel, content in files.items():
         path = target / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        write_text_nofollow(path, content)
+        writer.write_file(path, content, root=root, parents=True, what="project path")
         written.append(path)
     return written

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 Workload = ModelSpec | InferenceComponentSpec
 
 #: SageMaker's pattern for endpoint, endpoint-configuration, model and inference-component names.
-SAGEMAKER_NAME_RE = re.compile(r"^[a-zA-Z0-9](-*[a-zA-Z0-9])*$")
+SAGEMAKER_NAME_RE = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9])*")
 
 #: MetricsConfig.MetricPublishFrequencyInSeconds values the API accepts.
 VALID_FREQUENCIES = METRICS_PUBLISH_FREQUENCIES

@@ -1,9 +1,12 @@
 """An image should be pinned to a version tag or a digest.
 
-With `latest` (or no tag, which means `latest`) the image that a new instance runs depends on when it
-starts: instances of one endpoint can run different code, a scale-out can pull a broken push, and a
-redeploy cannot reproduce what ran before. A digest (`@sha256:...`) pins exactly; any tag other than
-`latest` is taken as a deliberate version.
+SageMaker resolves an image given by tag to a digest when it deploys a production variant, and reports both
+(`DescribeEndpoint`'s `DeployedImages`: `SpecifiedImage`, `ResolvedImage`, `ResolutionTime`; SageMaker API
+reference, DeployedImage). So with `latest` (or no tag, which means `latest`) the config does not say which
+image runs: each deployment of a new endpoint configuration (every change fastscale rolls out, and a
+rollback to an earlier config) resolves the tag again to whatever was pushed last, and the file cannot
+reproduce an earlier deploy. A digest (`@sha256:...`) pins exactly; any tag other than `latest` is taken as
+a deliberate version.
 """
 
 from __future__ import annotations
@@ -38,7 +41,8 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             base = base[: -(len(ref.tag) + 1)]
         yield Hit(
             f"{path}.image",
-            f"the image {what}: each new instance runs whatever was pushed last, so instances of one endpoint can "
-            "differ and a scale-out can pick up an untested image.",
+            f"the image {what}: SageMaker resolves the tag to a digest each time it deploys a new endpoint "
+            "configuration, so every change or rollback runs whatever was pushed last and the config does not say "
+            "which image that is.",
             f"pin a version tag or a digest, e.g. {base}:1.4.2 or {base}@sha256:<digest>",
         )

@@ -37,7 +37,7 @@ def _pattern_hit(path: str, what: str, value: str) -> Hit:
     example = f" (e.g. '{suggestion}')" if suggestion and suggestion != value else ""
     return Hit(
         path,
-        f"{what} '{value}' is not a legal SageMaker name part: names allow only letters, digits and hyphens "
+        f"{what} {value!r} is not a legal SageMaker name part: names allow only letters, digits and hyphens "
         "between them, so creating the resources would fail.",
         _PATTERN_HINT + example,
     )
@@ -65,10 +65,10 @@ def _named(label: str, name: str, limit: int) -> tuple[str, str, int, int]:
 @rule("FS016", "invalid-name", Severity.ERROR, "A project, endpoint or component name makes an illegal or too long AWS resource name.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
     project = config.project
-    if not SAGEMAKER_NAME_RE.match(project):
+    if not SAGEMAKER_NAME_RE.fullmatch(project):
         yield _pattern_hit("project", "project", project)
     for path, ep in endpoints(config):
-        if not SAGEMAKER_NAME_RE.match(ep.name):
+        if not SAGEMAKER_NAME_RE.fullmatch(ep.name):
             yield _pattern_hit(f"{path}.name", "endpoint name", ep.name)
         names = naming.endpoint_names(config, ep)
         suffix = naming.NAME_PREFIX_SUFFIX_LEN
@@ -91,7 +91,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
         for j, comp_names in enumerate(names.components):
             cpath = f"{path}.inference_components[{j}].name"
             comp = comp_names.spec
-            if not SAGEMAKER_NAME_RE.match(comp.name):
+            if not SAGEMAKER_NAME_RE.fullmatch(comp.name):
                 yield _pattern_hit(cpath, "component name", comp.name)
             hit = _length_hit(
                 cpath, comp.name, project, [_named("inference component name", comp_names.name, naming.SAGEMAKER_NAME_MAX)]

@@ -1,19 +1,20 @@
 """With high-resolution auto scaling, `metrics_publish_frequency` should be 10 (or unset).
 
-fastscale scales on the high-resolution concurrency metrics (`ConcurrentRequestsPerModel`,
-`ConcurrentRequestsPerCopy`), which SageMaker publishes every 10 seconds for auto scaling.
-`metrics_publish_frequency` is MetricsConfig.MetricPublishFrequencyInSeconds, and what it paces depends on
-`enhanced_metrics` (MetricsConfig.EnableEnhancedMetrics), as the SageMaker API reference says:
+fastscale scales on the concurrency metrics (`ConcurrentRequestsPerModel`, `ConcurrentRequestsPerCopy`), which
+AWS introduced as sub-minute metrics for the high-resolution target-tracking types (AWS Machine Learning Blog,
+"Amazon SageMaker inference launches faster auto scaling for generative AI models", July 2024).
+`metrics_publish_frequency` is MetricsConfig.MetricPublishFrequencyInSeconds, and what it paces is what the
+SageMaker API reference says (MetricsConfig):
 
-- `enhanced_metrics: false` (the default): the frequency applies to **utilization** metrics only (CPU, memory,
-  GPU, GPU memory, disk); **invocation** metrics (`Invocations`, `ModelLatency`, `Invocation5XXErrors` ...)
-  stay at 60 seconds;
-- `enhanced_metrics: true`: the frequency applies to utilization **and** invocation metrics.
+- `enhanced_metrics: false` (the default): the **utilization** metrics (CPU, memory, GPU, GPU memory, disk);
+  **invocation** metrics (`Invocations`, `ModelLatency`, `Invocation5XXErrors` ...) stay at 60 seconds;
+- `enhanced_metrics: true`: utilization **and** invocation metrics;
+- detailed observability on (`detailed_observability`): also its per-GPU, per-instance and container metrics.
 
-An explicit frequency above 10 s slows those metrics down, and AWS does not document whether the
-high-resolution concurrency metrics are exempt, so a slower frequency risks scaling and alarms seeing fewer
-datapoints than the ~30 s reaction assumes. Only set values that are valid are checked here (FS021 reports
-the others).
+The concurrency metrics are in none of these lists, and AWS does not document whether the frequency changes
+them; so an explicit frequency above 10 s on an endpoint that scales on them risks scaling and alarms seeing
+fewer datapoints than the ~30 s reaction assumes. Only set values that are valid are checked here (FS021
+reports the others). docs/metrics.md has the whole picture.
 """
 
 from __future__ import annotations
@@ -59,8 +60,8 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             "utilization metrics (invocation metrics stay at 60 s without enhanced_metrics)")
         yield Hit(
             f"{path}.metrics_publish_frequency",
-            f"{paced} are published every {f} s, but auto scaling of {', '.join(high_res)} uses 10-second "
-            "high-resolution metrics: a slower publish frequency can delay the datapoints scaling and alarms react to, losing "
-            "the ~30 s scale-out detection.",
+            f"{paced} are published every {f} s, and auto scaling of {', '.join(high_res)} uses the "
+            "high-resolution concurrency metrics; AWS does not document whether the frequency slows those too, "
+            "which would delay the datapoints scaling reacts to and lose the ~30 s scale-out detection.",
             "set metrics_publish_frequency: 10, or remove it",
         )

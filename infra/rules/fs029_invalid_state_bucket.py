@@ -26,8 +26,8 @@ endpoints:
       image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
 """
 
-_BUCKET_RE = re.compile(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$")
-_IP_RE = re.compile(r"^\d{1,3}(\.\d{1,3}){3}$")
+_BUCKET_RE = re.compile(r"[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]")
+_IP_RE = re.compile(r"\d{1,3}(\.\d{1,3}){3}")
 _RESERVED_PREFIXES = ("xn--", "sthree-", "amzn-s3-demo-")
 _RESERVED_SUFFIXES = ("-s3alias", "--ol-s3", ".mrap", "--x-s3", "--table-s3")
 
@@ -38,11 +38,11 @@ def bucket_problem(name: str) -> str | None:
         return "it must be the bare bucket name, without s3:// or a path"
     if not 3 <= len(name) <= 63:
         return f"it has {len(name)} characters; bucket names have 3 to 63"
-    if not _BUCKET_RE.match(name):
+    if not _BUCKET_RE.fullmatch(name):
         return "bucket names use lowercase letters, digits, dots and hyphens, and start and end with a letter or digit"
     if ".." in name:
         return "bucket names cannot contain two adjacent dots"
-    if _IP_RE.match(name):
+    if _IP_RE.fullmatch(name):
         return "bucket names cannot look like an IP address"
     for prefix in _RESERVED_PREFIXES:
         if name.startswith(prefix):
@@ -70,6 +70,6 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
         return
     yield Hit(
         "state.bucket",
-        f"'{state.bucket}' is not a valid S3 bucket name: {problem}. terraform init would fail to configure the backend.",
+        f"{state.bucket!r} is not a valid S3 bucket name: {problem}. terraform init would fail to configure the backend.",
         f"use the bucket's bare name, e.g. bucket: {_suggest(state.bucket)}",
     )

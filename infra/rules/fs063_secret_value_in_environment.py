@@ -11,8 +11,13 @@ Tokens; credentials inside connection strings and URLs (a URL's password, `postg
 and `Password=`, `Pwd=`, `AccountKey=`, `SharedAccessKey=`, `SharedAccessSignature=` pairs, unless the value
 is a placeholder such as `${DB_PASSWORD}` or `<password>`); and any run of 24 or more letters and digits
 that mixes upper case, lower case and digits with the entropy of random data (about 4.3 bits per character
-or more), such as an AWS secret access key. Words, paths, model ids, versions, UUIDs and hex digests do
-not count, nor does base64 that decodes to readable text or JSON: what it decodes to is scanned instead.
+or more) and letters that mostly form no word, such as an AWS secret access key. Words, paths, model ids,
+versions, UUIDs and hex digests do not count, nor does base64 that decodes to readable text or JSON: what it
+decodes to is scanned instead. Identifiers AWS and the SageMaker SDK generate are not secrets and are never
+reported by their entropy: the resource part of an ARN (a role CloudFormation named with a random suffix, a
+KMS key, a scaling policy), and names built of words and a timestamp (`SageMakerExecutionRole-sdk-tags2-
+2026-11-30-09-41-07-512`, `huggingface-pytorch-tgi-inference-2026-11-30-09-41-07-512`); a token format
+(`hf_...`, `ghp_...`, `AKIA...`) is found in them all the same.
 Environment entries that FS018 reports by their name are left to it, and Secrets Manager / SSM ARNs and
 dynamic references are references, not secrets. The message names the kind of secret, never the value.
 """

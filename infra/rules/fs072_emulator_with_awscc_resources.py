@@ -39,19 +39,13 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             continue
         if ep.uses_inference_components:
             what, path = "inference components", f"endpoints[{i}].inference_components"
-        elif ep.metrics_publish_frequency is not None or ep.enhanced_metrics:
-            field = "metrics_publish_frequency" if ep.metrics_publish_frequency is not None else "enhanced_metrics"
-            what, path = "a metrics configuration", f"endpoints[{i}].{field}"
-        elif ep.routing in ("prefix_aware", "kv_aware"):
-            what, path = f"{ep.routing} routing (awscc's endpoint configuration)", f"endpoints[{i}].routing"
         else:
-            what, path = "capacity settings (awscc's endpoint configuration)", f"endpoints[{i}].capacity"
-            if ep.scale_in is not None and not ep.capacity.model_fields_set:
-                path = f"endpoints[{i}].scale_in"
+            setting, why = ep.awscc_config_reasons[0]
+            what, path = f"awscc's endpoint configuration ({why})", f"endpoints[{i}].{setting}"
         yield Hit(
             path,
             f"endpoint '{ep.name}' needs {what}, written through the hashicorp/awscc provider, which fastscale "
             f"does not point at the emulator ({config.endpoint_url}): those resources would go to real AWS",
-            "test a single-model endpoint without metrics_publish_frequency and enhanced_metrics against the emulator, or remove "
-            "endpoint_url to deploy to a real account",
+            "test a single-model endpoint whose configuration is hashicorp/aws's (no metrics, capacity, scale-in or "
+            "prefix/KV-aware routing settings) against the emulator, or remove endpoint_url to deploy to a real account",
         )

@@ -48,22 +48,39 @@ def _shown(chars: list[str]) -> str:
     return " ".join(repr(c) for c in chars[:8])
 
 
+def _tag_maps(config: FastscaleConfig) -> Iterator[tuple[str, dict[str, str]]]:
+    """(config path, tags) of the config's `tags` and of every adopted resource's live tags."""
+    yield "tags", config.tags
+    for i, ep in enumerate(config.endpoints):
+        if ep.adopted is not None:
+            for kind, kept in ep.adopted.tags:
+                yield f"endpoints[{i}].adopted.tags.{kind}", kept
+        for j, c in enumerate(ep.inference_components):
+            if c.adopted is not None:
+                for kind, kept in c.adopted.tags:
+                    yield f"endpoints[{i}].inference_components[{j}].adopted.tags.{kind}", kept
+
+
+def _check_tag(where: str, key: str, value: str) -> Iterator[Hit]:
+    if key.lower().startswith(RESERVED_TAG_PREFIX):
+        yield Hit(where, f"tag keys beginning with '{RESERVED_TAG_PREFIX}' are reserved for AWS: tagging any resource "
+                  "with it would be refused.", f"rename the key without the '{RESERVED_TAG_PREFIX}' prefix")
+    elif key in OWN_KEYS:
+        yield Hit(where, f"fastscale sets the tag '{key}' itself on what it creates (teardown proves ownership "
+                  "with it): this value would be replaced.", "use another key")
+    if odd := bad_characters(key):
+        yield Hit(where, f"the tag key has characters AWS refuses in tags ({_shown(odd)}).",
+                  "use letters, digits, spaces and _ . : / = + - @ only")
+    if odd := bad_characters(value):
+        yield Hit(where, f"the value of this tag has characters AWS refuses in tags ({_shown(odd)}).",
+                  "use letters, digits, spaces and _ . : / = + - @ only")
+
+
 @rule("FS079", "invalid-tag", Severity.ERROR, "A tag has a reserved key or characters AWS refuses, or there are too many.")
 def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for key, value in config.tags.items():
-        where = key_path("tags", key)
-        if key.lower().startswith(RESERVED_TAG_PREFIX):
-            yield Hit(where, f"tag keys beginning with '{RESERVED_TAG_PREFIX}' are reserved for AWS: tagging any resource "
-                      "with it would be refused.", f"rename the key without the '{RESERVED_TAG_PREFIX}' prefix")
-        elif key in OWN_KEYS:
-            yield Hit(where, f"fastscale sets the tag '{key}' itself on what it creates (teardown proves ownership "
-                      "with it): this value would be replaced.", "use another key")
-        if odd := bad_characters(key):
-            yield Hit(where, f"the tag key has characters AWS refuses in tags ({_shown(odd)}).",
-                      "use letters, digits, spaces and _ . : / = + - @ only")
-        if odd := bad_characters(value):
-            yield Hit(where, f"the value of this tag has characters AWS refuses in tags ({_shown(odd)}).",
-                      "use letters, digits, spaces and _ . : / = + - @ only")
+    for path, tag_map in _tag_maps(config):
+        for key, value in tag_map.items():
+            yield from _check_tag(key_path(path, key), key, value)
     total = max(len(naming.tags(config, ep, global_resource=True)) for ep in config.endpoints)
     if total > MAX_TAGS_PER_RESOURCE:
         yield Hit("tags", f"with fastscale's own tags a resource would carry {total} tags; AWS allows "

@@ -3,7 +3,8 @@
 `overrides:` sets raw provider attributes on the resources of one endpoint or one inference component
 (docs/overrides.md). An endpoint's can target its endpoint configuration (`aws_sagemaker_endpoint_configuration`,
 or `awscc_sagemaker_endpoint_config` when the endpoint sets what only awscc's configuration has: metrics,
-capacity, scale-in or prefix/KV-aware routing settings), its `aws_sagemaker_endpoint`, and on a single-model
+capacity, scale-in or prefix/KV-aware routing settings, or an AMI or instance type hashicorp/aws's validation
+does not know), its `aws_sagemaker_endpoint`, and on a single-model
 endpoint its `aws_sagemaker_model`s; a component's, its `awscc_sagemaker_inference_component` and its
 `aws_sagemaker_model`s. An override of any other type would change nothing, silently, so it is refused.
 """

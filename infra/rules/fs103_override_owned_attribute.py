@@ -8,9 +8,12 @@ Some attributes hold the stack together, and an override of them would break it 
 - names (`name`, `name_prefix`, `endpoint_config_name`, `inference_component_name`): verification,
   teardown and the auto-scaling resource ids find the resources by them, and the endpoint configuration's
   and models' names change with their content so updates replace them safely;
-- the wiring between the stack's resources: the variant's name, model and endpoint references, the
-  execution role (bring your own with `execution_role_arn`), the cut-over count and the component's copy
-  count (auto scaling owns it after creation).
+- `region`, on every type: hashicorp/aws 6 places each resource in its own region, where `status`,
+  verify-cleanup, `sweep` and the stack's other resources, all in the config's `region`, never look;
+- the wiring between the stack's resources: the variant's name, model and endpoint references, a shadow
+  variant's model (one the stack does not make would serve a copy of the traffic), the execution role
+  (bring your own with `execution_role_arn`), the cut-over count and the component's copy count (auto
+  scaling owns it after creation).
 
 An override that replaces a whole block holding one of them (`production_variants.0: {...}`) is refused too.
 docs/overrides.md lists every owned attribute per type.

@@ -10,13 +10,15 @@ second run on the same stack. Two things close that gap, and everything about th
   terminal): a lock nobody holds can never block a run. The file carries who took it (command, pid, host,
   start time) as JSON, for the message a second run gets, and is emptied on a clean release; a new holder
   that finds it still filled in knows the previous run ended without releasing it, and says so.
-- :class:`SavedPlan`, the plan file of one run: a fresh name (``fastscale-<random>.tfplan``), created
-  owner-only and exclusively, its SHA-256 recorded when Terraform has written it (before it is shown) and
-  checked again just before it is applied, removed by the run that made it. Plan files left by a run
-  that died (they can hold sensitive values) are removed by the next run that takes the lock: only a lock
-  holder creates plan files, so any found then belongs to a run that is gone.
+- :class:`SavedPlan`, the plan file of one run: a fresh name (``fastscale-<random>.tfplan``) in the run's own
+  Terraform directory (:class:`infra.terraform.workdir.RunDirectory`, which the lock holder opens and
+  :meth:`StackLock.release` removes), created owner-only and exclusively, its SHA-256 recorded when Terraform
+  has written it (before it is shown) and checked again just before it is applied, removed by the run that made
+  it. Run directories and plan files left by a run that died (they can hold sensitive values) are removed by
+  the next run that takes the lock: only a lock holder creates them, so any found then belongs to a run that
+  is gone.
 
-The lock is per output directory, where the synthesized stack, ``.terraform/`` and the plans live. Runs
+The lock is per output directory, where the synthesized stack and each run's directory live. Runs
 with different ``--out`` directories share only the Terraform state, which Terraform guards itself (its
 state lock during each command, and a saved plan whose state changed since it was made is refused as
 stale). Runs on different machines (CI jobs) do not see each other's lock file: pipelines serialise
@@ -33,23 +35,26 @@ import hashlib
 import json
 import os
 import socket
-import tempfile
 from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from fastscale.infra.base import writer
+from fastscale.infra.model.cutover import TFVARS_FILE
 from fastscale.infra.model.naming import stack_name
 from fastscale.infra.model.state import local_state_placement
-from fastscale.infra.terraform.outputs import check_output_dir, refuse_symlinks, synth_writes
+from fastscale.infra.terraform.outputs import check_output_dir, refuse_links, synth_writes
+from fastscale.infra.terraform.workdir import RunDirectory, refuse_foreign_files, remove_leftover_run_directories
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
 
 #: The lock file, in the stack directory (``<out>/stacks/<stack>/``).
 LOCK_FILE = "fastscale.lock"
-#: Every saved plan of a run: ``fastscale-<random>.tfplan`` in the stack directory.
+#: Every saved plan of a run: ``fastscale-<random>.tfplan`` in the run's Terraform directory (earlier releases: in
+#: the stack directory, where leftovers are still looked for).
 PLAN_PREFIX = "fastscale-"
 PLAN_SUFFIX = ".tfplan"
 #: The single shared plan file of earlier releases; removed like any plan a finished run left behind.
@@ -57,6 +62,9 @@ LEGACY_PLAN_FILE = "fastscale.tfplan"
 
 _PRIVATE_FILE = 0o600
 _PRIVATE_DIR = 0o700
+#: What Terraform wrote in the stack directory before it ran in a directory of the run's own (its data directory and
+#: provider lock file): never read now, and a link there is still refused.
+TERRAFORM_WRITES = (".terraform", ".terraform.lock.hcl")
 #: Longest lock file content read back (it is one small JSON object; anything longer is not ours).
 _MAX_LOCK_TEXT = 4096
 
@@ -137,33 +145,43 @@ class StackLock:
     (or ``with``); it is released at interpreter exit too, and by the kernel when the process dies."""
 
     def __init__(self, stack_dir: Path, fd: int, holder: LockHolder, previous: LockHolder | None,
-                 removed_plans: list[Path]):
+                 removed_plans: list[Path], root: Path | None = None,
+                 removed_run_directories: list[Path] | None = None):
         self.stack_dir = stack_dir
+        #: Where the paths below the stack directory are checked from for links (infra.base.writer).
+        self.root = root if root is not None else writer.root_for(stack_dir)
         self.path = stack_dir / LOCK_FILE
         self.holder = holder
         #: The holder named in the file when this run took the lock: a run that ended without releasing it.
         self.previous = previous
         #: Plan files that run left behind, removed when this run took the lock.
         self.removed_plans = removed_plans
+        #: Run directories (Terraform's working directory of a run) left behind, removed when this run took the lock.
+        self.removed_run_directories = removed_run_directories or []
+        #: This run's Terraform working directory, once :meth:`open_run_directory` made it.
+        self.run_directory: RunDirectory | None = None
         self._fd: int | None = fd
         atexit.register(self.release)
 
     @classmethod
-    def acquire(cls, stack_dir: str | os.PathLike[str], command: str) -> StackLock:
+    def acquire(cls, stack_dir: str | os.PathLike[str], command: str,
+                root: str | os.PathLike[str] | None = None) -> StackLock:
         """Take the lock of ``stack_dir`` (created owner-only if missing) for ``command``, without waiting.
 
         Raises :class:`StackLocked` naming the holder when another run has it, :class:`StackLockError`
-        when the file cannot be opened or locked."""
+        when the file cannot be opened or locked, :class:`infra.base.writer.OutputPathError` when a
+        symbolic link is on the way (checked from ``root``, default :func:`infra.base.writer.root_for`)."""
         directory = Path(stack_dir)
         path = directory / LOCK_FILE
+        base = Path(root) if root is not None else writer.root_for(directory)
         try:
-            directory.mkdir(mode=_PRIVATE_DIR, parents=True, exist_ok=True)
+            writer.make_dirs(directory, root=base, mode=_PRIVATE_DIR, what="stack directory")
         except OSError as exc:
             raise StackLockError(f"cannot create the stack directory {directory}: {exc.strerror or exc}") from None
-        flags = os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | getattr(os, "O_NOFOLLOW", 0)
+        flags = os.O_RDWR | os.O_CREAT
         for _ in range(5):
             try:
-                fd = os.open(path, flags, _PRIVATE_FILE)
+                fd = writer.open_file(path, flags, root=base, mode=_PRIVATE_FILE, what="lock file")
             except OSError as exc:
                 raise StackLockError(f"cannot open the lock file {path}: {exc.strerror or exc}") from None
             try:
@@ -196,15 +214,18 @@ class StackLock:
         for plan in leftover_plans(directory):
             plan.unlink(missing_ok=True)
             removed.append(plan)
-        return cls(directory, fd, holder, previous, removed)
+        return cls(directory, fd, holder, previous, removed, base, remove_leftover_run_directories(directory))
 
     @property
     def held(self) -> bool:
         return self._fd is not None
 
     def release(self) -> None:
-        """Empty the file (a clean release, so the next holder has nothing to report) and unlock it.
-        Idempotent."""
+        """Remove this run's Terraform directory, then empty the file (a clean release, so the next holder has
+        nothing to report) and unlock it. Idempotent."""
+        run, self.run_directory = self.run_directory, None
+        if run is not None:
+            run.remove()
         fd, self._fd = self._fd, None
         if fd is None:
             return
@@ -214,11 +235,20 @@ class StackLock:
         finally:
             os.close(fd)  # closing the last descriptor of the open file releases the flock
 
+    def open_run_directory(self) -> RunDirectory:
+        """This run's Terraform working directory, made from the stack file just synthesized into the stack
+        directory (:meth:`RunDirectory.create`); removed by :meth:`release`. Opened once."""
+        if not self.held:
+            raise RuntimeError("a run directory is made only while the stack's lock is held")
+        if self.run_directory is None:
+            self.run_directory = RunDirectory.create(self.stack_dir, self.root)
+        return self.run_directory
+
     def new_plan(self) -> SavedPlan:
-        """A fresh plan file for this run, in the stack directory."""
+        """A fresh plan file for this run, in its run directory (in the stack directory before one is open)."""
         if not self.held:
             raise RuntimeError("a plan is made only while the stack's lock is held")
-        return SavedPlan.create(self.stack_dir)
+        return SavedPlan.create(self.run_directory.path if self.run_directory is not None else self.stack_dir, self.root)
 
     def __enter__(self) -> StackLock:
         return self
@@ -236,11 +266,11 @@ class SavedPlan:
         self.digest: str | None = None
 
     @classmethod
-    def create(cls, stack_dir: Path) -> SavedPlan:
-        # mkstemp: a name nobody else has, created exclusively (O_EXCL) and owner-only (0600).
-        fd, name = tempfile.mkstemp(prefix=PLAN_PREFIX, suffix=PLAN_SUFFIX, dir=stack_dir)
-        os.close(fd)
-        return cls(Path(name).resolve())
+    def create(cls, stack_dir: Path, root: str | os.PathLike[str] | None = None) -> SavedPlan:
+        # A name nobody else has, created exclusively (O_EXCL) and owner-only (0600), with no link on the way.
+        name = writer.create_unique_file(stack_dir, PLAN_PREFIX, PLAN_SUFFIX, root=root, mode=_PRIVATE_FILE,
+                                         what="plan file")
+        return cls(name.resolve())
 
     def _sha256(self) -> str | None:
         try:
@@ -285,12 +315,18 @@ def lock_stack(config: FastscaleConfig, outdir: str | os.PathLike[str], command:
 
     What synthesis would refuse is refused first, before the directory or the lock file is written:
     a local state that would be lost or orphaned (:class:`infra.model.state.StateLayoutError`), an output
-    directory inside ``.git`` or not writable, a symbolic link on the way, the lock file included
-    (:class:`infra.terraform.outputs.OutputPathError`); both are bad input (exit code 2)."""
+    directory inside ``.git`` or not writable, a symbolic link on the way to anything the run writes (the
+    lock file included) or earlier releases wrote beside the stack (the cut-over tfvars, ``.terraform/`` and
+    its lock file) (:class:`infra.terraform.outputs.OutputPathError`), files in the stack directory that
+    Terraform would read and fastscale did not write (:class:`infra.terraform.workdir.ForeignFilesError`); all
+    are bad input (exit code 2)."""
     out = Path(outdir)
+    root = writer.root_for(out)
     name = stack_name(config)
     local_state_placement(config, out)
-    check_output_dir(out)
     stack_dir = out / "stacks" / name
-    refuse_symlinks([*synth_writes(out, name), stack_dir / LOCK_FILE])
-    return StackLock.acquire(stack_dir, command)
+    refuse_foreign_files(stack_dir)
+    check_output_dir(out, root=root)
+    refuse_links([*synth_writes(out, name), *(stack_dir / f for f in (LOCK_FILE, TFVARS_FILE, *TERRAFORM_WRITES))],
+                 root=root)
+    return StackLock.acquire(stack_dir, command, root)

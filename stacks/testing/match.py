@@ -334,7 +334,8 @@ class Match:
 
     @staticmethod
     def string_like_regexp(pattern: str) -> Matcher:
-        """A string in which the regular expression is found (``re.search``: anchor it with ^ and $)."""
+        """A string in which the regular expression is found (``re.search``: anchor it with ``^`` and ``\\Z``;
+        ``$`` also matches before a final line break)."""
         return _Regexp(pattern)
 
     @staticmethod

@@ -11,7 +11,8 @@ so the awscc resources, the awscc provider and every reference to them are cut o
 a plain string, a dependency on it is dropped). The aws constraint (``~> 6.25``) is set to the mirror's
 version; with a 5.x mirror, the one attribute set the stacks use that 5.x lacks (an endpoint configuration
 for inference components: ``execution_role_arn``, variants without ``model_name``) is adjusted, and
-:class:`ValidateReport` lists what was adjusted.
+:class:`ValidateReport` lists what was adjusted. References inside nested blocks are given literal stand-ins
+(:func:`literal_stand_ins`), so the provider validates every value there instead of skipping the block.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fastscale.infra.base import writer
 from fastscale.infra.terraform.runner import TerraformNotFound, find_binary
 
 AWS_PROVIDER = "registry.terraform.io/hashicorp/aws"
@@ -115,10 +117,60 @@ def aws_part(doc: dict[str, Any], aws_version: str) -> tuple[dict[str, Any], lis
     return out, cut
 
 
+_REFERENCE = re.compile(r"\$\{([^}]*)\}")
+_WHOLE_VARIABLE = re.compile(r"\$\{var\.([A-Za-z0-9_-]+)\}")
+#: Terraform's own arguments of a resource: never a value a provider validates.
+_META = frozenset({"//", "depends_on", "lifecycle", "count", "for_each", "provider", "provisioner", "connection"})
+#: What an ARN-valued reference stands in as (a provider checks an ARN's shape).
+STAND_IN_ARN = "arn:aws:iam::123456789012:role/stand-in"
+STAND_IN = "stand-in"
+
+
+def literal_stand_ins(doc: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The document with a literal in place of every reference inside a resource's nested blocks, and where.
+
+    Terraform (SDKv2 providers) skips the provider's validation of a whole nested block when any value in it
+    is unknown at validate time: one reference (the variant's `model_name`) or variable (the cut-over count)
+    hides every other value of `production_variants` from `terraform validate`. With literals there, the
+    provider checks each value. A variable becomes its default; any other reference `stand-in` (an ARN-valued
+    one an ARN). Top-level attributes keep their references: an unknown one hides only itself."""
+    variables = doc.get("variable", {})
+    replaced: list[str] = []
+
+    def literal(text: str, where: str) -> Any:
+        whole = _WHOLE_VARIABLE.fullmatch(text)
+        if whole and "default" in variables.get(whole.group(1), {}):
+            replaced.append(where)
+            return variables[whole.group(1)]["default"]
+        if not _REFERENCE.search(text):
+            return text
+        replaced.append(where)
+        if _REFERENCE.fullmatch(text):
+            return STAND_IN_ARN if text[2:-1].rsplit(".", 1)[-1] == "arn" else STAND_IN
+        return _REFERENCE.sub(STAND_IN, text)
+
+    def walk(value: Any, where: str) -> Any:
+        if isinstance(value, str):
+            return literal(value, where)
+        if isinstance(value, list):
+            return [walk(v, f"{where}.{i}") for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            return {k: walk(v, f"{where}.{k}") for k, v in value.items()}
+        return value
+
+    out = json.loads(json.dumps(doc))
+    for rtype, items in out.get("resource", {}).items():
+        for rid, body in items.items():
+            for key, value in body.items():
+                if key not in _META and isinstance(value, (dict, list)):
+                    body[key] = walk(value, f"{rtype}.{rid}.{key}")
+    return out, replaced
+
+
 def offline_env(workdir: Path, mirror: Path) -> dict[str, str]:
     """The environment for a terraform run that installs hashicorp/aws from ``mirror`` only, with its own
     data directory under ``workdir`` (a CLI configuration file is written there)."""
-    (workdir / "terraformrc").write_text(cli_config(mirror))
+    writer.write_file(workdir / "terraformrc", cli_config(mirror), root=workdir, what="Terraform CLI configuration")
     env = {**os.environ, "TF_CLI_CONFIG_FILE": str(workdir / "terraformrc"), "TF_DATA_DIR": str(workdir / "tf-data"),
            "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
     env.pop("TF_PLUGIN_CACHE_DIR", None)
@@ -134,6 +186,7 @@ class ValidateReport:
     provider_version: str  # the hashicorp/aws version from the mirror
     adjusted: list[str] = field(default_factory=list)  # attributes changed for a 5.x mirror
     removed_types: list[str] = field(default_factory=list)  # awscc resource types that were not validated
+    stand_ins: list[str] = field(default_factory=list)  # references in blocks given literals (literal_stand_ins)
 
     def problems(self) -> list[str]:
         out = []
@@ -165,10 +218,11 @@ def validate(template: Any, *, terraform: str | None = None, mirror: tuple[Path,
             f"and set {MIRROR_ENV}=DIR.")
     document = _document(template)
     part, adjusted = aws_part(document, mirror[1])
+    part, stand_ins = literal_stand_ins(part)
     with tempfile.TemporaryDirectory(prefix="fastscale-validate-") as tmp:
         work = Path(tmp)
-        (work / "stack").mkdir()
-        (work / "stack" / "main.tf.json").write_text(json.dumps(part, indent=1))
+        writer.write_file(work / "stack" / "main.tf.json", json.dumps(part, indent=1), root=work, parents=True,
+                          what="stack file")
         env = offline_env(work, mirror[0])
         init = subprocess.run([binary, "init", "-backend=false", "-input=false", "-no-color"], cwd=work / "stack",
                               env=env, capture_output=True, text=True, timeout=300)
@@ -184,7 +238,7 @@ def validate(template: Any, *, terraform: str | None = None, mirror: tuple[Path,
     removed = sorted(t for t in document.get("resource", {}) if t.startswith("awscc_"))
     return ValidateReport(valid=bool(report.get("valid")) and report.get("error_count", 1) == 0,
                           diagnostics=report.get("diagnostics", []), provider_version=mirror[1],
-                          adjusted=adjusted, removed_types=removed)
+                          adjusted=adjusted, removed_types=removed, stand_ins=stand_ins)
 
 
 def assert_valid_terraform(template: Any, *, terraform: str | None = None,

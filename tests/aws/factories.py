@@ -394,9 +394,11 @@ def deploy_single_model(
     max_capacity: int = 4,
     tags: Any = STACK_TAGS,
     config: FastscaleConfig | None = None,
+    data_capture: dict[str, Any] | None = None,
 ) -> None:
     """A correct deployment of ``config`` (default single_model_config()) in moto, tagged as its stack tags
-    it (the knobs make it wrong on purpose; ``tags=None`` leaves everything untagged)."""
+    it (the knobs make it wrong on purpose; ``tags=None`` leaves everything untagged). ``data_capture``: the
+    endpoint configuration's ``DataCaptureConfig``, as an `overrides:` entry of the config would set it."""
     config = config or single_model_config()
     names = all_endpoint_names(config)[0]
     sm, aas, cw, iam = aws["sagemaker"], aws["application-autoscaling"], aws["cloudwatch"], aws["iam"]
@@ -417,6 +419,7 @@ def deploy_single_model(
             {"VariantName": "AllTraffic", "ModelName": names.model, "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}
         ],
         **tagged,
+        **({"DataCaptureConfig": data_capture} if data_capture else {}),
     )
     sm.create_endpoint(EndpointName=names.endpoint, EndpointConfigName=endpoint_config, **tagged)
     aas.register_scalable_target(
@@ -530,12 +533,17 @@ def queue_in_use(
     configs: dict[str, dict[str, Any]] | None = None,
     components: list[tuple[str, str, str | None]] = (),  # type: ignore[assignment]
     models: dict[str, str] | None = None,
+    configurations: list[str] | None = None,
+    described: dict[str, dict[str, Any]] | None = None,
 ) -> None:
-    """Queue on a SageMaker Stubber what the sweep asks before it deletes configurations, models and roles:
-    every endpoint still listed, ``endpoints`` as (name, configuration name) (those in ``gone``, deleted by
-    this sweep, are listed but not described); each configuration's description (``configs``: name ->
-    endpoint_config_desc); when one hosts components, every component (name, endpoint, model); and, when
-    ``models`` (name -> role ARN) is given, each model's description."""
+    """Queue on a SageMaker Stubber what infra.aws.references asks (the sweep before it deletes configurations,
+    models and roles, adopt before it adopts them): every endpoint still listed, ``endpoints`` as (name,
+    configuration name) (those in ``gone``, deleted by this sweep or adopted, are listed but not described);
+    each configuration's description (``configs``: name -> endpoint_config_desc); with ``configurations``, the
+    region's configuration list (``configs`` and those names) and the description of each not described yet
+    (``described``: name -> endpoint_config_desc); when one hosts components, every component (name, endpoint,
+    model; those of the ``gone`` endpoints listed but not described); and, when ``models`` (name -> role ARN) is
+    given, each model's description."""
     stub.add_response(
         "list_endpoints",
         {"Endpoints": [{"EndpointName": n, "EndpointArn": endpoint_arn(n), "CreationTime": NOW, "LastModifiedTime": NOW, "EndpointStatus": "InService"}
@@ -549,9 +557,14 @@ def queue_in_use(
     for name, desc in (configs or {}).items():
         stub.add_response("describe_endpoint_config", desc, {"EndpointConfigName": name})
         hosts = hosts or any("ModelName" not in v for v in desc["ProductionVariants"])
+    if configurations is not None:
+        stub.add_response("list_endpoint_configs", config_list(*(configs or {}), *configurations), {})
+        for name in configurations:
+            stub.add_response("describe_endpoint_config", (described or {})[name], {"EndpointConfigName": name})
     if hosts:
         stub.add_response("list_inference_components", ic_list(*(ic_summary(n, ep) for n, ep, _ in components)), {})
         for n, ep, model in components:
-            stub.add_response("describe_inference_component", ic_desc(n, ep, model=model), {"InferenceComponentName": n})
+            if ep not in gone:
+                stub.add_response("describe_inference_component", ic_desc(n, ep, model=model), {"InferenceComponentName": n})
     for name, role in (models or {}).items():
         stub.add_response("describe_model", {**model_desc(name), "ExecutionRoleArn": role}, {"ModelName": name})

@@ -11,7 +11,7 @@ from fastscale.infra.aws.adopt import AdoptRefused, build_config, read_live
 from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import endpoint_names
 from fastscale.infra.rules import has_errors, run_rules
-from tests.aws.factories import ACCOUNT, REGION, stubbed
+from tests.aws.factories import ACCOUNT, REGION, endpoint_arn, endpoint_config_desc, queue_in_use, stubbed
 
 NAME = "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-000"
 MODEL = "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-001"
@@ -58,7 +58,9 @@ def test_an_sdk_endpoint_becomes_a_valid_config_that_keeps_every_live_name(aws):
     assert (ep.instances.initial, ep.instances.min, ep.instances.max) == (2, 2, 6)
     assert ep.model is not None and ep.model.model_data == "s3://sdk-bucket/model.tar.gz"
     assert ep.model.environment == {"HF_MODEL_ID": "/opt/ml/model"}
-    assert ep.model.autoscaling.metric == "invocations" and ep.model.autoscaling.target_concurrency == 70.0
+    # An invocations policy keeps its target in its own unit (requests per minute), not as a concurrency.
+    assert ep.model.autoscaling.metric == "invocations" and ep.model.autoscaling.target_invocations == 70.0
+    assert ep.model.autoscaling.target_concurrency != 70.0 and ep.model.autoscaling.tracking_target == 70.0
     # AAS's own cooldown (300 s) when the live policy sets none: the config writes what AWS applies.
     assert ep.model.autoscaling.scale_in_cooldown == 300 and ep.model.autoscaling.scale_out_cooldown == 300
     assert ep.adopted is not None and ep.adopted.model_data_url and ep.adopted.scalable_target
@@ -111,7 +113,10 @@ IC_MODEL = "llama-model-2024"
 NOW = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
 
 
-def stub_component_endpoint(data_cache: dict | None) -> dict:
+def stub_component_endpoint(data_cache: dict | None, *, tags: dict[str, dict[str, str]] | None = None,
+                            model_also_on: str | None = None) -> dict:
+    """An inference-component endpoint as SageMaker describes it, with its tags (ARN -> tags) and what else in
+    the region uses its model (``model_also_on``: a component of another endpoint runs it too)."""
     sm, sm_stub = stubbed("sagemaker")
     aas, aas_stub = stubbed("application-autoscaling")
     cw, _ = stubbed("cloudwatch")
@@ -144,6 +149,16 @@ def stub_component_endpoint(data_cache: dict | None) -> dict:
     aas_stub.add_response("describe_scalable_targets", {"ScalableTargets": []}, {
         "ServiceNamespace": "sagemaker",
         "ResourceIds": [f"endpoint/{NAME}/variant/AllTraffic", f"inference-component/{IC}"]})
+    config_arn = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:endpoint-config/{NAME}"
+    for arn in (endpoint_arn(NAME), config_arn, f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{IC_MODEL}", IC_ARN):
+        sm_stub.add_response("list_tags", {"Tags": [{"Key": k, "Value": v} for k, v in (tags or {}).get(arn, {}).items()]},
+                             {"ResourceArn": arn})
+    # What else in the region uses the configuration and the model.
+    others = [model_also_on] if model_also_on else []
+    queue_in_use(sm_stub, endpoints=[(NAME, NAME), *((o, f"{o}-config") for o in others)], gone=(NAME,),
+                 configs={f"{o}-config": endpoint_config_desc(f"{o}-config") for o in others},
+                 components=[(IC, NAME, IC_MODEL), *((f"{o}-ic", o, IC_MODEL) for o in others)], configurations=[NAME],
+                 described={NAME: endpoint_config_desc(NAME, role=ROLE)})
     return {"sagemaker": sm, "application-autoscaling": aas, "cloudwatch": cw}
 
 
@@ -183,7 +198,8 @@ def test_adopted_names_are_no_clash_but_stay_untouched_until_tagged_and_other_ta
 
     inventory = take_inventory(config, clients=aws)
     adopted = {(r.kind, r.name) for r in inventory.resources if r.data.get("adopted")}
-    assert adopted == {("endpoint", NAME), ("model", MODEL), ("scalable-target", RID), ("scaling-policy", "sdk-policy")}
+    assert adopted == {("endpoint", NAME), ("endpoint-config", NAME), ("model", MODEL), ("scalable-target", RID),
+                       ("scaling-policy", "sdk-policy")}
     assert [(r.kind, r.name) for r in inventory.name_clashes()] == [("endpoint", "sdk-other")]
     # Adopting is no proof of ownership: before the first deploy tags them, nothing of it is the stack's.
     assert not [r for r in inventory.resources if r.ownership.ours]
@@ -211,11 +227,16 @@ def test_prefix_aware_routing_and_the_ami_version_are_kept_with_their_settings(a
     variant["RoutingConfig"] = {"RoutingStrategy": "PREFIX_AWARE",
                                 "PrefixAwareRoutingConfig": {"PrefixLength": 2048, "ConcurrencyThreshold": 8}}
     variant["InferenceAmiVersion"] = "al2-ami-sagemaker-inference-gpu-3-1"
-    config = parse_config(build_config(live, REGION, "sdk").data)
+    adoption = build_config(live, REGION, "sdk")
+    config = parse_config(adoption.data)
     ep = config.endpoints[0]
     assert ep.routing == "prefix_aware" and ep.prefix_routing is not None
     assert (ep.prefix_routing.prefix_length, ep.prefix_routing.concurrency_threshold) == (2048, 8)
     assert ep.inference_ami_version == "al2-ami-sagemaker-inference-gpu-3-1"
+    # Prefix-aware routing makes the configuration awscc's, which cannot import the live one by name (FS112):
+    # the live configuration is not kept, and the notes say so.
+    assert ep.adopted is not None and ep.adopted.endpoint_config is None
+    assert [n.effect for n in adoption.notes if n.path == "endpoints[0].adopted"] == ["create"]
     assert not has_errors(run_rules(config))
 
 
@@ -228,3 +249,75 @@ def test_a_routing_strategy_fastscale_does_not_model_is_refused_not_a_traceback(
     assert [r for r in refused.value.reasons if "routes with" in r] == [
         "variant AllTraffic routes with SESSION_AWARE: fastscale routes with KV_AWARE or LEAST_OUTSTANDING_REQUESTS or "
         "PREFIX_AWARE or RANDOM (or SageMaker's default)"]
+
+
+def test_a_policy_name_with_a_slash_is_refused_with_the_reason(aws):
+    sdk_endpoint(aws)
+    aas = aws["application-autoscaling"]
+    aas.register_scalable_target(ServiceNamespace="sagemaker", ResourceId=RID,
+                                 ScalableDimension="sagemaker:variant:DesiredInstanceCount", MinCapacity=2, MaxCapacity=6)
+    aas.put_scaling_policy(
+        PolicyName="team/chat-policy", ServiceNamespace="sagemaker", ResourceId=RID,
+        ScalableDimension="sagemaker:variant:DesiredInstanceCount", PolicyType="TargetTrackingScaling",
+        TargetTrackingScalingPolicyConfiguration={"TargetValue": 4.0, "PredefinedMetricSpecification": {
+            "PredefinedMetricType": "SageMakerVariantConcurrentRequestsPerModelHighResolution"}})
+    with pytest.raises(AdoptRefused) as refused:
+        build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk")
+    assert any("team/chat-policy" in r and "splits on '/'" in r for r in refused.value.reasons)
+
+
+def test_a_config_naming_a_policy_with_a_slash_is_refused(aws):
+    sdk_endpoint(aws)
+    scaling(aws, metric="SageMakerVariantConcurrentRequestsPerModelHighResolution")
+    data = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk").data
+    data["endpoints"][0]["adopted"]["scaling_policy"] = "team/chat-policy"
+    from fastscale.infra.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"adopted\.scaling_policy: .*splits on '/'"):
+        parse_config(data)
+
+
+def _arn(kind: str, name: str) -> str:
+    return f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:{kind}/{name}"
+
+
+def test_live_tags_are_kept_per_resource_reserved_ones_left_out_with_a_note(aws):
+    sdk_endpoint(aws)
+    sm = aws["sagemaker"]
+    sm.add_tags(ResourceArn=_arn("endpoint", NAME), Tags=[{"Key": "cost-center", "Value": "ml-42"},
+                                                         {"Key": "aws:cloudformation:stack-name", "Value": "x"}])
+    sm.add_tags(ResourceArn=_arn("endpoint-config", NAME), Tags=[{"Key": "cost-center", "Value": "ml-42"}])
+    sm.add_tags(ResourceArn=_arn("model", MODEL), Tags=[{"Key": "sagemaker.amazonaws.com/model-source", "Value": "sdk"},
+                                                       {"Key": "managed-by", "Value": "someone"}])
+    adoption = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk")
+    config = parse_config(adoption.data)
+    assert not has_errors(run_rules(config))
+    ep = config.endpoints[0]
+    assert ep.adopted is not None
+    assert ep.adopted.tags.endpoint == {"cost-center": "ml-42"}
+    assert ep.adopted.tags.endpoint_config == {"cost-center": "ml-42"}
+    assert ep.adopted.tags.model == {"sagemaker.amazonaws.com/model-source": "sdk"}
+    notes = {n.path: n for n in adoption.notes}
+    assert "aws:cloudformation:stack-name" in notes["endpoints[0].adopted.tags.endpoint"].message
+    assert "managed-by" in notes["endpoints[0].adopted.tags.model"].message
+
+
+def test_an_adopted_tag_with_a_reserved_key_is_a_validate_error_at_its_path(aws):
+    sdk_endpoint(aws)
+    data = build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk").data
+    data["endpoints"][0]["adopted"]["tags"] = {"endpoint": {"aws:owner": "x"}}
+    hits = [f for f in run_rules(parse_config(data)) if f.code == "FS079"]
+    assert [f.path for f in hits] == ['endpoints[0].adopted.tags.endpoint["aws:owner"]']
+
+
+def test_a_components_live_tags_are_kept_on_the_component_and_its_model():
+    model_arn = f"arn:aws:sagemaker:{REGION}:{ACCOUNT}:model/{IC_MODEL}"
+    aws = stub_component_endpoint(None, tags={IC_ARN: {"owner": "ana"},
+                                              model_arn: {"sagemaker.amazonaws.com/model-source": "sdk"}})
+    config = parse_config(build_config(read_live(NAME, REGION, clients=aws), REGION, "sdk").data)
+    ep = config.endpoints[0]
+    [component] = ep.inference_components
+    assert component.adopted is not None
+    assert component.adopted.tags.component == {"owner": "ana"}
+    assert component.adopted.tags.model == {"sagemaker.amazonaws.com/model-source": "sdk"}
+    assert ep.adopted is not None and ep.adopted.tags.endpoint == {} and ep.adopted.tags.model == {}

@@ -14,7 +14,7 @@ from tests.cli.support import FixtureSynth, TestRuntime, active
 #: More ml.g6.2xlarge endpoint instances than any test config asks for.
 GENEROUS = quota("ml.g6.2xlarge", 20)
 
-SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi", "logs")
+SERVICES = ("sagemaker", "application-autoscaling", "cloudwatch", "iam", "resourcegroupstaggingapi", "logs", "s3")
 
 
 @pytest.fixture(scope="module")

@@ -56,7 +56,7 @@ class FixtureSynth:
         stack_dir.mkdir(parents=True, exist_ok=True)
         doc = self.stack if isinstance(self.stack, dict) else json.loads((FIXTURES / self.stack / "main.tf.json").read_text())
         doc = {**doc, "terraform": {"backend": {"local": {"path": f"../../../terraform.{config.project}.{config.region}.tfstate"}}}}
-        (stack_dir / "main.tf.json").write_text(json.dumps(doc))
+        (stack_dir / "cdk.tf.json").write_text(json.dumps(doc))
         return FakeSynthResult(Path(outdir), config.project, stack_dir)
 
 

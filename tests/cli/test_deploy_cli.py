@@ -49,7 +49,7 @@ def test_plan_shows_changes_then_none_with_terraform_style_detailed_exit_codes(p
         assert re.search(rf"^\s*\+ create {re.escape(address)}$", first.stdout, re.MULTILINE), first.stdout
     assert "Plan to create" not in first.stderr
     assert synth.calls == ["cdktf.out"]
-    assert (project / "cdktf.out" / "stacks" / "demo" / "main.tf.json").is_file()
+    assert (project / "cdktf.out" / "stacks" / "demo" / "cdk.tf.json").is_file()
 
     assert run("plan", "fastscale.yaml", "--detailed-exitcode").exit_code == 2
 

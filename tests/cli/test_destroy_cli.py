@@ -58,6 +58,10 @@ def test_destroy_then_a_clean_account_exits_0_and_states_the_caches_are_gone(pro
     assert result.exit_code == 0, result.output
     assert state_addresses(project) == set()
     assert "terraform_data.endpoint: Destruction complete" in result.stderr
+    # --auto-approve asks nothing, but still lists what its plan deletes, before deleting it.
+    assert "Plan: 0 to add, 0 to change, 3 to destroy." in result.stdout
+    for address in fixture_addresses("basic"):
+        assert re.search(rf"^\s*- delete {re.escape(address)}$", result.stdout, re.MULTILINE)
     assert "Nothing of demo is left in us-east-1" in result.stdout
     # The proof about the caches names the endpoint that owned them.
     assert "caches are gone" in result.stdout and "endpoint demo-chat" in result.stdout
@@ -68,6 +72,7 @@ def test_destroy_then_a_clean_account_exits_0_and_states_the_caches_are_gone(pro
     assert again.exit_code == 0
     summary = json.loads(again.stdout)
     assert summary["command"] == "destroy" and summary["ok"] is True
+    assert summary["changes"] == []  # the state already held nothing
     assert summary["terraform"]["ok"] is True and summary["terraform"]["destroy"] == 0
     cleanup = summary["cleanup"]
     assert cleanup["ok"] is True and cleanup["leftovers"] == []

@@ -6,6 +6,7 @@ import json
 
 import boto3
 import pytest
+import yaml
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
@@ -128,3 +129,46 @@ def test_ctrl_c_exits_130(runtime, config_file):
     runtime.use(aws_clients=lambda config: {"application-autoscaling": aas}, now=lambda: NOW)
     result = run(config_file, "--component", "qwen")
     assert pressed and result.exit_code == 130 and "nothing was changed" in result.output
+
+
+# --- on an emulator: what it lacks is the emulator's, never "AWS's side"
+
+
+def _emulator_config(write_yaml, url: str) -> str:
+    from pathlib import Path
+
+    config = yaml.safe_load((Path(__file__).parents[2] / "examples" / "emulator.yaml").read_text())
+    return str(write_yaml({**config, "endpoint_url": url}))
+
+
+def test_explain_reads_a_scaling_history_from_fastscales_emulator(write_yaml):
+    from fastscale.infra.project.emulator import Emulator
+
+    with Emulator(port=0) as emulator:
+        result = CliRunner().invoke(cli, ["explain", _emulator_config(write_yaml, emulator.url), "--json"])
+    # Nothing is deployed there: the diagnosis works (exit 3, the target is not registered), it does not fail.
+    assert result.exit_code == 3, result.output
+    doc = json.loads(result.output[result.output.index("{"):])
+    assert doc["exit_code"] == 3 and "error" not in doc
+
+
+def test_a_call_an_emulator_lacks_is_the_emulators_gap_not_an_aws_outage(write_yaml):
+    import socket
+
+    from moto.server import ThreadedMotoServer
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    plain = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)  # moto alone: no DescribeScalingActivities
+    plain.start()
+    try:
+        url = f"http://127.0.0.1:{port}"
+        result = CliRunner().invoke(cli, ["explain", _emulator_config(write_yaml, url)])
+    finally:
+        plain.stop()
+    assert result.exit_code == 1, result.output
+    text = " ".join(result.output.split())
+    assert f"the emulator at {url} failed on DescribeScalingActivities" in text
+    assert "this is the emulator, not AWS" in text
+    assert "AWS's side" not in text and "<!doctype" not in text

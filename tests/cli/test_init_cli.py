@@ -120,6 +120,8 @@ def test_requirement_option_is_the_one_place_that_names_fastscale(tmp_path, ci):
     assert result.exit_code == 0, result.output
     assert _requirement_line(target) == wanted
     assert "cannot reach" not in result.output, "a VCS URL works on a CI runner"
+    # but pip cannot hash it, and the pipeline's AWS jobs install with --require-hashes
+    assert "whose hashes pip cannot check" in result.output and "requirements.lock" in result.output
     readme = (target / "README.md").read_text()
     assert "pip install -r requirements.txt" in readme
     assert "Which fastscale" in readme and "fastscale==X.Y.Z" in readme, "the README says how to change it"
@@ -139,6 +141,12 @@ def test_local_path_requirement_warns_about_ci(tmp_path):
     result = invoke("init", tmp_path / "other", "--project", "p1", "--ci", "none",
                     "--fastscale-requirement", "fastscale @ file:///src/fastscale")
     assert "cannot reach" not in result.output, "no pipeline, no warning"
+    result = invoke("init", tmp_path / "vcs", "--project", "p1", "--ci", "none",
+                    "--fastscale-requirement", "fastscale @ git+https://git.example.com/f.git@0123")
+    assert result.exit_code == 0 and "hashes" not in result.output, "no pipeline, no lock"
+    result = invoke("init", tmp_path / "index", "--project", "p1", "--fastscale-requirement", "fastscale==0.1.0")
+    assert result.exit_code == 0 and "warning" not in result.output
+    assert "lock" in result.output.split("Next:")[1], "the next steps say to write the lock"
 
 
 def test_requirement_for_another_package_is_a_usage_error(tmp_path):

@@ -70,6 +70,11 @@ def test_generated_tests_pass_on_the_fresh_project_then_fail_when_the_instance_t
     assert "FAILED tests/test_stack.py::test_instance_type_is_the_one_the_project_was_sized_for" in failed.stdout
     assert f"expected '{before}', found 'ml.g6.4xlarge'" in failed.stdout, "the property test says what moved"
     assert "2 failed, 2 passed" in failed.stdout
+    # The snapshot's failure names the changed attribute by resource and path, not an escaped dashboard string.
+    assert re.search(rf'aws_sagemaker_endpoint_configuration\.\S+ production_variants\[0\]\.instance_type: '
+                     rf'"{re.escape(before)}" -> "ml.g6.4xlarge"', failed.stdout), failed.stdout
+    assert re.search(r"aws_cloudwatch_dashboard\.\S+ dashboard_body<json>\.widgets\[\d+\]", failed.stdout), failed.stdout
+    assert '\\"' not in failed.stdout.split("test_stack_matches_snapshot", 1)[1].split("test_instance_type", 1)[0]
 
     # `make snapshot` accepts the change; then only the pinned instance type still fails.
     updated = run_project_tests(changed, "--snapshot-update", "-k", "snapshot")

@@ -193,7 +193,8 @@ def test_recommend_and_request_simulation_fit_80_columns(narrow, tmp_path):
                  "--workers", "1")
     assert result.exit_code == 0, result.output
     assert_fits(result.stdout)
-    assert "cheapest within TTFT p99 <= 30 s" in result.stdout
+    assert "meeting the SLO (TTFT p99 <= 30 s)" in " ".join(result.stdout.split())
+    assert "now\n" in result.stdout  # the current config's row, stacked at 80 columns
     result = run("simulate", example, "--requests", str(trace))
     assert result.exit_code == 0, result.output
     assert_fits(result.stdout)

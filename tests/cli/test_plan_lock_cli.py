@@ -18,6 +18,7 @@ import sys
 import pytest
 
 from fastscale.infra.terraform.plan_session import LOCK_FILE, LockHolder, StackLock
+from fastscale.infra.terraform.workdir import RUN_PREFIX
 from tests.aws.factories import deploy_single_model
 from tests.cli.support import (
     REAL_BINARY,
@@ -41,7 +42,8 @@ def stack_dir(project):
 
 
 def plan_files(project) -> list:
-    return sorted(stack_dir(project).glob("*.tfplan"))
+    """Plan files anywhere in the stack directory (a run plans into its own directory there)."""
+    return sorted(stack_dir(project).rglob("*.tfplan"))
 
 
 def assert_lock_free(project) -> None:
@@ -175,9 +177,11 @@ def test_a_plan_file_changed_after_it_was_shown_is_not_applied(runtime, project,
     assert "changed" in result.stderr and "after it was shown" in result.stderr and "Nothing was applied" in result.stderr
     assert state_addresses(project) == BASIC, "the swapped-in destroy plan must not run"
     [(plan_file, mode)] = shown
-    assert plan_file.parent == stack_dir(project).resolve() and plan_file.name.startswith("fastscale-")
+    # In the run's own Terraform directory inside the stack directory, removed with it when the run ends.
+    assert plan_file.parent.parent == stack_dir(project).resolve() and plan_file.name.startswith("fastscale-")
+    assert plan_file.parent.name.startswith(RUN_PREFIX)
     assert mode == "0o600"
-    assert not plan_file.exists() and plan_files(project) == []
+    assert not plan_file.exists() and not plan_file.parent.exists() and plan_files(project) == []
     assert_lock_free(project)
 
 

@@ -42,7 +42,7 @@ def test_registered_with_exit_codes_in_its_help():
 def test_prints_the_front_and_the_cheapest_choice(trace):
     result = fast(ZERO, "--trace", trace, "--ttft-p99", "30")
     assert result.exit_code == 0, result.output
-    assert "Pareto front" in result.output and "cheapest within TTFT p99 <= 30 s" in result.output
+    assert "Pareto front" in result.output and "meeting the SLO (TTFT p99 <= 30 s)" in result.output
     assert "endpoints[0].inference_components[0].autoscaling.target_concurrency:" in result.output
 
 

@@ -38,21 +38,24 @@ def test_json_carries_the_latency_the_failures_and_the_cost(tmp_path):
     doc = json.loads(result.output)
     sim = doc["simulations"][0]
     req = sim["requests"]
-    # Every request needs 500 / 3025 s of prefill (0.17 s) alone, but one copy of 5 slots with requests
-    # of ~8 s every 2 s keeps them in slots; none waits for a slot, so none times out at 0.5 s.
-    assert req["requests"] == 200 and req["timeout_seconds"] == 0.5
+    # Every request's 500-token prompt takes a fraction of a second on its own, and a copy whose KV cache holds
+    # dozens of 600-token requests never makes one wait for a slot: none times out at 0.5 s.
+    assert req["requests"] == 200 and req["timeout_seconds"] == 0.5 and req["rejected"] == 0
     assert set(req["ttft_seconds"]) == {"p50", "p90", "p99", "mean"}
     assert req["rejected"] == req["rejected_no_capacity"] + req["rejected_timeout"]
     assert req["cost_usd"] > 0 and sim["trace"]["format"] == "seconds"
-    assert req["rates"]["slots"] == 5
+    assert req["rates"]["slots"] == req["rates"]["kv_cache_tokens"] // 600
+    assert req["rates"]["token_budget_per_step"] == 2048 and req["rates"]["request_overhead_seconds"] > 0
 
 
 def test_a_short_timeout_rejects_the_requests_that_wait(tmp_path):
     path = tmp_path / "burst.csv"
     path.write_text("timestamp,input_tokens,output_tokens\n" + "".join(f"{i * 0.01},500,400\n" for i in range(40)))
-    doc = json.loads(run(ZERO, "--requests", str(path), "--json", "--timeout", "5").output)
+    # 40 prompts of 500 tokens at once on the two copies the example's maximum allows: 10,000 prompt tokens each,
+    # about 3.5 s of prefill; the prompts at the back of a copy's line pass a 2 s time-out and fail.
+    doc = json.loads(run(ZERO, "--requests", str(path), "--json", "--timeout", "2").output)
     req = doc["simulations"][0]["requests"]
-    assert req["rejected_timeout"] > 0 and req["ttft_seconds"]["p99"] <= 5
+    assert req["rejected_timeout"] > 0 and req["served"] > 0 and req["ttft_seconds"]["p99"] <= 2
 
 
 def test_bad_input_exits_2_naming_the_file_and_line(tmp_path):

@@ -170,3 +170,73 @@ def test_commands_that_act_do_not_print_notes(write_yaml, capsys):
     checked = load_checked(str(write_yaml(_thirty_second_scale_from_zero())))
     assert [f.code for f in checked.findings] == ["FS028"]  # kept for whoever wants them
     assert "FS028" not in capsys.readouterr().out
+
+
+def test_values_the_providers_refuse_exit_2_before_anything_runs(write_yaml, base_config):
+    """An adopted configuration kept by name while awscc's is needed, an override hashicorp/aws refuses, and a
+    scaling policy name its import parser would split: each a clear finding (or field error), exit 2."""
+    ep = base_config["endpoints"][0]
+    ep.update(metrics_publish_frequency=10, adopted={"endpoint": "chat-live", "endpoint_config": "chat-live-config"})
+    result = run("validate", "--json", str(write_yaml(base_config)))
+    assert result.exit_code == 2, result.output
+    findings = json.loads(result.output)["files"][0]["findings"]
+    assert [(f["code"], f["path"]) for f in findings if f["severity"] == "error"] == [
+        ("FS112", "endpoints[0].adopted.endpoint_config")]
+
+    ep.pop("metrics_publish_frequency")
+    ep["adopted"].pop("endpoint_config")
+    ep["overrides"] = {"aws_sagemaker_endpoint_configuration": {"production_variants.0.volume_size_in_gb": 99999}}
+    result = run("validate", str(write_yaml(base_config)))
+    assert result.exit_code == 2 and "FS106" in result.output and "1 to 512" in result.output
+
+    ep.pop("overrides")
+    ep["adopted"]["scaling_policy"] = "team/chat"
+    result = run("validate", str(write_yaml(base_config)))
+    assert result.exit_code == 2 and "adopted.scaling_policy" in result.output and "splits on '/'" in result.output
+    assert "Traceback" not in result.output
+
+
+def _multi_model_with(**faults):
+    """examples/multi-model.yaml on a 4-GPU instance, its three components changed as ``faults`` says."""
+    import yaml
+
+    config = yaml.safe_load((ROOT / "examples" / "multi-model.yaml").read_text())
+    config["endpoints"][0]["instance_type"] = "ml.g6.12xlarge"
+    components = config["endpoints"][0]["inference_components"]
+    components[2]["resources"]["accelerators"] = 99  # a rule error (FS006): no copy fits on the instance
+    if faults.get("bad_min"):
+        components[0]["copies"]["min"] = "many"  # a schema error in a key with a default
+    if faults.get("no_image"):
+        del components[0]["image"]  # a schema error that leaves the whole component out
+    return config
+
+
+def test_schema_and_rule_errors_are_reported_together(write_yaml):
+    result = run("validate", str(write_yaml(_multi_model_with(bad_min=True, no_image=True))))
+    assert result.exit_code == 2
+    assert "inference_components[0].image: required key is missing" in result.output
+    assert "inference_components[0].copies.min" in result.output
+    # the rule error of the third component, at its own index although the first one was left out
+    assert "FS006" in result.output and "endpoints[0].inference_components[2].resources.accelerators" in result.output
+    assert "could not check endpoints[0].inference_components[0]" in result.output
+    assert "invalid (3 error(s)" in result.output and ": valid" not in result.output
+
+
+def test_json_reports_schema_and_rule_errors_and_what_the_rules_did_not_check(write_yaml):
+    result = run("validate", "--json", str(write_yaml(_multi_model_with(bad_min=True))))
+    assert result.exit_code == 2
+    [entry] = json.loads(result.output)["files"]
+    assert entry["valid"] is False
+    codes = {(f["code"], f["path"]) for f in entry["findings"]}
+    assert ("FS000", "endpoints[0].inference_components[0].copies.min") in codes
+    assert ("FS006", "endpoints[0].inference_components[2].resources.accelerators") in codes
+    assert entry["not_checked_by_rules"] == ["endpoints[0].inference_components[0].copies.min"]
+    # no rule speaks of the value the rules did not see (its default stood in for it)
+    assert not [c for c, p in codes if c != "FS000" and p.startswith("endpoints[0].inference_components[0].copies")]
+
+
+def test_a_file_without_its_required_top_level_keys_gets_no_rule_findings(write_yaml):
+    result = run("validate", "--json", str(write_yaml("project: p\n")))
+    assert result.exit_code == 2
+    [entry] = json.loads(result.output)["files"]
+    assert {f["code"] for f in entry["findings"]} == {"FS000"} and "not_checked_by_rules" not in entry

@@ -244,7 +244,8 @@ def test_short_tail_example_requests_scale_to_zero_with_its_scale_in_policy(stac
     assert variant["InstanceType"] == "ml.g6.2xlarge" and "InstancePools" not in variant
     assert variant["ManagedInstanceScaling"] == {"Status": "ENABLED", "MinInstanceCount": 0, "MaxInstanceCount": 3,
                                                  "ScaleInPolicy": {"Strategy": "IDLE_RELEASE", "CooldownInMinutes": 5}}
-    assert "MetricsConfig" not in params
+    # awscc's configuration always states detailed observability (off unless the config turns it on)
+    assert params["MetricsConfig"] == {"EnableDetailedObservability": False}
 
 
 def test_single_model_pools_override_the_model_and_reservation_is_requested(stacks):

@@ -71,6 +71,7 @@ EDITS = {
     "execution_role_arn": lambda d, ep: ep.update(execution_role_arn="arn:aws:iam::123456789012:role/own"),
     "metrics_config.metric_publish_frequency_in_seconds": lambda d, ep: ep.update(metrics_publish_frequency=30),
     "metrics_config.enable_enhanced_metrics": lambda d, ep: ep.update(enhanced_metrics=True),
+    "metrics_config.enable_detailed_observability": lambda d, ep: ep.update(detailed_observability=True),
     "instances.initial (the cut-over count)": lambda d, ep: ep.update(instances={**ep["instances"], "initial": 2}),
 }
 EXPECTED = {name: IN_PLACE if name.startswith(("tags", "instances.initial")) else NEW_CONFIGURATION for name in EDITS}
@@ -107,7 +108,8 @@ def test_each_edit_is_in_place_or_a_new_configuration(names, attribute):
     found = IN_PLACE if after == before else NEW_CONFIGURATION
     assert found == EXPECTED[attribute], (attribute, before, after)
     if attribute == "metrics_config.enable_enhanced_metrics":
-        assert body["metrics_config"] == {"enable_enhanced_metrics": True, "metric_publish_frequency_in_seconds": 10}
+        assert body["metrics_config"] == {"enable_enhanced_metrics": True, "metric_publish_frequency_in_seconds": 10,
+                                          "enable_detailed_observability": False}
     if attribute.startswith("instances.initial"):  # the count reaches the variable's default, nothing else
         assert body["production_variants"][0]["initial_instance_count"].startswith("${var.cutover_instances_")
         assert "production_variants[0].initial_instance_count" in body["lifecycle"]["ignore_changes"]

@@ -19,13 +19,17 @@ from typing import Any
 
 import pytest
 
+from fastscale.infra.base import aws_facts, catalog
 from fastscale.infra.config import load_config, parse_config
+from fastscale.infra.project.scaffold import ProjectOptions, model_choices, render_config
 from fastscale.stacks.testing.terraform import (
     AWS_PROVIDER,
     ENDPOINT_CONFIGURATION,
     PLACEHOLDER_MODEL,
+    STAND_IN,
     aws_part,
     find_aws_mirror,
+    literal_stand_ins,
     offline_env,
     where_looked,
 )
@@ -48,37 +52,64 @@ pytestmark = [
 ]
 
 
-@pytest.fixture(scope="module")
-def validated(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
-    """Every example (and the variants that reach the optional blocks) as one child module each of a
-    single root module: one `init` and one `validate` for all of them."""
+def init_presets() -> dict[str, dict[str, Any]]:
+    """What `fastscale init` writes: every model preset, steady and scaling to zero, and the emulator project."""
+    import yaml
+
+    out = {}
+    for model in model_choices():
+        for zero in (False, True):
+            text = render_config(ProjectOptions(project="demo-llm", model=model, scale_to_zero=zero))
+            out[f"init-{model}{'-zero' if zero else ''}"] = yaml.safe_load(text)
+    emulator = render_config(ProjectOptions(project="demo-llm", ci="none", emulator="http://127.0.0.1:5000"))
+    out["init-emulator"] = yaml.safe_load(emulator)
+    return out
+
+
+def validate_modules(root, docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """`terraform validate -json` of the documents as one child module each of a single root module: one
+    `init` and one `validate` for all of them."""
     assert MIRROR is not None
-    mirror, version = MIRROR
-    root = tmp_path_factory.mktemp("tf-validate")
-    synthesized = {p.stem: synth(load_config(p), root / "synth" / p.stem).doc for p in EXAMPLES}
-    synthesized.update({n: synth(parse_config(d), root / "synth" / n).doc for n, d in variant_configs().items()})
     module_root = root / "validate"
-    parts, cut = {}, []
-    for name, doc in synthesized.items():
-        parts[name], removed = aws_part(doc, version)
-        cut += removed
+    for name, doc in docs.items():
         (module_root / name).mkdir(parents=True)
-        (module_root / name / "main.tf.json").write_text(json.dumps(parts[name], indent=1))
-    calls = {name.replace("-", "_"): {"source": f"./{name}"} for name in parts}
+        (module_root / name / "main.tf.json").write_text(json.dumps(doc, indent=1))
+    calls = {name.replace("-", "_"): {"source": f"./{name}"} for name in docs}
     (module_root / "main.tf.json").write_text(json.dumps({"module": calls}, indent=1))
-    env = offline_env(root, mirror)
+    env = offline_env(root, MIRROR[0])
     init = subprocess.run([TERRAFORM, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
                           env=env, capture_output=True, text=True, timeout=300)
     assert init.returncode == 0, init.stdout + init.stderr
     run = subprocess.run([TERRAFORM, "validate", "-json", "-no-color"], cwd=module_root, env=env,
                          capture_output=True, text=True, timeout=300)
-    return json.loads(run.stdout), parts, cut
+    return json.loads(run.stdout)
+
+
+def problems_of(report: dict[str, Any]) -> list[str]:
+    return [f"{d['severity']}: {d['summary']}: {d.get('detail', '')} ({d.get('address') or d.get('range', {}).get('filename')})"
+            for d in report["diagnostics"]]
+
+
+@pytest.fixture(scope="module")
+def validated(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
+    """Every example, the variants that reach the optional blocks and every config `fastscale init` writes,
+    their references inside blocks given literal stand-ins so the provider checks every value there."""
+    assert MIRROR is not None
+    root = tmp_path_factory.mktemp("tf-validate")
+    synthesized = {p.stem: synth(load_config(p), root / "synth" / p.stem).doc for p in EXAMPLES}
+    synthesized.update({n: synth(parse_config(d), root / "synth" / n).doc for n, d in variant_configs().items()})
+    synthesized.update({n: synth(parse_config(d), root / "synth" / n).doc for n, d in init_presets().items()})
+    parts, cut = {}, []
+    for name, doc in synthesized.items():
+        part, removed = aws_part(doc, MIRROR[1])
+        parts[name], _ = literal_stand_ins(part)
+        cut += removed
+    return validate_modules(root, parts), parts, cut
 
 
 def test_the_aws_part_of_every_example_passes_terraform_validate(validated):
     report, parts, cut = validated
-    problems = [f"{d['severity']}: {d['summary']}: {d.get('detail', '')} ({d.get('range', {}).get('filename')})"
-                for d in report["diagnostics"]]
+    problems = problems_of(report)
     assert report["valid"] is True and report["error_count"] == 0, "\n".join(problems)
     assert report["warning_count"] == 0, "\n".join(problems)
     # Only the inference-component endpoint configurations needed the 5.x adjustment, and only it.
@@ -133,3 +164,108 @@ def test_aws_part_cuts_awscc_references_and_pins_the_mirror_version():
     assert part["resource"] == {"aws_appautoscaling_target": {"t": {
         "resource_id": "inference-component/awscc-removed", "depends_on": ["aws_sagemaker_endpoint.e"]}}}
     assert cut == []
+
+
+def test_every_value_of_every_variant_reached_the_provider(validated):
+    """No reference is left inside a production variant: terraform validate checked each value."""
+    _, parts, _ = validated
+    variants = [v for doc in parts.values() for body in doc["resource"].get(ENDPOINT_CONFIGURATION, {}).values()
+                for v in body["production_variants"]]
+    assert len(variants) >= len(EXAMPLES)
+    for variant in variants:
+        assert "${" not in json.dumps(variant), variant
+    assert {p for p in parts if p.startswith("init-")} >= {f"init-{m}" for m in model_choices()} | {"init-emulator"}
+
+
+#: Values of a production variant hashicorp/aws refuses, planted one per copy of a synthesized configuration.
+PLANTED = {
+    "volume_size_in_gb": 99999,
+    "container_startup_health_check_timeout_in_seconds": 5,
+    "model_data_download_timeout_in_seconds": 3601,
+    "initial_instance_count": 0,
+    "inference_ami_version": "al2023-ami-sagemaker-inference-gpu-4-1",
+    "instance_type": "ml.g7e.2xlarge",
+    "routing_config": [{"routing_strategy": "PREFIX_AWARE"}],
+}
+
+
+def test_a_planted_out_of_range_variant_value_fails_validation(validated, tmp_path):
+    """The check above can fail: each value the provider refuses, planted into a synthesized configuration
+    whose other values still hold references (the cut-over count, the model's name), is an error."""
+    _, parts, _ = validated
+    doc = json.loads(json.dumps(next(parts[n] for n in ("qwen3-8b", "single-overrides-ami", "emulator")
+                                     if ENDPOINT_CONFIGURATION in parts.get(n, {}).get("resource", {}))))
+    (rid, body), = doc["resource"][ENDPOINT_CONFIGURATION].items()
+    planted = {}
+    for attribute, value in PLANTED.items():
+        copy = json.loads(json.dumps(doc))
+        variant = copy["resource"][ENDPOINT_CONFIGURATION][rid]["production_variants"][0]
+        variant.update({attribute: value, "model_name": "${aws_sagemaker_model.m.name}"})
+        copy["resource"].setdefault("aws_sagemaker_model", {})["m"] = {
+            "name": "m", "execution_role_arn": "arn:aws:iam::123456789012:role/r",
+            "primary_container": [{"image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0"}]}
+        planted[attribute.replace("_", "-")], _ = literal_stand_ins(copy)
+    report = validate_modules(tmp_path, planted)
+    failing = {d.get("address", "").split(".")[1].replace("_", "-") for d in report["diagnostics"]
+               if d["severity"] == "error"}
+    assert failing == set(planted), "\n".join(problems_of(report))
+
+
+def test_without_stand_ins_the_provider_skips_the_block(validated, tmp_path):
+    """Why the stand-ins: the same planted value behind a reference in the block goes unchecked."""
+    _, parts, _ = validated
+    doc = json.loads(json.dumps(parts["qwen3-8b"] if ENDPOINT_CONFIGURATION in parts["qwen3-8b"]["resource"]
+                                else parts["emulator"]))
+    ((rid, body),) = doc["resource"][ENDPOINT_CONFIGURATION].items()
+    body["production_variants"][0].update(volume_size_in_gb=99999, model_name="${aws_sagemaker_endpoint.x.name}")
+    doc["resource"].setdefault("aws_sagemaker_endpoint", {})["x"] = {"name": "x", "endpoint_config_name": "c"}
+    assert validate_modules(tmp_path, {"skipped": doc})["error_count"] == 0
+    standing_in, where = literal_stand_ins(doc)
+    assert f"{ENDPOINT_CONFIGURATION}.{rid}.production_variants.0.model_name" in where
+    assert standing_in["resource"][ENDPOINT_CONFIGURATION][rid]["production_variants"][0]["model_name"] == STAND_IN
+
+
+def test_the_instance_types_hashicorp_aws_lacks_are_measured(tmp_path):
+    """aws_facts.AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES is what the mirror's provider refuses among the catalog's
+    accelerator types, exactly."""
+    assert MIRROR is not None and MIRROR[1] == "5.100.0"  # the list is 5.100.0's
+    types = sorted(spec.instance_type for spec in catalog.all_instances())
+    doc = {
+        "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
+        "resource": {ENDPOINT_CONFIGURATION: {f"t{i}": {"name": f"t{i}", "production_variants": [{
+            "model_name": "m", "instance_type": t, "initial_instance_count": 1}]} for i, t in enumerate(types)}},
+    }
+    report = validate_modules(tmp_path, {"types": doc})
+    refused = {types[int(d["address"].split(".")[-1][1:])] for d in report["diagnostics"] if "instance_type" in d["summary"]}
+    assert refused == set(aws_facts.AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES)
+
+
+def test_the_variant_enums_and_ranges_fastscale_records_are_the_providers(tmp_path):
+    """aws_facts.AWS_PROVIDER_VARIANT_ENUMS / _RANGES against the mirror's provider: each value just inside
+    passes, just outside fails."""
+    assert MIRROR is not None
+    cases = {}
+    for attribute, values in aws_facts.AWS_PROVIDER_VARIANT_ENUMS.items():
+        accepted = values
+        refused = ("PREFIX_AWARE", "KV_AWARE") if attribute == "routing_strategy" else (
+            "al2023-ami-sagemaker-inference-gpu-4-1",)
+        for ok, group in ((True, accepted), (False, refused)):
+            for value in group:
+                field = {"routing_config": [{"routing_strategy": value}]} if attribute == "routing_strategy" else {attribute: value}
+                cases[(attribute, value, ok)] = field
+    for attribute, (low, high) in aws_facts.AWS_PROVIDER_VARIANT_RANGES.items():
+        cases[(attribute, low, True)] = {attribute: low}
+        cases[(attribute, low - 1, False)] = {attribute: low - 1}
+        if high is not None:
+            cases[(attribute, high, True)] = {attribute: high}
+            cases[(attribute, high + 1, False)] = {attribute: high + 1}
+    keys = list(cases)
+    doc = {
+        "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
+        "resource": {ENDPOINT_CONFIGURATION: {f"c{i}": {"name": f"c{i}", "production_variants": [{
+            "model_name": "m", "instance_type": "ml.g6.2xlarge", "initial_instance_count": 1, **cases[k]}]}
+            for i, k in enumerate(keys)}},
+    }
+    report = validate_modules(tmp_path, {"values": doc})
+    failed = {keys[int(d["address"].split(".")[-1][1:])] for d in report["diagnostics"] if d["severity"] == "error"}
+    assert failed == {k for k in keys if not k[2]}, "\n".join(problems_of(report))

@@ -1,6 +1,7 @@
-"""A project on moto's threaded server with the test shims of tests/e2e/moto_shims.py (Application Auto
-Scaling tags, an UpdateEndpoint that refuses an instance-type change of an auto-scaled variant as AWS does), for
-the end-to-end tests that need those shims: tests/e2e/test_live_updates.py and tests/e2e/test_concurrent_runs.py.
+"""A project on fastscale's emulator (infra/project/emulator.py: moto's threaded server answering as AWS does,
+Application Auto Scaling tags and an UpdateEndpoint that refuses an instance-type change of an auto-scaled
+variant included), its UpdateEndpoint calls recorded (tests/e2e/update_calls.py), for
+tests/e2e/test_live_updates.py and tests/e2e/test_concurrent_runs.py.
 
 The provider comes from a filesystem mirror found by tests/tf_mirror.py; without one the tests skip and say why.
 """
@@ -10,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -19,8 +19,8 @@ import boto3
 import pytest
 import yaml
 
-from tests.e2e.emulator_support import reset_moto
-from tests.e2e.moto_shims import shims
+from tests.e2e.emulator_support import fresh_emulator
+from tests.e2e.update_calls import recording
 from tests.tf_mirror import cli_config, find_aws_mirror, where_looked
 
 REGION = "us-east-1"
@@ -39,20 +39,8 @@ pytestmark = [
 
 @pytest.fixture(scope="module")
 def emulator():
-    from moto.server import ThreadedMotoServer
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with shims():
-        server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-        server.start()
-        url = f"http://127.0.0.1:{port}"
-        reset_moto(url)
-        try:
-            yield url
-        finally:
-            server.stop()
+    with fresh_emulator() as url, recording():
+        yield url
 
 
 @pytest.fixture

@@ -77,7 +77,7 @@ def test_an_sdk_endpoint_is_adopted_deployed_without_replacement_scaled_and_dest
     assert ep["routing"] is None  # AWS's default (RANDOM, no RoutingConfig), not fastscale's
     assert ep["instance_type"] == "ml.g4dn.xlarge" and ep["instances"] == {"initial": 1, "min": 1, "max": 3}
     assert ep["model"]["image"] == IMAGE and ep["model"]["model_data"] == "s3://sdk-bucket/model.tar.gz"
-    assert ep["model"]["autoscaling"] == {"enabled": True, "metric": "invocations", "target_concurrency": 70.0,
+    assert ep["model"]["autoscaling"] == {"enabled": True, "metric": "invocations", "target_invocations": 70.0,
                                          "scale_in_cooldown": 600, "scale_out_cooldown": 300}
     imports = {block["to"].split(".")[0]: block["id"] for block in report["imports"]}
     assert imports == {
@@ -102,6 +102,7 @@ def test_an_sdk_endpoint_is_adopted_deployed_without_replacement_scaled_and_dest
     assert {block["to"].split(".")[0] for block in stack["import"]} == ADOPTED_TYPES
     shown = _plan_changes(planned)
     assert shown["destroy"] == [] and shown["replace"] == [], shown
+    assert summary(planned)["imported"] == len(ADOPTED_TYPES)  # counted as imports, not as resources to add
     assert ADOPTED_TYPES.isdisjoint({a.split(".")[0] for a in shown["create"]}), shown["create"]
 
     # deploy: imports, tags in place, nothing replaced; the endpoint is the very one the SDK made.

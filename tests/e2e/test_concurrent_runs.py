@@ -1,5 +1,5 @@
 """Two runs on one stack at once, through the real terraform binary and hashicorp/aws provider against the
-AWS emulator (moto's threaded server), each `fastscale` in its own process as users run it.
+AWS emulator (fastscale's, on moto's threaded server), each `fastscale` in its own process as users run it.
 
 The first run is interactive (its standard input is a pseudo-terminal) and is held at its prompt, having
 shown its plan; the second is started only then, so the order is fixed. The second must refuse, naming
@@ -79,7 +79,8 @@ class AtThePrompt:
 
 
 def plan_files(root) -> list:
-    return sorted((root / "cdktf.out" / "stacks" / "emu").glob("*.tfplan"))
+    """Plan files anywhere in the stack directory (each run plans in a directory of its own there)."""
+    return sorted((root / "cdktf.out" / "stacks" / "emu").rglob("*.tfplan"))
 
 
 def test_a_run_started_while_another_waits_at_its_prompt_is_refused_and_nothing_is_applied_twice(project, emulator):

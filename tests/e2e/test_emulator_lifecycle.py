@@ -73,6 +73,26 @@ def test_init_emulator_project_rehearses_deploy_change_destroy_with_auto_scaling
     settled = fastscale(demo, env, "plan", "fastscale.yaml", "--json")
     assert settled.returncode == 0, settled.stdout + settled.stderr
     assert summary(settled)["changes"] == [], summary(settled)["changes"]
+    # What Terraform calls drift after a deploy (the provider reading back its own values in another form, the
+    # role's inline policy attached by the stack's role policy) feeds no change: one labelled line, not a
+    # "Drift detected" line per resource above "No changes".
+    assert not any(d["matters"] for d in summary(settled).get("drift", [])), summary(settled)["drift"]
+    shown = fastscale(demo, env, "plan", "fastscale.yaml")
+    assert shown.returncode == 0, shown.stdout + shown.stderr
+    assert "Drift detected" not in shown.stdout + shown.stderr and "No changes" in shown.stdout
+    assert "Changed outside Terraform" not in shown.stdout
+    # A value changed by hand is drift that matters: shown, with what the plan does about it.
+    cw = aws(emulator, "cloudwatch")
+    alarm = cw.describe_alarms(AlarmNamePrefix="demo-llm")["MetricAlarms"][0]
+    cw.put_metric_alarm(**{k: alarm[k] for k in (
+        "AlarmName", "AlarmDescription", "ActionsEnabled", "Namespace", "MetricName", "Statistic", "Period",
+        "EvaluationPeriods", "DatapointsToAlarm", "ComparisonOperator", "Dimensions", "AlarmActions", "OKActions",
+        "InsufficientDataActions", "TreatMissingData") if k in alarm}, Threshold=alarm["Threshold"] + 7)
+    edited = summary(fastscale(demo, env, "plan", "fastscale.yaml", "--json"))
+    [by_hand] = [d for d in edited["drift"] if d["matters"]]
+    assert by_hand["planned"] is True and by_hand["address"].startswith("aws_cloudwatch_metric_alarm.")
+    assert [(v["path"], v["after"], v["planned"]) for v in by_hand["changed"] if v["set_back"]] == [
+        ("threshold", alarm["Threshold"] + 7, alarm["Threshold"])]
 
     # The change: a new image version (a new model and endpoint configuration; the endpoint moves to it with
     # UpdateEndpoint) and one more instance allowed (the scalable target updated in place).

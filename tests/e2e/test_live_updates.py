@@ -1,7 +1,7 @@
 """Changes to a live, auto-scaled single-model endpoint, through `fastscale` in its own process, the real
-terraform binary and hashicorp/aws against moto's server, with AWS's rules where moto has none
-(tests/e2e/moto_shims.py): UpdateEndpoint fails on an instance-type change while the variant is registered
-for auto scaling, as AWS's does.
+terraform binary and hashicorp/aws against fastscale's emulator, which keeps AWS's rule where moto has none:
+UpdateEndpoint fails on an instance-type change while the variant is registered for auto scaling, as AWS's
+does (its calls recorded by tests/e2e/update_calls.py).
 
 - a new image keeps auto scaling registered through the update, and the new configuration starts at the
   live instance count (the endpoint was scaled out to 3), not at instances.initial (1);
@@ -19,7 +19,7 @@ import pytest
 import yaml
 from botocore.exceptions import ClientError
 
-from tests.e2e import moto_shims
+from tests.e2e import update_calls
 from tests.e2e.moto_project import (  # noqa: F401  (fixtures)
     IMAGE,
     REGION,
@@ -80,7 +80,7 @@ def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F81
     assert first.returncode == 0, first.stderr
     assert registered(emulator) == [TARGET]
 
-    # The shim refuses what AWS refuses: another instance type while the variant is registered.
+    # The emulator refuses what AWS refuses: another instance type while the variant is registered.
     config = sm.describe_endpoint_config(EndpointConfigName=sm.describe_endpoint(EndpointName="emu-chat")["EndpointConfigName"])
     variant = {**config["ProductionVariants"][0], "InstanceType": "ml.g4dn.2xlarge"}
     sm.create_endpoint_config(EndpointConfigName="probe", ProductionVariants=[
@@ -88,7 +88,7 @@ def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F81
     with pytest.raises(ClientError, match="target for auto scaling"):
         sm.update_endpoint(EndpointName="emu-chat", EndpointConfigName="probe")
     sm.delete_endpoint_config(EndpointConfigName="probe")
-    moto_shims.CALLS.clear()
+    update_calls.CALLS.clear()
 
     # A new image, with the endpoint scaled out to 3: auto scaling stays registered, the cut-over starts at 3.
     # (Each deploy's --json summary holds the classification `fastscale plan` shows.)
@@ -102,7 +102,7 @@ def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F81
     assert endpoint["notes"] == ["cut-over starts at 3 instance(s) (live; instances.initial is 1)"]
     assert by_address(plan, "aws_appautoscaling_target") == []  # not touched by an image change
     assert plan["cutover"]["emu-chat"] == {"live": 3, "initial": 1, "max": 4, "starts_at": 3}
-    [call] = moto_shims.CALLS
+    [call] = update_calls.CALLS
     assert call["ok"] and call["registered"] == [TARGET]
     live = sm.describe_endpoint_config(EndpointConfigName=sm.describe_endpoint(EndpointName="emu-chat")["EndpointConfigName"])
     assert live["ProductionVariants"][0]["InitialInstanceCount"] == 3
@@ -115,10 +115,10 @@ def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F81
     assert plan["classification"]["summary"]["rollouts"] == []
     kinds = {c["type"]: c["class"] for c in plan["classification"]["resources"]}
     assert kinds["aws_sagemaker_endpoint_configuration"] == "in_place" and kinds["aws_sagemaker_endpoint"] == "in_place"
-    assert len(moto_shims.CALLS) == 1  # no UpdateEndpoint since the image change
+    assert len(update_calls.CALLS) == 1  # no UpdateEndpoint since the image change
 
     # Another instance type: deregistered before the update, registered again after it.
-    moto_shims.CALLS.clear()
+    update_calls.CALLS.clear()
     write(root, emulator, provider, tag="2.0", tags={"team": "ml", "cost-center": "42"}, instance_type="ml.g4dn.2xlarge")
     moved = fastscale(project, "deploy", "fastscale.yaml", "--auto-approve", "--json")
     assert moved.returncode == 0, moved.stderr
@@ -127,7 +127,7 @@ def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F81
     assert target["class"] == "replace" and "deregistered before the endpoint's update" in target["reason"]
     [endpoint] = by_address(plan, "aws_sagemaker_endpoint")
     assert any(n.startswith("auto scaling paused") for n in endpoint["notes"])
-    [call] = moto_shims.CALLS
+    [call] = update_calls.CALLS
     assert call["ok"] and call["registered"] == [] and call["new"] == {"AllTraffic": "ml.g4dn.2xlarge"}
     assert registered(emulator) == [TARGET]
     policies = boto3.client("application-autoscaling", region_name=REGION, endpoint_url=emulator,

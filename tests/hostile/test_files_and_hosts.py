@@ -86,7 +86,7 @@ def test_a_device_and_a_socket_as_the_config_are_refused(tmp_path):
     server = socket.socket(socket.AF_UNIX)
     server.bind(str(tmp_path / "sock.yaml"))
     try:
-        for path, kind in (("/dev/zero", "a character device"), (str(tmp_path / "sock.yaml"), "a socket")):
+        for path, kind in (("/dev/zero", "is in /dev"), (str(tmp_path / "sock.yaml"), "a socket")):
             done, _ = fastscale(tmp_path, "validate", "--json", path)
             assert done.returncode == 2 and kind in done.stdout + done.stderr
     finally:
@@ -117,6 +117,81 @@ def test_reading_a_trace_never_blocks_on_a_fifo(fifo):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=QUICK_S)
     assert "is a FIFO" in done.stdout
     assert TrafficError and read_trace  # the in-process names exist (the subprocess used them)
+
+
+# --------------------------------------------------------------------------------------------- the kernel's files
+
+SYSTEM_FILES = ["/proc/self/environ", "/proc/1/cmdline", "/sys/kernel/mm/transparent_hugepage/enabled", "/dev/null",
+                "/dev/stdin", "/dev/shm/trace.csv"]
+#: Each path a user names for fastscale to read: {path} is the path under test, the rest exists and is valid.
+INPUTS = {
+    "validate": ["validate", "{path}"],
+    "validate-json": ["validate", "--json", "{path}"],
+    "synth": ["synth", "{path}"],
+    "status": ["status", "--json", "{path}"],
+    "estimate": ["estimate", "{path}"],
+    "simulate-config": ["simulate", "{path}"],
+    "simulate-trace": ["simulate", "fastscale.yaml", "--trace", "{path}"],
+    "simulate-requests": ["simulate", "fastscale.yaml", "--requests", "{path}"],
+    "simulate-requests-json": ["simulate", "fastscale.yaml", "--requests", "{path}", "--json"],
+    "simulate-profile": ["simulate", "fastscale.yaml", "--requests", "requests.csv", "--profile", "{path}"],
+    "recommend-config": ["recommend", "{path}", "--trace", "requests.csv", "--ttft-p99", "1"],
+    "recommend-trace": ["recommend", "fastscale.yaml", "--trace", "{path}", "--ttft-p99", "1", "--json"],
+    "recommend-profile": ["recommend", "fastscale.yaml", "--trace", "requests.csv", "--ttft-p99", "1", "--profile",
+                          "{path}"],
+}
+
+
+def _inputs_project(tmp_path: Path) -> None:
+    write_config(tmp_path, "")
+    (tmp_path / "requests.csv").write_text("timestamp,input_tokens,output_tokens\n0,10,10\n")
+
+
+def _environment_line() -> str:
+    """A whole entry of this process's /proc/self/environ: what a leak would print."""
+    return next(e for e in Path("/proc/self/environ").read_bytes().decode(errors="replace").split("\0") if "=" in e)
+
+
+@pytest.mark.parametrize("name", sorted(INPUTS))
+@pytest.mark.parametrize("how", ["named", "linked"])
+def test_the_kernels_files_are_refused_as_every_input(tmp_path, monkeypatch, name, how):
+    monkeypatch.chdir(tmp_path)
+    _inputs_project(tmp_path)
+    path = "/proc/self/environ"
+    if how == "linked":  # a link a pull request committed
+        (tmp_path / "innocent.csv").symlink_to(path)
+        path = "innocent.csv"
+    result = CliRunner().invoke(cli, [a.format(path=path) for a in INPUTS[name]])
+    assert result.exit_code == 2, result.output
+    assert "is in /proc" in result.output
+    assert _environment_line() not in result.output
+
+
+@pytest.mark.parametrize("path", SYSTEM_FILES)
+def test_proc_sys_and_dev_are_refused_wherever_in_them(tmp_path, monkeypatch, path):
+    monkeypatch.chdir(tmp_path)
+    _inputs_project(tmp_path)
+    result = CliRunner().invoke(cli, ["simulate", "fastscale.yaml", "--requests", path])
+    assert result.exit_code == 2 and f"is in /{path.split('/')[1]}" in result.output
+
+
+def test_a_trace_linked_to_the_environment_never_prints_it(tmp_path):
+    """As a CI job runs it: the job's secret is in the environment, the pull request links its trace there."""
+    write_config(tmp_path, "")
+    (tmp_path / "trace.csv").symlink_to("/proc/self/environ")
+    for args in (["--requests", "trace.csv"], ["--requests", "trace.csv", "--json"], ["--trace", "trace.csv"]):
+        done, _ = fastscale(tmp_path, "simulate", "fastscale.yaml", *args, env={"JOB_SECRET": "s3cr3t-marker"})
+        assert done.returncode == 2 and "is in /proc" in done.stdout + done.stderr
+        assert "s3cr3t-marker" not in done.stdout + done.stderr
+
+
+def test_refused_on_the_kernels_file_system_wherever_it_is_mounted(tmp_path):
+    from fastscale.infra.base.safe_files import SpecialFileError, refuse_system
+
+    outside = tmp_path / "mounted"  # as if /proc were mounted here: a file on the same device as /proc
+    with pytest.raises(SpecialFileError, match="is on a kernel file system"):
+        refuse_system(outside, "trace", os.stat("/proc").st_dev)
+    refuse_system(outside, "trace", os.stat(tmp_path).st_dev)  # any other file system is fine
 
 
 # --------------------------------------------------------------------------------------------- state path
@@ -242,8 +317,8 @@ def test_clients_refuse_what_validation_refuses():
     with pytest.raises(clients.EndpointRefused, match="public address"):
         clients.AwsClients("us-east-1", endpoint_url="http://203.0.113.7")
     with pytest.raises(clients.EndpointRefused, match="metadata"):
-        clients.AwsClients("us-east-1", endpoint_url="http://169.254.169.254", trust_remote_endpoint=True)
-    assert clients.AwsClients("us-east-1", endpoint_url="http://203.0.113.7", trust_remote_endpoint=True)
+        clients.AwsClients("us-east-1", endpoint_url="http://169.254.169.254", send_credentials=True)
+    assert clients.AwsClients("us-east-1", endpoint_url="http://203.0.113.7", send_credentials=True)
     assert clients.AwsClients("us-east-1", endpoint_url="http://192.168.1.20:4566")
 
 

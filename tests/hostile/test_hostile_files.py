@@ -5,6 +5,7 @@ bench/hostile.py (under 2 s and 200 MB each), not here."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -54,6 +55,25 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "endpoint_url_metadata.yaml": ("FS000", "link-local, cloud metadata"),
     "endpoint_url_metadata_decimal.yaml": ("FS000", "link-local, cloud metadata"),
     "endpoint_url_metadata_ipv6.yaml": ("FS000", "link-local, cloud metadata"),
+    # every spelling of a cloud-internal address or name, refused by the schema whatever the command line says
+    "endpoint_url_metadata_hex.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_octal.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_short_form.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_ipv4_mapped.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_nat64.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_trailing_dot.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_ecs_credentials.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_eks_pod_identity.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_eks_pod_identity_ipv6.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_aws_dns_ipv6.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_instance_data_name.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_metadata_name.yaml": ("FS000", "link-local, cloud metadata"),
+    "endpoint_url_link_local_zone.yaml": ("FS000", "carries a zone id or percent-encoding"),
+    "endpoint_url_metadata_percent_encoded.yaml": ("FS000", "carries a zone id or percent-encoding"),
+    "endpoint_url_metadata_unicode_digits.yaml": ("FS000", "a character outside ASCII"),
+    "state_endpoint_url_without_emulator.yaml": ("FS096", "real AWS credentials"),
+    "name_trailing_newline.yaml": ("FS016", "endpoint name 'chat\\n' is not a legal SageMaker name part"),
+    "escape_in_key.yaml": ("FS000", "unknown key"),
     # accepted by the schema, refused by AWS at deploy: validate refuses them, with line and fix
     "region_typo_commercial.yaml": ("FS075", "'us-eats-1' is not an AWS region"),
     "region_typo_europe.yaml": ("FS075", "'eu-wset-1' is not an AWS region"),
@@ -72,6 +92,9 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "azure_connection_string.yaml": ("FS063", "looks like an Azure storage account key"),
     "service_bus_key_in_tag.yaml": ("FS063", "looks like an Azure shared access key"),
     "password_pair_in_state_key.yaml": ("FS063", "looks like a password in a connection string"),
+    # overrides that would move a resource out of the stack's region, or tie another team's model to it
+    "override_moves_region.yaml": ("FS103", "the resource's region"),
+    "override_shadow_foreign_model.yaml": ("FS103", "the shadow variant's model"),
 }
 
 #: Files whose first finding is a rule's (not the schema's): (line it names, words of its fix).
@@ -93,7 +116,12 @@ FIXES: dict[str, tuple[int, str]] = {
     "azure_connection_string.yaml": (9, "move FEEDBACK_STORE to `secrets`"),
     "service_bus_key_in_tag.yaml": (4, "a tag never holds a credential"),
     "password_pair_in_state_key.yaml": (6, "remove it from the config"),
+    "override_moves_region.yaml": (10, "remove this override"),
+    "override_shadow_foreign_model.yaml": (10, "remove this override"),
 }
+
+#: Control characters a terminal would act on: C0 but tab and line feed, DEL, C1.
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 #: Values of the literal-secret files that must never be echoed.
 SECRETS = ("hf_FAKEfake", "correct-horse", "sk-proj-FAKE", "AKIAFAKE", "Zq8vN3xR7", "ghp_FAKEfake", "S3cr3tFAKE",
@@ -127,6 +155,9 @@ def test_hostile_file_exits_2_with_its_finding(name):
     assert (first["code"], first["severity"]) == (code, "error")
     assert words in first["message"]
     assert not any(s in as_json.stdout + text.output for s in SECRETS)
+    # What reaches a terminal holds no control character but line breaks (an escape sequence in the file
+    # is shown, never obeyed), while --json keeps the text exact.
+    assert not RAW_CONTROL.search(text.output)
     if name in FIXES:
         line, fix = FIXES[name]
         assert (first["line"], first["path"] in flat) == (line, True)
@@ -159,3 +190,10 @@ def test_undecodable_byte_names_its_line(tmp_path):
     finding = json.loads(result.stdout)["files"][0]["findings"][0]
     assert "not UTF-8 text" in finding["message"] and "save it as UTF-8" in finding["message"]
     assert finding["line"] == 3
+
+
+def test_an_escape_sequence_in_a_key_is_shown_escaped_and_kept_exact_in_json():
+    path = str(FILES / "escape_in_key.yaml")
+    assert "\\x1b]0;owned\\x07\\x1b[2J\\x9bkey" in validate(path).output
+    [finding] = json.loads(validate("--json", path).stdout)["files"][0]["findings"]
+    assert finding["path"] == "\x1b]0;owned\x07\x1b[2J\x9bkey"

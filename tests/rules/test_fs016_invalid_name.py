@@ -11,7 +11,7 @@ def test_legal_names_pass(run_rule, single_model, components):
     assert run_rule("FS016", single_model) == []
 
 
-@pytest.mark.parametrize("bad", ["qwen3_8b", "chat-", "-chat", "chat.v2", "chät"])
+@pytest.mark.parametrize("bad", ["qwen3_8b", "chat-", "-chat", "chat.v2", "chät", "chat\n", "chat\r\n", "\nchat"])
 def test_illegal_endpoint_name(run_rule, hits, single_model, bad):
     single_model["endpoints"][0]["name"] = bad
     assert hits(run_rule("FS016", single_model)) == [("FS016", "error", "endpoints[0].name")]
@@ -65,3 +65,11 @@ def test_component_name_max_63(run_rule, hits, components):
     found = run_rule("FS016", components)
     assert hits(found) == [("FS016", "error", "endpoints[0].inference_components[0].name")]
     assert "at most 58" in found[0].hint
+
+
+def test_a_name_is_matched_whole_and_shown_with_its_line_break(run_rule, hits, components):
+    components["project"] = "demo\n"
+    components["endpoints"][0]["inference_components"][0]["name"] = "llm\n"
+    found = run_rule("FS016", components)
+    assert hits(found) == [("FS016", "error", "project"), ("FS016", "error", "endpoints[0].inference_components[0].name")]
+    assert "project 'demo\\n' is not a legal" in found[0].message

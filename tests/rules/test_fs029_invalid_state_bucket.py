@@ -24,6 +24,7 @@ def test_local_state_is_not_checked(run_rule, single_model):
         ("a" * 64, "3 to 63"),
         ("Team_State", "lowercase"),
         ("-state", "start and end"),
+        ("team-state\n", "start and end"),
         ("state..bucket", "adjacent dots"),
         ("192.168.1.10", "IP address"),
         ("xn--state", "'xn--'"),

@@ -29,6 +29,11 @@ def test_enhanced_metrics_against_an_emulator_is_refused_at_its_own_field(run_ru
     single_model["endpoints"][0]["enhanced_metrics"] = True
     [finding] = run_rule("FS072", single_model)
     assert finding.path == "endpoints[0].enhanced_metrics" and "metrics configuration" in finding.message
+    ep = single_model["endpoints"][0]
+    ep.pop("enhanced_metrics")
+    ep["inference_ami_version"] = "al2023-ami-sagemaker-inference-gpu-4-1"
+    [finding] = run_rule("FS072", single_model)
+    assert finding.path == "endpoints[0].inference_ami_version" and "list of AMIs lacks" in finding.message
 
 
 def test_routing_and_capacity_settings_against_an_emulator_are_refused(run_rule, single_model):
@@ -41,7 +46,7 @@ def test_routing_and_capacity_settings_against_an_emulator_are_refused(run_rule,
     ep["routing"] = "least_outstanding_requests"
     ep["capacity"] = {"provision_timeout": 600}
     [finding] = run_rule("FS072", single_model)
-    assert finding.path == "endpoints[0].capacity"
+    assert finding.path == "endpoints[0].capacity.provision_timeout"
     ep.pop("capacity")
     ep["scale_in"] = {"strategy": "IDLE_RELEASE"}
     [finding] = run_rule("FS072", single_model)

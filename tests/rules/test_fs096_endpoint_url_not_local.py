@@ -38,4 +38,14 @@ def test_the_command_line_opt_in_allows_remote_hosts(single_model):
     single_model["endpoint_url"] = "https://emulator.example.com"
     config = parse_config(single_model)
     [rule] = [r for r in all_rules() if r.code == "FS096"]
-    assert rule.run(config) and rule.run(config.trusting_remote_endpoint()) == []
+    assert rule.run(config) and rule.run(config.sending_credentials_to_endpoint()) == []
+
+
+def test_a_state_endpoint_without_an_emulator_target_is_an_error(run_rule, single_model):
+    # Resources in real AWS need the runner's real credentials, and the S3 backend would sign with them too.
+    single_model["state"] = {**S3, "endpoint_url": "http://localhost:4566"}
+    [finding] = run_rule("FS096", single_model)
+    assert finding.path == "state.endpoint_url"
+    assert "real AWS credentials" in finding.message and "endpoint_url: http://localhost:4566" in finding.hint
+    [rule] = [r for r in all_rules() if r.code == "FS096"]
+    assert rule.run(parse_config(single_model).sending_credentials_to_endpoint()) == []

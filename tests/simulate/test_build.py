@@ -109,14 +109,29 @@ def test_a_model_without_a_size_is_simulated_and_says_so(base_config):
     assert any(n.startswith("model_size_gb not set") for n in w.notes)
 
 
-def test_capacity_defaults_to_the_target_with_headroom_or_the_configured_value(base_config):
+def test_capacity_comes_from_the_kv_cache_or_the_configured_value(base_config):
     model = base_config["endpoints"][0]["model"]
     model["autoscaling"] = {"target_concurrency": 4}
     [w] = select_workloads(parse_config(base_config)).workloads
-    assert w.spec().capacity == pytest.approx(4 / load_params().capacity.default_target_fraction.value)
+    # One L4 of ml.g6.2xlarge: 24 GiB x 0.9 less the server's reserve and the 16 GB of weights, at 128 KiB a token
+    # (the stated default for a 16 GB model), holds requests of the stated 1,280 tokens.
+    r = load_params().requests
+    tokens = int((24 * 2**30 / 1e9 * 0.9 - r.memory_reserve_gb_per_accelerator.value - 16) * 1e9 // 131072)
+    assert w.spec().capacity == tokens // int(r.default_request_tokens.value) == w.capacity
+    assert any("KV cache" in n and f"{tokens} tokens" in n for n in w.notes)
     model["serving"] = {"max_concurrency": 6}
     [w] = select_workloads(parse_config(base_config)).workloads
     assert w.spec().capacity == 6 and w.spec().target == 4
+    assert not any("max_concurrency not set" in n for n in w.notes)
+
+
+def test_capacity_without_a_model_size_reads_the_target_as_80_percent(base_config):
+    model = base_config["endpoints"][0]["model"]
+    del model["model_size_gb"]
+    model["autoscaling"] = {"target_concurrency": 4}
+    [w] = select_workloads(parse_config(base_config)).workloads
+    assert w.spec().capacity == pytest.approx(4 / load_params().capacity.default_target_fraction.value)
+    assert any("cannot be sized" in n for n in w.notes)
 
 
 def test_a_copy_too_big_for_the_instance_is_skipped(base_config):

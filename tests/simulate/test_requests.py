@@ -48,32 +48,48 @@ def trace(*rows: tuple[float, int, int]) -> RequestTrace:
     return RequestTrace(tuple(r[0] for r in rows), tuple(r[1] for r in rows), tuple(r[2] for r in rows), "t.csv", "seconds")
 
 
-def rates(slots=1, prefill=100.0, decode=10.0, slowdown=0.0) -> ServiceRates:
-    return ServiceRates(slots, prefill, decode, slowdown)
+def rates(slots=1, prefill=100.0, decode=10.0, slowdown=0.0, **batching) -> ServiceRates:
+    return ServiceRates(slots, prefill, decode, slowdown, **batching)
 
 
 def test_one_slot_queues_the_second_request_behind_the_first():
-    # Request 0 at 0 s: prefill 100 tokens / 100 tokens/s = 1 s (TTFT 1), decode 50 / 10 = 5 s -> done at 6.
-    # Request 1 at 2 s waits for the slot until 6 (queue 4 s), prefill 1 s -> TTFT 5, done 6 + 1 + 2 = 9 (e2e 7).
+    # Request 0 at 0 s: its 100-token prompt is one step of 100 tokens / 100 tokens/s = 1 s, which gives its first
+    # token (TTFT 1); its 49 other tokens take a 0.1 s step each -> done at 1 + 4.9 = 5.9.
+    # Request 1 at 2 s waits for the slot until 5.9 (queue 3.9 s), prompt step 1 s -> TTFT 4.9, then 19 steps
+    # -> done at 6.9 + 1.9 = 8.8 (e2e 6.8).
     r = simulate_requests(spec(), trace((0, 100, 50), (2, 100, 20)), rates(), LOR, 60)
     st = r.stats
     assert (st.served, st.rejected) == (2, 0)
-    assert st.ttft.p50 == pytest.approx(1) and st.ttft.p99 == pytest.approx(5)
-    assert st.e2e.p50 == pytest.approx(6) and st.e2e.p99 == pytest.approx(7)
-    assert st.queue.p99 == pytest.approx(4)
+    assert st.ttft.p50 == pytest.approx(1) and st.ttft.p99 == pytest.approx(4.9)
+    assert st.e2e.p50 == pytest.approx(5.9) and st.e2e.p99 == pytest.approx(6.8)
+    assert st.queue.p99 == pytest.approx(3.9)
     # The engine reads the time-average of requests in flight or queued: second 2 holds both requests.
     assert r.result.demand[0] == pytest.approx(1) and r.result.demand[2] == pytest.approx(2)
     assert r.result.queued[2] == pytest.approx(1)
 
 
-def test_prefill_is_one_prompt_at_a_time_and_decode_slows_with_the_batch():
-    # Two slots, both requests at 0: prompts of 100 and 300 tokens at 100 tokens/s run one after the other,
-    # so TTFTs are 1 s and 1 + 3 = 4 s. The first decodes alone (k = 1): 10 tokens/s, 20 tokens -> 1 + 2 = 3 s.
-    # The second took its slot with k = 2: 10 / (1 + 0.5 x 1) = 6.67 tokens/s, 20 tokens -> 4 + 3 = 7 s.
-    r = simulate_requests(spec(), trace((0, 100, 20), (0, 300, 20)), rates(slots=2, slowdown=0.5), LOR, 60)
-    assert r.stats.ttft.p50 == pytest.approx(1) and r.stats.ttft.p99 == pytest.approx(4)
-    assert r.stats.e2e.p50 == pytest.approx(3) and r.stats.e2e.p99 == pytest.approx(7)
+def test_a_long_prompt_is_prefilled_in_chunks_that_slow_the_decoding_sequences():
+    # Two slots, both requests at 0, a budget of 100 tokens a step. Step 1: request 0's 100-token prompt (1 s):
+    # its first token at 1. Then each step holds request 0's next token and 99 of request 1's 300 prompt tokens:
+    # (1 + 99) / 100 = 1 s a step, three of them (297 tokens), then a step with the last 3 prompt tokens, as long
+    # as a one-sequence decode step (0.1 s): request 1's first token at 4.1, request 0's 5th token too.
+    # From there both decode at 0.1 x (1 + 0.5) = 0.15 s a step: request 0's 15 last tokens end at 6.35; request
+    # 1 has 4 tokens left, alone: 6.75. Without chunking the prompts would have run one after the other.
+    r = simulate_requests(spec(), trace((0, 100, 20), (0, 300, 20)), rates(slots=2, slowdown=0.5, token_budget=100), LOR, 60)
+    assert r.stats.ttft.p50 == pytest.approx(1) and r.stats.ttft.p99 == pytest.approx(4.1)
+    assert r.stats.e2e.p50 == pytest.approx(6.35) and r.stats.e2e.p99 == pytest.approx(6.75)
     assert r.stats.queue.p99 == 0
+    # With a budget that holds both prompts, they share one 400-token step: both first tokens at 4 s.
+    wide = simulate_requests(spec(), trace((0, 100, 20), (0, 300, 20)), rates(slots=2, slowdown=0.5), LOR, 60)
+    assert wide.stats.ttft.p50 == pytest.approx(4) and wide.stats.ttft.p99 == pytest.approx(4)
+
+
+def test_the_request_overhead_is_added_before_the_server():
+    # 0.05 s outside the accelerator: the request reaches the server at 0.05; TTFT and e2e grow by as much.
+    plain = simulate_requests(spec(), trace((0, 100, 50)), rates(), LOR, 60)
+    slow = simulate_requests(spec(), trace((0, 100, 50)), rates(request_overhead_seconds=0.05), LOR, 60)
+    assert slow.stats.ttft.p50 == pytest.approx(plain.stats.ttft.p50 + 0.05) == pytest.approx(1.05)
+    assert slow.stats.e2e.p50 == pytest.approx(plain.stats.e2e.p50 + 0.05)
 
 
 def test_a_request_without_a_first_token_within_the_timeout_fails_and_leaves_the_queue():
@@ -93,10 +109,10 @@ def test_a_request_without_a_first_token_within_the_timeout_fails_and_leaves_the
 
 def test_least_outstanding_requests_spreads_and_random_is_seeded():
     two = spec(units_min=2, units_max=2, initial_units=2)
-    rows = [(0.1 * i, 100, 100) for i in range(4)]  # 4 requests of 11 s each on two one-slot copies
+    rows = [(0.1 * i, 100, 100) for i in range(4)]  # 4 requests of 1 + 99 x 0.1 = 10.9 s on two one-slot copies
     lor = simulate_requests(two, trace(*rows), rates(), LOR, 60)
-    # Alternating copies: requests 0,1 start at once; 2 and 3 wait for 11 s slots -> queue ~10.8 s each.
-    assert sorted(round(x, 1) for x in [lor.stats.queue.p50, lor.stats.queue.p99]) == [0.0, 10.8]
+    # Alternating copies: requests 0,1 start at once; 2 and 3 wait for the slots until 10.9 and 11.0: 10.7 s each.
+    assert sorted(round(x, 1) for x in [lor.stats.queue.p50, lor.stats.queue.p99]) == [0.0, 10.7]
     runs = [simulate_requests(two, trace(*[(0.1 * i, 100, 100) for i in range(40)]), rates(), "random", 600, seed=s)
             for s in (1, 1, 2)]
     assert runs[0].stats == runs[1].stats
@@ -157,10 +173,10 @@ def test_azure_and_seconds_traces_parse_and_sort():
         ("", "empty"),
         ("when,prompt,output\n1,2,3\n", "line 1: expected the header"),
         ("timestamp,input_tokens,output_tokens\n", "no requests"),
-        ("timestamp,input_tokens,output_tokens\n0,1,1\n1,x,1\n", "line 3: input_tokens 'x' is not a whole number"),
+        ("timestamp,input_tokens,output_tokens\n0,1,1\n1,x,1\n", r"line 3: input_tokens \(column 2\) is not a whole number"),
         ("timestamp,input_tokens,output_tokens\n0,1,1\n1,1\n", "line 3: 2 values for 3 columns"),
         ("timestamp,input_tokens,output_tokens\n-1,1,1\n", "line 2: timestamp must be a finite number >= 0"),
-        ("timestamp,input_tokens,output_tokens\n0,1,-4\n", "line 2: output_tokens must be 0 or more"),
+        ("timestamp,input_tokens,output_tokens\n0,1,-4\n", r"line 2: output_tokens \(column 3\) must be 0 or more"),
         ("TIMESTAMP,ContextTokens,GeneratedTokens\n2023-11-16 18:15:46.x,1,1\n", "line 2: TIMESTAMP"),
     ],
 )
@@ -205,18 +221,34 @@ def _config(**serving):
 
 def test_rates_from_the_roofline_config_and_profile(tmp_path):
     params = load_params()
+    r_ = params.requests
     cfg = _config()
     ep, w = cfg.endpoints[0], cfg.endpoints[0].inference_components[0]
-    # L4: 300 GB/s x 0.7 / 16 GB = 13.125 tokens/s alone; 121 TFLOPS x 0.4 x 1000 / 16 = 3025 prompt tokens/s.
     r = service_rates(ep, w, 5, params)
-    assert (r.slots, r.prefill_tokens_per_second, r.decode_tokens_per_second) == (5, pytest.approx(3025), pytest.approx(13.125))
+    # One L4 (300 GB/s, 121 TFLOPS) for the copy, with the 8 vCPUs of ml.g6.2xlarge. A step with one sequence alone:
+    # the step's CPU time (a fixed part and one that shrinks with more CPUs), one sequence's, and the 16 GB of
+    # weights read at the bandwidth efficiency. Prompt tokens: the dense FP16 throughput at the compute efficiency
+    # over 16 GB (2 FLOP per parameter at 16 bits).
+    step = r_.step_overhead_seconds.value + r_.step_overhead_cpu_seconds.value / 8
+    alone = step + r_.sequence_overhead_seconds.value + 16 / (r_.decode_bandwidth_efficiency.value * 300)
+    assert r.decode_tokens_per_second == pytest.approx(1 / alone)
+    assert r.prefill_tokens_per_second == pytest.approx(r_.prefill_compute_efficiency.value * 121 * 1000 / 16)
+    assert r.step_overhead_seconds == pytest.approx(step)
+    assert r.request_overhead_seconds == pytest.approx(r_.request_overhead_seconds.value + r_.request_overhead_cpu_seconds.value / 8)
+    # The KV cache: 24 GiB x 0.9, less the reserve and the weights, over 128 KiB a token (the stated default for a
+    # model of 8-20 GB: Llama 3.1 8B's 32 layers x 8 KV heads x 128 x 2 x 2 bytes), for requests of 1,280 tokens.
+    kv = int((24 * 2**30 / 1e9 * 0.9 - r_.memory_reserve_gb_per_accelerator.value - 16) * 1e9 // 131072)
+    assert r.kv_cache_tokens == kv and r.slots == kv // 1280 and r.token_budget == 2048  # vLLM's default below 70 GiB
+    # A trace of longer requests fits fewer of them.
+    assert service_rates(ep, w, 5, params, mean_request_tokens=4000).slots == kv // 4000
     measured = _config(prefill_tokens_per_second=2000, decode_tokens_per_second=20)
     mep, mw = measured.endpoints[0], measured.endpoints[0].inference_components[0]
     assert service_rates(mep, mw, 8.5, params).decode_tokens_per_second == 20
-    # Carried to an L40S (864 GB/s): 20 x 864 / 300.
+    # Carried to an L40S (864 GB/s) by the ratio of the two rooflines (overheads included).
     other = service_rates(mep, mw, 8, params, instance_type="ml.g6e.2xlarge")
-    assert other.decode_tokens_per_second == pytest.approx(20 * 864 / 300)
-    assert roofline("ml.g6e.2xlarge", 1, 16, params)[1] / roofline("ml.g6.2xlarge", 1, 16, params)[1] == pytest.approx(864 / 300)
+    ratio = roofline("ml.g6e.2xlarge", 1, 16, params)[1] / roofline("ml.g6.2xlarge", 1, 16, params)[1]
+    assert other.decode_tokens_per_second == pytest.approx(20 * ratio)
+    assert 864 / 300 * 0.9 < ratio < 864 / 300  # bandwidth-bound, less the fixed overheads
     profile = tmp_path / "p.yaml"
     profile.write_text("max_concurrency: 16\nprefill_tokens_per_second: 4000\ndecode_tokens_per_second: {1: 30, 8: 20, 16: 10}\n")
     p = service_rates(ep, w, 5, params, read_profile(profile))
@@ -224,6 +256,35 @@ def test_rates_from_the_roofline_config_and_profile(tmp_path):
     # Interpolated between 1 -> 30 and 8 -> 20; beyond 16 the copy's throughput (160 tokens/s) holds.
     assert p.per_sequence_decode(1) == 30 and p.per_sequence_decode(4.5) == pytest.approx(25)
     assert p.per_sequence_decode(32) == pytest.approx(5)
+    # A measured table gives a decode-only step's time: 8 sequences, 1 / 20 s a step.
+    assert p.step_seconds(8, 8, 0, 0) == pytest.approx(1 / 20)
+
+
+def test_slots_come_from_the_kv_cache_unless_the_config_says_otherwise():
+    params = load_params()
+    r_ = params.requests
+    free = 24 * 2**30 / 1e9 * 0.9 - r_.memory_reserve_gb_per_accelerator.value - 16  # GB of one L4 for the KV cache
+
+    def slots(**serving):
+        cfg = _config(**serving)
+        return service_rates(cfg.endpoints[0], cfg.endpoints[0].inference_components[0], 5, params).slots
+
+    # Qwen3-8B's shape: 36 layers x 8 KV heads x 128 x 2 x 2 bytes = 144 KiB a token; an fp8 cache takes half.
+    shape = {"layers": 36, "kv_heads": 8, "head_dim": 128}
+    assert slots(model_shape=shape) == int(free * 1e9 // 147456) // 1280
+    assert slots(model_shape={**shape, "kv_cache_dtype": "fp8"}) == int(free * 1e9 // 73728) // 1280
+    # Less of the memory for the server: 80% instead of 90%.
+    assert slots(gpu_memory_utilization=0.8) == int((24 * 2**30 / 1e9 * 0.8 - r_.memory_reserve_gb_per_accelerator.value
+                                                      - 16) * 1e9 // 131072) // 1280
+    assert slots(max_concurrency=6.5) == 6
+    # A small model: more than the server runs at once -> vLLM's limit of 256 sequences below 70 GiB.
+    small = _config()
+    small.endpoints[0].inference_components[0].__dict__["model_size_gb"] = 1.0
+    ep, w = small.endpoints[0], small.endpoints[0].inference_components[0]
+    assert service_rates(ep, w, 5, params).slots == 256
+    # On an H100 (80 GiB): a budget of 8192 tokens a step and up to 1024 sequences.
+    h100 = service_rates(ep, w, 5, params, instance_type="ml.p5.4xlarge", accelerators=1)
+    assert (h100.token_budget, h100.slots) == (8192, 1024)
 
 
 def test_no_rates_and_bad_profiles_are_input_errors(tmp_path):
@@ -232,9 +293,49 @@ def test_no_rates_and_bad_profiles_are_input_errors(tmp_path):
     with pytest.raises(RequestInputError, match="no token rates.*model_size_gb"):
         service_rates(ep, w, 5, load_params())
     bad = tmp_path / "bad.yaml"
-    bad.write_text("max_concurency: 4\n")
-    with pytest.raises(RequestInputError, match="max_concurency"):
+    bad.write_text("decode_tokens_per_second: 5\nmax_concurency: 4\n")
+    with pytest.raises(RequestInputError, match="line 2: a key that is not a profile setting; did you mean "
+                                                "max_concurrency") as failed:
         read_profile(bad)
+    assert "max_concurency" not in str(failed.value)  # the file's own text is never repeated
     bad.write_text("decode_tokens_per_second: {0: 5}\n")
     with pytest.raises(RequestInputError, match="table of sequences"):
         read_profile(bad)
+
+
+#: What a file named by mistake may hold: it must never come back in an error message.
+LEAK = "AWS_SECRET_ACCESS_KEY=wJalrFAKEsecret"
+
+
+@pytest.mark.parametrize("text", [
+    f"{LEAK}\0HOME=/root\0",  # /proc/self/environ, or a .env file
+    f"{LEAK},input_tokens,output_tokens\n0,1,1\n",
+    f"timestamp,input_tokens,output_tokens\n{LEAK},1,1\n",
+    f"timestamp,input_tokens,output_tokens\n0,{LEAK},1\n",
+    f"timestamp,input_tokens,output_tokens\n0,1,-{LEAK}\n",
+    f"TIMESTAMP,ContextTokens,GeneratedTokens\n{LEAK},1,1\n",
+])
+def test_no_error_repeats_what_the_trace_holds(text):
+    with pytest.raises(RequestInputError) as failed:
+        parse_request_trace(text, "t.csv")
+    assert "wjalr" not in str(failed.value).lower() and str(failed.value).startswith("t.csv")
+
+
+def test_the_header_error_says_what_is_missing_in_its_own_words():
+    with pytest.raises(RequestInputError, match="line 1 has 2 column.s., without output_tokens"):
+        parse_request_trace("timestamp,input_tokens\n0,1\n", "t.csv")
+    with pytest.raises(RequestInputError, match="line 1 has 1 column.s., without TIMESTAMP, ContextTokens, GeneratedTokens"):
+        parse_request_trace("when\n0\n", "t.csv")
+
+
+@pytest.mark.parametrize("count", ["100000001", "9" * 4000, "9" * 5000, "00000000000000000001" + "0" * 9])
+def test_token_counts_past_the_limit_are_input_errors(count):
+    with pytest.raises(RequestInputError, match=r"line 2: input_tokens \(column 2\) is more than 100,000,000 tokens"):
+        parse_request_trace(f"timestamp,input_tokens,output_tokens\n0,{count},1\n", "t.csv")
+
+
+def test_token_counts_up_to_the_limit_are_read():
+    from fastscale.infra.base.limits import MAX_REQUEST_TOKENS
+
+    trace = parse_request_trace(f"timestamp,input_tokens,output_tokens\n0,{MAX_REQUEST_TOKENS},0000012\n", "t.csv")
+    assert (trace.input_tokens, trace.output_tokens) == ((MAX_REQUEST_TOKENS,), (12,))

@@ -66,11 +66,11 @@ def test_rps_trace_becomes_concurrency_with_the_service_time():
         ("", "empty"),
         ("users\n1\n", "line 1: the header must name one value column"),
         ("concurrency,rps\n1,1\n", "line 1"),
-        ("concurrency\n1\nx\n", "line 3: concurrency 'x' is not a number"),
+        ("concurrency\n1\nx\n", r"line 3: concurrency \(column 1\) is not a number"),
         ("concurrency\n-1\n", "line 2: concurrency must be a finite number >= 0"),
         ("concurrency\nnan\n", "line 2"),
         ("second,concurrency\n5,1\n3,1\n", "line 3: seconds must start at 0 or later and increase"),
-        ("second,concurrency\n1.5,1\n", "line 2: second '1.5' is not a whole number"),
+        ("second,concurrency\n1.5,1\n", r"line 2: second \(column 1\) is not a whole number"),
         ("second,concurrency\n1\n", "line 2: 1 values for 2 columns"),
         ("concurrency\n", "no rows"),
     ],
@@ -88,3 +88,15 @@ def test_read_trace_from_a_file(tmp_path):
         read_trace(tmp_path / "missing.csv", duration=None, service_time=None, default_service_time=10)
     with pytest.raises(TrafficError, match="cannot read"):
         read_trace(tmp_path, duration=None, service_time=None, default_service_time=10)
+
+
+@pytest.mark.parametrize("text", [
+    "AWS_SECRET_ACCESS_KEY=wJalrFAKEsecret\0HOME=/root\0",
+    "concurrency\nwJalrFAKEsecret\n",
+    "second,concurrency\nwJalrFAKEsecret,1\n",
+    "second,concurrency\n0,1\n-5,1\n",
+])
+def test_no_error_repeats_what_the_trace_holds(text):
+    with pytest.raises(TrafficError) as failed:
+        parse_trace(text, "t.csv", duration=None, service_time=None, default_service_time=10)
+    assert "wjalr" not in str(failed.value).lower() and "-5" not in str(failed.value)

@@ -151,7 +151,7 @@ def variant_configs() -> dict[str, dict[str, Any]]:
     # Overrides (a nested block, a map key, a list element) and the AMI on the aws configuration; prefix-aware
     # routing on awscc's, with an override of an awscc type.
     overrides_single = copy.deepcopy(BASE_CONFIG)
-    overrides_single["endpoints"][0].update(inference_ami_version="al2023-ami-sagemaker-inference-gpu-4-1", overrides={
+    overrides_single["endpoints"][0].update(inference_ami_version="al2-ami-sagemaker-inference-gpu-3-1", overrides={
         "aws_sagemaker_endpoint_configuration": {"production_variants.0.enable_ssm_access": True,
                                                  "production_variants.0.core_dump_config.destination_s3_uri": "s3://dumps/"},
         "aws_sagemaker_model": {"primary_container.environment.GREETING": "hello"},
@@ -161,7 +161,7 @@ def variant_configs() -> dict[str, dict[str, Any]]:
         "awscc_sagemaker_inference_component": {"specification.data_cache_config.enable_caching": False}})
     prefix_component["endpoints"][0].update(
         routing="prefix_aware", prefix_routing={"prefix_length": 4096, "concurrency_threshold": 8},
-        inference_ami_version="al2-ami-sagemaker-inference-gpu-3-1",
+        inference_ami_version="al2023-ami-sagemaker-inference-gpu-4-1",
         overrides={"awscc_sagemaker_endpoint_config": {"production_variants.0.enable_ssm_access": True}})
 
     return {

@@ -67,3 +67,23 @@ def test_a_config_that_adopts_nothing_has_no_import_blocks(tmp_path):
     doc = stack(tmp_path, config(adopted=False))
     [cfg] = doc["resource"]["aws_sagemaker_endpoint_configuration"].values()
     assert cfg["name_prefix"] == "demo-main-" and "name" not in cfg
+
+
+def test_the_live_tags_an_adoption_keeps_stay_on_each_resource_under_the_stacks_own(tmp_path):
+    data = config().model_dump(mode="json", exclude_unset=True)
+    ep = data["endpoints"][0]
+    ep["adopted"]["tags"] = {"endpoint": {"cost-center": "ml-42", "fastscale:stack": "someone-else"},
+                             "endpoint_config": {"team": "search"}}
+    ep["inference_components"][0]["adopted"]["tags"] = {
+        "component": {"owner": "ana"}, "model": {"sagemaker.amazonaws.com/model-source": "sdk"}}
+    resources = stack(tmp_path, parse_config(data))["resource"]
+    [endpoint] = resources["aws_sagemaker_endpoint"].values()
+    [cfg] = resources["aws_sagemaker_endpoint_configuration"].values()
+    [model] = resources["aws_sagemaker_model"].values()
+    [ic] = resources["awscc_sagemaker_inference_component"].values()
+    assert endpoint["tags"]["cost-center"] == "ml-42"
+    assert endpoint["tags"]["fastscale:stack"] == "demo"  # the stack's own keys win
+    assert cfg["tags"]["team"] == "search" and "cost-center" not in cfg["tags"]
+    assert model["tags"]["sagemaker.amazonaws.com/model-source"] == "sdk" and "owner" not in model["tags"]
+    assert {"key": "owner", "value": "ana"} in ic["tags"]
+    assert {t["key"] for t in ic["tags"]} >= {"fastscale:stack", "managed-by"}

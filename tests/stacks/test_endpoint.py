@@ -141,7 +141,7 @@ def test_metrics_publish_frequency_uses_awscc_configuration(examples):
     stack = examples["multi-model"]
     assert not stack.of_type("aws_sagemaker_endpoint_configuration")
     cfg = stack.one("awscc_sagemaker_endpoint_config")
-    assert cfg["metrics_config"] == {"metric_publish_frequency_in_seconds": 10}
+    assert cfg["metrics_config"] == {"metric_publish_frequency_in_seconds": 10, "enable_detailed_observability": False}
     (variant,) = cfg["production_variants"]
     assert "model_name" not in variant and ref(cfg["execution_role_arn"])[0] == "aws_iam_role"
     assert variant["routing_config"] == {"routing_strategy": "LEAST_OUTSTANDING_REQUESTS"}
@@ -271,3 +271,45 @@ def test_every_routing_value_maps_to_a_strategy_the_api_knows():
     model = botocore.session.get_session().get_service_model("sagemaker")
     assert set(ROUTING_STRATEGIES.values()) <= set(model.shape_for("RoutingStrategy").enum)
     assert EndpointSpec.model_fields["routing"].default == "least_outstanding_requests"  # documented as deliberate
+
+
+@pytest.mark.parametrize(("setting", "written"), [(None, False), (False, False), (True, True)])
+def test_detailed_observability_is_written_explicitly_on_every_awscc_configuration(synth_dict, setting, written):
+    data = component_config()
+    ep = data["endpoints"][0]
+    ep["capacity"] = {"provision_timeout": 600}  # awscc's configuration, without any metrics setting
+    if setting is not None:
+        ep["detailed_observability"] = setting
+    cfg = synth_dict(data).one("awscc_sagemaker_endpoint_config")
+    assert cfg["metrics_config"] == {"enable_detailed_observability": written}
+
+
+@pytest.mark.parametrize("setting", [True, False])
+def test_setting_detailed_observability_makes_the_configuration_awscc(synth_dict, base_config, setting):
+    base_config["endpoints"][0]["detailed_observability"] = setting
+    stack = synth_dict(base_config)
+    assert not stack.of_type("aws_sagemaker_endpoint_configuration")
+    assert stack.one("awscc_sagemaker_endpoint_config")["metrics_config"] == {"enable_detailed_observability": setting}
+
+
+def test_without_the_setting_a_hashicorp_aws_configuration_leaves_aws_its_default(synth_dict, base_config):
+    stack = synth_dict(base_config)
+    assert "metrics_config" not in stack.one("aws_sagemaker_endpoint_configuration")
+
+
+@pytest.mark.parametrize(("key", "value"), [("inference_ami_version", "al2023-ami-sagemaker-inference-gpu-4-1"),
+                                            ("instance_type", "ml.g7e.2xlarge")])
+def test_a_value_hashicorp_aws_does_not_know_makes_the_configuration_awscc(synth_dict, base_config, key, value):
+    base_config["endpoints"][0][key] = value
+    stack = synth_dict(base_config)
+    assert not stack.of_type("aws_sagemaker_endpoint_configuration")
+    (variant,) = stack.one("awscc_sagemaker_endpoint_config")["production_variants"]
+    assert variant[key] == value
+
+
+@pytest.mark.parametrize(("key", "value"), [("inference_ami_version", "al2-ami-sagemaker-inference-gpu-3-1"),
+                                            ("instance_type", "ml.g6e.2xlarge")])
+def test_a_value_hashicorp_aws_knows_keeps_its_configuration(synth_dict, base_config, key, value):
+    base_config["endpoints"][0][key] = value
+    (variant,) = synth_dict(base_config).one("aws_sagemaker_endpoint_configuration")["production_variants"]
+    assert variant[key] == value

@@ -169,6 +169,27 @@ def test_secrets_are_readable_exactly_and_decryptable_only_through_secrets_manag
     assert decrypt["Condition"] == {"StringEquals": {"kms:ViaService": "secretsmanager.us-east-1.amazonaws.com"}}
 
 
+def test_model_data_under_a_customer_key_is_decryptable_only_through_s3_in_the_keys_region():
+    key = "arn:aws:kms:eu-west-1:123456789012:key/1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d"
+    policy = policy_of(component_config(model_data_kms_key_arn=key))
+    (decrypt,) = statements(policy, "kms:Decrypt")
+    assert decrypt["Action"] == "kms:Decrypt" and resources(decrypt) == [key]  # nothing else of KMS
+    assert decrypt["Condition"] == {"StringEquals": {"kms:ViaService": "s3.eu-west-1.amazonaws.com"}}
+
+
+def test_no_model_data_key_statement_without_the_setting():
+    assert statements(policy_of(component_config()), "kms:Decrypt") == []
+
+
+@pytest.mark.parametrize("value", ["alias/models", "1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d",
+                                   "arn:aws:kms:us-east-1:123456789012:alias/models"])
+def test_a_model_data_key_must_be_a_key_arn(value):
+    from fastscale.infra.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"inference_components\[0\]\.model_data_kms_key_arn: .* is not a KMS key ARN"):
+        parse_config(component_config(model_data_kms_key_arn=value))
+
+
 def test_no_secret_statements_without_secrets():
     policy = policy_of(component_config())
     assert statements(policy, "secretsmanager:GetSecretValue") == [] and statements(policy, "kms:Decrypt") == []

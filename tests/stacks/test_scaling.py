@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 import pytest
 import yaml
 
-from fastscale.infra.config import FastscaleConfig, load_config, parse_config
+from fastscale.infra.config import ConfigError, FastscaleConfig, load_config, parse_config
 from fastscale.infra.model.naming import all_endpoint_names
 from tests.conftest import EXAMPLES, ROOT
 
@@ -237,6 +237,21 @@ def test_invocations_metric_selects_the_one_minute_types():
         "inference-component/assist-llama3-8b": "SageMakerInferenceComponentConcurrentRequestsPerCopyHighResolution",
         "inference-component/assist-mistral-7b": "SageMakerInferenceComponentInvocationsPerCopy",
     }
+
+
+def test_an_invocations_target_is_the_policys_target_value_and_needs_the_invocations_metric():
+    def single(data):
+        data["endpoints"][0]["model"]["autoscaling"].update(metric="invocations", target_invocations=70)
+
+    tf = synth_constructs(modified(SINGLE_MODEL, single))
+    (policy,) = resources(tf, "aws_appautoscaling_policy").values()
+    assert policy["target_tracking_scaling_policy_configuration"]["target_value"] == 70
+
+    def wrong(data):
+        data["endpoints"][0]["model"]["autoscaling"].update(metric="high_resolution", target_invocations=70)
+
+    with pytest.raises(ConfigError, match="set `metric: invocations`"):
+        modified(SINGLE_MODEL, wrong)
 
 
 def test_disabled_autoscaling_creates_nothing():

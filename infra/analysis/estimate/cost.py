@@ -1,6 +1,6 @@
 """On-demand cost of the configured capacity, a monthly figure for a daily peak, and what scale to zero saves.
 
-Prices are the catalog's SageMaker real-time inference on-demand rates (us-east-1; some are marked as
+Prices are the catalog's SageMaker real-time inference on-demand rates (of its one Region; some are marked as
 estimates). The month is AWS's 730-hour convention from the parameters file.
 """
 
@@ -99,7 +99,7 @@ class CostReport:
     def to_dict(self) -> dict[str, Any]:
         return {
             "currency": "USD",
-            "basis": "SageMaker real-time inference on-demand, us-east-1",
+            "basis": f"SageMaker real-time inference on-demand, {catalog.price_region()}",
             "hours_per_month": self.hours_per_month,
             "hours_at_max_per_day": self.hours_at_max_per_day,
             "endpoints": [e.to_dict() for e in self.endpoints],
@@ -130,8 +130,7 @@ def endpoint_cost(
         )
     price = spec.price_per_hour_usd
     month = params.cost.hours_per_month.value
-    peak_hours = hours_at_max_per_day / 24 * month
-    monthly = price * (instances.max * peak_hours + instances.min * (month - peak_hours))
+    monthly = typical_month_usd(price, instances.min, instances.max, hours_at_max_per_day, params)
     note = None
     if not scale_to_zero_available:
         note = "scale to zero needs inference components; a single-model endpoint keeps at least one instance"
@@ -152,10 +151,12 @@ def endpoint_cost(
     )
 
 
-def _monthly(price: float, instances: Capacity, hours_at_max_per_day: float, params: EstimateParams) -> float:
+def typical_month_usd(price: float, low: int, high: int, hours_at_max_per_day: float, params: EstimateParams) -> float:
+    """A month of typical days (unrounded): ``hours_at_max_per_day`` at ``high`` instances every day, the rest of
+    the day at ``low``. `estimate` and the cost of a plan both price a fleet so."""
     month = params.cost.hours_per_month.value
     peak_hours = hours_at_max_per_day / 24 * month
-    return price * (instances.max * peak_hours + instances.min * (month - peak_hours))
+    return price * (high * peak_hours + low * (month - peak_hours))
 
 
 def pool_costs(ep: EndpointSpec, hours_at_max_per_day: float, params: EstimateParams) -> tuple[PoolCost, ...]:
@@ -166,7 +167,8 @@ def pool_costs(ep: EndpointSpec, hours_at_max_per_day: float, params: EstimatePa
     for pool in capacity.pools_by_priority(ep):
         spec = catalog.get(pool.instance_type)
         price = spec.price_per_hour_usd if spec else None
-        monthly = _usd(_monthly(price, ep.instances, hours_at_max_per_day, params)) if price is not None else None
+        monthly = (_usd(typical_month_usd(price, ep.instances.min, ep.instances.max, hours_at_max_per_day, params))
+                   if price is not None else None)
         out.append(PoolCost(pool.priority, pool.instance_type, price, monthly))
     return tuple(out)
 
@@ -194,15 +196,23 @@ def idle_tail(ep: EndpointSpec, price: float, params: EstimateParams) -> IdleTai
 def forced_instances(ep: EndpointSpec) -> Capacity:
     """The instances the endpoint runs: at least those its components' copies need (a copy takes its
     accelerators on one instance; SageMaker adds instances to place them), at min, initial and max."""
-    spec = catalog.get(ep.instance_type)
-    if spec is None or not ep.inference_components or spec.accelerator_count < 1:
+    if not ep.inference_components:
         return ep.instances
 
     def need(key: str) -> int:
         devices: int = sum(getattr(c.copies, key) * (c.resources.accelerators or 0) for c in ep.inference_components)
-        return -(-devices // spec.accelerator_count)
+        return instances_for_devices(ep.instance_type, devices)
 
     return Capacity(**{k: max(getattr(ep.instances, k), need(k)) for k in ("initial", "min", "max")})
+
+
+def instances_for_devices(instance_type: str, devices: int) -> int:
+    """Instances of ``instance_type`` that hold ``devices`` accelerators of component copies: 0 for a type the
+    catalog does not know or without accelerators (the copies then set no floor)."""
+    spec = catalog.get(instance_type)
+    if spec is None or spec.accelerator_count < 1 or devices <= 0:
+        return 0
+    return -(-devices // spec.accelerator_count)
 
 
 def _hours(hours_at_max_per_day: float | None, params: EstimateParams) -> float:

@@ -20,10 +20,6 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-#: Cold-start percentiles the model can be run on: the typical (P50) value, or the slower P90 one.
-PERCENTILES = ("p50", "p90")
-
-
 class Param(_Strict):
     value: float = Field(..., ge=0)
     p90: float | None = Field(None, ge=0)  # the slower value to plan for, where the data gives a spread

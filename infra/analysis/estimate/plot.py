@@ -6,10 +6,12 @@ asked for. Image pull and model download run at the same time, so they share a r
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Any
 
 from fastscale.infra.analysis.estimate.timeline import PHASE_LABELS, WorkloadEstimate
+from fastscale.infra.base import writer
 
 #: Phases drawn in the lower / upper half of a row because they overlap in time.
 _PARALLEL = {"image_pull": 0, "model_download": 1}
@@ -33,6 +35,18 @@ def _pyplot() -> Any:
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def save_png(fig: Any, path: str | Path, **options: Any) -> Path:
+    """Render ``fig`` as PNG in memory, then write it through the one writer (``infra.base.writer``): never
+    through a symbolic link, replaced atomically. matplotlib would open the path itself and follow links.
+    The figure is closed afterwards, written or not."""
+    try:
+        png = io.BytesIO()
+        fig.savefig(png, format="png", **options)
+        return writer.write_file(path, png.getvalue(), what="plot file")
+    finally:
+        _pyplot().close(fig)
 
 
 def plot_timelines(estimates: list[WorkloadEstimate], path: str | Path) -> Path:
@@ -74,7 +88,4 @@ def plot_timelines(estimates: list[WorkloadEstimate], path: str | Path) -> Path:
     order = [label for label in PHASE_LABELS.values() if label in legend]  # timeline order, not drawing order
     fig.legend([legend[label] for label in order], order, loc="lower center", ncol=4, fontsize=8, frameon=False)
     fig.tight_layout(rect=(0, 0.08, 1, 1))
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return save_png(fig, path, dpi=120)

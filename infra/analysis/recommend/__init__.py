@@ -14,17 +14,21 @@ One step per module, in the order ``fastscale recommend`` runs them:
 - :mod:`~fastscale.infra.analysis.recommend.evaluation`: every candidate simulated (``evaluate_all``), with the
   two shortcuts that change no result: a shared run for candidates that differ only in a minimum that never
   bound, and a run stopped once it failed more requests than ``--max-rejected`` allows;
+- :mod:`~fastscale.infra.analysis.recommend.baseline`: the current config on the same trace (``evaluate_baseline``),
+  costs per month, and why the choice wins;
 - :mod:`~fastscale.infra.analysis.recommend.front`: the Pareto front of cost against TTFT p99 and the choice
   under the SLO (``recommend``);
 - :mod:`~fastscale.infra.analysis.recommend.settings`: a candidate's settings put into the config, into its data
-  to be simulated and into its text to be written (``apply_to_text``).
+  to be simulated and into its text to be written (``apply_to_text``);
+- :mod:`~fastscale.infra.analysis.recommend.plot`: the front drawn, the current config marked (``plot_front``).
 
 This package exports those entry points.
 """
 
+from fastscale.infra.analysis.recommend.baseline import evaluate_baseline
 from fastscale.infra.analysis.recommend.evaluation import evaluate_all
 from fastscale.infra.analysis.recommend.front import recommend
 from fastscale.infra.analysis.recommend.search import RecommendInputError, build_search
 from fastscale.infra.analysis.recommend.settings import apply_to_text
 
-__all__ = ["RecommendInputError", "apply_to_text", "build_search", "evaluate_all", "recommend"]
+__all__ = ["RecommendInputError", "apply_to_text", "build_search", "evaluate_all", "evaluate_baseline", "recommend"]

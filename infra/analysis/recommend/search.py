@@ -26,7 +26,8 @@ from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceCompo
 
 #: Share of an accelerator's memory the weights may take (the rest is the KV cache): as rule FS008 warns.
 WEIGHTS_MAX_SHARE = 0.90
-#: The searched grid. Targets are fractions of a copy's capacity (serving.max_concurrency).
+#: The searched grid. Targets are fractions of the concurrency at which a copy of the shape is busy
+#: (:func:`copy_load`), never above what it runs at once (serving.max_concurrency).
 TARGET_FRACTIONS = (0.5, 0.7, 0.9)
 #: (scale_in_cooldown, scale_out_cooldown) pairs: AWS's default scale-in cooldown and a longer one, and a
 #: scale-out cooldown that stops target tracking from adding on top of copies still starting.
@@ -128,7 +129,8 @@ def _shapes(
 
     def rated(spec: catalog.InstanceSpec, acc: int) -> ServiceRates | None:
         try:
-            return service_rates(ep, w, capacity, params, profile, instance_type=spec.instance_type, accelerators=acc)
+            return service_rates(ep, w, capacity, params, profile, instance_type=spec.instance_type, accelerators=acc,
+                                 mean_request_tokens=trace.mean_request_tokens, mean_context_tokens=trace.mean_context_tokens)
         except RequestInputError as exc:
             notes.append(f"{spec.instance_type} with {acc} accelerator(s) per copy skipped: {exc}")
             return None
@@ -180,7 +182,7 @@ def _shapes(
             if spec.instance_type == ep.instance_type and acc == own_acc:
                 own.append((spec, acc, rates))
             per_instance = spec.accelerator_count // acc
-            copies = max(1, math.ceil(_peak_concurrency(trace, rates) / rates.slots))
+            copies = copies_needed(trace, rates)
             ranked.append((math.ceil(copies / per_instance) * spec.price_per_hour_usd, spec.instance_type, acc, spec, rates))
     ranked.sort(key=lambda x: x[:3])
     chosen = [(spec, acc, rates) for _, _, acc, spec, rates in ranked[:max_shapes]]
@@ -191,8 +193,8 @@ def _shapes(
     return chosen
 
 
-def _peak_concurrency(trace: RequestTrace, rates: ServiceRates) -> float:
-    """Requests in flight at the busiest minute of the trace, each taking its time on a busy copy."""
+def busiest_minute_rate(trace: RequestTrace) -> float:
+    """Requests per second in the busiest minute of the trace."""
     per_second = [0] * trace.seconds
     for a in trace.arrivals:
         per_second[int(a)] += 1
@@ -202,10 +204,27 @@ def _peak_concurrency(trace: RequestTrace, rates: ServiceRates) -> float:
     for t in range(window, len(per_second)):
         running += per_second[t] - per_second[t - window]
         peak = max(peak, running)
+    return peak / window
+
+
+def copy_load(trace: RequestTrace, rates: ServiceRates) -> tuple[float, float]:
+    """(requests per second one busy copy serves, requests it then holds) for the trace's mean request.
+
+    Busy: every step full, so a request costs its prompt's compute on its own and a share of the decode steps
+    (a step at the copy's slots serves that many sequences). It then holds about its busy rate x the time a request
+    takes alone (Little's law): the concurrency past which requests start to queue behind one another."""
     n = len(trace)
-    service = (sum(trace.input_tokens) / n / rates.prefill_tokens_per_second
-               + sum(trace.output_tokens) / n / rates.per_sequence_decode(rates.slots))
-    return peak / window * service
+    prompt, output = sum(trace.input_tokens) / n, sum(trace.output_tokens) / n
+    busy = prompt / rates.prefill_tokens_per_second + output * rates.decode_step_seconds(rates.slots) / rates.slots
+    rate = 1.0 / max(busy, 1e-9)
+    alone = rates.request_overhead_seconds + prompt / rates.prefill_tokens_per_second + output * rates.decode_step_seconds(1)
+    return rate, max(1.0, min(float(rates.slots), rate * alone))
+
+
+def copies_needed(trace: RequestTrace, rates: ServiceRates) -> int:
+    """Copies the busiest minute of the trace keeps busy."""
+    rate, _ = copy_load(trace, rates)
+    return max(1, math.ceil(busiest_minute_rate(trace) / rate - 1e-9))
 
 
 def build_search(
@@ -247,8 +266,9 @@ def build_search(
             notes.append(f"{spec.instance_type} with {acc} accelerator(s) per copy skipped: a copy does not fit the host")
             continue
         shared, per_instance = fixed
-        # Copies the busiest minute needs at full capacity: the maximum gets a little headroom, or twice as much.
-        need = max(1, math.ceil(_peak_concurrency(trace, rates) / rates.slots))
+        # Copies the busiest minute keeps busy: the maximum gets a little headroom, or twice as much.
+        need = copies_needed(trace, rates)
+        _, busy_at = copy_load(trace, rates)
         maxima = sorted({math.ceil(need * 1.25), 2 * need + 1})
         grid = itertools.product(minimums, maxima, TARGET_FRACTIONS, METRICS, COOLDOWNS)
         for lo, hi, fraction, metric, (scale_in, scale_out) in grid:
@@ -258,7 +278,7 @@ def build_search(
             settings.update(_count_settings(lo, hi, per_instance, is_component, w_path, ep_path, others))
             if not w.autoscaling.enabled:
                 settings[f"{scaling}.enabled"] = True
-            settings[f"{scaling}.target_concurrency"] = round(fraction * rates.slots, 2)
+            settings[f"{scaling}.target_concurrency"] = round(fraction * busy_at, 2)
             settings[f"{scaling}.metric"] = metric
             settings[f"{scaling}.scale_in_cooldown"] = scale_in
             settings[f"{scaling}.scale_out_cooldown"] = scale_out

@@ -20,6 +20,7 @@ from fastscale.infra.analysis.estimate.timeline import WorkloadInputs, scenarios
 from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
+from fastscale.infra.analysis.simulate.requests.rates import copy_accelerators, kv_slots
 from fastscale.infra.analysis.simulate.result import Result
 from fastscale.infra.analysis.simulate.spec import Alarm, ScaleFromZero, SimSpec, Timings
 from fastscale.infra.analysis.simulate.traffic import Traffic
@@ -203,11 +204,27 @@ def _timings(inputs: WorkloadInputs, layers: Layers, est: EstimateParams, percen
     )
 
 
-def unit_capacity(w: Any, sim: SimulateParams) -> float:
-    """Concurrent requests one copy (one instance of a single-model endpoint) serves before it saturates."""
+def unit_capacity(ep: EndpointSpec, w: Any, sim: SimulateParams) -> tuple[float, str | None]:
+    """Concurrent requests one copy (one instance of a single-model endpoint) runs at once, beyond which requests
+    queue, and a note saying where the figure comes from when the config does not give it.
+
+    ``serving.max_concurrency``; else what the KV cache left in the accelerators' memory after the weights holds of
+    requests of the stated mean length (at most the model server's batch limit); else, when the model size or the
+    accelerator is unknown, the target read as 80% of it."""
     if w.serving.max_concurrency is not None:
-        return float(w.serving.max_concurrency)
-    return float(w.autoscaling.target_concurrency) / sim.capacity.default_target_fraction.value
+        return float(w.serving.max_concurrency), None
+    spec = catalog.get(ep.instance_type)
+    found = kv_slots(w, spec, copy_accelerators(ep, w), sim)
+    if found is not None:
+        slots, why = found
+        return float(slots), (f"serving.max_concurrency not set: a copy runs up to {slots} requests at once ({why}); "
+                              "measure it with a load test of one copy, or give serving.model_shape")
+    capacity = float(w.autoscaling.target_concurrency) / sim.capacity.default_target_fraction.value
+    return capacity, (
+        f"serving.max_concurrency not set and the KV cache cannot be sized (model_size_gb or the accelerator unknown): "
+        f"a copy is assumed to saturate at {capacity:g} concurrent requests (target / "
+        f"{sim.capacity.default_target_fraction.value:g}); measure it with a load test of one copy"
+    )
 
 
 def _workload(
@@ -254,22 +271,30 @@ def _workload(
         max_units = units[1]
     if not scaling.enabled:
         notes.append("auto scaling is disabled: capacity stays at its initial count")
-    capacity = unit_capacity(w, sim)
-    if w.serving.max_concurrency is None:
-        notes.append(
-            f"serving.max_concurrency not set: a copy is assumed to saturate at {capacity:g} concurrent requests "
-            f"(target / {sim.capacity.default_target_fraction.value:g}); measure it with a load test of one copy"
-        )
+    capacity, capacity_note = unit_capacity(ep, w, sim)
+    if capacity_note:
+        notes.append(capacity_note)
     configured = Layers(
         high_resolution=scaling.metric == "high_resolution",
         data_cache=w.data_cache if component else None,
         image_cache=inputs.image_cacheable,
         warm_minimum=(units[0] >= 1) if component else None,
     )
-    if scaling.metric == "invocations":
+    target = scaling.target_concurrency
+    if scaling.metric == "invocations" and scaling.target_invocations is not None:
+        # Little's law: requests in flight = arrival rate x time in the system.
+        service = sim.default_service_time_seconds.value
+        target = scaling.target_invocations / 60 * service
+        notes.append(
+            f"metric: invocations, target {scaling.target_invocations:g} requests per minute per "
+            f"{'copy' if component else 'instance'}: simulated as {target:g} concurrent requests "
+            f"({scaling.target_invocations:g} / 60 s x {service:g} s per request) read at 60-second resolution"
+        )
+    elif scaling.metric == "invocations":
         notes.append(
             "metric: invocations is simulated as the concurrency target read at 60-second resolution; the "
-            "real InvocationsPer* metric counts requests per minute, so set its target in those units"
+            "real InvocationsPer* metric counts requests per minute, so set its target in those units "
+            "(target_invocations)"
         )
 
     def spec(layers: Layers) -> SimSpec:
@@ -285,7 +310,7 @@ def _workload(
             z = scaling.scale_from_zero
             zero = ScaleFromZero(Alarm(z.period, z.evaluation_periods), z.cooldown)
         return SimSpec(
-            target=scaling.target_concurrency,
+            target=target,
             units_min=u_min,
             units_max=max(u_min, max_units),
             instances_min=i_min,
@@ -317,7 +342,7 @@ def _workload(
         instance_type=ep.instance_type,
         inputs=inputs,
         layers=configured,
-        target=scaling.target_concurrency,
+        target=target,
         capacity=capacity,
         units=units,
         instances=instances,

@@ -50,11 +50,12 @@ class _AlarmState:
     in_alarm: bool = False
     last_invoke: float = -math.inf
 
-    def close(self, value: float | None) -> None:
+    def receive(self, value: float | None) -> None:
+        """A closed datapoint reaches the alarm (``lag`` seconds after its period ended). The open period's sums
+        were reset when it closed and keep accumulating meanwhile."""
         self.values.append(value)
         if len(self.values) > self.alarm.datapoints:
             del self.values[0]
-        self.acc, self.n, self.serving_acc = 0.0, 0, 0.0
 
 
 def _ceil(x: float) -> int:
@@ -78,7 +79,6 @@ class _Sim:
         self.last_scale_in = -math.inf
         self.last_scale_out = -math.inf
         self.last_step = -math.inf
-        self.first_alarm: int | None = None
         self.alarm_seconds: list[int] = []
         self.minimum_bound = False  # see Result.minimum_bound
 
@@ -359,7 +359,7 @@ class _Sim:
                 ready = [a for a in arriving if a[0] <= end]
                 arriving = [a for a in arriving if a[0] > end]
                 for at, st, value, measured in ready:
-                    st.close(value)
+                    st.receive(value)
                     when = min(at, n)
                     if st is out_state:
                         if self._evaluate(st, when, lambda v: v > s.target + EPS) and value is not None:

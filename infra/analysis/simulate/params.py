@@ -45,16 +45,60 @@ class AcceleratorRates(_Strict):
     fp16_tflops: Param
 
 
+class KvCacheDefaults(_Strict):
+    """KV-cache bytes per token by model size, when the config gives no model shape: ``bytes_per_token[i]`` for
+    models of at most ``up_to_gb[i]`` GB (the last bound null: every larger model)."""
+
+    source: str
+    up_to_gb: list[float | None]
+    bytes_per_token: list[int]
+
+    def bytes_for(self, model_size_gb: float) -> int:
+        for bound, value in zip(self.up_to_gb, self.bytes_per_token, strict=True):
+            if bound is None or model_size_gb <= bound:
+                return value
+        return self.bytes_per_token[-1]
+
+
+class BatchingDefaults(_Strict):
+    """The model server's per-step limits when the config sets none (vLLM's defaults by accelerator memory)."""
+
+    source: str
+    large_memory_gib: float
+    large_memory_excludes: list[str]
+    token_budget: int
+    token_budget_large_memory: int
+    max_sequences: int
+    max_sequences_large_memory: int
+
+    def large(self, accelerator_name: str, memory_gib: float) -> bool:
+        return memory_gib >= self.large_memory_gib and accelerator_name not in self.large_memory_excludes
+
+
 class RequestParams(_Strict):
-    """The request-level model's defaults: the invocation timeout, how decoding slows with more sequences on
-    a copy, and the roofline figures a copy's token rates come from when nothing measured is given."""
+    """The request-level model's defaults: the invocation timeout, the continuous-batching step model (roofline
+    efficiencies and the model server's CPU overheads, fitted on published benchmarks), the KV-cache capacity,
+    and the figures per accelerator a copy's speed comes from when nothing measured is given."""
 
     invocation_timeout_seconds: Param
-    decode_slowdown_per_sequence: Param
     decode_bandwidth_efficiency: Param
     prefill_compute_efficiency: Param
     tensor_parallel_efficiency: Param
+    step_overhead_seconds: Param
+    step_overhead_cpu_seconds: Param
+    sequence_overhead_seconds: Param
+    request_overhead_seconds: Param
+    request_overhead_cpu_seconds: Param
+    gpu_memory_utilization: Param
+    memory_reserve_gb_per_accelerator: Param
+    default_request_tokens: Param
+    kv_cache_bytes_by_model_size: KvCacheDefaults
+    batching_defaults: BatchingDefaults
     accelerators: dict[str, AcceleratorRates]
+
+    def figures(self, accelerator_name: str, memory_gib: float) -> AcceleratorRates | None:
+        """The accelerator's figures: an entry for its memory size first (``NVIDIA A100 80GB``), else its name."""
+        return self.accelerators.get(f"{accelerator_name} {memory_gib:g}GB") or self.accelerators.get(accelerator_name)
 
 
 class SimulateParams(_Strict):
@@ -89,9 +133,24 @@ def parse_params(text: str, source: str = PARAMS_FILE) -> SimulateParams:
         ("requests.decode_bandwidth_efficiency", r.decode_bandwidth_efficiency),
         ("requests.prefill_compute_efficiency", r.prefill_compute_efficiency),
         ("requests.tensor_parallel_efficiency", r.tensor_parallel_efficiency),
+        ("requests.gpu_memory_utilization", r.gpu_memory_utilization),
+        ("requests.default_request_tokens", r.default_request_tokens),
     ):
         if p.value <= 0:
             raise ParamsError(f"{source}: {name} must be positive")
+    for name, p in (
+        ("requests.decode_bandwidth_efficiency", r.decode_bandwidth_efficiency),
+        ("requests.prefill_compute_efficiency", r.prefill_compute_efficiency),
+        ("requests.gpu_memory_utilization", r.gpu_memory_utilization),
+    ):
+        if p.value > 1:
+            raise ParamsError(f"{source}: {name} is a fraction and cannot exceed 1")
+    kv = r.kv_cache_bytes_by_model_size
+    if not kv.up_to_gb or len(kv.up_to_gb) != len(kv.bytes_per_token) or kv.up_to_gb[-1] is not None:
+        raise ParamsError(f"{source}: requests.kv_cache_bytes_by_model_size needs one value per bound, the last bound null")
+    b = r.batching_defaults
+    if min(b.token_budget, b.token_budget_large_memory, b.max_sequences, b.max_sequences_large_memory) < 1:
+        raise ParamsError(f"{source}: requests.batching_defaults must be positive")
     if not 0 < params.capacity.default_target_fraction.value <= 1:
         raise ParamsError(f"{source}: capacity.default_target_fraction must be in (0, 1]")
     if not 0 < params.scale_in.threshold_fraction.value <= 1:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fastscale.infra.analysis.estimate.plot import PlotUnavailable, _pyplot
+from fastscale.infra.analysis.estimate.plot import PlotUnavailable, _pyplot, save_png
 from fastscale.infra.analysis.simulate.build import WorkloadSimulation
 
 __all__ = ["PlotUnavailable", "plot_figure", "plot_simulations"]
@@ -70,11 +70,4 @@ def plot_figure(sims: list[WorkloadSimulation]) -> Any:
 
 def plot_simulations(sims: list[WorkloadSimulation], path: str | Path) -> Path:
     """Write a PNG: per workload, the demand (grey, filled) and each variant's capacity as a step line."""
-    plt = _pyplot()
-    fig = plot_figure(sims)
-    out = Path(path)
-    try:
-        fig.savefig(out, dpi=110, bbox_inches="tight")
-    finally:
-        plt.close(fig)
-    return out
+    return save_png(plot_figure(sims), path, dpi=110, bbox_inches="tight")

@@ -56,8 +56,8 @@ class Traffic:
 
 
 _NUMBER = r"(\d+(?:\.\d+)?)"
-_SPIKE = re.compile(rf"^{_NUMBER}:{_NUMBER}@(\d+)(?:\+(\d+))?$")
-_RAMP = re.compile(rf"^{_NUMBER}:{_NUMBER}@(\d+)-(\d+)$")
+_SPIKE = re.compile(rf"{_NUMBER}:{_NUMBER}@(\d+)(?:\+(\d+))?")
+_RAMP = re.compile(rf"{_NUMBER}:{_NUMBER}@(\d+)-(\d+)")
 
 
 def _window(duration: int | None, needed: int, default: int) -> int:
@@ -71,7 +71,7 @@ def _window(duration: int | None, needed: int, default: int) -> int:
 
 def spike(text: str, *, duration: int | None, default_window: int, service_time: float) -> Traffic:
     """``BASE:PEAK@T`` (peak from second T to the end) or ``BASE:PEAK@T+HOLD`` (peak for HOLD seconds, then base)."""
-    m = _SPIKE.match(text.strip())
+    m = _SPIKE.fullmatch(text.strip())
     if not m:
         raise TrafficError(
             f"--spike {text!r}: expected BASE:PEAK@T or BASE:PEAK@T+HOLD in concurrent requests and seconds, "
@@ -92,7 +92,7 @@ def spike(text: str, *, duration: int | None, default_window: int, service_time:
 
 def ramp(text: str, *, duration: int | None, default_window: int, service_time: float) -> Traffic:
     """``BASE:PEAK@START-END``: base until START, linear to peak at END, then peak to the end of the window."""
-    m = _RAMP.match(text.strip())
+    m = _RAMP.fullmatch(text.strip())
     if not m:
         raise TrafficError(
             f"--ramp {text!r}: expected BASE:PEAK@START-END in concurrent requests and seconds, e.g. 0:16@60-360"
@@ -147,9 +147,12 @@ def parse_trace(
     value_columns = [h for h in header if h in ("concurrency", "rps")]
     unknown = [h for h in header if h not in ("concurrency", "rps", "second")]
     if len(value_columns) != 1 or unknown or len(set(header)) != len(header):
+        # What the header holds is never repeated: a file named by mistake may hold secrets.
+        found = f"line 1 has {len(header)} column(s), {len(value_columns)} of them a value column"
         raise TrafficError(
             f"{source}, line 1: the header must name one value column, `concurrency` (concurrent requests) or `rps` "
-            f"(requests per second), and optionally `second`; found {','.join(rows[0]) or 'nothing'}"
+            f"(requests per second), and optionally `second`; {found}"
+            + (f", {len(unknown)} unknown" if unknown else "") + (", one repeated" if len(set(header)) != len(header) else "")
         )
     column = value_columns[0]
     if column == "rps" and service_time is None:
@@ -167,20 +170,20 @@ def parse_trace(
         try:
             value = float(row[vi])
         except ValueError:
-            raise TrafficError(f"{source}, line {n}: {column} {row[vi].strip()!r} is not a number") from None
+            raise TrafficError(f"{source}, line {n}: {column} (column {vi + 1}) is not a number") from None
         if not math.isfinite(value) or value < 0:
-            raise TrafficError(f"{source}, line {n}: {column} must be a finite number >= 0, not {row[vi].strip()}")
+            raise TrafficError(f"{source}, line {n}: {column} must be a finite number >= 0")
         if si is None:
             second = len(points)
         else:
             try:
                 second = int(row[si])
             except ValueError:
-                raise TrafficError(f"{source}, line {n}: second {row[si].strip()!r} is not a whole number") from None
+                raise TrafficError(f"{source}, line {n}: second (column {si + 1}) is not a whole number") from None
             if second < 0 or (points and second <= points[-1][0]):
-                raise TrafficError(f"{source}, line {n}: seconds must start at 0 or later and increase (got {second})")
+                raise TrafficError(f"{source}, line {n}: seconds must start at 0 or later and increase from row to row")
             if second >= MAX_WINDOW_SECONDS:
-                raise TrafficError(f"{source}, line {n}: second {second} is beyond the one-week limit")
+                raise TrafficError(f"{source}, line {n}: second is beyond the one-week limit")
         points.append((second, value * service if column == "rps" else value))
     if not points:
         raise TrafficError(f"{source}: the trace has a header but no rows")

@@ -25,8 +25,8 @@ Stubber-wrapped clients that way).
 
 The package, one module per part: :mod:`.calls` (every call bounded in attempts and time, long waits reported,
 a failed call labelled with its resource), :mod:`.errors` (AWS's error codes classified, one-line messages,
-:class:`AwsError`), :mod:`.endpoints` (where calls may go and with which credentials: an emulator's URL and its
-dummy keys), :mod:`.factory` (the clients themselves: :func:`client`, :class:`AwsClients`, ``clients=``, and
+:class:`AwsError`), :mod:`.endpoints` (where calls may go and with which credentials: an emulator's URL and the
+dummy keys its calls carry), :mod:`.factory` (the clients themselves: :func:`client`, :class:`AwsClients`, ``clients=``, and
 paging). The names below are the ones callers use; the settings tests change (``RETRY_CONFIG``,
 ``WAIT_NOTICE_SECONDS``, ``wait_reporter``) are set on :mod:`.calls` itself, where they are read.
 """
@@ -45,7 +45,7 @@ from fastscale.infra.aws.clients.calls import (
     call_time_limit,
     instrument,
 )
-from fastscale.infra.aws.clients.endpoints import EndpointRefused, emulator_credentials, refuse_endpoint
+from fastscale.infra.aws.clients.endpoints import EndpointRefused, dummy_session, refuse_endpoint
 from fastscale.infra.aws.clients.errors import (
     ACCESS_CODES,
     THROTTLING_CODES,
@@ -95,7 +95,7 @@ __all__ = [
     "client",
     "describe_error",
     "describe_failure",
-    "emulator_credentials",
+    "dummy_session",
     "error_code",
     "error_message",
     "for_config",

@@ -21,6 +21,8 @@ from botocore.client import BaseClient
 from botocore.config import Config
 from botocore.exceptions import BotoCoreError
 
+from fastscale.infra.base.printable import printable
+
 #: Attempts per call, the first included. botocore's back-off before retry n is random(0, 2**(n-1)) s,
 #: so 5 attempts wait at most 1 + 2 + 4 + 8 = 15 s (7.5 s on average) before giving up, where 11
 #: attempts (``max_attempts`` 10) waited up to 131 s.
@@ -76,7 +78,7 @@ class CallTimeLimitExceeded(BotoCoreError):  # type: ignore[misc,unused-ignore] 
 
 def _say_waiting(message: str) -> None:
     try:
-        sys.stderr.write(message + "\n")
+        sys.stderr.write(printable(message) + "\n")
         sys.stderr.flush()
     except (OSError, ValueError):  # stderr closed: nobody to tell
         pass
@@ -149,7 +151,7 @@ def _call_ended(**_: Any) -> None:
 #: Key of the failed response under which :func:`instrument` records what the request was about.
 REQUEST_KEY = "FastscaleRequest"
 #: Request parameters that name what a call is about, in the order they are shown.
-_RESOURCE_PARAM = re.compile(r"(Name|Arn|ResourceId|Id|NameEquals|Bucket|Key|RepositoryName|ImageIds)$")
+_RESOURCE_PARAM = re.compile(r"(Name|Arn|ResourceId|Id|NameEquals|Bucket|Key|RepositoryName|ImageIds)\Z")
 
 
 def _remember_resource(params: Mapping[str, Any], context: dict[str, Any], **_: Any) -> None:
@@ -165,6 +167,28 @@ def _remember_resource(params: Mapping[str, Any], context: dict[str, Any], **_: 
 def _attach_resource(parsed: dict[str, Any], context: Mapping[str, Any], **_: Any) -> None:
     if isinstance(parsed, dict) and "Error" in parsed and REQUEST_KEY in context:
         parsed[REQUEST_KEY] = context[REQUEST_KEY]
+
+
+#: Key of a failed response under which :func:`mark_emulator` records the emulator the call went to.
+EMULATOR_KEY = "FastscaleEmulator"
+#: Attribute of a call's exception (a connection failure: no response) naming that emulator.
+EMULATOR_ATTR = "fastscale_emulator"
+
+
+def mark_emulator(api: BaseClient, url: str) -> BaseClient:
+    """Make a failed call of ``api``, answered or not, say that it went to the emulator at ``url`` (fastscale's ``endpoint_url``),
+    so that its message blames the emulator, never AWS (:func:`.errors.describe_failure`). Idempotent."""
+
+    def attach(parsed: dict[str, Any], **_: Any) -> None:
+        if isinstance(parsed, dict) and "Error" in parsed:
+            parsed[EMULATOR_KEY] = url
+
+    def attach_to_exception(exception: BaseException, **_: Any) -> None:  # no answer at all: cannot connect
+        setattr(exception, EMULATOR_ATTR, url)
+
+    api.meta.events.register("after-call.*.*", attach, unique_id="fastscale-emulator")
+    api.meta.events.register("after-call-error.*.*", attach_to_exception, unique_id="fastscale-emulator-error")
+    return api
 
 
 #: Key of a call's context under which :func:`instrument` records the endpoint it goes to.

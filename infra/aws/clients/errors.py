@@ -32,6 +32,8 @@ from botocore.exceptions import (
 from fastscale.infra.aws.clients.calls import (
     CALL_TIME_LIMIT_ENV,
     CONNECT_TIMEOUT,
+    EMULATOR_ATTR,
+    EMULATOR_KEY,
     MAX_ATTEMPTS,
     MAX_BACKOFF_SECONDS,
     REQUEST_KEY,
@@ -155,6 +157,9 @@ def describe_failure(exc: BaseException) -> str:
         about = f" ({resource})" if resource else ""
         what = _one_line(describe_error(exc)) or f"HTTP {status}"
         tries = f"after {attempts} attempt{'s' if attempts != 1 else ''}"
+        emulator = exc.response.get(EMULATOR_KEY)
+        if emulator:
+            return _emulator_failure(exc, str(emulator), op, about, status, tries)
         if is_throttling(exc):
             return (f"AWS throttled {op}{about} {tries} ({what}); fastscale retries {MAX_ATTEMPTS} times with "
                     f"at most {MAX_BACKOFF_SECONDS} s of back-off: wait a minute and run again, or ask for a "
@@ -177,10 +182,31 @@ def describe_failure(exc: BaseException) -> str:
     if isinstance(exc, CallTimeLimitExceeded):
         return f"{_one_line(str(exc))}; check that it is up, or allow more time with {CALL_TIME_LIMIT_ENV}"
     if isinstance(exc, (BotoConnectionError, ConnectionClosedError, HTTPClientError)):
+        emulator = getattr(exc, EMULATOR_ATTR, None)
+        if emulator:
+            return (f"cannot reach the emulator: is `fastscale emulator` running at {emulator}? "
+                    f"({_one_line(str(exc))}; each call is tried up to {MAX_ATTEMPTS} times)")
         return (f"cannot reach AWS: {_one_line(str(exc))} (each call is tried up to {MAX_ATTEMPTS} times within "
                 f"{call_time_limit():g} s, {CONNECT_TIMEOUT} s to connect); check the network, proxy settings and "
                 "AWS_ENDPOINT_URL")
     return f"AWS client error: {_one_line(str(exc))}"
+
+
+def _emulator_failure(exc: ClientError, url: str, op: str, about: str, status: Any, tries: str) -> str:
+    """A failed call to an emulator (fastscale's ``endpoint_url``), in words that never blame AWS."""
+    code = error_code(exc)
+    page = code.isdigit()  # an HTML error page, not an error of the API
+    what = f"HTTP {status}" if page else _one_line(describe_error(exc)) or f"HTTP {status}"
+    if code in UNSUPPORTED_CODES or status == 501:
+        return (f"the emulator at {url} does not implement {op}{about} ({what}): this cannot be rehearsed on it; "
+                "it works against AWS")
+    if isinstance(status, int) and status >= 500:
+        return (f"the emulator at {url} failed on {op}{about} {tries} ({what}{', no AWS error in the answer' if page else ''}): "
+                "an emulator answers so for a call it does not implement, or when it fails itself; this is the "
+                "emulator, not AWS")
+    if is_access_error(exc):
+        return f"the emulator at {url} refused {op}{about}: {what}"
+    return f"the emulator at {url} rejected {op}{about}: {what}"
 
 
 def as_aws_error(exc: ClientError | BotoCoreError) -> AwsError:

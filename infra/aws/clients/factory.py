@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 import boto3
 from botocore.client import BaseClient
 
-from fastscale.infra.aws.clients.calls import client_config, instrument
-from fastscale.infra.aws.clients.endpoints import emulator_credentials, refuse_endpoint
+from fastscale.infra.aws.clients.calls import client_config, instrument, mark_emulator
+from fastscale.infra.aws.clients.endpoints import dummy_session, refuse_endpoint
 
 if TYPE_CHECKING:
     from fastscale.infra.config import FastscaleConfig
@@ -37,24 +37,28 @@ def client(
     region: str | None,
     session: boto3.session.Session | None = None,
     endpoint_url: str | None = None,
+    *,
+    send_credentials: bool = False,
 ) -> BaseClient:
     """A boto3 client with adaptive retries; ``service`` is a boto3 service name or one of SERVICE_ALIASES.
-    ``endpoint_url`` sends its calls to an AWS emulator instead of AWS (see :func:`emulator_credentials`)."""
+    ``endpoint_url`` sends its calls to an AWS emulator instead of AWS; without a ``session`` of the caller's
+    they are signed with the dummy credentials (:func:`.endpoints.dummy_session`) unless ``send_credentials``
+    (the command line's ``--send-credentials-to-endpoint-url``)."""
     name = SERVICE_ALIASES.get(service, service)
-    keys: dict[str, Any] = {}
-    dummy = emulator_credentials(endpoint_url) if session is None else {}
-    if dummy:
-        keys = {"aws_access_key_id": dummy["AWS_ACCESS_KEY_ID"], "aws_secret_access_key": dummy["AWS_SECRET_ACCESS_KEY"]}
+    if session is None and endpoint_url and not send_credentials:
+        session = dummy_session(region)
     if session is None:
-        return instrument(boto3.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url,
-                                       **keys))
-    return instrument(session.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url))
+        api = boto3.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url)
+    else:
+        api = session.client(name, region_name=region, config=client_config(), endpoint_url=endpoint_url)
+    return mark_emulator(instrument(api), endpoint_url) if endpoint_url else instrument(api)
 
 
 class AwsClients:
     """Lazily built clients for one region; ``overrides`` (service name -> client) take precedence.
     ``endpoint_url`` (an AWS emulator) applies to every client built here; it must name a loopback or
-    private address unless ``trust_remote_endpoint`` (the command line's opt-in), see ``infra.base.network``."""
+    private address unless ``send_credentials`` (the command line's ``--send-credentials-to-endpoint-url``),
+    see ``infra.base.network``, and its calls carry dummy credentials unless that flag was given too."""
 
     def __init__(
         self,
@@ -63,12 +67,15 @@ class AwsClients:
         session: boto3.session.Session | None = None,
         overrides: Mapping[str, BaseClient] | None = None,
         endpoint_url: str | None = None,
-        trust_remote_endpoint: bool = False,
+        send_credentials: bool = False,
     ):
         if endpoint_url:
-            refuse_endpoint(endpoint_url, trust_remote_endpoint)
+            refuse_endpoint(endpoint_url, send_credentials)
+            if session is None and not send_credentials:
+                session = dummy_session(region)  # one for every client built here
         self.region = region
         self.endpoint_url = endpoint_url
+        self.send_credentials = send_credentials
         self._session = session
         self._overrides = {SERVICE_ALIASES.get(k, k): v for k, v in (overrides or {}).items()}
         self._cache: dict[tuple[str, str], BaseClient] = {}
@@ -76,10 +83,12 @@ class AwsClients:
     def get(self, service: str, region: str | None = None) -> BaseClient:
         name = SERVICE_ALIASES.get(service, service)
         if name in self._overrides:
-            return instrument(self._overrides[name])
+            given = instrument(self._overrides[name])
+            return mark_emulator(given, self.endpoint_url) if self.endpoint_url else given
         key = (name, region or self.region)
         if key not in self._cache:
-            self._cache[key] = client(name, key[1], self._session, self.endpoint_url)
+            self._cache[key] = client(name, key[1], self._session, self.endpoint_url,
+                                      send_credentials=self.send_credentials)
         return self._cache[key]
 
     @property
@@ -113,7 +122,7 @@ ClientsArg = AwsClients | Mapping[str, BaseClient] | None
 def for_config(config: FastscaleConfig) -> AwsClients:
     """Clients for a config: its region, and its emulator (``endpoint_url``) when it has one."""
     return AwsClients(config.region, endpoint_url=config.endpoint_url,
-                      trust_remote_endpoint=config.remote_endpoint_trusted)
+                      send_credentials=config.sends_credentials_to_endpoint)
 
 
 def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
@@ -124,7 +133,7 @@ def resolve(clients: ClientsArg, target: str | FastscaleConfig) -> AwsClients:
     if isinstance(target, str):
         return AwsClients(target, overrides=clients)
     return AwsClients(target.region, overrides=clients, endpoint_url=target.endpoint_url,
-                      trust_remote_endpoint=target.remote_endpoint_trusted)
+                      send_credentials=target.sends_credentials_to_endpoint)
 
 
 def paginate(api: BaseClient, operation: str, key: str, **params: Any) -> Iterator[dict[str, Any]]:

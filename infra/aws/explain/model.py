@@ -3,11 +3,13 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from fastscale.infra.analysis.endpoint_traffic.window import HIGH_RESOLUTION_RETENTION as HIGH_RESOLUTION_RETENTION
+from fastscale.infra.analysis.endpoint_traffic.window import MINUTE_RETENTION
+from fastscale.infra.analysis.endpoint_traffic.window import parse_duration as _parse_duration
 from fastscale.infra.aws.measure import requested_count
 from fastscale.infra.base.aws_facts import (
     COMPONENT_COPIES,
@@ -21,10 +23,9 @@ from fastscale.infra.model.naming import all_endpoint_names
 
 INVOCATIONS_METRIC = "Invocations"
 
-#: CloudWatch keeps sub-minute datapoints for 3 hours; older ranges must be read at a multiple of 60 s.
-HIGH_RESOLUTION_RETENTION = timedelta(hours=3)
-#: Metrics at 1-minute resolution stay for 15 days; the window may not start earlier.
-MAX_WINDOW = timedelta(days=15)
+#: Metrics at 1-minute resolution stay for 15 days; the window may not start earlier. (Sub-minute datapoints
+#: stay for 3 hours: HIGH_RESOLUTION_RETENTION.)
+MAX_WINDOW = MINUTE_RETENTION
 DEFAULT_SINCE = "3h"
 #: How many fallback types an insufficient-capacity finding names.
 FALLBACK_SUGGESTIONS = 3
@@ -33,22 +34,10 @@ FALLBACK_SUGGESTIONS = 3
 # --------------------------------------------------------------------------------------------- window
 
 
-_DURATION_PART = re.compile(r"(\d+)([smhd])")
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
 def parse_duration(text: str) -> timedelta:
     """'90m', '3h', '1h30m', '2d' -> timedelta. Raises ValueError with the accepted forms."""
-    raw = text.strip().lower()
-    parts = _DURATION_PART.findall(raw)
-    if not raw or "".join(n + u for n, u in parts) != raw:
-        raise ValueError(f"{text!r} is not a duration: use a number with s, m, h or d, e.g. 30m, 3h, 1h30m, 2d")
-    value = timedelta(seconds=sum(int(n) * _UNITS[u] for n, u in parts))
-    if value < timedelta(minutes=1):
-        raise ValueError(f"{text!r} is shorter than one minute: metrics and alarms have nothing to show")
-    if value > MAX_WINDOW:
-        raise ValueError(f"{text!r} reaches past 15 days, the longest CloudWatch keeps 1-minute metrics")
-    return value
+    return _parse_duration(text, longest=MAX_WINDOW, why_shortest="metrics and alarms have nothing to show",
+                           why_longest="reaches past 15 days, the longest CloudWatch keeps 1-minute metrics")
 
 
 @dataclass(frozen=True)
@@ -150,7 +139,7 @@ def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: 
                     instance_type=ep.instance_type, capacity_min=ep.instances.min, capacity_max=ep.instances.max,
                     instances_max=ep.instances.max, endpoint_path=ep_path,
                     metric=scaling_metric("model", ep.model.autoscaling),
-                    target_value=ep.model.autoscaling.target_concurrency,
+                    target_value=ep.model.autoscaling.tracking_target,
                     target_tracking_policy=names.target_tracking_policy, operational_alarms=operational,
                     model_download_timeout=ep.model.model_download_timeout or ep.model_download_timeout,
                     startup_health_check_timeout=ep.model.startup_health_check_timeout or ep.startup_health_check_timeout,
@@ -166,7 +155,7 @@ def targets_of(config: FastscaleConfig, endpoint: str | None = None, component: 
                 variant=names.variant, component=c.name, instance_type=ep.instance_type,
                 capacity_min=spec.copies.min, capacity_max=spec.copies.max, instances_max=ep.instances.max,
                 endpoint_path=ep_path, metric=scaling_metric("component", spec.autoscaling),
-                target_value=spec.autoscaling.target_concurrency, target_tracking_policy=c.target_tracking_policy,
+                target_value=spec.autoscaling.tracking_target, target_tracking_policy=c.target_tracking_policy,
                 scale_from_zero_policy=c.scale_from_zero_policy, scale_from_zero_alarm=c.scale_from_zero_alarm,
                 stuck_at_zero_alarm=c.stuck_at_zero_alarm, operational_alarms=operational,
                 model_download_timeout=spec.model_download_timeout or ep.model_download_timeout,

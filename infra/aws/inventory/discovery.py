@@ -120,9 +120,11 @@ def _endpoint_prefixes(scan: Scan) -> list[str]:
 
 def discover_endpoint_configs(scan: Scan) -> None:
     prefixes = _endpoint_prefixes(scan)
-    scan.checked("endpoint configurations named " + ", ".join(f"{p}*" for p in prefixes) + " and tagged ones")
+    exact = scan.wanted("endpoint-config")  # adopted configurations keep their live names
+    scan.checked("endpoint configurations " + "".join(f"{n}, " for n in exact) + "named "
+                 + ", ".join(f"{p}*" for p in prefixes) + " and tagged ones")
     for item, how in scan.sagemaker_candidates(
-        "endpoint-config", "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn", {}, prefixes
+        "endpoint-config", "list_endpoint_configs", "EndpointConfigs", "EndpointConfigName", "EndpointConfigArn", exact, prefixes
     ):
         arn = item["EndpointConfigArn"]
         name = item["EndpointConfigName"]

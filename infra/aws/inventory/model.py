@@ -39,6 +39,8 @@ NO_MARKER = "no-marker"
 class Ownership:
     verdict: str  # ours | other-stack | not-ours | no-region
     reason: str
+    #: The stack its `fastscale:stack` tag (or its owner's) names, when it has one.
+    stack: str | None = None
 
     @property
     def ours(self) -> bool:
@@ -53,25 +55,28 @@ def tag_ownership(tags: Mapping[str, str] | None, stack: str, region: str, *, gl
         return Ownership(NOT_OURS, f"not created by this stack (no {TAG_STACK} tag), not touched")
     where = tags.get(TAG_REGION)
     if owner != stack or (where is not None and where != region):
-        return Ownership(OTHER_STACK, f"belongs to stack {owner}" + (f" ({where})" if where and where != region else "") + ", not touched")
+        return Ownership(OTHER_STACK, f"belongs to stack {owner}" + (f" ({where})" if where and where != region else "") + ", not touched",
+                         owner)
     if tags.get(TAG_MANAGED_BY) != MANAGED_BY_VALUE:
         return Ownership(
-            NOT_OURS, f"tagged {TAG_STACK}={owner} but not {TAG_MANAGED_BY}={MANAGED_BY_VALUE}: not created by this stack, not touched"
+            NOT_OURS, f"tagged {TAG_STACK}={owner} but not {TAG_MANAGED_BY}={MANAGED_BY_VALUE}: not created by this stack, not touched",
+            owner,
         )
     if where is None and global_resource:
         return Ownership(
             NO_REGION,
             f"tagged {TAG_STACK}={owner} without {TAG_REGION}: global, so it may belong to a stack of the same name in "
             "another region; not touched (the next deploy of its stack adds the tag)",
+            owner,
         )
-    return Ownership(OURS, f"tagged {TAG_STACK}={stack}")
+    return Ownership(OURS, f"tagged {TAG_STACK}={stack}", owner)
 
 
 def through(owner: Resource, what: str) -> Ownership:
     """The ownership of a resource proven through the resource it belongs to."""
     if owner.ownership.ours:
-        return Ownership(OURS, f"through {what} {owner.name} ({owner.ownership.reason})")
-    return Ownership(owner.ownership.verdict, f"{what} {owner.name} {owner.ownership.reason}")
+        return Ownership(OURS, f"through {what} {owner.name} ({owner.ownership.reason})", owner.ownership.stack)
+    return Ownership(owner.ownership.verdict, f"{what} {owner.name} {owner.ownership.reason}", owner.ownership.stack)
 
 
 UNPROVEN = Ownership(NOT_OURS, "not created by this stack, not touched")

@@ -124,6 +124,8 @@ class Scan:
             path = f"endpoints[{i}]"
             if kind == "endpoint":
                 out[n.endpoint.lower()] = f"{path}.name"
+            elif kind == "endpoint-config" and n.endpoint_config:
+                out[n.endpoint_config.lower()] = f"{path}.adopted.endpoint_config"
             elif kind == "inference-component":
                 out |= {c.name.lower(): f"{path}.inference_components[{j}].name" for j, c in enumerate(n.components)}
             elif kind == "model":

@@ -48,7 +48,7 @@ class Where:
         meta = getattr(client, "meta", None)
         region = getattr(meta, "region_name", None)
         url = getattr(meta, "endpoint_url", None)
-        own = isinstance(url, str) and re.search(r"\.amazonaws\.com(\.cn)?/?$", url) is not None
+        own = isinstance(url, str) and re.search(r"\.amazonaws\.com(\.cn)?/?\Z", url) is not None
         return cls(region, None if own or not isinstance(url, str) else url)
 
     def args(self) -> list[str]:

@@ -84,7 +84,7 @@ def _target_tracking(v: Checker, name: str, policy: dict[str, Any] | None, expec
             else "the config asks for the 1-minute invocations metric"
         )
     v.compare(res, "target-tracking metric", expected_metric, actual, detail)
-    v.compare(res, "target value", autoscaling.target_concurrency, cfg.get("TargetValue"))
+    v.compare(res, "target value", autoscaling.tracking_target, cfg.get("TargetValue"))
     v.compare(
         res,
         "cooldowns",

@@ -6,7 +6,9 @@ Two committed data files back it:
   written by ``scripts/update_instance_types.py``. Validation reads this list instead of loading botocore's
   multi-megabyte SageMaker service model, so ``fastscale validate`` stays fast.
 - ``accelerators.json``: one entry per GPU / Inferentia / Trainium instance type in that enum (devices, device
-  memory, vCPUs, RAM, network, local NVMe, on-demand price), with the sources the figures come from.
+  memory, vCPUs, RAM, network, local NVMe, on-demand price), with the sources the figures come from. Its prices
+  are one Region's (``price_region``), as of ``as_of``; ``scripts/update_prices.py`` (``make prices``) reads them
+  again from the AWS Price List (:mod:`.refresh` rewrites the file).
 
 Both are read on first use and then kept, so importing this module costs nothing.
 """
@@ -26,11 +28,13 @@ __all__ = [
     "InstanceSpec",
     "all_instances",
     "as_of",
+    "check_accelerators",
     "family_of",
     "get",
     "is_accelerator",
     "is_known_instance_type",
     "known_instance_types",
+    "price_region",
     "suggest",
 ]
 
@@ -146,6 +150,12 @@ def as_of() -> str:
     return date
 
 
+def price_region() -> str:
+    """The AWS Region whose on-demand rates ``price_per_hour_usd`` holds (the catalog has one Region's prices)."""
+    region: str = _accelerators_doc().region
+    return region
+
+
 # --- loading -----------------------------------------------------------------------------------------------
 
 
@@ -172,6 +182,11 @@ def _accelerators_doc() -> Any:
 @functools.cache
 def _specs() -> dict[str, InstanceSpec]:
     return {spec.instance_type: spec for spec in sorted(_accelerators_doc().instances, key=lambda s: s.instance_type)}
+
+
+def check_accelerators(text: str) -> None:
+    """Raise :class:`CatalogError` unless ``text`` is an ``accelerators.json`` the catalog would load."""
+    _parse_accelerators(text)
 
 
 def _parse_accelerators(text: str) -> Any:

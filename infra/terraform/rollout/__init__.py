@@ -28,11 +28,14 @@ means for serving: why, how to avoid the downtime, the names AWS refuses twice, 
 
 from __future__ import annotations
 
+from fastscale.infra.base.value_diff import path_text
 from fastscale.infra.terraform.rollout.classify import (
     ClassifiedChange,
+    OwnershipChange,
     PlanClassification,
     classify_change,
     classify_plan,
+    ownership_changes,
 )
 from fastscale.infra.terraform.rollout.duration import (
     RolloutDuration,
@@ -42,6 +45,7 @@ from fastscale.infra.terraform.rollout.duration import (
 )
 from fastscale.infra.terraform.rollout.kinds import (
     COMPONENT_TYPE,
+    CONFIG_NAME_ATTRIBUTE,
     CONFIG_TYPES,
     ENDPOINT_TYPE,
     NAME_ATTRIBUTE,
@@ -57,8 +61,9 @@ from fastscale.infra.terraform.rollout.plan import (
     PlanFormatError,
     ResourceChange,
     changed_attributes,
+    nested_block,
     parse_plan,
-    path_text,
+    tags_of,
 )
 from fastscale.infra.terraform.rollout.serving import (
     avoid_hint,
@@ -70,6 +75,7 @@ from fastscale.infra.terraform.rollout.strategy import Capacity, Strategy, read_
 
 __all__ = [
     "COMPONENT_TYPE",
+    "CONFIG_NAME_ATTRIBUTE",
     "CONFIG_TYPES",
     "ENDPOINT_TYPE",
     "NAME_ATTRIBUTE",
@@ -82,6 +88,7 @@ __all__ = [
     "Capacity",
     "ChangeKind",
     "ClassifiedChange",
+    "OwnershipChange",
     "PlanClassification",
     "PlanFormatError",
     "ResourceChange",
@@ -92,9 +99,12 @@ __all__ = [
     "changed_attributes",
     "classify_change",
     "classify_plan",
+    "ownership_changes",
     "cutover_counts",
+    "nested_block",
     "parse_plan",
     "path_text",
+    "tags_of",
     "read_strategy",
     "role_rename_notice",
     "rollback_alarms",

@@ -12,6 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fastscale.infra.base.value_diff import path_text
+from fastscale.infra.model.naming import OWNERSHIP_TAGS, TAG_STACK
 from fastscale.infra.terraform.rollout.duration import RolloutDuration, RolloutInputs, rollout_duration
 from fastscale.infra.terraform.rollout.kinds import (
     ENDPOINT_TYPE,
@@ -21,7 +23,7 @@ from fastscale.infra.terraform.rollout.kinds import (
     SERVING_TYPES,
     ChangeKind,
 )
-from fastscale.infra.terraform.rollout.plan import ResourceChange, changed_attributes, parse_plan, path_text
+from fastscale.infra.terraform.rollout.plan import ResourceChange, changed_attributes, parse_plan, tags_of
 from fastscale.infra.terraform.rollout.serving import (
     avoid_hint,
     cutover_counts,
@@ -32,6 +34,34 @@ from fastscale.infra.terraform.rollout.serving import (
     variant_endpoint,
 )
 from fastscale.infra.terraform.rollout.strategy import Strategy, read_strategy
+
+
+@dataclass(frozen=True)
+class OwnershipChange:
+    """One ownership tag (``naming.OWNERSHIP_TAGS``) of a live resource that the change sets to another value:
+    teardown proves whose a resource is by these tags, so this is a change of owner."""
+
+    tag: str
+    before: str | None
+    after: str | None
+
+    def describe(self) -> str:
+        return f"{self.tag} {self.before or '(none)'} -> {self.after or '(none)'}"
+
+    def to_dict(self) -> dict[str, str | None]:
+        return {"tag": self.tag, "from": self.before, "to": self.after}
+
+
+def ownership_changes(change: ResourceChange) -> tuple[OwnershipChange, ...]:
+    """The ownership tags a change of a resource that exists (an update, an import, a replacement) sets to other
+    values. Tags known only after apply are left out: nothing can be said of them before."""
+    if change.before is None or change.after is None:
+        return ()
+    before = tags_of(change.before, keys=("tags_all", "tags")) or {}
+    after = tags_of(change.after, change.after_unknown)
+    if after is None:
+        return ()
+    return tuple(OwnershipChange(k, before.get(k), after.get(k)) for k in OWNERSHIP_TAGS if before.get(k) != after.get(k))
 
 
 @dataclass(frozen=True)
@@ -53,6 +83,8 @@ class ClassifiedChange:
     notes: tuple[str, ...] = ()
     #: the name a create-before-destroy replacement would create while the old resource still holds it
     collides_as: str | None = None
+    #: ownership tags the change sets to other values on a resource that exists (a change of owner)
+    ownership: tuple[OwnershipChange, ...] = ()
 
     @property
     def is_rollout(self) -> bool:
@@ -76,6 +108,7 @@ class ClassifiedChange:
             "notice": self.notice or None,
             "notes": list(self.notes),
             "name_collision": self.collides_as,
+            "ownership": [o.to_dict() for o in self.ownership],
         }
 
 
@@ -96,6 +129,16 @@ class PlanClassification:
     def rollouts(self) -> list[ClassifiedChange]:
         return [c for c in self.changes if c.is_rollout]
 
+    @property
+    def ownership_changes(self) -> list[tuple[ClassifiedChange, OwnershipChange]]:
+        """Every ownership tag the plan changes on a resource that exists, with its change."""
+        return [(c, o) for c in self.changes for o in c.ownership]
+
+    def taken_from(self, stack: str) -> list[tuple[ClassifiedChange, OwnershipChange]]:
+        """The changes that re-tag a resource another stack's `fastscale:stack` names for ``stack``."""
+        return [(c, o) for c, o in self.ownership_changes
+                if o.tag == TAG_STACK and o.before is not None and o.before != stack]
+
     def counts(self) -> dict[str, int]:
         return {k.value: sum(1 for c in self.changes if c.kind is k) for k in ChangeKind}
 
@@ -111,6 +154,7 @@ class PlanClassification:
             "counts": self.counts(),
             "downtime": [c.address for c in self.downtime],
             "rollouts": [c.address for c in self.rollouts],
+            "ownership": [{"address": c.address, **o.to_dict()} for c, o in self.ownership_changes],
             "longest_rollout_seconds": round(longest, 1) if longest is not None else None,
         }
 
@@ -124,6 +168,12 @@ def _classified(change: ResourceChange, kind: ChangeKind, reason: str, **extra: 
 
 def classify_change(change: ResourceChange, inputs: Mapping[str, RolloutInputs] | None = None) -> ClassifiedChange | None:
     """One resource's change, or None when the plan leaves it as it is (no-op, read)."""
+    classified = _classify(change, inputs)
+    owners = ownership_changes(change)
+    return replace(classified, ownership=owners) if classified is not None and owners else classified
+
+
+def _classify(change: ResourceChange, inputs: Mapping[str, RolloutInputs] | None) -> ClassifiedChange | None:
     actions = change.actions
     serving = change.type in SERVING_TYPES
     values = change.after or change.before or {}

@@ -16,6 +16,9 @@ SERVING_TYPES = (ENDPOINT_TYPE, COMPONENT_TYPE)
 
 #: The resources a new endpoint configuration is planned as (hashicorp/aws and awscc).
 CONFIG_TYPES = ("aws_sagemaker_endpoint_configuration", "awscc_sagemaker_endpoint_config")
+#: The attribute holding each endpoint configuration type's SageMaker name (hashicorp/aws may plan a name from
+#: ``name_prefix`` instead, known only after apply).
+CONFIG_NAME_ATTRIBUTE = {"aws_sagemaker_endpoint_configuration": "name", "awscc_sagemaker_endpoint_config": "endpoint_config_name"}
 #: An Application Auto Scaling target (a variant's instance count or a component's copy count).
 SCALING_TARGET_TYPE = "aws_appautoscaling_target"
 

@@ -84,9 +84,17 @@ def changed_attributes(change: ResourceChange) -> tuple[str, ...]:
     )
 
 
-def path_text(path: Sequence[str | int]) -> str:
-    """``["specification", "container", "image"]`` -> ``specification.container.image``; indexes as ``[0]``."""
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
+def tags_of(values: Mapping[str, Any] | None, unknown: Mapping[str, Any] | None = None, *,
+            keys: Sequence[str] = ("tags", "tags_all")) -> dict[str, str] | None:
+    """A resource's tags in a plan, from the first of ``keys`` that is set and known: hashicorp/aws writes a
+    map (``tags``, and ``tags_all`` with the provider's default tags), awscc a list of ``{key, value}``. None
+    when none is known (only after apply)."""
+    for key in keys:
+        if _unknown((unknown or {}).get(key)):
+            continue
+        value = (values or {}).get(key)
+        if isinstance(value, Mapping):
+            return {str(k): str(v) for k, v in value.items() if v is not None}
+        if isinstance(value, list):
+            return {str(t["key"]): str(t.get("value")) for t in value if isinstance(t, Mapping) and "key" in t}
+    return None

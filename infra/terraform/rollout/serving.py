@@ -120,7 +120,7 @@ def cutover_counts(changes: Iterable[ResourceChange]) -> dict[str, int]:
             continue
         prefix = c.after.get("name_prefix")
         if not isinstance(prefix, str):
-            match = _AWSCC_CONFIG_NAME.match(str(c.after.get("endpoint_config_name") or ""))
+            match = _AWSCC_CONFIG_NAME.fullmatch(str(c.after.get("endpoint_config_name") or ""))
             prefix = match.group(1) if match else None
         variant = nested_block(c.after.get("production_variants"))
         count = (variant or {}).get("initial_instance_count")
@@ -129,7 +129,7 @@ def cutover_counts(changes: Iterable[ResourceChange]) -> dict[str, int]:
     return out
 
 
-_AWSCC_CONFIG_NAME = re.compile(r"^(.+-)[0-9a-f]{12}$")
+_AWSCC_CONFIG_NAME = re.compile(r"(.+-)[0-9a-f]{12}")
 
 
 def variant_endpoint(change: ResourceChange) -> str | None:

@@ -57,7 +57,7 @@ def not_found_hint() -> str:
 def _resolve(candidate: str) -> str | None:
     """An absolute executable path for a name or path, or None.
 
-    Absolute because Terraform runs in the stack directory: a relative ``./tf`` (or a relative PATH
+    Absolute because Terraform runs in another directory (the run's own): a relative ``./tf`` (or a relative PATH
     entry) means the caller's working directory, and only resolving it here keeps that meaning.
     """
     if os.sep in candidate or (os.altsep and os.altsep in candidate):
@@ -107,15 +107,19 @@ class VersionInfo:
         return f"{self.product} {'.'.join(map(str, self.version))}"
 
 
-def child_env(extra: Mapping[str, str]) -> dict[str, str]:
+def child_env(extra: Mapping[str, str | None]) -> dict[str, str]:
     """The environment every command runs in: the inherited one, two settings for unattended runs, then
-    ``extra`` (the runner's ``env``), which overrides both."""
+    ``extra`` (the runner's ``env``), which overrides both; a ``None`` in it removes the variable."""
     env = dict(os.environ)
     # TF_IN_AUTOMATION trims advice meant for humans at a prompt; CHECKPOINT_DISABLE stops the
     # binary phoning home for update checks (deploys must not depend on network beyond AWS).
     env["TF_IN_AUTOMATION"] = "1"
     env["CHECKPOINT_DISABLE"] = "1"
-    env.update(extra)
+    for name, value in extra.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
     return env
 
 

@@ -15,7 +15,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,15 +53,15 @@ class TerraformRunner:
     """Runs ``init``, ``plan``, ``apply`` and ``destroy`` in one stack directory.
 
     ``env`` adds to (and overrides) the inherited environment, e.g. ``TF_CLI_CONFIG_FILE`` or
-    ``TF_PLUGIN_CACHE_DIR``. ``on_event`` is called in the calling thread for every message as it
-    arrives.
+    ``TF_PLUGIN_CACHE_DIR``; a ``None`` value removes an inherited variable. ``on_event`` is called in the
+    calling thread for every message as it arrives.
     """
 
     def __init__(
         self,
         binary: str,
         workdir: str | os.PathLike[str],
-        env: Mapping[str, str] | None = None,
+        env: Mapping[str, str | None] | None = None,
         on_event: Callable[[TerraformEvent], None] | None = None,
         interrupt_timeout: float = DEFAULT_INTERRUPT_TIMEOUT,
         version_timeout: float = VERSION_TIMEOUT,
@@ -113,13 +113,16 @@ class TerraformRunner:
         detailed_exitcode: bool = True,
         out: str | os.PathLike[str] | None = None,
         destroy: bool = False,
+        targets: Sequence[str] = (),
     ) -> TerraformResult:
-        """With ``detailed_exitcode`` the exit code decides: 0 no changes, 2 changes, 1 error."""
+        """With ``detailed_exitcode`` the exit code decides: 0 no changes, 2 changes, 1 error. ``targets``: plan only
+        these resource addresses (``-target``; in a destroy plan, with what depends on them)."""
         args = ["plan", "-input=false", "-no-color", "-json"]
         if detailed_exitcode:
             args.append("-detailed-exitcode")
         if destroy:
             args.append("-destroy")
+        args += [f"-target={t}" for t in targets]
         if out is not None:
             args.append(f"-out={os.fspath(out)}")
         return self._run("plan", args, detailed_exitcode=detailed_exitcode)

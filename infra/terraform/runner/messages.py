@@ -17,8 +17,8 @@ from typing import Any
 
 from fastscale.infra.terraform.runner.binary import TerraformError
 
-_DIAG_HEADER_RE = re.compile(r"^(Error|Warning): (.*)$")
-_WITH_ADDRESS_RE = re.compile(r"^\s*with (\S+),\s*$")
+_DIAG_HEADER_RE = re.compile(r"(Error|Warning): (.*)")
+_WITH_ADDRESS_RE = re.compile(r"\s*with (\S+),\s*")
 
 
 class TerraformFailed(TerraformError):
@@ -52,7 +52,9 @@ class TerraformEvent:
     """One message of a run, typed for display.
 
     ``kind`` is Terraform's message ``type`` (``apply_start``, ``apply_complete``, ``planned_change``,
-    ``diagnostic``, ``change_summary``, ``outputs``, ...), or ``log`` for a plain-text line.
+    ``resource_drift``, ``diagnostic``, ``change_summary``, ``outputs``, ...), or ``log`` for a plain-text line.
+    ``importing`` is the import ID of a planned change that imports the resource (its ``action`` is then
+    ``import``, or what else the plan does to it, e.g. ``update``).
     """
 
     kind: str
@@ -61,9 +63,14 @@ class TerraformEvent:
     action: str | None = None
     elapsed: float | None = None
     level: str = "info"
+    importing: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The event as a JSON object (``importing`` only on a change that imports)."""
+        out = asdict(self)
+        if self.importing is None:
+            del out["importing"]
+        return out
 
 
 @dataclass
@@ -74,6 +81,11 @@ class TerraformResult:
     added: int = 0
     changed: int = 0
     destroyed: int = 0
+    #: Resources imported (planned to be, for a plan), counted apart from the three above, as Terraform counts them.
+    imported: int = 0
+    #: Plan only: addresses Terraform reported as changed outside it since the state was saved
+    #: (``resource_drift``), in the order reported.
+    drifted: list[str] = field(default_factory=list)
     #: Plan only: whether applying the plan would change anything.
     has_changes: bool = False
     diagnostics: list[Diagnostic] = field(default_factory=list)
@@ -121,7 +133,7 @@ def parse_plain_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
     def close() -> None:
         nonlocal head, body
         if head is not None:
-            address = next((m.group(1) for m in map(_WITH_ADDRESS_RE.match, body) if m), None)
+            address = next((m.group(1) for m in map(_WITH_ADDRESS_RE.fullmatch, body) if m), None)
             found.append(Diagnostic(head[0], head[1], "\n".join(body).strip("\n"), address))
         head, body = None, []
 
@@ -134,7 +146,7 @@ def parse_plain_diagnostics(lines: Iterable[str]) -> list[Diagnostic]:
         if line.lstrip().startswith("│"):
             line = line.lstrip()[1:]
             line = line[1:] if line.startswith(" ") else line
-        match = _DIAG_HEADER_RE.match(line)
+        match = _DIAG_HEADER_RE.fullmatch(line)
         if match:
             close()
             head = (match.group(1).lower(), match.group(2).strip())
@@ -153,6 +165,7 @@ def _event_from_message(msg: Mapping[str, Any]) -> TerraformEvent:
     elapsed = hook.get("elapsed_seconds") if isinstance(hook, Mapping) else None
     if kind == "diagnostic":
         address = (msg.get("diagnostic") or {}).get("address")
+    importing = hook.get("importing") if isinstance(hook, Mapping) else None
     return TerraformEvent(
         kind=kind,
         message=str(msg.get("@message", "")).strip("\n"),
@@ -160,6 +173,7 @@ def _event_from_message(msg: Mapping[str, Any]) -> TerraformEvent:
         action=action,
         elapsed=float(elapsed) if isinstance(elapsed, (int, float)) else None,
         level=str(msg.get("@level", "info")),
+        importing=str(importing.get("id", "")) if isinstance(importing, Mapping) else None,
     )
 
 
@@ -173,6 +187,7 @@ class Collector:
         self.diagnostics: list[Diagnostic] = []
         self.outputs: dict[str, Any] = {}
         self.plain_lines: list[str] = []
+        self.drifted: list[str] = []
 
     def take(self, line: str) -> TerraformEvent | None:
         text = line.rstrip("\r\n")
@@ -193,6 +208,8 @@ class Collector:
             self.summaries[str(changes.get("operation", ""))] = changes
         elif event.kind == "apply_complete" and event.action:
             self.completed[event.action] += 1
+        elif event.kind == "resource_drift" and event.address and event.address not in self.drifted:
+            self.drifted.append(event.address)
         elif event.kind == "diagnostic":
             d = msg.get("diagnostic") or {}
             self.diagnostics.append(
@@ -209,15 +226,16 @@ class Collector:
             self.outputs = {k: v["value"] for k, v in values.items() if isinstance(v, dict) and "value" in v}
         return event
 
-    def counts(self) -> tuple[int, int, int]:
+    def counts(self) -> tuple[int, int, int, int]:
+        """Added, changed, destroyed and imported, as Terraform's summary counts them."""
         wanted = ("plan",) if self.operation == "plan" else ("apply", "destroy")
         for op in wanted:
             if op in self.summaries:
                 s = self.summaries[op]
-                return int(s.get("add", 0)), int(s.get("change", 0)), int(s.get("remove", 0))
+                return int(s.get("add", 0)), int(s.get("change", 0)), int(s.get("remove", 0)), int(s.get("import", 0))
         # A failed apply prints no final summary; count what Terraform reported as done instead, so a
         # partial apply still says what it created.
-        return self.completed["create"], self.completed["update"], self.completed["delete"]
+        return self.completed["create"], self.completed["update"], self.completed["delete"], 0
 
     def result(self, binary: str, returncode: int, stderr_lines: list[str], detailed_exitcode: bool) -> TerraformResult:
         """The run's result: the streamed diagnostics, those recovered from plain text and stderr, the counts;
@@ -231,13 +249,13 @@ class Collector:
             diagnostics.append(
                 Diagnostic("error", f"{Path(binary).name} {self.operation} exited with code {returncode}", tail)
             )
-        added, changed, destroyed = self.counts()
+        added, changed, destroyed, imported = self.counts()
         has_changes = False
         if self.operation == "plan":
             if detailed_exitcode:
                 has_changes = returncode == 2
             else:
-                has_changes = ok and (added + changed + destroyed) > 0
+                has_changes = ok and (added + changed + destroyed + imported) > 0
         return TerraformResult(
             operation=self.operation,
             returncode=returncode,
@@ -245,6 +263,8 @@ class Collector:
             added=added,
             changed=changed,
             destroyed=destroyed,
+            imported=imported,
+            drifted=list(self.drifted),
             has_changes=has_changes,
             diagnostics=diagnostics,
             outputs=self.outputs,

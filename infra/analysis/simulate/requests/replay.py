@@ -1,13 +1,13 @@
-"""The replay: the requests of a trace routed to the engine's copies, queued, prefilled and decoded.
+"""The replay: the requests of a trace routed to the engine's copies, queued and served by continuous batching.
 
-The batching model (also in ``infra/analysis/simulate_params.json``, ``derivation``): a copy has ``max_concurrency``
-slots. A request waits in its copy's FIFO queue for a slot; in a slot its prompt is prefilled at the copy's
-prefill rate, one prompt at a time (prefill is compute-bound, so prompts that overlap share the compute); its
-first token comes when its prefill ends. It then decodes its output tokens at the per-sequence rate
-``decode / (1 + slowdown x (k - 1))``, ``k`` the requests holding slots on the copy when it took its slot (fixed
-for the request: a simple model of continuous batching, where each extra sequence slows every step a little).
-A request whose first token would come later than the invocation timeout fails. One heap of slot releases and
-time-outs, arrivals read in order: a one-hour trace of 20,000 requests takes well under a second.
+Each copy is a :class:`~fastscale.infra.analysis.simulate.requests.batching.Batcher`: the model server's steps,
+each holding the next token of every decoding sequence and chunks of prompts up to a token budget (the batching
+model, also in ``infra/analysis/simulate_params.json``, ``derivation``). A request reaches its copy's server
+``request_overhead_seconds`` after it arrives (front end, tokenizer), joins at the next step boundary if a slot
+is free (else it waits in that copy's FIFO queue), has its first token at the end of the step that finishes its
+prompt, then decodes one token a step. A request whose first token would come later than the invocation timeout
+fails. The copies' next changes and the queue time-outs are the events, arrivals read in order: a one-hour
+trace of 20,000 requests takes well under a second.
 
 :class:`RequestLoad` is the engine's :class:`~fastscale.infra.analysis.simulate.spec.Load`: the engine scales, the
 load serves. The trace comes from :mod:`~fastscale.infra.analysis.simulate.requests.trace`, a copy's speed from
@@ -22,16 +22,15 @@ import dataclasses
 import heapq
 import math
 import random
-from collections import deque
 from collections.abc import Sequence
 from typing import Any
 
 from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import SimulateParams
+from fastscale.infra.analysis.simulate.requests.batching import Batcher
 from fastscale.infra.analysis.simulate.requests.rates import Profile, ServiceRates, service_rates
 from fastscale.infra.analysis.simulate.requests.results import (
     NO_CAPACITY,
-    SERVED,
     TIMED_OUT,
     RequestSimulation,
     RequestStats,
@@ -75,10 +74,9 @@ class RequestLoad:
         self.inp = trace.input_tokens
         self.out = trace.output_tokens
         self.n = n
+        self.rates = rates
         self.timeout = float(timeout)
-        self.slots = rates.slots
-        self.inv_prefill = 1.0 / rates.prefill_tokens_per_second
-        self.inv_decode = [0.0] + [1.0 / rates.per_sequence_decode(k) for k in range(1, rates.slots + 1)]
+        self.overhead = rates.request_overhead_seconds
         self.lor = routing in QUEUED_AS_LEAST_OUTSTANDING
         self.rng = random.Random(seed)
         nan = math.nan
@@ -87,11 +85,10 @@ class RequestLoad:
         self.wait = [nan] * n
         self.status = bytearray(n)
         self.next = 0
-        self.heap: list[tuple[float, int, int, int]] = []  # (time, kind 0 release | 1 time-out, copy, request)
-        self.free: list[int] = []
+        self.heap: list[tuple[float, int, int]] = []  # (time-out, copy, request) of each queued request
+        self.copies: list[Batcher] = []
+        self.times: list[float] = []  # each copy's next planned change
         self.outstanding: list[int] = []
-        self.queues: list[deque[int]] = []
-        self.prefill_free: list[float] = []
         self.index: dict[int, int] = {}
         self.routable: list[int] = []
         self.ids: list[int] = []
@@ -124,11 +121,11 @@ class RequestLoad:
         self.ids = list(serving)
         for number in serving:
             if number not in self.index:
-                self.index[number] = len(self.free)
-                self.free.append(self.slots)
+                self.index[number] = len(self.copies)
+                self.copies.append(Batcher(self.rates, self.arr, self.inp, self.out, self.status, self.ttft, self.e2e,
+                                           self.wait, self.timeout))
+                self.times.append(math.inf)
                 self.outstanding.append(0)
-                self.queues.append(deque())
-                self.prefill_free.append(0.0)
         # A copy no longer in service takes no new request; what it holds runs to the end (connection draining).
         self.routable = [self.index[number] for number in serving]
 
@@ -144,49 +141,45 @@ class RequestLoad:
     def _run_until(self, end: float) -> int:
         """Serve arrivals and events before ``end``; returns the requests that failed with no copy in service.
 
-        One loop with everything in locals: it runs for every request of every candidate of a search."""
-        heap, arr, n = self.heap, self.arr, self.n
-        inp, out, status, wait, ttft, e2e = self.inp, self.out, self.status, self.wait, self.ttft, self.e2e
-        free, outstanding, queues, prefill_free = self.free, self.outstanding, self.queues, self.prefill_free
-        routable, lor, slots, timeout = self.routable, self.lor, self.slots, self.timeout
-        inv_prefill, inv_decode = self.inv_prefill, self.inv_decode
+        One loop with everything in locals: it runs for every request of every candidate of a search. The copies'
+        next changes are a plain list (a handful of copies: its minimum costs less than a heap's upkeep); the
+        queue time-outs a heap."""
+        heap, times, arr, n = self.heap, self.times, self.arr, self.n
+        status, wait = self.status, self.wait
+        copies, outstanding, routable, lor = self.copies, self.outstanding, self.routable, self.lor
+        timeout, overhead = self.timeout, self.overhead
         push, pop, inf = heapq.heappush, heapq.heappop, math.inf
         total, waiting, last, area, qarea = self.total, self.waiting, self.last, self.area, self.qarea
         rejected = 0
         failed = self.failed
         i = self.next
-        admit: list[tuple[int, int, float]] = []  # (request, copy, when) to start now
+        # The earliest planned change and its copy, kept up to date as each copy's plan changes.
+        due = min(times) if times else inf
+        first = times.index(due) if due < inf else -1
         while True:
-            a = arr[i] if i < n else inf
-            e = heap[0][0] if heap else inf
+            a = arr[i] + overhead if i < n else inf
+            expiry = heap[0][0] if heap else inf
+            e = due if due <= expiry else expiry
             if a >= end and e >= end:
                 break
             if e <= a:
-                at, kind, c, r = pop(heap)
-                if at > last:
-                    area += total * (at - last)
-                    qarea += waiting * (at - last)
-                    last = at
-                if kind == 0:  # a slot is released
-                    free[c] += 1
-                    outstanding[c] -= 1
-                    total -= 1
-                    queue = queues[c]
-                    while queue and free[c] > 0:
-                        q = queue.popleft()
-                        if status[q]:
-                            continue  # timed out while queued
+                if e > last:
+                    area += total * (e - last)
+                    qarea += waiting * (e - last)
+                    last = e
+                if due <= expiry:
+                    c = first
+                    copy = copies[c]
+                    left, admitted, lost = copy.fire()
+                else:
+                    _, c, r = pop(heap)
+                    if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
+                        status[r] = TIMED_OUT
+                        failed += 1
+                        wait[r] = timeout
+                        outstanding[c] -= 1
+                        total -= 1
                         waiting -= 1
-                        admit.append((q, c, at))
-                        free[c] -= 1
-                elif not status[r]:  # still queued when its time-out passes
-                    status[r] = TIMED_OUT
-                    failed += 1
-                    wait[r] = timeout
-                    outstanding[c] -= 1
-                    total -= 1
-                    waiting -= 1
-                if not admit:
                     continue
             else:
                 if a > last:
@@ -208,36 +201,23 @@ class RequestLoad:
                     c = routable[0]
                 outstanding[c] += 1
                 total += 1
-                if free[c] <= 0:
-                    queues[c].append(r)
+                copy = copies[c]
+                left, admitted, lost, queued = copy.arrive(r, a)
+                if queued:
                     waiting += 1
-                    push(heap, (a + timeout, 1, c, r))
-                    continue
-                free[c] -= 1
-                admit.append((r, c, a))
-            # Requests taking a slot (its free count already lowered): prefill one prompt at a time, then decode
-            # at the per-sequence rate of the batch it joins.
-            for r, c, now in admit:
-                k = slots - free[c]
-                start = prefill_free[c]
-                if start < now:
-                    start = now
-                first = start + inp[r] * inv_prefill
-                prefill_free[c] = first
-                arrived = arr[r]
-                wait[r] = now - arrived
-                if first - arrived > timeout:
-                    # The invocation times out before the first token; the container still runs the prefill.
-                    status[r] = TIMED_OUT
-                    failed += 1
-                    push(heap, (first, 0, c, r))
-                    continue
-                status[r] = SERVED
-                done = first + out[r] * inv_decode[k]
-                ttft[r] = first - arrived
-                e2e[r] = done - arrived
-                push(heap, (done, 0, c, r))
-            admit.clear()
+                    push(heap, (arr[r] + timeout, c, r))
+            planned = copy.next_time
+            times[c] = planned
+            if planned <= due:
+                due, first = planned, c
+            elif c == first:
+                due = min(times)
+                first = times.index(due)
+            if left:
+                outstanding[c] -= left
+                total -= left
+                waiting -= admitted
+                failed += lost
         self.next = i
         self.failed = failed
         self.total, self.waiting, self.last, self.area, self.qarea = total, waiting, last, area, qarea
@@ -259,7 +239,8 @@ def simulate_requests(
     window = trace.seconds
     first_minute = sum(1 for a in trace.arrivals[: 100_000] if a < 60.0)
     alone = (
-        sum(trace.input_tokens) / len(trace) / rates.prefill_tokens_per_second
+        rates.request_overhead_seconds
+        + sum(trace.input_tokens) / len(trace) / rates.prefill_tokens_per_second
         + sum(trace.output_tokens) / len(trace) / rates.decode_tokens_per_second
     )
     start = first_minute / min(60.0, float(window)) * alone
@@ -293,6 +274,7 @@ def simulate_workload_requests(
     """One workload of ``config`` (from ``select_workloads``) as configured, request by request, routed as its
     endpoint's ``routing`` says (random, AWS's default, when it is null)."""
     ep, w = workload_config(config, workload)
-    rates = service_rates(ep, w, workload.capacity, params, profile)
+    rates = service_rates(ep, w, workload.capacity, params, profile, mean_request_tokens=trace.mean_request_tokens,
+                          mean_context_tokens=trace.mean_context_tokens)
     limit = params.requests.invocation_timeout_seconds.value if timeout is None else timeout
     return simulate_requests(workload.spec(), trace, rates, ep.routing_in_effect, limit, seed)
