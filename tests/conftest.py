@@ -154,7 +154,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _took[report.nodeid] = _took.get(report.nodeid, 0.0) + report.duration
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     over = sorted(((took, nodeid) for nodeid, took in _took.items() if took > FAST_BUDGET), reverse=True)
     if over and not hasattr(config, "workerinput"):
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
