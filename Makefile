@@ -17,7 +17,13 @@ SDK_VENV    := .venv-sdk
 SDK_VERSION := 3.27.0
 SDK_STAMP   := $(SDK_VENV)/.installed-$(SDK_VERSION)
 
-.PHONY: demo test test-terrain test-sdk typecheck setup clean canary floor constraints mutation prices
+# Python keeps compiled modules (git-ignored __pycache__/) even where the environment says not to (container
+# images often do): the suite starts hundreds of Python processes, each of which would compile fastscale anew,
+# and pytest would rewrite every test module's asserts in every worker. That is about a fifth of
+# `make test-fast`'s CPU time.
+unexport PYTHONDONTWRITEBYTECODE
+
+.PHONY: demo test test-sdk test-fast test-suite lint typecheck checkov test-terrain setup clean canary floor constraints mutation prices
 
 $(STAMP): pyproject.toml $(CONSTRAINTS)
 	$(PYTHON) -m venv $(VENV)
@@ -47,16 +53,32 @@ setup: $(STAMP)
 demo: $(if $(wildcard $(STAMP)),$(STAMP),$(DEMO_STAMP))
 	@FASTSCALE=$(BIN)/fastscale bash scripts/demo.sh
 
-## The whole test suite (after ruff, mypy and the import contracts of pyproject.toml), then the security scan of
-## the synthesized Terraform.
+## Everything CI checks (.ci/run): lint (ruff), types (mypy), the import contracts of pyproject.toml, checkov on
+## the synthesized Terraform and the CDK Terrain pass, at once (they do not depend on each other; make -j), then
+## the whole test suite alone on every core (pytest-xdist). Output is grouped per step.
+## PYTEST_WORKERS=N sets the number of pytest workers (default: one per core).
+PYTEST_WORKERS ?= auto
 test: $(STAMP)
+	$(MAKE) --no-print-directory -j4 --output-sync=target lint typecheck checkov test-terrain
+	$(MAKE) --no-print-directory test-suite
+
+## The whole test suite, on every core. Which tests share a worker, and why the slow ones start first:
+## docs/testing.md ("fastscale's own test suite").
+test-suite: $(STAMP)
+	$(BIN)/pytest -n $(PYTEST_WORKERS)
+
+## The development loop: every test not marked slow (no end-to-end runs, no Terraform, no fresh virtualenvs),
+## on every core, in under a minute on two. `make test` runs them all.
+test-fast: $(STAMP)
+	$(BIN)/pytest -n $(PYTEST_WORKERS) -q -m "not slow"
+
+lint: $(STAMP)
 	$(BIN)/ruff check .
-	$(MAKE) --no-print-directory typecheck
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/vulture
-	$(BIN)/pytest
+
+checkov: $(STAMP)
 	bash scripts/run_checkov.sh
-	$(MAKE) --no-print-directory test-terrain
 
 ## The SageMaker Python SDK's own calls against the emulator, then adopt -> plan -> deploy -> scale -> destroy
 ## (tests/e2e/test_adopt_real_sdk_emulator.py, which skips without FASTSCALE_SDK_PYTHON). Not part of `make test`:
@@ -65,17 +87,15 @@ test-sdk: $(STAMP) $(SDK_STAMP)
 	FASTSCALE_SDK_PYTHON=$(CURDIR)/$(SDK_VENV)/bin/python $(BIN)/pytest -q -p no:cacheprovider tests/e2e/test_adopt_real_sdk_emulator.py
 
 ## CDK Terrain as the engine: the stack snapshot, parity (fastscale's writer against the engine's bytes) and
-## contract tests, then every example synthesized by each engine itself (main.py, what `cdktf synth` runs) and
-## compared as JSON (only the engine's version stamp may differ).
+## contract tests, then every example synthesized by each engine itself (main.py, what `cdktf synth` runs; two
+## at a time) and compared as JSON (only the engine's version stamp may differ).
 test-terrain: $(STAMP) $(TERRAIN_STAMP)
-	FASTSCALE_ENGINE=cdktn $(TERRAIN_VENV)/bin/pytest -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
+	FASTSCALE_ENGINE=cdktn $(TERRAIN_VENV)/bin/pytest -n $(PYTEST_WORKERS) -q -p no:cacheprovider tests/stacks tests/contract tests/test_engine_choice.py
 	rm -rf .engines
-	@for f in examples/*.yaml; do \
-	  name=$$(basename $$f .yaml); \
-	  mkdir -p .engines/cdktf/$$name .engines/cdktn/$$name; \
-	  FASTSCALE_ENGINE=cdktf FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines/cdktf/$$name $(BIN)/python main.py || exit $$?; \
-	  FASTSCALE_ENGINE=cdktn FASTSCALE_CONFIG=$$f CDKTF_OUTDIR=.engines/cdktn/$$name $(TERRAIN_VENV)/bin/python main.py || exit $$?; \
-	done
+	printf '%s\0' examples/*.yaml | xargs -0 -P 2 -n 1 sh -c 'name=$$(basename "$$1" .yaml) && \
+	  mkdir -p .engines/cdktf/$$name .engines/cdktn/$$name && \
+	  FASTSCALE_ENGINE=cdktf FASTSCALE_CONFIG="$$1" CDKTF_OUTDIR=.engines/cdktf/$$name $(BIN)/python main.py && \
+	  FASTSCALE_ENGINE=cdktn FASTSCALE_CONFIG="$$1" CDKTF_OUTDIR=.engines/cdktn/$$name $(TERRAIN_VENV)/bin/python main.py' sh
 	$(BIN)/python scripts/compare_engines.py .engines/cdktf .engines/cdktn
 
 ## mypy: --strict on fastscale.infra, the default level on fastscale.cli, fastscale.stacks and fastscale.templates.
@@ -143,3 +163,4 @@ constraints:
 
 clean:
 	rm -rf cdktf.out .pytest_cache .bench .engines .engines-canary .mypy-src .mypy_cache .mutation
+	[ ! -x $(BIN)/python ] || rm -rf "$$($(BIN)/python -c 'from tests.venv_cache import CACHE; print(CACHE)')"

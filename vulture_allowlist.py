@@ -38,3 +38,6 @@ _.visit  # ast.NodeVisitor hook (tests)
 read1  # a file-like object's method a test fakes
 _.itl  # a closed-loop result's metrics, read by name (LoadTestResult.get) in the benchmark checks
 _.output_tokens_per_second
+pytest_collection_modifyitems  # pytest hooks (tests/conftest.py)
+pytest_runtest_logreport
+pytest_terminal_summary

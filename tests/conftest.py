@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import os
+import shutil
 import signal
 from pathlib import Path
 
@@ -20,6 +21,10 @@ os.environ["AWS_SESSION_TOKEN"] = "testing"
 os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
 os.environ.pop("AWS_PROFILE", None)
 os.environ["JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"] = "18,20"
+# terraform and its providers are Go programs; the hashicorp/aws provider builds a large schema at every start.
+# Collecting garbage a quarter as often saves about a quarter of their CPU time, at a little more memory, and
+# changes nothing they do.
+os.environ.setdefault("GOGC", "400")
 
 BASE_CONFIG = {
     "project": "demo",
@@ -71,6 +76,25 @@ def no_credentials(monkeypatch, tmp_path):
     monkeypatch.setattr(boto3, "DEFAULT_SESSION", None)
 
 
+#: What a terminal (or a CI agent imitating one) tells programs about itself: a width, colour forced on or off.
+#: The CLI's output depends on them (README, "Commands"); a test that needs one sets it (monkeypatch.setenv).
+TERMINAL_VARIABLES = ("COLUMNS", "LINES", "FORCE_COLOR", "NO_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE",
+                      "CLICOLOR", "CLICOLOR_FORCE", "JUPYTER_COLUMNS", "JUPYTER_LINES")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _plain_environment():
+    """Every test starts as in a CI log, whatever terminal the run was started from (none of
+    TERMINAL_VARIABLES set; GNU readline, loaded by tools of the run, also exports COLUMNS and LINES to the
+    processes they start: pytest-xdist's workers begin with COLUMNS=80), and in a process that does not say it
+    is a pytest-xdist worker (PYTEST_XDIST_*): a pytest a test starts, a generated project's, is a run of its
+    own (syrupy prints no snapshot report in a worker)."""
+    with pytest.MonkeyPatch.context() as patch:
+        for name in (*TERMINAL_VARIABLES, *(n for n in os.environ if n.startswith("PYTEST_XDIST_"))):
+            patch.delenv(name, raising=False)
+        yield
+
+
 @pytest.fixture
 def ctrl_c():
     """Ctrl-C as an interactive terminal delivers it, for a test of what Ctrl-C does: while the test runs, SIGINT
@@ -82,3 +106,61 @@ def ctrl_c():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+# ----------------------------------------------------------------------------------------------- the suite
+# `make test` runs the suite on every core (pytest-xdist, one file per worker at a time: --dist loadfile in
+# pyproject.toml); `make test-fast` leaves out what is marked `slow`. Both rules below apply to every test
+# by how it is marked or where it lives, so a new test gets them without doing anything (docs/testing.md).
+
+#: What makes a test slow: a marker it carries, or the folder it is in (tests/<folder>/).
+SLOW_MARKERS = ("venv", "terraform", "slow")
+SLOW_FOLDERS = ("e2e",)
+#: A test that is not marked slow and takes longer than this (setup, call and teardown, in seconds) is named at
+#: the end of the run, so that `make test-fast` stays under a minute.
+FAST_BUDGET = 2.0
+
+
+def _in_slow_folder(path: Path) -> bool:
+    return path.is_relative_to(ROOT / "tests") and path.relative_to(ROOT / "tests").parts[0] in SLOW_FOLDERS
+
+
+def _is_slow(item: pytest.Item) -> bool:
+    return _in_slow_folder(Path(item.path)) or any(item.get_closest_marker(name) for name in SLOW_MARKERS)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the slow tests `slow`, and put the files that hold them first: the workers take files in this order,
+    so the longest ones start at once instead of finishing last on one worker. A test marked `terraform` is
+    skipped where neither terraform nor tofu is on PATH."""
+    slow_files = set()
+    binary = shutil.which("terraform") or shutil.which("tofu")
+    for item in items:
+        if _is_slow(item):
+            item.add_marker(pytest.mark.slow)
+            slow_files.add(item.path)
+        if binary is None and item.get_closest_marker("terraform"):
+            item.add_marker(pytest.mark.skip(reason="needs terraform or tofu on PATH"))
+    rank = {path: 0 if _in_slow_folder(Path(path)) else 1 for path in slow_files}
+    items.sort(key=lambda item: rank.get(item.path, 2))  # stable: each file's tests keep their order
+
+
+_took: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if "slow" not in report.keywords:
+        _took[report.nodeid] = _took.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    over = sorted(((took, nodeid) for nodeid, took in _took.items() if took > FAST_BUDGET), reverse=True)
+    if over and not hasattr(config, "workerinput"):
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        terminalreporter.section("tests over the fast budget")
+        terminalreporter.write_line(
+            f"{len(over)} test(s) not marked slow took over {FAST_BUDGET:.0f} s (load average {load}): make them "
+            "faster or mark them `slow` (docs/testing.md), so that `make test-fast` stays under a minute.")
+        for took, nodeid in over[:20]:
+            terminalreporter.write_line(f"  {took:6.1f} s  {nodeid}")

@@ -3,7 +3,8 @@
 The install test puts the lower bounds of three common dependencies (boto3, pydantic, click) into a fresh
 virtualenv first, as a user's CI image would hold them, then installs fastscale from this tree without
 constraints: pip must keep those versions (they lie in the ranges), `pip check` must pass, and fastscale must
-run on them.
+run on them. That virtualenv is kept while pyproject.toml and constraints-floor.txt stay the same
+(tests/venv_cache.py); fastscale in it is reinstalled from the tree on every run.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from tests.conftest import ROOT
+from tests.venv_cache import cached_build, locked, reinstall_fastscale
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
 
@@ -65,32 +67,48 @@ def test_floor_constraints_are_the_lower_bounds_of_the_ranges():
     assert floor == lower, "constraints-floor.txt and pyproject.toml's lower bounds must move together"
 
 
+def _tree_copy(dest: Path) -> Path:
+    """A copy of the tree to install from, so the build leaves nothing in the checkout."""
+    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(
+        ".git", ".venv*", "cdktf.out", ".engines*", "node_modules", "*.egg-info", "build",
+        ".mypy*", ".pytest_cache"))
+    return dest
+
+
 @pytest.mark.venv
 def test_installs_into_a_venv_that_already_holds_other_versions(tmp_path):
     floor = _pins(ROOT / "constraints-floor.txt")
     held = {name: floor[name] for name in ("boto3", "botocore", "pydantic", "click")}
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PIP_CONSTRAINT")}
-    venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+
+    def build(directory: Path) -> None:
+        # The held versions first, then fastscale and whatever else it needs, unconstrained, as a user's pip does.
+        venv = directory / "venv"
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [str(venv / "bin" / "python"), "-m", "pip"]
+        pre = subprocess.run([*pip, "install", *(f"{n}=={v}" for n, v in held.items())],
+                             env=env, capture_output=True, text=True, timeout=600)
+        assert pre.returncode == 0, pre.stderr
+        src = _tree_copy(directory / "src")
+        install = subprocess.run([*pip, "install", str(src)], env=env, capture_output=True, text=True, timeout=900)
+        shutil.rmtree(src)
+        assert install.returncode == 0, install.stderr[-3000:]
+
+    # Kept while pyproject.toml (the ranges) and constraints-floor.txt (the held versions) stay the same.
+    venv = cached_build("held-versions", [ROOT / "pyproject.toml", ROOT / "constraints-floor.txt"], build) / "venv"
     pip = [str(venv / "bin" / "python"), "-m", "pip"]
-    pre = subprocess.run([*pip, "install", *(f"{n}=={v}" for n, v in held.items())],
-                         env=env, capture_output=True, text=True, timeout=600)
-    assert pre.returncode == 0, pre.stderr
-    # A copy of the tree, so the build leaves nothing in the checkout.
-    src = tmp_path / "src"
-    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(".git", ".venv*", "cdktf.out", ".engines*", "node_modules",
-                                                              "*.egg-info", "build", ".mypy*", ".pytest_cache"))
-    install = subprocess.run([*pip, "install", str(src)], env=env, capture_output=True, text=True, timeout=900)
-    assert install.returncode == 0, install.stderr[-3000:]
-    listed = subprocess.run([*pip, "list", "--format=freeze", "--disable-pip-version-check"], env=env, capture_output=True, text=True, check=True)
-    versions = {canonicalize_name(n): v for n, _, v in (ln.partition("==") for ln in listed.stdout.splitlines())}
-    assert {n: versions[n] for n in held} == held, "pip replaced versions that lie inside fastscale's ranges"
-    check = subprocess.run([*pip, "check"], env=env, capture_output=True, text=True)
-    assert check.returncode == 0, check.stdout + check.stderr
-    example = ROOT / "examples" / "qwen3-8b.yaml"
-    run = subprocess.run([str(venv / "bin" / "fastscale"), "validate", str(example)], env=env,
-                         capture_output=True, text=True, timeout=120)
-    assert run.returncode == 0, run.stdout + run.stderr
+    with locked("held-versions-use"):
+        reinstall_fastscale(venv, str(_tree_copy(tmp_path / "src")), env)  # the code under test, not the cached one
+        listed = subprocess.run([*pip, "list", "--format=freeze", "--disable-pip-version-check"], env=env,
+                                capture_output=True, text=True, check=True)
+        versions = {canonicalize_name(n): v for n, _, v in (ln.partition("==") for ln in listed.stdout.splitlines())}
+        assert {n: versions[n] for n in held} == held, "pip replaced versions that lie inside fastscale's ranges"
+        check = subprocess.run([*pip, "check"], env=env, capture_output=True, text=True)
+        assert check.returncode == 0, check.stdout + check.stderr
+        example = ROOT / "examples" / "qwen3-8b.yaml"
+        run = subprocess.run([str(venv / "bin" / "fastscale"), "validate", str(example)], env=env,
+                             capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stdout + run.stderr
 
 
 def test_make_installs_through_the_constraints_file():

@@ -5,8 +5,13 @@ requirements.txt`, then the make targets CI runs: validate, estimate, synth, and
 directory holds its own `cli/`, `infra/`, `stacks/` and `templates/` packages, which must not shadow fastscale's.
 The same venv then shows that only the one import name `fastscale` was installed.
 
-pip's cache makes the install take seconds after the first time; checkov comes from the virtualenv that
-scripts/run_checkov.sh keeps (installed here on first use), as `make scan` lets a project choose.
+The project and its virtualenv are kept outside the tree (tests/venv_cache.py): the README's install
+commands make the virtualenv the first time, in a fresh one, and it is reused while pyproject.toml, the
+constraints, the project's requirement files and the Python stay the same. Every run writes the project anew
+beside it and runs all of the README's commands again, whose `pip install -r requirements.txt` reinstalls
+fastscale from this tree (test_the_venv_holds_this_trees_code checks that no cached copy runs).
+checkov comes from the virtualenv that scripts/run_checkov.sh keeps (installed here on first use), as
+`make scan` lets a project choose.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import pytest
 
 from fastscale.infra.project.scaffold import installed_requirement
 from tests.conftest import ROOT
+from tests.venv_cache import cached_build, locked
 
 pytestmark = pytest.mark.venv
 
@@ -66,24 +72,52 @@ def installed_project(tmp_path_factory):
     checkov_venv = Path(checkov.stdout.strip()).parent.parent
 
     base = tmp_path_factory.mktemp("fresh")
-    project = base / "proj"
-    init = _run([str(Path(sys.executable).parent / "fastscale"), "init", str(project), "--project", "fresh-demo"],
+    written = base / "proj"
+    init = _run([str(Path(sys.executable).parent / "fastscale"), "init", str(written), "--project", "fresh-demo"],
                 cwd=base, env=_clean_env())
     assert init.returncode == 0, init.stderr + init.stdout
     for name in SHADOWS:  # a user's own packages with fastscale's generic folder names
-        (project / name).mkdir()
-        (project / name / "__init__.py").write_text(f"raise ImportError('the project folder {name}/ was imported')\n")
+        (written / name).mkdir()
+        (written / name / "__init__.py").write_text(f"raise ImportError('the project folder {name}/ was imported')\n")
 
-    script = "set -e\n" + "\n".join(_readme_commands((project / "README.md").read_text()))
+    commands = _readme_commands((written / "README.md").read_text())
+    script = "set -e\n" + "\n".join(commands)
     env = _clean_env(CHECKOV_VENV=str(checkov_venv))
     # pip builds a local checkout in place: remove what that build leaves in this tree, if it was not there.
     leftovers = [p for p in (ROOT / "build", ROOT / "fastscale.egg-info") if not p.exists()]
     try:
-        steps = _run(["bash", "-c", script], cwd=project, env=env, timeout=1500)
+        with locked("fresh-install-use"):  # one run at a time uses the kept project
+            project = _kept_project(written, commands, env)
+            steps = _run(["bash", "-c", script], cwd=project, env=env, timeout=1500)
+            yield project, env, script, steps
     finally:
         for path in leftovers:
             shutil.rmtree(path, ignore_errors=True)
-    return project, env, script, steps
+
+
+def _kept_project(written: Path, commands: list[str], env: dict[str, str]) -> Path:
+    """The project `init` wrote, moved where its virtualenv is kept (a virtualenv cannot move): the README's
+    install commands (those before its first `make`) ran there in a fresh `.venv` the first time; every later
+    run replaces all but `.venv` with what `init` wrote now, and the README's commands reinstall fastscale
+    from this tree when they run again."""
+    install = commands[:next(i for i, c in enumerate(commands) if c.startswith("make"))]
+    assert install and install[0].startswith("python3 -m venv .venv"), install
+
+    def build(directory: Path) -> None:
+        shutil.copytree(written, directory / "proj")
+        done = _run(["bash", "-c", "set -e\n" + "\n".join(install)], cwd=directory / "proj", env=env, timeout=1500)
+        assert done.returncode == 0, f"{install}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+    python3 = shutil.which("python3", path=env["PATH"])
+    assert python3 is not None
+    salt = "\n".join([*install, *(p.read_text() for p in sorted(written.glob("requirements*.txt")))])
+    project = cached_build("fresh-install", [ROOT / "pyproject.toml", ROOT / "constraints.txt"], build,
+                           python=python3, salt=salt) / "proj"
+    for path in project.iterdir():
+        if path.name != ".venv":
+            shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+    shutil.copytree(written, project, dirs_exist_ok=True)
+    return project
 
 
 def test_requirements_name_the_fastscale_that_ran_init(installed_project):
@@ -115,6 +149,21 @@ def test_the_install_is_not_editable_and_only_fastscale_is_importable(installed_
         assert result.returncode != 0 and "ModuleNotFoundError" in result.stderr, (name, result.stderr)
     version = _run([str(project / ".venv" / "bin" / "fastscale"), "--version"], cwd=tmp_path, env=env)
     assert version.returncode == 0 and re.search(r"fastscale, version \d", version.stdout), version
+
+
+def test_the_venv_holds_this_trees_code(installed_project, tmp_path):
+    # The virtualenv is reused between runs (tests/venv_cache.py): fastscale in it must be the tree under test.
+    project, env, _, steps = installed_project
+    assert steps.returncode == 0
+    python = str(project / ".venv" / "bin" / "python")
+    where = _run([python, "-c", "import fastscale.infra, pathlib; print(pathlib.Path(fastscale.infra.__file__).parents[1])"],
+                 cwd=tmp_path, env=env)
+    assert where.returncode == 0, where.stderr
+    installed = Path(where.stdout.strip())
+    modules = [p.relative_to(ROOT) for top in SHADOWS for p in (ROOT / top).rglob("*.py") if "__pycache__" not in p.parts]
+    assert modules
+    stale = [str(m) for m in modules if not (installed / m).is_file() or (installed / m).read_bytes() != (ROOT / m).read_bytes()]
+    assert stale == [], f"the venv's fastscale differs from the tree in {stale[:5]}"
 
 
 def test_main_py_runs_beside_the_projects_own_packages(installed_project, tmp_path):

@@ -69,7 +69,7 @@ def _same_as_alone(fast, slow, max_rejected):
             assert f.to_dict() == s.to_dict() and f.error == s.error
 
 
-@pytest.mark.parametrize("fixture", ["hour", "quarter"])
+@pytest.mark.parametrize("fixture", [pytest.param("hour", marks=pytest.mark.slow), "quarter"])
 def test_every_outcome_is_what_the_candidate_alone_gives(fixture, request):
     search, slow = request.getfixturevalue(fixture)
     fast = evaluate_all(search, workers=1)
@@ -77,7 +77,7 @@ def test_every_outcome_is_what_the_candidate_alone_gives(fixture, request):
     assert not any(o.stopped_early for o in fast)
 
 
-@pytest.mark.parametrize("fixture", ["hour", "quarter"])
+@pytest.mark.parametrize("fixture", [pytest.param("hour", marks=pytest.mark.slow), "quarter"])
 def test_stopping_early_changes_neither_the_front_nor_the_choice(fixture, request):
     search, slow = request.getfixturevalue(fixture)
     rejected = sorted({o.rejected_fraction for o in slow if o.error is None})
@@ -92,6 +92,7 @@ def test_stopping_early_changes_neither_the_front_nor_the_choice(fixture, reques
                 assert a.get(key) == b.get(key), (max_rejected, slo, key)
 
 
+@pytest.mark.slow
 def test_the_hour_shares_and_stops_a_lot(hour):
     """What makes the search fast on the real trace: runs are shared, and some stop. (Fewer stop than when a copy
     ran target / 0.8 requests at once: with the slots its KV cache holds, fewer candidates fail early.)"""
@@ -158,6 +159,7 @@ def test_outcomes_stopped_under_a_stricter_limit_are_refused(quarter):
         recommend(search, fast, 5.0, 1.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.floats(0.05, 70), st.floats(0.05, 70))
 def test_a_stricter_slo_never_gives_a_cheaper_choice_on_the_hour(hour, a, b):

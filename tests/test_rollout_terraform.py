@@ -22,7 +22,7 @@ from tests.rollout_support import (
 )
 from tests.test_terraform_runner import REAL_BINARY, needs_binary
 
-pytestmark = [needs_binary, pytest.mark.terraform]
+pytestmark = needs_binary
 
 
 def plan_change(tmp_path: Path, stack) -> dict:

@@ -30,10 +30,9 @@ from fastscale.infra.terraform.runner.commands import TERMINATE_GRACE
 FIXTURES = Path(__file__).parent / "fixtures" / "tf_data"
 REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
 
-needs_binary = pytest.mark.skipif(
-    REAL_BINARY is None, reason="neither terraform nor tofu is on PATH; the runner tests need the real binary"
-)
-pytestmark = pytest.mark.terraform
+#: For a test that runs the real binary: marked `terraform`, which tests/conftest.py skips where neither terraform
+#: nor tofu is on PATH (and which makes the test slow).
+needs_binary = pytest.mark.terraform
 
 
 @pytest.fixture

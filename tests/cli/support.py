@@ -18,7 +18,9 @@ from fastscale.cli.runtime import Runtime
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tf_data"
 REAL_BINARY = shutil.which("terraform") or shutil.which("tofu")
-needs_binary = pytest.mark.skipif(REAL_BINARY is None, reason="needs terraform or tofu on PATH")
+#: For a test that runs the real binary: marked `terraform`, which tests/conftest.py skips where neither terraform
+#: nor tofu is on PATH (and which makes the test slow).
+needs_binary = pytest.mark.terraform
 
 #: What the fixture stacks' state is called: the real stack's local backend default for project "demo" in
 #: us-east-1 (infra.model.state.default_state_file).

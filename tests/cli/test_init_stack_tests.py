@@ -50,6 +50,7 @@ def test_init_writes_the_tests_their_snapshot_and_dev_requirements(project):
     assert dev[0] == "-r requirements.txt" and {re.split(r"[<>=]", ln)[0] for ln in dev[1:]} == {"pytest", "syrupy"}
 
 
+@pytest.mark.slow  # runs the project's own test suite in a new process
 def test_generated_tests_pass_on_the_fresh_project_then_fail_when_the_instance_type_changes(project, tmp_path):
     fresh = run_project_tests(project)
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
@@ -82,6 +83,7 @@ def test_generated_tests_pass_on_the_fresh_project_then_fail_when_the_instance_t
     assert "1 failed, 3 passed" in again.stdout and "test_instance_type_is_the_one" in again.stdout, again.stdout
 
 
+@pytest.mark.slow  # runs the project's own test suite in a new process
 def test_generated_tests_fail_when_data_caching_or_fast_metrics_are_turned_off(project, tmp_path):
     changed = tmp_path / "changed"
     shutil.copytree(project, changed)
@@ -142,6 +144,7 @@ def test_an_existing_snapshot_is_a_clash_like_any_project_file(tmp_path):
     assert (target / PROJECT_SNAPSHOT).read_text() == "mine\n"
 
 
+@pytest.mark.slow  # runs the project's own test suite in a new process
 def test_an_emulator_projects_tests_pass_fresh_and_fail_when_it_stops_scaling(tmp_path):
     # `init --emulator` writes a single-model endpoint: its tests check the variant's scaling, not
     # inference components it does not have.

@@ -27,6 +27,7 @@ from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror,
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
 pytestmark = [
+    pytest.mark.terraform,
     pytest.mark.skipif(TERRAFORM is None, reason="needs the terraform binary on PATH"),
     pytest.mark.skipif(MIRROR is None, reason=f"no provider mirror with {AWS_PROVIDER} (looked in {where_looked()})"),
 ]

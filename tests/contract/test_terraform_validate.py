@@ -42,6 +42,7 @@ from tests.stacks.conftest import synth, variant_configs
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
 pytestmark = [
+    pytest.mark.terraform,
     pytest.mark.skipif(TERRAFORM is None, reason="needs the terraform binary on PATH"),
     pytest.mark.skipif(
         MIRROR is None,

@@ -92,6 +92,7 @@ TRICKY = ['${file("x")}', "%{ if true }y%{ endif }", "${TfToken[TOKEN.1]}", "$${
           "$", "%", "${", "%{", "a\\nb", '"quoted"', "\\${e}", "{}", "$$", "}${"]
 
 
+@pytest.mark.terraform
 @needs_terraform
 @settings(max_examples=1, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.text(alphabet=st.sampled_from(list("${}%ab\\\" \n")), max_size=16), min_size=40, max_size=40))
@@ -251,6 +252,7 @@ def aws_plan_part(doc: dict[str, Any], version: str) -> dict[str, Any]:
 
 
 @needs_terraform
+@pytest.mark.terraform
 @needs_mirror
 def test_terraform_plans_every_planted_value_as_written(planted, tmp_path):
     """One root module, one child module per planted stack: `validate`, then `plan`; the planned values hold

@@ -125,6 +125,7 @@ TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
 
 
+@pytest.mark.terraform
 @pytest.mark.skipif(TERRAFORM is None or MIRROR is None, reason="needs terraform and the hashicorp/aws provider mirror")
 def test_terraform_validate_accepts_an_override_and_rejects_a_misspelt_one(synth_dict, tmp_path):
     """The override is an ordinary attribute to Terraform (so `plan` shows it); a misspelt one, were it not

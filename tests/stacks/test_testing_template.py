@@ -190,6 +190,7 @@ needs_terraform = pytest.mark.skipif(
     reason="needs terraform on PATH and a provider mirror with hashicorp/aws (FASTSCALE_TF_MIRROR)")
 
 
+@pytest.mark.terraform
 @needs_terraform
 def test_assert_valid_terraform_accepts_a_synthesized_stack(component):
     report = assert_valid_terraform(component)
@@ -198,6 +199,7 @@ def test_assert_valid_terraform_accepts_a_synthesized_stack(component):
         assert any(a.endswith(".execution_role_arn") for a in report.adjusted)
 
 
+@pytest.mark.terraform
 @needs_terraform
 def test_assert_valid_terraform_rejects_a_broken_stack_with_terraforms_own_words(component):
     broken = copy.deepcopy(component.document)
