@@ -3,9 +3,9 @@
 Each entry of CLAIMS is a kind of AWS claim the documentation makes (a figure AWS published, a default AWS
 sets, an example AWS gives) and the AWS pages that state it. Every paragraph (or table row) of the
 hand-written documentation that makes such a claim must link one of those pages, or say that what it
-describes is fastscale's choice. The generated pages (docs/rules.md from the rules' docstrings,
-docs/config-reference.md from the schema's descriptions) are left out: they are checked where they are
-written.
+describes is fastscale's choice. docs/config-reference.md (generated from the schema's descriptions) is left
+out. docs/rules.md (generated from the rules' docstrings) is checked rule by rule: a rule's text names its AWS
+pages once, in its closing "AWS sources:" paragraph, so the unit there is the rule's whole section.
 """
 
 from __future__ import annotations
@@ -46,6 +46,22 @@ CLAIMS = [
 ]
 
 GENERATED = {"rules.md", "config-reference.md"}
+RULES_DOC = ROOT / "docs" / "rules.md"
+AWS_PAGE = re.compile(r"https://(docs\.aws\.amazon\.com|aws\.amazon\.com/blogs)/")
+#: A rule's text that names AWS (a service, an API, AWS itself) is taken to say something about how AWS behaves.
+AWS_NAMED = re.compile(r"\b(AWS|SageMaker|CloudWatch|Application Auto Scaling|IAM|Amazon S3|ECR|KMS|Secrets Manager|[Tt]he API)\b")
+#: Rules that name AWS but state nothing about how AWS behaves, so they cite no AWS page, with the reason.
+NAMES_AWS_WITHOUT_CLAIM = {
+    "FS015": "the regions are what deploys observed, and the text says it is no AWS statement",
+    "FS017": "fastscale's naming and its case-insensitive comparison, said to be fastscale's choice",
+    "FS063": "the shapes of credentials, AWS access key ids among them",
+    "FS070": "where the Terraform state of an emulator target goes",
+    "FS072": "which Terraform provider fastscale redirects to an emulator",
+    "FS073": "Terraform's template syntax and fastscale's escaping of it",
+    "FS075": "the regions come from botocore's endpoint data, named as such",
+    "FS096": "which hosts fastscale sends credentials to",
+    "FS106": "hashicorp/aws's own validation, measured on the provider",
+}
 
 
 def _documents():
@@ -72,6 +88,28 @@ def _paragraphs(text: str):
                 lines = []
 
 
+def _rule_sections(text: str):
+    """(heading, text) of each rule in docs/rules.md, without its example."""
+    for section in re.split(r"(?m)^(?=## FS\d{3} )", text)[1:]:
+        yield section.splitlines()[0], section.split("Example that triggers it:")[0]
+
+
+def unsourced_rules(text: str):
+    """(rule heading, problem) for each rule section of `text` that states AWS behaviour without an AWS page."""
+    for heading, section in _rule_sections(text):
+        for claim, pattern, sources in CLAIMS:
+            if re.search(pattern, section) and not any(s in section for s in sources) and CHOICE not in section:
+                yield heading, claim
+        code = heading.split()[1]
+        if AWS_NAMED.search(section) and not AWS_PAGE.search(section) and code not in NAMES_AWS_WITHOUT_CLAIM:
+            yield heading, "AWS behaviour without an AWS source"
+        for line in section.splitlines():
+            if line.startswith("AWS sources:"):
+                for url in (u.rstrip(".") for u in re.findall(r"https?://[^\s,]+", line)):
+                    if not AWS_PAGE.match(url):
+                        yield heading, f"not an AWS page: {url}"
+
+
 def unsourced(text: str):
     """(line, claim) for each paragraph of `text` that makes a claim of CLAIMS without its source."""
     for line, paragraph in _paragraphs(text):
@@ -93,6 +131,31 @@ def test_a_claim_without_its_source_is_found():
             "# What the publish frequency paces\n"
             "`>=` where AWS's example uses GreaterThanThreshold is fastscale's choice.\n")
     assert list(unsourced(text)) == [(3, "AWS's scale-out measurement (525 s -> 258 s)"), (5, "what data caching does")]
+
+
+def test_every_rule_names_the_aws_source_of_what_it_says_aws_does():
+    assert list(unsourced_rules(RULES_DOC.read_text(encoding="utf-8"))) == []
+
+
+def test_rules_that_name_aws_without_a_claim_still_cite_nothing():
+    """An entry of NAMES_AWS_WITHOUT_CLAIM whose rule now cites an AWS page (or no longer exists) is dropped."""
+    sections = {heading.split()[1]: section for heading, section in
+                _rule_sections(RULES_DOC.read_text(encoding="utf-8"))}
+    assert [c for c in NAMES_AWS_WITHOUT_CLAIM if c not in sections or AWS_PAGE.search(sections[c])] == []
+
+
+def test_a_rule_without_its_source_is_found():
+    text = ("# Validation rules\n\n## FS900 `a`\n\nThe API accepts 60 to 3600.\n\nExample that triggers it:\n\n"
+            "## FS901 `b`\n\nThe API accepts 60 to 3600.\n\nAWS sources: https://docs.aws.amazon.com/x.html.\n\n"
+            "## FS902 `c`\n\nAWS measured 525 s.\n\nAWS sources: https://example.com/x.html.\n\n"
+            "## FS903 `d`\n\nfastscale waits 10 s (fastscale's choice).\n\n"
+            "## FS015 `e`\n\nObserved in deploys, not an AWS statement.\n")
+    assert list(unsourced_rules(text)) == [
+        ("## FS900 `a`", "AWS behaviour without an AWS source"),
+        ("## FS902 `c`", "AWS's scale-out measurement (525 s -> 258 s)"),
+        ("## FS902 `c`", "AWS behaviour without an AWS source"),
+        ("## FS902 `c`", "not an AWS page: https://example.com/x.html"),
+    ]
 
 
 def test_every_source_is_an_aws_page():

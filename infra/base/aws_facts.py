@@ -178,7 +178,7 @@ IMAGE_MAX_LEN = 255
 #: `Url` / `S3ModelUri` (model data): at most 1024 characters.
 MODEL_DATA_MAX_LEN = 1024
 #: Tag keys beginning with this (in any case) are reserved for AWS ("User-defined tag restrictions",
-#: Tagging AWS Resources user guide); AWS refuses them in a tagging request.
+#: AWS Billing user guide, https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/allocation-tag-restrictions.html); AWS refuses them in a tagging request.
 RESERVED_TAG_PREFIX = "aws:"
 #: Most user tags one resource may carry (SageMaker, IAM, CloudWatch alike).
 MAX_TAGS_PER_RESOURCE = 50

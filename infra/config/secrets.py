@@ -54,7 +54,8 @@ def parse_kms_key_arn(value: str) -> Arn | None:
 
 def policy_resource(secret_arn: str) -> str:
     """The secret's ARN as an IAM resource. A partial ARN (the name without Secrets Manager's random
-    suffix) matches only with the suffix wildcard AWS documents, `-??????`."""
+    suffix) matches only with the suffix wildcard AWS documents, `-??????`
+    (https://docs.aws.amazon.com/secretsmanager/latest/userguide/permissions_grant-limited-resources.html)."""
     if _RANDOM_SUFFIX_RE.search(secret_arn):
         return secret_arn
     return f"{secret_arn}-??????"

@@ -2,6 +2,8 @@
 
 A typo (`ml.g6.2xlarg`) or a training-only type would only surface when Terraform asks SageMaker to
 create the endpoint configuration, minutes into a deploy. The hint lists the closest known types.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html.
 """
 
 from __future__ import annotations

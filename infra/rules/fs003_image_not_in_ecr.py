@@ -3,6 +3,8 @@
 Container image caching (layer 3 of fast scale-out) applies only to images in Amazon ECR. An image from
 Docker Hub, ECR Public (`public.ecr.aws`) or another registry is pulled in full by every new instance.
 Inference components also document only ECR image paths.
+
+AWS sources: https://aws.amazon.com/blogs/machine-learning/introducing-container-caching-in-amazon-sagemaker-ai-for-faster-model-scaling/, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentContainerSpecification.html.
 """
 
 from __future__ import annotations

@@ -1,11 +1,14 @@
 """An ECR image must be in the same region as the endpoint.
 
 SageMaker pulls the container image from ECR in the region where the model and endpoint are created; an
-image in another region's registry makes model or inference-component creation fail. Cross-account
-images (such as AWS's Deep Learning Containers, account 763104351884) are fine as long as the region matches.
+image in another region's registry makes model or inference-component creation fail (API reference,
+ContainerDefinition.Image). Only the region is checked: an image of another account, such as AWS's Deep
+Learning Containers, passes.
 The hint names the registry host in the endpoint's region (China's hosts end in .amazonaws.com.cn); while
 the project's region is not a real SageMaker region (FS075) there is no right host to suggest, and this
 rule stays silent.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ContainerDefinition.html.
 """
 
 from __future__ import annotations

@@ -7,6 +7,8 @@ image runs: each deployment of a new endpoint configuration (every change fastsc
 rollback to an earlier config) resolves the tag again to whatever was pushed last, and the file cannot
 reproduce an earlier deploy. A digest (`@sha256:...`) pins exactly; any tag other than `latest` is taken as
 a deliberate version.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DeployedImage.html.
 """
 
 from __future__ import annotations

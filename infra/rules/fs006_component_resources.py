@@ -5,9 +5,11 @@ copy reserves can never exceed what one instance has: such a component never get
 API also has floors (at least 1 accelerator device when set, 128 MB of memory, 0.25 CPU cores) and the
 memory ceiling (`max_memory_mb`) cannot be below the floor (`memory_mb`).
 
-Memory is compared with the instance's whole host memory; SageMaker keeps some of it for itself, so a
-request close to the limit may still not be placeable. CPU instance types are only known by name, so on
+Memory is compared with the instance's whole host memory (fastscale's choice: AWS publishes no figure for
+what an instance keeps for itself), so a request close to the limit may still not be placeable. CPU instance types are only known by name, so on
 those only the accelerator count (zero) is checked.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentComputeResourceRequirements.html.
 """
 
 from __future__ import annotations

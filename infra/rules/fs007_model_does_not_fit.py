@@ -2,7 +2,7 @@
 
 Available memory is the component's reservation (`resources.accelerators` x memory per device) for an
 inference component, and every accelerator of the instance for a single-model endpoint. `model_size_gb`
-is read as decimal GB (10^9 bytes, as model hubs and S3 report sizes) and compared in GiB with the device
+is read (fastscale's choice) as decimal GB (10^9 bytes, as model hubs and S3 report sizes) and compared in GiB with the device
 memory. Weights larger than that memory cannot load: the container fails its health check and the
 deploy or scale-out fails. A component that reserves no accelerator device gets no accelerator memory.
 

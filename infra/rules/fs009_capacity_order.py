@@ -1,8 +1,10 @@
 """Instance and copy counts must satisfy 0 <= min <= initial <= max, with max >= 1.
 
-Application Auto Scaling rejects a scalable target whose minimum exceeds its maximum, and an initial
-count outside [min, max] is moved back into the range by auto scaling right after registration, so the deploy
-would not create what the file says. A maximum of 0 means nothing could ever serve.
+A minimum above the maximum is no range at all, and registering a scalable target changes the resource's
+current capacity to a value inside [min, max] (Application Auto Scaling API reference,
+RegisterScalableTarget), so an initial count outside the range would not be what the deploy leaves running. A maximum of 0 means nothing could ever serve.
+
+AWS sources: https://docs.aws.amazon.com/autoscaling/application/APIReference/API_RegisterScalableTarget.html.
 """
 
 from __future__ import annotations

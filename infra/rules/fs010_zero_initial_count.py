@@ -1,8 +1,12 @@
 """Deploy-time counts must be at least 1: `instances.initial` and every component's `copies.initial`.
 
-The API refuses an endpoint variant with an initial instance count of 0 and an inference component
-created with 0 copies. Scale to zero is reached afterwards, by auto scaling down to `min: 0`; the
-deploy itself always starts with at least one instance and one copy of each component.
+The API refuses an endpoint variant with an initial instance count of 0 (ProductionVariant's
+InitialInstanceCount has a minimum of 1). An inference component's CopyCount may be 0 in the API, but
+fastscale starts every component with at least one copy (fastscale's choice: a component created with no
+copy serves nothing until a request fails and scale-from-zero adds one). Scale to zero is reached
+afterwards, by auto scaling down to `min: 0`.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentRuntimeConfig.html.
 """
 
 from __future__ import annotations

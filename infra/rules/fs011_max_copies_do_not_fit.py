@@ -4,9 +4,9 @@ Summed over the endpoint's components, `copies.max` x `resources.accelerators` i
 `instances.max` x accelerators per instance (host memory, `memory_mb`, and CPUs, `cpus`, are summed the
 same way), while each component alone still reaches its `copies.max` with the others at their
 `copies.min`. The components then compete for the same instances: whichever scales out first takes the
-room, and the others stop short of their maximum until it scales in. AWS's own multi-model workshop
-does this on purpose (two 1-GPU components, 0-2 copies each, on at most two 1-GPU instances), so it is
-a warning that shows the arithmetic, not an error.
+room, and the others stop short of their maximum until it scales in. Sharing capped capacity
+can be deliberate (components that are rarely busy at the same time), so it is a warning that shows the
+arithmetic, not an error (fastscale's choice).
 
 Where it can never fit the rule does not speak: a copy larger than one instance is FS006's finding, and
 a component whose `copies.max` does not fit even with the others at their minimum is FS110's. The sum is

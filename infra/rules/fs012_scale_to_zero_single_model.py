@@ -3,6 +3,8 @@
 Scale to zero works through managed instance scaling (`MinInstanceCount` 0), which SageMaker supports
 only for endpoints that host inference components. A single-model endpoint's variant cannot go below
 one instance: the deploy would fail when the scalable target or endpoint configuration is created.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ fastscale's precise rule, for an inference-component endpoint:
 
 Mixing is fine when `instances.min >= 1`: some components at `copies.min: 0` free their accelerators for
 the others while at least one component keeps the instances busy.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantManagedInstanceScalingScaleInPolicy.html.
 """
 
 from __future__ import annotations

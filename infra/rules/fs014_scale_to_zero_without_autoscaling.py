@@ -3,6 +3,8 @@
 Coming back from zero copies relies on the step-scaling policy driven by the NoCapacityInvocationFailures
 alarm, and both belong to the component's auto scaling. With `autoscaling.enabled: false` fastscale
 creates neither, so once the component is at zero nothing ever adds a copy back and every request fails.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html.
 """
 
 from __future__ import annotations

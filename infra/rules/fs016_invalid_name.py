@@ -8,6 +8,8 @@ SageMaker names allow letters, digits and single or repeated hyphens between the
 configuration is the tightest: `{project}-{endpoint}` can have at most 36 characters (the role name then
 has at most 62, with the longest region name of 15 characters). `project`, endpoint names and component names
 must each match the SageMaker pattern on their own, since they are joined with a hyphen.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html, https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html.
 """
 
 from __future__ import annotations

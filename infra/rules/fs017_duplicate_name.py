@@ -1,9 +1,10 @@
 """Endpoint names and component names must be unique within the file.
 
 Two endpoints with the same name would be one AWS endpoint that Terraform tries to create twice; two
-components with the same name clash the same way, even on different endpoints, since component names are
-unique per account and region. SageMaker compares endpoint names without regard to case, so `Chat` and
-`chat` clash too; component names are compared the same way to be safe.
+components with the same name clash the same way, even on different endpoints, since a component's AWS name
+(`{project}-{component}`) does not include its endpoint's. fastscale compares endpoint and component names
+without regard to case (fastscale's choice, as `teardown` lists SageMaker resources the same way), so `Chat`
+and `chat` clash too.
 """
 
 from __future__ import annotations

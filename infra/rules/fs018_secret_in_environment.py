@@ -22,6 +22,8 @@ A Hugging Face Hub token (`HF_TOKEN`, `HUGGING_FACE_HUB_TOKEN`, ...) is almost a
 LMI, TGI or vLLM image to download gated weights at start. Those images do not read a secret ARN, so the
 hint for them is the path that works on any image: download the weights once, stage them in S3 and set
 `model_data` (docs/secrets.md, "Gated models on stock containers"); the token then never reaches AWS.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ContainerDefinition.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentContainerSpecification.html.
 """
 
 from __future__ import annotations

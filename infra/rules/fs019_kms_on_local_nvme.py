@@ -4,6 +4,8 @@
 as ml.g5, ml.g6, ml.g6e, ml.p4d, ml.p5) have no such volume: their local storage is encrypted by the
 instance hardware, and CreateEndpointConfig refuses a KMS key for them. Instance types that are not in
 the accelerator catalog are not checked.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateEndpointConfig.html.
 """
 
 from __future__ import annotations

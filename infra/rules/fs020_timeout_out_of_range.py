@@ -3,6 +3,8 @@
 `model_download_timeout` and `startup_health_check_timeout` become ModelDataDownloadTimeoutInSeconds and
 ContainerStartupHealthCheckTimeoutInSeconds (on the production variant, or in an inference component's
 StartupParameters). The API accepts 60..3600 for both, at the endpoint level and for each model or component.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentStartupParameters.html.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 It becomes MetricsConfig.MetricPublishFrequencyInSeconds of the endpoint configuration, which accepts
 10, 30, 60, 120, 180, 240 or 300 seconds.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_MetricsConfig.html.
 """
 
 from __future__ import annotations

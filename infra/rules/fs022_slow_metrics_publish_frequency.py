@@ -15,6 +15,8 @@ The concurrency metrics are in none of these lists, and AWS does not document wh
 them; so an explicit frequency above 10 s on an endpoint that scales on them risks scaling and alarms seeing
 fewer datapoints than the ~30 s reaction assumes. Only set values that are valid are checked here (FS021
 reports the others). docs/metrics.md has the whole picture.
+
+AWS sources: https://aws.amazon.com/blogs/machine-learning/amazon-sagemaker-inference-launches-faster-auto-scaling-for-generative-ai-models/, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_MetricsConfig.html.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 `target_concurrency` is the target value of the target-tracking policy: concurrent requests per copy
 (components) or per model (single-model endpoints). Zero or a negative value can never be reached, so
 auto scaling would run at maximum capacity or be rejected. Only checked where auto scaling is enabled.
+
+AWS sources: https://docs.aws.amazon.com/autoscaling/application/APIReference/API_TargetTrackingScalingPolicyConfiguration.html.
 """
 
 from __future__ import annotations

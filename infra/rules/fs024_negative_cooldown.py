@@ -4,6 +4,8 @@
 policy) are seconds that Application Auto Scaling waits between scaling activities. Checked where the
 policy is created: target tracking when auto scaling is enabled, the step policy when the component can
 scale to zero.
+
+AWS sources: https://docs.aws.amazon.com/autoscaling/application/APIReference/API_TargetTrackingScalingPolicyConfiguration.html, https://docs.aws.amazon.com/autoscaling/application/userguide/target-tracking-scaling-policy-overview.html#target-tracking-cooldown.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 CloudWatch accepts only those periods. Checked for the operational alarms (`alarms.period`, when alarms
 are enabled) and for each component's scale-from-zero alarm (`autoscaling.scale_from_zero.period`, when
 the component can scale to zero).
+
+AWS sources: https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ CloudWatch needs `evaluation_periods` >= 1, and limits period x evaluation perio
 or to 86,400 s (1 day) when the period is below one hour. Checked for the operational alarms, each
 component's scale-from-zero alarm, and the stuck-at-zero alarm (`alarms.stuck_at_zero_minutes`, evaluated
 in 1-minute periods, so at most 1440 minutes). Periods that are themselves invalid are FS026's.
+
+AWS sources: https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html.
 """
 
 from __future__ import annotations

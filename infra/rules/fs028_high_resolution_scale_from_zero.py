@@ -8,6 +8,8 @@ aws-samples/sagemaker-genai-hosting-examples (notebooks and CDK stack) use 30 s.
 therefore what AWS's samples do, not the user's own risk: this is a note (`info`), never a warning. It
 says what to look at in CloudWatch: if the alarm sits in INSUFFICIENT_DATA, the first request after
 scale to zero never brings a copy back, and 60 s (fastscale's default) is the documented period.
+
+AWS sources: https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html, https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ and ending with a letter or digit, no `..`, not shaped like an IP address, and n
 (`xn--`, `sthree-`, `amzn-s3-demo-`) or suffixes (`-s3alias`, `--ol-s3`, `.mrap`, `--x-s3`, `--table-s3`)
 AWS reserves. A common slip is writing `s3://bucket`: the field wants the bare name. Caught here,
 `terraform init` does not fail half-way with a cryptic backend error.
+
+AWS sources: https://docs.aws.amazon.com/AmazonS3/latest/userguide/bucketnamingrules.html.
 """
 
 from __future__ import annotations

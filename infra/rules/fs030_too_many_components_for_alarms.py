@@ -1,8 +1,11 @@
 """An endpoint with operational alarms hosts more components than one CloudWatch alarm can watch.
 
 On an inference-component endpoint, the latency and 5xx alarms combine every component's metric with
-metric math (SageMaker publishes those metrics per component only). CloudWatch refuses a metric math alarm
+metric math (fastscale's choice: it alarms on each component's
+own metrics). CloudWatch refuses a metric math alarm
 over more than 10 metrics, so the apply would fail on the alarm after the endpoint was already created.
+
+AWS sources: https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/cloudwatch_limits.html.
 """
 
 from __future__ import annotations

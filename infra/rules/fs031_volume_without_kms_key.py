@@ -2,11 +2,13 @@
 
 Instance types without local NVMe storage (ml.inf1, ml.inf2, ml.p2, ml.p3) keep the container image, the
 model weights and the data cache on an EBS volume that SageMaker attaches to each instance. Without
-`kms_key_arn` SageMaker encrypts it with the AWS managed key, which nobody can restrict, audit per use or
-revoke. With a key, the stack grants the execution role its use. Instance types with local NVMe storage are
+`kms_key_arn` the volume is not encrypted with a key of yours, so its use cannot be restricted, audited per
+use or revoked by you. With a key, the stack grants the execution role its use. Instance types with local NVMe storage are
 left out: their storage is encrypted by the hardware and SageMaker refuses a key for them (FS019). This is
 the check that checkov's CKV_AWS_98 makes without knowing the instance type, which is why fastscale's
 checkov settings skip that one.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_CreateEndpointConfig.html.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 `ProductionVariant.InstancePools` holds at most five entries: the endpoint's own `instance_type` is the
 first pool and every `capacity.fallback` entry is one more. A sixth makes CreateEndpointConfig fail.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints-heterogeneous.html.
 """
 
 from __future__ import annotations

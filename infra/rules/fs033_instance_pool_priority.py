@@ -4,6 +4,8 @@ SageMaker provisions pools in priority order (1 first). The endpoint's own `inst
 a fallback without `priority` takes its position plus 2. Two pools with the same priority leave the order
 undefined, a priority outside 1-5 is refused by the API, and the same instance type twice is a pool that
 can never add capacity the first one could not.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints-heterogeneous.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InstancePool.html.
 """
 
 from __future__ import annotations

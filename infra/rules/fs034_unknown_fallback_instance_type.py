@@ -2,6 +2,8 @@
 
 The same check as FS001, for `capacity.fallback[].instance_type`: an unknown type makes
 CreateEndpointConfig fail during the deploy.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InstancePool.html.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 Container image caching only applies to GPU, Inferentia and Trainium instance types. A CPU fallback
 pool pulls the whole image on every new instance: the capacity arrives, but minutes later than on the
 other pools, exactly when the primary type had none to give.
+
+AWS sources: https://aws.amazon.com/blogs/machine-learning/introducing-container-caching-in-amazon-sagemaker-ai-for-faster-model-scaling/.
 """
 
 from __future__ import annotations

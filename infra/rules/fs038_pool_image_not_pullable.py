@@ -4,6 +4,8 @@ A fallback pool may override the image (`capacity.fallback[].model.image` or `.c
 SageMaker pulls images only from Amazon ECR in the endpoint's own region (FS004): an override image in
 another region's registry makes the pool's model fail to create. An override outside ECR is pulled in
 full by every instance of the pool (no image caching), so it is reported too.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ContainerDefinition.html, https://aws.amazon.com/blogs/machine-learning/introducing-container-caching-in-amazon-sagemaker-ai-for-faster-model-scaling/.
 """
 
 from __future__ import annotations

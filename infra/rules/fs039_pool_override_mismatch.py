@@ -4,6 +4,8 @@
 ModelNameOverride); `components` overrides inference components by name (they become the components'
 per-type Specifications). An override for the other kind of endpoint, or for a component name that
 does not exist, would silently do nothing.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InstancePool.html.
 """
 
 from __future__ import annotations

@@ -2,6 +2,8 @@
 
 It becomes the variant's VariantInstanceProvisionTimeoutInSeconds: how long SageMaker keeps trying to
 provision instances, across all pools, before the operation fails. The API accepts 300 to 3600.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html, https://docs.aws.amazon.com/sagemaker/latest/dg/realtime-endpoints-heterogeneous.html.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ The ARN becomes the variant's CapacityReservationConfig.MlReservationArn, which 
 `arn:aws[-partition]:sagemaker:<region>:<12-digit account>:<resource type>/<name>` (e.g. a training plan
 bought for endpoints). A reservation holds capacity in one region only: one from another region can
 never serve this endpoint.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantCapacityReservationConfig.html.
 """
 
 from __future__ import annotations

@@ -3,6 +3,8 @@
 `scale_in` becomes managed instance scaling's ScaleInPolicy: `cooldown_minutes` is CooldownInMinutes
 (5 to 1440) and `max_step` is MaximumStepSize (1 to 100). Values outside make the endpoint
 configuration fail to create.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantManagedInstanceScalingScaleInPolicy.html.
 """
 
 from __future__ import annotations

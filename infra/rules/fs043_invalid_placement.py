@@ -3,6 +3,8 @@
 `capacity.placement` becomes each inference component's SchedulingConfig (PlacementStrategy and
 AvailabilityZoneBalance with EnforcementMode PERMISSIVE). `max_imbalance` is MaxImbalance, which the API
 accepts from 0 to 100. A single-model endpoint has no copies to place, so the setting would do nothing.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentSchedulingConfig.html.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@
 - `reservation_arn` with `capacity.fallback`: with capacity-reservations-only SageMaker launches instances
   only into the one reservation, whose instance type must be the variant's; fallback types could never
   launch, and the variant has no single InstanceType to match the reservation.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-zero-instances.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantCapacityReservationConfig.html.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ The rule only checks a batch the file sets (`deployment.components.batch`, or a 
 other rollout needs less room, so a default endpoint filled to `instances.max` is the user's capacity
 choice, not a rollout risk fastscale could avoid, and the rule stays quiet on it (docs/updates.md says
 what an update at full capacity does).
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentDeploymentConfig.html.
 """
 
 from __future__ import annotations

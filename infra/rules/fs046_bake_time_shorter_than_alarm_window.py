@@ -6,6 +6,8 @@ datapoints of `period` seconds breached: with a bake time shorter than that wind
 accepted before its alarm can fire, and automatic rollback never happens. The default bake time is the
 longest window plus one period; this flags a shorter one set by hand, and a window longer than the API's
 longest bake time (3600 s).
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DeploymentConfig.html, https://docs.aws.amazon.com/sagemaker/latest/dg/deployment-guardrails.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_TrafficRoutingConfig.html.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ GPU-memory alarm on an Inferentia endpoint, which publishes no GPU metrics; a st
 component that does not scale to zero; the operational alarms of an endpoint with `alarms.enabled` false;
 a typo) would leave the update unguarded, or fail it. An alarm of another stack is refused as well: its
 owner may delete or change it at any time.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DeploymentConfig.html.
 """
 
 from __future__ import annotations

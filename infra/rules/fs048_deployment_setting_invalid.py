@@ -13,6 +13,8 @@ timeout 600-28800 s, sizes at least 1). What depends on the endpoint is checked 
   times out by construction.
 
 SageMaker refuses such an update when it is applied, long after `plan` looked fine.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_DeploymentConfig.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_InferenceComponentDeploymentConfig.html, https://docs.aws.amazon.com/sagemaker/latest/dg/deployment-guardrails-blue-green-canary.html, https://docs.aws.amazon.com/sagemaker/latest/dg/deployment-guardrails-blue-green-linear.html, https://docs.aws.amazon.com/sagemaker/latest/dg/deployment-guardrails-rolling.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_TrafficRoutingConfig.html.
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ A component's own rollback alarms are named `<project>-<component>-5xx-errors` a
 endpoint's alarms `<project>-<endpoint>-<kind>`. A component named like an endpoint of the same file would
 give two alarms one name: CloudWatch keeps one alarm per name, so each apply overwrites the other, one of
 them watches the wrong metric, and an update rolls back (or does not) on the wrong signal.
+
+AWS sources: https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html.
 """
 
 from __future__ import annotations

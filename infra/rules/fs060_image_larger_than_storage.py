@@ -5,6 +5,8 @@ the image onto its own storage: at most the larger of its local NVMe instance st
 storage volume SageMaker attaches (512 GB, `VolumeSizeInGB`'s maximum in the SageMaker API). An image larger than
 that can never be pulled, and an estimate built on it would be meaningless, so it is an error rather
 than a slow start. The unpacked image is larger still, so passing this check is necessary, not sufficient.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html.
 """
 
 from __future__ import annotations

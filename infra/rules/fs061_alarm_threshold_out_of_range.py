@@ -8,6 +8,8 @@
 
 A threshold the metric cannot reach makes a billed alarm that can never fire (or always fires), and
 hides the problem it was meant to catch. Only checked when the endpoint's alarms are enabled.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/API_runtime_InvokeEndpoint.html.
 """
 
 from __future__ import annotations

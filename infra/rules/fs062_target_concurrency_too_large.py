@@ -2,6 +2,8 @@
 
 `TargetValue` is a double, but the API refuses values outside -2^360..2^360. A target that large also
 means the policy could never scale out. Values at or below 0 are FS023's.
+
+AWS sources: https://docs.aws.amazon.com/autoscaling/application/APIReference/API_TargetTrackingScalingPolicyConfiguration.html.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@
 
 With your own `execution_role_arn`, fastscale grants nothing: that role must allow
 `secretsmanager:GetSecretValue` on the secret (docs/secrets.md).
+
+AWS sources: https://docs.aws.amazon.com/secretsmanager/latest/userguide/reference_iam-permissions.html, https://docs.aws.amazon.com/kms/latest/developerguide/cmks-in-iam-policies.html.
 """
 
 from __future__ import annotations

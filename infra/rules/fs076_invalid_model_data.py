@@ -7,6 +7,8 @@ path where the model artifacts are stored", `S3DataSource` takes an `S3Uri`, and
 can read a web URL: so only `s3://` is accepted. Anything else (`file:///etc/passwd`, a bare path, an
 upper-case bucket) is refused here instead of by AWS during the deploy. Fallback pools' overrides are
 checked too.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ContainerDefinition.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_S3ModelDataSource.html.
 """
 
 from __future__ import annotations

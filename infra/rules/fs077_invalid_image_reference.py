@@ -7,6 +7,8 @@ The grammar is the OCI distribution specification's: lower-case path components 
 digest `algorithm:hex` (64 hex digits for sha256). A path (`../../etc/passwd`), shell syntax (`;$(id)`) or
 an upper-case repository is refused here instead of failing the model's creation during the deploy.
 Fallback pools' override images are checked too.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ContainerDefinition.html.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ SageMaker assumes exactly the role it is given (`RoleArn`: `arn:aws[a-z-]*:iam::
 and a reviewer reading it would take it for a grant. IAM role names are 1-64 letters, digits and
 `+=,.@_-`; a path is `/`-separated segments of the same characters. The partition must be the one of the
 project's region (`aws`, `aws-cn` for China, `aws-us-gov` for GovCloud): IAM roles do not cross partitions.
+
+AWS sources: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_iam-quotas.html.
 """
 
 from __future__ import annotations

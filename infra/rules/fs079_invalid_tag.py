@@ -1,7 +1,7 @@
 """Tags must be ones AWS accepts on every resource the stack creates.
 
 - A key must not begin with `aws:` in any case: the prefix is reserved for AWS, and a tagging request
-  with it is refused ("User-defined tag restrictions", Tagging AWS Resources user guide).
+  with it is refused ("User-defined tag restrictions", AWS Billing user guide).
 - Keys and values may hold letters, digits, spaces and `_ . : / = + - @` only (SageMaker's `TagKey` /
   `TagValue` pattern `[\\p{L}\\p{Z}\\p{N}_.:/=+\\-@]*`; IAM and CloudWatch take the same set). Lengths
   (key 1-128, value 0-256) are checked when the file is read.
@@ -11,6 +11,8 @@
 - A resource takes at most 50 tags. Counted per resource, as the stack tags it: fastscale's own (four on the
   execution role, three elsewhere), the config's `tags`, and on an adopted resource the live tags its
   `adopted.tags` keeps (one key counted once: the stack's win).
+
+AWS sources: https://docs.aws.amazon.com/awsaccountbilling/latest/aboutv2/allocation-tag-restrictions.html.
 """
 
 from __future__ import annotations

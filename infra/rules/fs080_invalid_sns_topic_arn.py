@@ -7,6 +7,8 @@ cannot notify across partitions. The topic's region must be a real region of tha
 does not require the alarm's own region, as AWS documents no such restriction for alarm actions.
 Anything else (a queue or role ARN, a wildcard, an e-mail address) is refused here instead of by
 CloudWatch during the deploy.
+
+AWS sources: https://docs.aws.amazon.com/AmazonCloudWatch/latest/APIReference/API_PutMetricAlarm.html, https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/alarm-actions.html, https://docs.aws.amazon.com/sns/latest/api/API_CreateTopic.html.
 """
 
 from __future__ import annotations

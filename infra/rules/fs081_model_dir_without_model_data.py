@@ -5,6 +5,8 @@ SageMaker copies a model's `model_data` from S3 into `/opt/ml/model` before the 
 /opt/ml/model`, `OPTION_MODEL_ID: /opt/ml/model/...`) then starts with no weights and fails its health
 check, many minutes into a deploy. Checked for every workload and for each fallback pool's override, with
 the override's unset keys inherited (the pool runs the workload's `model_data` unless it sets its own).
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/large-model-inference-uncompressed.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_S3ModelDataSource.html.
 """
 
 from __future__ import annotations

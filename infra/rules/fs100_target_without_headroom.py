@@ -1,7 +1,8 @@
 """The scaling target must sit below the concurrency at which a copy saturates.
 
 Target tracking adds copies only once the metric (concurrent requests per copy) has stayed above the target
-for 3 datapoints, and the new copies then take minutes to serve. A target at or above
+for some datapoints (three in fastscale's model, docs/scale-out-layers.md), and the new copies then take
+minutes to serve. A target at or above
 `serving.max_concurrency` (where time to first token starts to climb) means every copy is already saturated
 before a scale-out is even detected: each spike queues for the whole cold start. A target below the capacity
 is the headroom that absorbs the spike while new copies start.

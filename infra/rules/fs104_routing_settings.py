@@ -6,6 +6,8 @@ ConcurrencyThreshold 1-1024) and takes the block only with that strategy (SageMa
 ProductionVariantRoutingConfig and PrefixAwareRoutingConfig; botocore 1.44.8). `prefix_routing` is
 fastscale's name for the block: it is required with `prefix_aware` and refused with any other `routing`.
 What each strategy does, and when AWS applies it, is in docs/routing.md.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariantRoutingConfig.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_PrefixAwareRoutingConfig.html.
 """
 
 from __future__ import annotations

@@ -22,6 +22,8 @@ driver 2.19) for "Inferentia2 and Trainium". The instance families each AMI serv
 The message names the AMI, the instance type's family and the families the AMI serves, and the hint the
 AMIs that serve the family. One AMI serves the whole variant, fallback instance types included, so each of
 them is checked. A type missing from fastscale's accelerator catalog is left to FS001/FS002.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_ProductionVariant.html.
 """
 
 from __future__ import annotations

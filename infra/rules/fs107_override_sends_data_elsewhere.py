@@ -22,6 +22,8 @@ its ARN names an account other than every account of the config's own ARNs (its 
 secrets); a config without such ARNs, or a key given by id or alias, cannot be judged and is not flagged.
 A warning: sending data to another bucket or account may be what the user wants, and this rule only makes it
 visible in `validate` and in review.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/model-monitor-data-capture-endpoint.html.
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ a member of the container's `ModelDataSource.S3DataSource` and nowhere else (bot
 workload without `model_data` has no S3 data source: nothing would carry the acceptance, and the container
 would still fail to download the gated weights it was meant for. fastscale would silently drop the
 setting, so it is refused instead.
+
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_S3ModelDataSource.html.
 """
 
 from __future__ import annotations

@@ -280,8 +280,10 @@ def discover_alarms(scan: Scan) -> None:
         if tags is None:
             tags = {t["Key"]: t["Value"] for t in cw.list_tags_for_resource(ResourceARN=arn).get("Tags", [])}
         # Tags win over names: Application Auto Scaling tags only scalable targets, never the alarms it makes
-        # for target tracking (AAS user guide, "Tagging support"), so a stack tag on such an alarm was put
-        # there on purpose, and one naming another stack makes it that stack's whatever its name says.
+        # for target tracking (AAS user guide, "Tagging support",
+        # https://docs.aws.amazon.com/autoscaling/application/userguide/resource-tagging-support.html), so a stack
+        # tag on such an alarm was put there on purpose, and one naming another stack makes it that stack's
+        # whatever its name says.
         if name.startswith(TARGET_TRACKING_ALARM_PREFIX) and TAG_STACK not in tags:
             ownership = _target_tracking_alarm_owner(scan, name, policies)
             detail = "target-tracking alarm left behind by its policy"
