@@ -68,7 +68,7 @@ test-suite: $(STAMP)
 	$(BIN)/pytest -n $(PYTEST_WORKERS)
 
 ## The development loop: every test not marked slow (no end-to-end runs, no Terraform, no fresh virtualenvs),
-## on every core, in under a minute on two. `make test` runs them all.
+## on every core: about 130 s of CPU, a minute or so on two idle cores. `make test` runs them all.
 test-fast: $(STAMP)
 	$(BIN)/pytest -n $(PYTEST_WORKERS) -q -m "not slow"
 

@@ -117,7 +117,7 @@ def ctrl_c():
 SLOW_MARKERS = ("venv", "terraform", "slow")
 SLOW_FOLDERS = ("e2e",)
 #: A test that is not marked slow and takes longer than this (setup, call and teardown, in seconds) is named at
-#: the end of the run, so that `make test-fast` stays under a minute.
+#: the end of the run, so that `make test-fast` stays about a minute.
 FAST_BUDGET = 2.0
 
 
@@ -161,6 +161,6 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         terminalreporter.section("tests over the fast budget")
         terminalreporter.write_line(
             f"{len(over)} test(s) not marked slow took over {FAST_BUDGET:.0f} s (load average {load}): make them "
-            "faster or mark them `slow` (docs/testing.md), so that `make test-fast` stays under a minute.")
+            "faster or mark them `slow` (docs/testing.md), so that `make test-fast` stays about a minute.")
         for took, nodeid in over[:20]:
             terminalreporter.write_line(f"  {took:6.1f} s  {nodeid}")

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # runs the whole demo script over every example: `make test` runs it, `make test-fast` does not
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted(p.stem for p in (ROOT / "examples").glob("*.yaml"))
 

@@ -31,6 +31,8 @@ from fastscale.infra.rules import has_errors, run_rules
 from tests.conftest import ROOT
 from tests.test_recommend import small_trace
 
+pytestmark = pytest.mark.slow  # searches and replays the bundled hour-long trace: `make test` runs it, `make test-fast` does not
+
 ZERO = ROOT / "examples" / "scale-to-zero-short-tail.yaml"
 QWEN = ROOT / "examples" / "qwen3-8b.yaml"
 HOUR = ROOT / "examples" / "requests-1h-synthetic.csv"

@@ -13,6 +13,8 @@ from fastscale.infra.analysis.recommend import window as rec_window
 from fastscale.infra.analysis.simulate.requests.trace import parse_request_trace, read_request_trace
 from tests.conftest import ROOT
 
+pytestmark = pytest.mark.slow  # simulates long traces whole and on their busiest hour: `make test` runs it, `make test-fast` does not
+
 ZERO = str(ROOT / "examples" / "scale-to-zero-short-tail.yaml")
 
 

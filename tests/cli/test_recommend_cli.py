@@ -119,6 +119,7 @@ def test_single_model_endpoint(trace):
     assert result.exit_code == 0 and "endpoints[0].instances.min" in doc["choice"]["settings"]
 
 
+@pytest.mark.slow  # the search over the bundled hour-long trace
 def test_the_example_hour_gives_a_front_a_monotone_choice_and_a_valid_config(tmp_path):
     out = tmp_path / "tuned.yaml"
     result = run(ZERO, "--trace", TRACE, "--ttft-p99", "5", "--instance-types", "ml.g5.xlarge", "--workers", "2",
