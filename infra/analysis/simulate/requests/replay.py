@@ -159,20 +159,19 @@ class RequestLoad:
         copy in service, requests that failed).
 
         One generator, so that its locals last from second to second: it runs for every request of every
-        candidate of a search. Each copy's rules are :class:`Batcher`'s (``fire``, ``arrive``, ``_plan``), inlined
-        here on the same state with the same arithmetic in the same order: the results are the same floats. The
-        copies' next changes are a plain list (a handful of copies: its minimum costs less than a heap's upkeep);
-        the queue time-outs come in arrival order (arrivals are sorted, the time-out is the same for all), so
-        they are a FIFO."""
+        candidate of a search. A copy's planned steps and what then changes are :class:`Batcher`'s ``fire`` and
+        ``arrive``, inlined here on the same state with the same arithmetic in the same order: the results are the
+        same floats. The copies' next changes are a plain list (a handful of copies: its minimum costs less than a
+        heap's upkeep); the queue time-outs come in arrival order (arrivals are sorted, the time-out is the same
+        for all), so they are a FIFO."""
         arr, inp, out, n = self.arr, self.inp, self.out, self.n
         status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
         copies, times, outstanding = self.copies, self.times, self.outstanding
         lor, randrange = self.lor, self.rng.randrange
         rates = self.rates
-        timeout, overhead = self.timeout, rates.request_overhead_seconds
-        budget, slots = max(1, rates.token_budget), rates.slots
-        token_time, fixed, per_sequence = 1.0 / rates.prefill_tokens_per_second, rates.step_overhead_seconds, \
-            rates.sequence_overhead_seconds
+        timeout, overhead, slots = self.timeout, rates.request_overhead_seconds, rates.slots
+        budget, token_time, fixed, per_sequence = max(1, rates.token_budget), 1.0 / rates.prefill_tokens_per_second, \
+            rates.step_overhead_seconds, rates.sequence_overhead_seconds
         weights, kv_read, measured = rates.weights_seconds, rates.kv_read_seconds_per_token, rates.measured_decode
         decode_steps = [rates.decode_step_seconds(k) for k in range(slots + 1)] if measured else []
         push, pop, inf, ceil = heapq.heappush, heapq.heappop, math.inf, math.ceil
@@ -191,20 +190,21 @@ class RequestLoad:
             while True:
                 expiry = expiries[0][0] if expiries else inf
                 e = due if due <= expiry else expiry
-                if a >= end and e >= end:
-                    break
-                r = -1
                 if e <= a:
+                    if e >= end:
+                        break
                     if e > last:
-                        area += total * (e - last)
-                        qarea += waiting * (e - last)
+                        dt = e - last
+                        area += total * dt
+                        if waiting:
+                            qarea += waiting * dt
                         last = e
                     if due > expiry:
-                        _, q, copy = expiries.popleft()
-                        if not status[q] and wait[q] != wait[q]:  # still queued when its time-out passes
-                            status[q] = TIMED_OUT
+                        _, r, copy = expiries.popleft()
+                        if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
+                            status[r] = TIMED_OUT
                             failed += 1
-                            wait[q] = timeout
+                            wait[r] = timeout
                             outstanding[copy.position] -= 1
                             total -= 1
                             waiting -= 1
@@ -212,19 +212,23 @@ class RequestLoad:
                     c = first
                     copy = copies[c]
                     fire = True
+                    r = -1
                 else:
+                    if a >= end:
+                        break
                     if a > last:
-                        area += total * (a - last)
-                        qarea += waiting * (a - last)
+                        dt = a - last
+                        area += total * dt
+                        if waiting:
+                            qarea += waiting * dt
                         last = a
-                    at = a
                     r = i
                     i += 1
-                    a = arr[i] + overhead if i < n else inf
                     if not routable:
                         status[r] = NO_CAPACITY
                         rejected += 1
                         failed += 1
+                        a = arr[i] + overhead if i < n else inf
                         continue
                     if not lor:
                         c = randrange(routable)
@@ -234,12 +238,13 @@ class RequestLoad:
                         c = 0
                     outstanding[c] += 1
                     total += 1
+                    waiting += 1  # until a slot takes it, below
                     copy = copies[c]
                     fire = False
                     if not copy.running:
-                        copy.t = at
+                        copy.t = a
                     else:
-                        steps = ceil((at - copy.t) / copy.duration - 1e-9)
+                        steps = ceil((a - copy.t) / copy.duration - 1e-9)
                         if steps >= copy.plan_steps:
                             fire = True  # the copy's planned change comes at the boundary the request joins at
                         elif steps > 0:  # Batcher._advance
@@ -250,11 +255,11 @@ class RequestLoad:
                                 done = copy.per_step * steps
                                 copy.pending -= done
                                 copy.head -= done
-                running = copy.running
+                left = 0
                 if fire:  # Batcher.fire: the planned steps, then what changes
-                    step = copy.steps = copy.steps + copy.plan_steps
+                    steps = copy.plan_steps
+                    step = copy.steps = copy.steps + steps
                     now = copy.t = copy.next_time
-                    left = lost = admitted = 0
                     ends = copy.ends
                     if ends:
                         limit = (step + 1) << END_SHIFT
@@ -269,7 +274,7 @@ class RequestLoad:
                             copy.decoding, copy.kv = decoding, kv
                     per_step = copy.per_step
                     if per_step:
-                        done = per_step * copy.plan_steps
+                        done = per_step * steps
                         copy.pending -= done
                         prefill, head = copy.prefill, copy.head
                         while prefill and done >= head:
@@ -280,7 +285,7 @@ class RequestLoad:
                             if latency > timeout:
                                 # The client gave up before the first token; the server still ran the prompt.
                                 status[q] = TIMED_OUT
-                                lost += 1
+                                failed += 1
                                 left += 1
                                 continue
                             status[q] = SERVED
@@ -297,45 +302,40 @@ class RequestLoad:
                             head -= done
                         copy.head = head
                     if left:
-                        running -= left
-                        queue = copy.queue
-                        while running < slots and queue:
-                            q = queue.popleft()
-                            if status[q]:
-                                continue  # timed out while queued
-                            latency = now - arr[q] - overhead  # Batcher._admit
-                            wait[q] = latency if latency > 0.0 else 0.0
-                            tokens = inp[q] or 1
-                            if not copy.prefill:
-                                copy.head = tokens
-                            copy.prefill.append(q)
-                            copy.pending += tokens
-                            running += 1
-                            admitted += 1
+                        copy.running -= left
                         outstanding[c] -= left
                         total -= left
-                        waiting -= admitted
-                        failed += lost
-                    if r >= 0 and not running and copy.t < at:
-                        copy.t = at
-                plan = fire
+                    if r >= 0 and not copy.running and copy.t < a:
+                        copy.t = a
+                queue = copy.queue
                 if r >= 0:
-                    if running < slots:  # Batcher._admit
-                        latency = copy.t - arr[r] - overhead
-                        wait[r] = latency if latency > 0.0 else 0.0
-                        tokens = inp[r] or 1
-                        if not copy.prefill:
+                    queue.append(r)
+                if queue and copy.running < slots:  # Batcher._admit, in the order the requests came
+                    now = copy.t
+                    running, prefill = copy.running, copy.prefill
+                    while running < slots and queue:
+                        q = queue.popleft()
+                        if status[q]:
+                            continue  # timed out while queued
+                        latency = now - arr[q] - overhead
+                        wait[q] = latency if latency > 0.0 else 0.0
+                        tokens = inp[q] or 1
+                        if not prefill:
                             copy.head = tokens
-                        copy.prefill.append(r)
+                        prefill.append(q)
                         copy.pending += tokens
                         running += 1
-                        plan = True
-                    else:
-                        copy.queue.append(r)
-                        waiting += 1
+                        waiting -= 1
+                    copy.running = running
+                    plan = True
+                else:
+                    plan = fire
+                if r >= 0:
+                    a = arr[i] + overhead if i < n else inf
+                    if queue and queue[-1] == r:
                         expiries.append((arr[r] + timeout, r, copy))
-                copy.running = running
                 if plan:  # Batcher._plan
+                    running = copy.running
                     if running:
                         k = copy.decoding
                         chunk = budget - k
@@ -366,23 +366,23 @@ class RequestLoad:
                         copy.duration = duration
                         copy.per_step = tokens
                         copy.plan_steps = steps
-                        planned = copy.next_time = copy.t + steps * duration
+                        planned = times[c] = copy.next_time = copy.t + steps * duration
                     else:
-                        planned = copy.next_time = inf
+                        planned = times[c] = copy.next_time = inf
                         copy.plan_steps = copy.per_step = 0
                 else:
-                    planned = copy.next_time
-                times[c] = planned
+                    planned = times[c] = copy.next_time
                 if planned <= due:
                     due, first = planned, c
                 elif c == first:
                     due = min(times)
                     first = times.index(due)
-            if end < inf:  # the second's last stretch
-                if end > last:
-                    area += total * (end - last)
-                    qarea += waiting * (end - last)
-                    last = end
+            if end < inf and end > last:  # the second's last stretch
+                dt = end - last
+                area += total * dt
+                if waiting:
+                    qarea += waiting * dt
+                last = end
             end = yield area, qarea, rejected, failed
             area = qarea = 0.0
 
