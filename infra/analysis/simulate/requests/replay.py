@@ -94,7 +94,7 @@ class RequestLoad:
         # The copies that can still change: those in service, in the engine's order, then those draining. The
         # lists beside them are in the same order; a copy's position changes only when the engine's copies do.
         self.copies: list[Batcher] = []
-        self.times: list[float] = []  # each copy's next planned change
+        self.heap: list[tuple[float, int]] = []  # (next planned change, position) of the copies that plan one
         #: Requests in flight or queued on each copy, for least outstanding requests routing; a draining copy's
         #: count is raised by DRAINING so that the smallest count is always a copy in service.
         self.outstanding: list[int] = []
@@ -126,7 +126,7 @@ class RequestLoad:
         # A copy no longer in service takes no new request; what it holds runs to the end (connection draining).
         # One that holds nothing is done with for good: the engine never serves a copy number again.
         before = {id(copy): c for c, copy in enumerate(self.copies)}
-        index, times, outstanding = self.index, self.times, self.outstanding
+        index, outstanding = self.index, self.outstanding
         copies: list[Batcher] = []
         for number in serving:
             copy = index.get(number)
@@ -142,14 +142,15 @@ class RequestLoad:
                     copies.append(copy)
                 else:
                     del index[number]
-        new_times, new_outstanding = [], []
+        counts = []
         for c, copy in enumerate(copies):
             old = before.get(id(copy))
             count = 0 if old is None else outstanding[old] % DRAINING
-            new_times.append(math.inf if old is None else times[old])
-            new_outstanding.append(count if c < self.routable else count + DRAINING)
+            counts.append(count if c < self.routable else count + DRAINING)
             copy.position = c
-        self.copies[:], times[:], outstanding[:] = copies, new_times, new_outstanding
+        self.copies[:], outstanding[:] = copies, counts
+        self.heap[:] = [(copy.next_time, c) for c, copy in enumerate(copies) if copy.next_time < math.inf]
+        heapq.heapify(self.heap)
 
     # -- the event loop
 
@@ -159,23 +160,29 @@ class RequestLoad:
         copy in service, requests that failed).
 
         One generator, so that its locals last from second to second: it runs for every request of every
-        candidate of a search. A copy's planned steps and what then changes are :class:`Batcher`'s ``fire`` and
-        ``arrive``, inlined here on the same state with the same arithmetic in the same order: the results are the
-        same floats. The copies' next changes are a plain list (a handful of copies: its minimum costs less than a
-        heap's upkeep); the queue time-outs come in arrival order (arrivals are sorted, the time-out is the same
-        for all), so they are a FIFO."""
+        candidate of a search. A copy's planned steps and what then changes are :class:`Batcher`'s ``fire``,
+        ``arrive`` and ``_plan``, inlined here on the same state with the same arithmetic in the same order: the
+        results are the same floats. The copies' next changes are a heap of (time, copy) in which an entry whose
+        copy has planned again since is skipped; the queue time-outs come in arrival order (arrivals are sorted,
+        the time-out is the same for all), so they are a FIFO."""
         arr, inp, out, n = self.arr, self.inp, self.out, self.n
         status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
-        copies, times, outstanding = self.copies, self.times, self.outstanding
+        copies, heap, outstanding = self.copies, self.heap, self.outstanding
         lor, randrange = self.lor, self.rng.randrange
         rates = self.rates
         timeout, overhead, slots = self.timeout, rates.request_overhead_seconds, rates.slots
-        budget, token_time, fixed, per_sequence = max(1, rates.token_budget), 1.0 / rates.prefill_tokens_per_second, \
-            rates.step_overhead_seconds, rates.sequence_overhead_seconds
-        weights, kv_read, measured = rates.weights_seconds, rates.kv_read_seconds_per_token, rates.measured_decode
+        token_time, weights, kv_read = 1.0 / rates.prefill_tokens_per_second, rates.weights_seconds, \
+            rates.kv_read_seconds_per_token
+        # By decoding sequences: the prompt tokens a step takes; by requests running: the step's fixed time.
+        budget = max(1, rates.token_budget)
+        chunks = [max(1, budget - k) for k in range(slots + 1)]
+        fixed, per_sequence = rates.step_overhead_seconds, rates.sequence_overhead_seconds
+        fixed_times = [fixed + per_sequence * running for running in range(slots + 1)]
+        measured = rates.measured_decode
         decode_steps = [rates.decode_step_seconds(k) for k in range(slots + 1)] if measured else []
-        push, pop, inf, ceil = heapq.heappush, heapq.heappop, math.inf, math.ceil
+        push, pop, replace, inf, ceil = heapq.heappush, heapq.heappop, heapq.heapreplace, math.inf, math.ceil
         expiries: deque[tuple[float, int, Batcher]] = deque()  # (time-out, request, copy) of queued requests
+        expiry = inf  # the first of them
         total = waiting = 0
         last = area = qarea = 0.0
         i = 0
@@ -184,35 +191,45 @@ class RequestLoad:
         while True:
             rejected = failed = 0
             routable = self.routable
-            # The earliest planned change and its copy, kept up to date as each copy's plan changes.
-            due = min(times) if times else inf
-            first = times.index(due) if due < inf else -1
+            due = heap[0][0] if heap else inf  # the earliest planned change (maybe one planned again since)
             while True:
-                expiry = expiries[0][0] if expiries else inf
-                e = due if due <= expiry else expiry
-                if e <= a:
-                    if e >= end:
+                # What comes first; at the same time a copy's change, then a time-out, then an arrival.
+                if due <= a and due <= expiry:
+                    if due >= end:
                         break
-                    if e > last:
-                        dt = e - last
+                    c = heap[0][1]
+                    copy = copies[c]
+                    if copy.next_time != due:  # the copy planned again since
+                        pop(heap)
+                        due = heap[0][0] if heap else inf
+                        continue
+                    if due > last:
+                        dt = due - last
                         area += total * dt
                         if waiting:
                             qarea += waiting * dt
-                        last = e
-                    if due > expiry:
-                        _, r, copy = expiries.popleft()
-                        if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
-                            status[r] = TIMED_OUT
-                            failed += 1
-                            wait[r] = timeout
-                            outstanding[copy.position] -= 1
-                            total -= 1
-                            waiting -= 1
-                        continue
-                    c = first
-                    copy = copies[c]
+                        last = due
                     fire = True
                     r = -1
+                elif expiry <= a:
+                    if expiry >= end:
+                        break
+                    if expiry > last:
+                        dt = expiry - last
+                        area += total * dt
+                        if waiting:
+                            qarea += waiting * dt
+                        last = expiry
+                    _, r, copy = expiries.popleft()
+                    expiry = expiries[0][0] if expiries else inf
+                    if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
+                        status[r] = TIMED_OUT
+                        failed += 1
+                        wait[r] = timeout
+                        outstanding[copy.position] -= 1
+                        total -= 1
+                        waiting -= 1
+                    continue
                 else:
                     if a >= end:
                         break
@@ -255,11 +272,11 @@ class RequestLoad:
                                 done = copy.per_step * steps
                                 copy.pending -= done
                                 copy.head -= done
-                left = 0
                 if fire:  # Batcher.fire: the planned steps, then what changes
                     steps = copy.plan_steps
                     step = copy.steps = copy.steps + steps
                     now = copy.t = copy.next_time
+                    left = 0
                     ends = copy.ends
                     if ends:
                         limit = (step + 1) << END_SHIFT
@@ -301,82 +318,93 @@ class RequestLoad:
                         if done and prefill:
                             head -= done
                         copy.head = head
+                    running = copy.running
                     if left:
-                        copy.running -= left
+                        running -= left
                         outstanding[c] -= left
                         total -= left
-                    if r >= 0 and not copy.running and copy.t < a:
-                        copy.t = a
-                queue = copy.queue
-                if r >= 0:
-                    queue.append(r)
-                if queue and copy.running < slots:  # Batcher._admit, in the order the requests came
-                    now = copy.t
-                    running, prefill = copy.running, copy.prefill
-                    while running < slots and queue:
-                        q = queue.popleft()
-                        if status[q]:
-                            continue  # timed out while queued
-                        latency = now - arr[q] - overhead
-                        wait[q] = latency if latency > 0.0 else 0.0
-                        tokens = inp[q] or 1
-                        if not prefill:
-                            copy.head = tokens
-                        prefill.append(q)
-                        copy.pending += tokens
-                        running += 1
-                        waiting -= 1
-                    copy.running = running
-                    plan = True
                 else:
-                    plan = fire
+                    running = copy.running
+                # Batcher._admit, in the order the requests came: those queued (when the change freed slots), then
+                # the arriving request (when the copy is idle, at its arrival).
+                queue = copy.queue
+                arriving = r
+                while True:
+                    if queue and running < slots:
+                        now = copy.t
+                        prefill = copy.prefill
+                        while running < slots and queue:
+                            q = queue.popleft()
+                            if status[q]:
+                                continue  # timed out while queued
+                            latency = now - arr[q] - overhead
+                            wait[q] = latency if latency > 0.0 else 0.0
+                            tokens = inp[q] or 1
+                            if not prefill:
+                                copy.head = tokens
+                            prefill.append(q)
+                            copy.pending += tokens
+                            running += 1
+                            waiting -= 1
+                    if arriving < 0:
+                        break
+                    if not running and copy.t < a:
+                        copy.t = a
+                    queue.append(arriving)
+                    arriving = -1
                 if r >= 0:
                     a = arr[i] + overhead if i < n else inf
-                    if queue and queue[-1] == r:
-                        expiries.append((arr[r] + timeout, r, copy))
-                if plan:  # Batcher._plan
-                    running = copy.running
-                    if running:
-                        k = copy.decoding
-                        chunk = budget - k
-                        if chunk < 1:
-                            chunk = 1
-                        pending = copy.pending
-                        if pending == 0:
-                            tokens, steps = 0, NEVER
-                        elif pending <= chunk:
-                            tokens, steps = pending, 1
-                        else:
-                            tokens, steps = chunk, -(-copy.head // chunk)
-                            if pending // chunk < steps:
-                                steps = pending // chunk
-                        ends = copy.ends
-                        if ends:
-                            decode = (ends[0] >> END_SHIFT) - copy.steps
-                            if decode < steps:
-                                steps = decode
-                        compute = (k + tokens) * token_time
-                        fixed_time = fixed + per_sequence * running
-                        if measured:
-                            decode_time = decode_steps[k or 1]
-                            duration = decode_time if decode_time > fixed_time + compute else fixed_time + compute
-                        else:
-                            memory = weights + copy.kv * kv_read
-                            duration = fixed_time + (memory if memory > compute else compute)
-                        copy.duration = duration
-                        copy.per_step = tokens
-                        copy.plan_steps = steps
-                        planned = times[c] = copy.next_time = copy.t + steps * duration
+                    if queue and queue[-1] == r:  # waits for a slot
+                        time_out = arr[r] + timeout
+                        expiries.append((time_out, r, copy))
+                        if expiry == inf:
+                            expiry = time_out
+                        if not fire:
+                            continue  # nothing changed that the plan holds
+                copy.running = running
+                # Batcher._plan: the steps until what they hold changes
+                if running:
+                    k = copy.decoding
+                    chunk = chunks[k]
+                    pending = copy.pending
+                    if pending == 0:
+                        tokens, steps = 0, NEVER
+                    elif pending <= chunk:
+                        tokens, steps = pending, 1
                     else:
-                        planned = times[c] = copy.next_time = inf
-                        copy.plan_steps = copy.per_step = 0
+                        tokens, steps = chunk, -(-copy.head // chunk)
+                        if pending // chunk < steps:
+                            steps = pending // chunk
+                    ends = copy.ends
+                    if ends:
+                        decode = (ends[0] >> END_SHIFT) - copy.steps
+                        if decode < steps:
+                            steps = decode
+                    compute = (k + tokens) * token_time
+                    fixed_time = fixed_times[running]
+                    if measured:
+                        decode_time = decode_steps[k or 1]
+                        duration = decode_time if decode_time > fixed_time + compute else fixed_time + compute
+                    else:
+                        memory = weights + copy.kv * kv_read
+                        duration = fixed_time + (memory if memory > compute else compute)
+                    copy.duration = duration
+                    copy.per_step = tokens
+                    copy.plan_steps = steps
+                    planned = copy.next_time = copy.t + steps * duration
+                    if r < 0:
+                        replace(heap, (planned, c))
+                        due = heap[0][0]
+                    else:
+                        push(heap, (planned, c))
+                        if planned < due:
+                            due = planned
                 else:
-                    planned = times[c] = copy.next_time
-                if planned <= due:
-                    due, first = planned, c
-                elif c == first:
-                    due = min(times)
-                    first = times.index(due)
+                    copy.next_time = inf
+                    copy.plan_steps = copy.per_step = 0
+                    if r < 0:
+                        pop(heap)
+                        due = heap[0][0] if heap else inf
             if end < inf and end > last:  # the second's last stretch
                 dt = end - last
                 area += total * dt
