@@ -102,7 +102,7 @@ class RequestLoad:
         self.index: dict[int, Batcher] = {}  # engine's copy number -> its batcher
         self.ids: list[int] = []
         self.failed = 0
-        self.stop_after = stop_after_failures
+        self.stop_after = math.inf if stop_after_failures is None else stop_after_failures
         self.run = self._events()
         next(self.run)
 
@@ -111,11 +111,10 @@ class RequestLoad:
     def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]:
         if serving != self.ids and list(serving) != self.ids:
             self._sync(serving)
-        concurrency, queued, rejected, failed = self.run.send(second + 1.0)
-        self.failed += failed
-        if self.stop_after is not None and self.failed > self.stop_after:
+        served = self.run.send(second + 1.0)
+        if self.failed > self.stop_after:
             raise FailureLimitExceeded(self.failed, second)
-        return concurrency, queued, float(rejected)
+        return served
 
     def finish(self) -> None:
         """After the window: the requests still queued or in flight run to their end on the last copies."""
@@ -154,16 +153,16 @@ class RequestLoad:
 
     # -- the event loop
 
-    def _events(self) -> Generator[tuple[float, float, int, int], float, None]:
+    def _events(self) -> Generator[tuple[float, float, float], float, None]:
         """Serve arrivals and events up to each end the engine sends (the end of a second, or ``inf`` to run
-        everything out); yield that second's (concurrency x seconds, queued x seconds, requests that failed with no
-        copy in service, requests that failed).
+        everything out); yield what ``step`` returns for that second (concurrency x seconds, queued x seconds,
+        requests that failed with no copy in service), and add the requests that failed to ``failed``.
 
         One generator, so that its locals last from second to second: it runs for every request of every
         candidate of a search. A copy's planned steps and what then changes are :class:`Batcher`'s ``fire``,
         ``arrive`` and ``_plan``, inlined here on the same state with the same arithmetic in the same order: the
-        results are the same floats. The copies' next changes are a heap of (time, copy) in which an entry whose
-        copy has planned again since is skipped; the queue time-outs come in arrival order (arrivals are sorted,
+        results are the same floats. The copies' next changes are a heap of (time, copy) whose first entry is always
+        a copy's current plan (an entry whose copy has planned again since is dropped when it comes first); the queue time-outs come in arrival order (arrivals are sorted,
         the time-out is the same for all), so they are a FIFO."""
         arr, inp, out, n = self.arr, self.inp, self.out, self.n
         status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
@@ -187,39 +186,36 @@ class RequestLoad:
         last = area = qarea = 0.0
         i = 0
         a = arr[0] + overhead if n else inf  # the next arrival, at its server
-        end = yield 0.0, 0.0, 0, 0
+        end = yield 0.0, 0.0, 0.0
         while True:
             rejected = failed = 0
             routable = self.routable
-            due = heap[0][0] if heap else inf  # the earliest planned change (maybe one planned again since)
+            due, first = heap[0] if heap else (inf, -1)  # the earliest planned change and its copy
             while True:
-                # What comes first; at the same time a copy's change, then a time-out, then an arrival.
+                # What comes first; at the same time a copy's change, then a time-out, then an arrival. What the
+                # copies hold is summed over time up to it.
                 if due <= a and due <= expiry:
-                    if due >= end:
+                    e, kind = due, 0
+                elif expiry <= a:
+                    e, kind = expiry, 1
+                else:
+                    e, kind = a, 2
+                if e >= end:
+                    if end == inf:
                         break
-                    c = heap[0][1]
+                    e, kind = end, 3  # the second's last stretch
+                if e > last:
+                    dt = e - last
+                    area += total * dt
+                    if waiting:
+                        qarea += waiting * dt
+                    last = e
+                if kind == 0:
+                    c = first
                     copy = copies[c]
-                    if copy.next_time != due:  # the copy planned again since
-                        pop(heap)
-                        due = heap[0][0] if heap else inf
-                        continue
-                    if due > last:
-                        dt = due - last
-                        area += total * dt
-                        if waiting:
-                            qarea += waiting * dt
-                        last = due
                     fire = True
                     r = -1
-                elif expiry <= a:
-                    if expiry >= end:
-                        break
-                    if expiry > last:
-                        dt = expiry - last
-                        area += total * dt
-                        if waiting:
-                            qarea += waiting * dt
-                        last = expiry
+                elif kind == 1:
                     _, r, copy = expiries.popleft()
                     expiry = expiries[0][0] if expiries else inf
                     if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
@@ -230,15 +226,9 @@ class RequestLoad:
                         total -= 1
                         waiting -= 1
                     continue
+                elif kind == 3:
+                    break
                 else:
-                    if a >= end:
-                        break
-                    if a > last:
-                        dt = a - last
-                        area += total * dt
-                        if waiting:
-                            qarea += waiting * dt
-                        last = a
                     r = i
                     i += 1
                     if not routable:
@@ -394,24 +384,24 @@ class RequestLoad:
                     planned = copy.next_time = copy.t + steps * duration
                     if r < 0:
                         replace(heap, (planned, c))
-                        due = heap[0][0]
                     else:
                         push(heap, (planned, c))
-                        if planned < due:
-                            due = planned
                 else:
                     copy.next_time = inf
                     copy.plan_steps = copy.per_step = 0
                     if r < 0:
                         pop(heap)
-                        due = heap[0][0] if heap else inf
-            if end < inf and end > last:  # the second's last stretch
-                dt = end - last
-                area += total * dt
-                if waiting:
-                    qarea += waiting * dt
-                last = end
-            end = yield area, qarea, rejected, failed
+                # The first entry, once those of copies that planned again since they were pushed are gone.
+                while heap:
+                    due, first = heap[0]
+                    if copies[first].next_time == due:
+                        break
+                    pop(heap)
+                else:
+                    due = inf
+            if failed:
+                self.failed += failed
+            end = yield area, qarea, float(rejected)
             area = qarea = 0.0
 
 
