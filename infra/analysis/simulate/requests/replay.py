@@ -318,30 +318,31 @@ class RequestLoad:
                 # Batcher._admit, in the order the requests came: those queued (when the change freed slots), then
                 # the arriving request (when the copy is idle, at its arrival).
                 queue = copy.queue
-                arriving = r
-                while True:
-                    if queue and running < slots:
-                        now = copy.t
-                        prefill = copy.prefill
-                        while running < slots and queue:
-                            q = queue.popleft()
-                            if status[q]:
-                                continue  # timed out while queued
-                            latency = now - arr[q] - overhead
-                            wait[q] = latency if latency > 0.0 else 0.0
-                            tokens = inp[q] or 1
-                            if not prefill:
-                                copy.head = tokens
-                            prefill.append(q)
-                            copy.pending += tokens
-                            running += 1
-                            waiting -= 1
-                    if arriving < 0:
-                        break
-                    if not running and copy.t < a:
-                        copy.t = a
-                    queue.append(arriving)
-                    arriving = -1
+                if queue or r >= 0:
+                    arriving = r
+                    while True:
+                        if queue and running < slots:
+                            now = copy.t
+                            prefill = copy.prefill
+                            while running < slots and queue:
+                                q = queue.popleft()
+                                if status[q]:
+                                    continue  # timed out while queued
+                                latency = now - arr[q] - overhead
+                                wait[q] = latency if latency > 0.0 else 0.0
+                                tokens = inp[q] or 1
+                                if not prefill:
+                                    copy.head = tokens
+                                prefill.append(q)
+                                copy.pending += tokens
+                                running += 1
+                                waiting -= 1
+                        if arriving < 0:
+                            break
+                        if not running and copy.t < a:
+                            copy.t = a
+                        queue.append(arriving)
+                        arriving = -1
                 if r >= 0:
                     a = arr[i] + overhead if i < n else inf
                     if queue and queue[-1] == r:  # waits for a slot
