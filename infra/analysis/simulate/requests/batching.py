@@ -10,9 +10,11 @@ token grows with the load as it does on a real server.
 
 Between two changes of what the steps hold (a request admitted, a prompt finished, a sequence finished) every step
 is the same, so :class:`Batcher` jumps over them at once instead of stepping: a change costs a few operations
-whatever the number of steps. Requests beyond ``slots`` wait in the copy's FIFO queue. The replay
-(:mod:`~fastscale.infra.analysis.simulate.requests.replay`) runs one batcher per copy; so does the closed-loop
-benchmark (:mod:`~fastscale.infra.analysis.simulate.requests.closed_loop`) the latency model is checked with.
+whatever the number of steps. Requests beyond ``slots`` wait in the copy's FIFO queue. The closed-loop benchmark
+(:mod:`~fastscale.infra.analysis.simulate.requests.closed_loop`) the latency model is checked with calls these
+methods; the replay (:mod:`~fastscale.infra.analysis.simulate.requests.replay`) keeps one batcher per copy as its
+state and runs the same rules inlined in its own loop (calling them measured 8% slower on a day of traffic), with
+the same arithmetic in the same order: ``tests/simulate/test_batching.py`` holds the two to the same floats.
 """
 
 from __future__ import annotations
