@@ -154,3 +154,35 @@ def test_time_to_first_token_grows_with_the_clients_of_a_closed_loop():
     ttft = [closed_loop(rates, c, 256, 128).ttft for c in (1, 4, 16, 32)]
     assert ttft == sorted(ttft) and ttft[-1] > 2.5 * ttft[0]
     assert ttft[0] == pytest.approx(0.02 + 0.001 + 0.0002 + 256 / 40_000)
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_the_replay_serves_a_copy_to_the_last_bit_as_the_batcher_does(seed):
+    """The replay runs the batcher's rules inlined in its own loop: on one copy, every request's status, first
+    token, end and wait are the very floats the batcher gives (queues, chunked prompts, measured decode)."""
+    from array import array
+
+    from fastscale.infra.analysis.simulate.requests.replay import RequestLoad
+    from fastscale.infra.analysis.simulate.requests.trace import RequestTrace
+
+    rng = random.Random(seed)
+    count = rng.choice([3, 40, 300])
+    rows = sorted((round(rng.uniform(0, 30), 3), rng.choice([0, 1, 7, 300, 3000]), rng.choice([1, 2, 41, 300]))
+                  for _ in range(count))
+    measured = {"decode_slowdown_per_sequence": 0.05} if seed % 3 == 1 else (
+        {"decode_table": ((1, 40.0), (4, 25.0))} if seed % 3 == 2 else {})
+    rates = ServiceRates(
+        slots=rng.choice([1, 3, 16]), prefill_tokens_per_second=rng.choice([3000.0, 9000.0]),
+        decode_tokens_per_second=rng.choice([25.0, 60.0]), token_budget=rng.choice([64, 512, 1 << 30]),
+        step_overhead_seconds=rng.choice([0.0, 0.004]), sequence_overhead_seconds=rng.choice([0.0, 0.0002]),
+        kv_read_seconds_per_token=rng.choice([0.0, 2e-8]), request_overhead_seconds=rng.choice([0.0, 0.03]),
+        mean_context_tokens=500.0, **measured)
+    status, ttft, e2e, wait = serve(rates, rows)
+    load = RequestLoad(RequestTrace(*zip(*rows, strict=True), "t.csv", "seconds"), rates, "least_outstanding_requests",
+                       1e9)
+    for second in range(int(rows[-1][0]) + 1):
+        load.step(second, [1])
+    load.finish()
+    assert bytes(load.status) == bytes(status) and set(status) == {SERVED}
+    for replayed, batcher in ((load.ttft, ttft), (load.e2e, e2e), (load.wait, wait)):
+        assert replayed.tobytes() == array("d", batcher).tobytes()

@@ -343,3 +343,23 @@ def test_token_counts_up_to_the_limit_are_read():
 
     trace = parse_request_trace(f"timestamp,input_tokens,output_tokens\n0,{MAX_REQUEST_TOKENS},0000012\n", "t.csv")
     assert (list(trace.input_tokens), list(trace.output_tokens)) == ([MAX_REQUEST_TOKENS], [12])
+
+
+def test_a_copy_taken_out_of_service_finishes_what_it_holds_and_takes_nothing_new():
+    from fastscale.infra.analysis.simulate.requests.replay import RequestLoad
+
+    # One slot a copy; a 100-token prompt is 1 s, 50 more tokens 5 s: each request alone takes 6 s.
+    rows = [(0.1 * r, 100, 51) for r in range(5)] + [(1.5, 100, 51)]
+    load = RequestLoad(trace(*rows), rates(), LOR, 60)
+    # Least outstanding requests, ties to the first copy in the engine's order (1, 3, 2): requests 0 and 3 on copy
+    # 1, 1 and 4 on copy 3 (3 and 4 queued), 2 on copy 2.
+    load.step(0, [1, 3, 2])
+    for second in range(1, 25):
+        load.step(second, [1, 3])  # copy 2 leaves service while it serves request 2
+    load.finish()
+    assert bytes(load.status) == bytes([1] * 6)
+    # Request 2 runs to its end on copy 2 (connection draining): 6 s, as alone.
+    assert load.e2e[2] == pytest.approx(6.0)
+    assert load.wait[4] == pytest.approx(5.7) and load.e2e[4] == pytest.approx(11.7)  # behind request 1
+    # Request 5 goes to copy 1, though copy 2 holds fewer: it waits for requests 0 and 3 to end (at 6 s and 12 s).
+    assert load.wait[5] == pytest.approx(10.5) and load.e2e[5] == pytest.approx(16.5)

@@ -267,9 +267,16 @@ class _Sim:
         dirty, next_ready = True, math.inf
         serving = inst_serving = placed = 0
         serving_ids: list[int] = []
+        # Loop invariants, looked up once: the loop runs once a second of the window (604,800 times for a week).
+        unit_capacity, service_time = s.unit_capacity, s.service_time
+        add_demand, add_desired, add_copies, add_serving = demand_s.append, desired_s.append, copies_s.append, serving_s.append
+        add_instances, add_inst_serving, add_capacity = inst_s.append, inst_srv_s.append, capacity_s.append
+        add_queued, add_rejected = queued_s.append, rejected_s.append
+        tracked = tuple(st for st in (out_state, in_state) if st is not None)
+        periods = tuple((st, st.alarm.period) for st in (out_state, in_state, zero_state) if st is not None)
         for t in range(n):
             # 1. decisions that are due
-            due = [p for p in self.pending if p[0] <= t]
+            due = [p for p in self.pending if p[0] <= t] if self.pending else None
             if due:
                 self.pending = [p for p in self.pending if p[0] > t]
                 for _, new, why in due:
@@ -312,7 +319,7 @@ class _Sim:
                     elif inst.ready < next_ready:
                         next_ready = inst.ready
                 placed = sum(1 for c in self.copies if c.instance is not None)
-            cap = serving * s.unit_capacity
+            cap = serving * unit_capacity
             if load is not None:
                 try:
                     d, queued, rejected = load.step(t, serving_ids)
@@ -324,23 +331,23 @@ class _Sim:
             else:
                 d = demand[t]
                 if serving == 0:
-                    queued, rejected = 0.0, d / s.service_time
+                    queued, rejected = 0.0, d / service_time
                     self.minimum_bound |= rejected > 0
                 else:
                     queued, rejected = max(0.0, d - cap), 0.0
-            demand_s.append(d)
-            desired_s.append(self.desired)
-            copies_s.append(placed)
-            serving_s.append(serving)
-            inst_s.append(len(self.instances))
-            inst_srv_s.append(inst_serving)
-            capacity_s.append(cap)
-            queued_s.append(queued)
-            rejected_s.append(rejected)
+            add_demand(d)
+            add_desired(self.desired)
+            add_copies(placed)
+            add_serving(serving)
+            add_instances(len(self.instances))
+            add_inst_serving(inst_serving)
+            add_capacity(cap)
+            add_queued(queued)
+            add_rejected(rejected)
             # 3. metrics: concurrent requests per copy in service (no datapoint without one), failures for zero
-            per_copy = d / serving if serving else None
-            for st in (out_state, in_state):
-                if st is not None and per_copy is not None:
+            if serving:
+                per_copy = d / serving
+                for st in tracked:
                     st.acc += per_copy
                     st.serving_acc += serving
                     st.n += 1
@@ -348,8 +355,8 @@ class _Sim:
                 zero_state.acc += rejected
                 zero_state.n += 1
             end = t + 1
-            for st in (out_state, in_state, zero_state):
-                if st is not None and end % st.alarm.period == 0:
+            for st, period in periods:
+                if end % period == 0:
                     if st is zero_state:
                         value: float | None = st.acc  # Sum of failures; none is "not breaching"
                         measured = 0.0

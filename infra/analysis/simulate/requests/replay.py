@@ -7,7 +7,7 @@ model, also in ``infra/analysis/simulate_params.json``, ``derivation``). A reque
 is free (else it waits in that copy's FIFO queue), has its first token at the end of the step that finishes its
 prompt, then decodes one token a step. A request whose first token would come later than the invocation timeout
 fails. The copies' next changes and the queue time-outs are the events, arrivals read in order: a one-hour
-trace of 20,000 requests takes well under a second.
+trace of 20,000 requests takes well under a second, a week of 3,000,000 about 20 s of CPU (``bench/README.md``).
 
 :class:`RequestLoad` is the engine's :class:`~fastscale.infra.analysis.simulate.spec.Load`: the engine scales, the
 load serves. The trace comes from :mod:`~fastscale.infra.analysis.simulate.requests.trace`, a copy's speed from
@@ -23,15 +23,17 @@ import heapq
 import math
 import random
 from array import array
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Generator, Sequence
 from typing import Any
 
 from fastscale.infra.analysis.simulate.engine import simulate
 from fastscale.infra.analysis.simulate.params import SimulateParams
-from fastscale.infra.analysis.simulate.requests.batching import Batcher
+from fastscale.infra.analysis.simulate.requests.batching import END_SHIFT, NEVER, REQUEST_MASK, Batcher
 from fastscale.infra.analysis.simulate.requests.rates import Profile, ServiceRates, service_rates
 from fastscale.infra.analysis.simulate.requests.results import (
     NO_CAPACITY,
+    SERVED,
     TIMED_OUT,
     RequestSimulation,
     RequestStats,
@@ -48,6 +50,8 @@ ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
 #: when no instance holds the prompt's start, and PREFIX_AWARE moves a request on at its concurrency
 #: threshold. So both are modelled as least outstanding requests, with no prefill saved (docs/simulate.md).
 QUEUED_AS_LEAST_OUTSTANDING = ("least_outstanding_requests", "prefix_aware", "kv_aware")
+#: Added to a draining copy's outstanding requests: more than any copy in service holds.
+DRAINING = 1 << 40
 
 
 class FailureLimitExceeded(LoadStopped):
@@ -65,7 +69,9 @@ class RequestLoad:
     ``stop_after_failures``: raise FailureLimitExceeded at the end of the first second after which more requests
     than that have failed (no capacity or timed out). Failures only ever add up, so a run stopped this way would
     have failed at least as many requests had it gone on: ``recommend`` uses it to drop a candidate that can no
-    longer meet ``--max-rejected`` without simulating the rest of the trace."""
+    longer meet ``--max-rejected`` without simulating the rest of the trace.
+
+    The trace's requests must be in arrival order (as :class:`RequestTrace` holds them)."""
 
     def __init__(self, trace: RequestTrace, rates: ServiceRates, routing: str, timeout: float, seed: int = 0,
                  stop_after_failures: int | None = None):
@@ -78,7 +84,6 @@ class RequestLoad:
         self.n = n
         self.rates = rates
         self.timeout = float(timeout)
-        self.overhead = rates.request_overhead_seconds
         self.lor = routing in QUEUED_AS_LEAST_OUTSTANDING
         self.rng = random.Random(seed)
         # What became of each request, columnar like the trace: 8 bytes a time, 1 byte a status.
@@ -87,144 +92,319 @@ class RequestLoad:
         self.e2e = unknown * n
         self.wait = unknown * n
         self.status = bytearray(n)
-        self.next = 0
-        self.heap: list[tuple[float, int, int]] = []  # (time-out, copy, request) of each queued request
+        # The copies that can still change: those in service, in the engine's order, then those draining. The
+        # lists beside them are in the same order; a copy's position changes only when the engine's copies do.
         self.copies: list[Batcher] = []
-        self.times: list[float] = []  # each copy's next planned change
+        self.heap: list[tuple[float, int]] = []  # (next planned change, position) of the copies that plan one
+        #: Requests in flight or queued on each copy, for least outstanding requests routing; a draining copy's
+        #: count is raised by DRAINING so that the smallest count is always a copy in service.
         self.outstanding: list[int] = []
-        self.index: dict[int, int] = {}
-        self.routable: list[int] = []
+        self.routable = 0  # the first this many copies are in service
+        self.index: dict[int, Batcher] = {}  # engine's copy number -> its batcher
         self.ids: list[int] = []
-        self.total = 0
-        self.waiting = 0
-        self.last = 0.0
-        self.area = 0.0
-        self.qarea = 0.0
         self.failed = 0
-        self.stop_after = stop_after_failures
+        self.stop_after = math.inf if stop_after_failures is None else stop_after_failures
+        self.run = self._events()
+        next(self.run)
 
     # -- the engine's side
 
     def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]:
-        if list(serving) != self.ids:
+        if serving != self.ids and list(serving) != self.ids:
             self._sync(serving)
-        rejected = self._run_until(second + 1.0)
-        if self.stop_after is not None and self.failed > self.stop_after:
+        served = self.run.send(second + 1.0)
+        if self.failed > self.stop_after:
             raise FailureLimitExceeded(self.failed, second)
-        self._account(second + 1.0)
-        concurrency, queued = self.area, self.qarea
-        self.area = self.qarea = 0.0
-        return concurrency, queued, float(rejected)
+        return served
 
     def finish(self) -> None:
         """After the window: the requests still queued or in flight run to their end on the last copies."""
-        self._run_until(math.inf)
+        self.run.send(math.inf)
 
     def _sync(self, serving: Sequence[int]) -> None:
         self.ids = list(serving)
-        for number in serving:
-            if number not in self.index:
-                self.index[number] = len(self.copies)
-                self.copies.append(Batcher(self.rates, self.arr, self.inp, self.out, self.status, self.ttft, self.e2e,
-                                           self.wait, self.timeout))
-                self.times.append(math.inf)
-                self.outstanding.append(0)
         # A copy no longer in service takes no new request; what it holds runs to the end (connection draining).
-        self.routable = [self.index[number] for number in serving]
+        # One that holds nothing is done with for good: the engine never serves a copy number again.
+        before = {id(copy): c for c, copy in enumerate(self.copies)}
+        index, outstanding = self.index, self.outstanding
+        copies: list[Batcher] = []
+        for number in serving:
+            copy = index.get(number)
+            if copy is None:
+                copy = index[number] = Batcher(self.rates, self.arr, self.inp, self.out, self.status, self.ttft,
+                                               self.e2e, self.wait, self.timeout)
+            copies.append(copy)
+        self.routable = len(copies)
+        in_service = set(serving)
+        for number, copy in list(index.items()):
+            if number not in in_service:
+                if copy.running:
+                    copies.append(copy)
+                else:
+                    del index[number]
+        counts = []
+        for c, copy in enumerate(copies):
+            old = before.get(id(copy))
+            count = 0 if old is None else outstanding[old] % DRAINING
+            counts.append(count if c < self.routable else count + DRAINING)
+            copy.position = c
+        self.copies[:], outstanding[:] = copies, counts
+        self.heap[:] = [(copy.next_time, c) for c, copy in enumerate(copies) if copy.next_time < math.inf]
+        heapq.heapify(self.heap)
 
     # -- the event loop
 
-    def _account(self, now: float) -> None:
-        dt = now - self.last
-        if dt > 0:
-            self.area += self.total * dt
-            self.qarea += self.waiting * dt
-            self.last = now
+    def _events(self) -> Generator[tuple[float, float, float], float, None]:
+        """Serve arrivals and events up to each end the engine sends (the end of a second, or ``inf`` to run
+        everything out); yield what ``step`` returns for that second (concurrency x seconds, queued x seconds,
+        requests that failed with no copy in service), and add the requests that failed to ``failed``.
 
-    def _run_until(self, end: float) -> int:
-        """Serve arrivals and events before ``end``; returns the requests that failed with no copy in service.
-
-        One loop with everything in locals: it runs for every request of every candidate of a search. The copies'
-        next changes are a plain list (a handful of copies: its minimum costs less than a heap's upkeep); the
-        queue time-outs a heap."""
-        heap, times, arr, n = self.heap, self.times, self.arr, self.n
-        status, wait = self.status, self.wait
-        copies, outstanding, routable, lor = self.copies, self.outstanding, self.routable, self.lor
-        timeout, overhead = self.timeout, self.overhead
-        push, pop, inf = heapq.heappush, heapq.heappop, math.inf
-        total, waiting, last, area, qarea = self.total, self.waiting, self.last, self.area, self.qarea
-        rejected = 0
-        failed = self.failed
-        i = self.next
-        # The earliest planned change and its copy, kept up to date as each copy's plan changes.
-        due = min(times) if times else inf
-        first = times.index(due) if due < inf else -1
+        One generator, so that its locals last from second to second: it runs for every request of every
+        candidate of a search. A copy's planned steps and what then changes are :class:`Batcher`'s ``fire``,
+        ``arrive`` and ``_plan``, inlined here on the same state with the same arithmetic in the same order: the
+        results are the same floats. The copies' next changes are a heap of (time, copy) whose first entry is always
+        a copy's current plan (an entry whose copy has planned again since is dropped when it comes first); the queue time-outs come in arrival order (arrivals are sorted,
+        the time-out is the same for all), so they are a FIFO."""
+        arr, inp, out, n = self.arr, self.inp, self.out, self.n
+        status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
+        copies, heap, outstanding = self.copies, self.heap, self.outstanding
+        lor, randrange = self.lor, self.rng.randrange
+        rates = self.rates
+        timeout, overhead, slots = self.timeout, rates.request_overhead_seconds, rates.slots
+        token_time, weights, kv_read = 1.0 / rates.prefill_tokens_per_second, rates.weights_seconds, \
+            rates.kv_read_seconds_per_token
+        # By decoding sequences: the prompt tokens a step takes; by requests running: the step's fixed time.
+        budget = max(1, rates.token_budget)
+        chunks = [max(1, budget - k) for k in range(slots + 1)]
+        fixed, per_sequence = rates.step_overhead_seconds, rates.sequence_overhead_seconds
+        fixed_times = [fixed + per_sequence * running for running in range(slots + 1)]
+        measured = rates.measured_decode
+        decode_steps = [rates.decode_step_seconds(k) for k in range(slots + 1)] if measured else []
+        push, pop, replace, inf, ceil = heapq.heappush, heapq.heappop, heapq.heapreplace, math.inf, math.ceil
+        expiries: deque[tuple[float, int, Batcher]] = deque()  # (time-out, request, copy) of queued requests
+        expiry = inf  # the first of them
+        total = waiting = 0
+        last = area = qarea = 0.0
+        i = 0
+        a = arr[0] + overhead if n else inf  # the next arrival, at its server
+        end = yield 0.0, 0.0, 0.0
         while True:
-            a = arr[i] + overhead if i < n else inf
-            expiry = heap[0][0] if heap else inf
-            e = due if due <= expiry else expiry
-            if a >= end and e >= end:
-                break
-            if e <= a:
+            rejected = failed = 0
+            routable = self.routable
+            due, first = heap[0] if heap else (inf, -1)  # the earliest planned change and its copy
+            while True:
+                # What comes first; at the same time a copy's change, then a time-out, then an arrival. What the
+                # copies hold is summed over time up to it.
+                if due <= a and due <= expiry:
+                    e, kind = due, 0
+                elif expiry <= a:
+                    e, kind = expiry, 1
+                else:
+                    e, kind = a, 2
+                if e >= end:
+                    if end == inf:
+                        break
+                    e, kind = end, 3  # the second's last stretch
                 if e > last:
-                    area += total * (e - last)
-                    qarea += waiting * (e - last)
+                    dt = e - last
+                    area += total * dt
+                    if waiting:
+                        qarea += waiting * dt
                     last = e
-                if due <= expiry:
+                if kind == 0:
                     c = first
                     copy = copies[c]
-                    left, admitted, lost = copy.fire()
-                else:
-                    _, c, r = pop(heap)
+                    fire = True
+                    r = -1
+                elif kind == 1:
+                    _, r, copy = expiries.popleft()
+                    expiry = expiries[0][0] if expiries else inf
                     if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
                         status[r] = TIMED_OUT
                         failed += 1
                         wait[r] = timeout
-                        outstanding[c] -= 1
+                        outstanding[copy.position] -= 1
                         total -= 1
                         waiting -= 1
                     continue
-            else:
-                if a > last:
-                    area += total * (a - last)
-                    qarea += waiting * (a - last)
-                    last = a
-                r = i
-                i += 1
-                if not routable:
-                    status[r] = NO_CAPACITY
-                    rejected += 1
-                    failed += 1
-                    continue
-                if not lor:
-                    c = routable[self.rng.randrange(len(routable))]
-                elif len(routable) > 1:
-                    c = min(routable, key=outstanding.__getitem__)
+                elif kind == 3:
+                    break
                 else:
-                    c = routable[0]
-                outstanding[c] += 1
-                total += 1
-                copy = copies[c]
-                left, admitted, lost, queued = copy.arrive(r, a)
-                if queued:
-                    waiting += 1
-                    push(heap, (arr[r] + timeout, c, r))
-            planned = copy.next_time
-            times[c] = planned
-            if planned <= due:
-                due, first = planned, c
-            elif c == first:
-                due = min(times)
-                first = times.index(due)
-            if left:
-                outstanding[c] -= left
-                total -= left
-                waiting -= admitted
-                failed += lost
-        self.next = i
-        self.failed = failed
-        self.total, self.waiting, self.last, self.area, self.qarea = total, waiting, last, area, qarea
-        return rejected
+                    r = i
+                    i += 1
+                    if not routable:
+                        status[r] = NO_CAPACITY
+                        rejected += 1
+                        failed += 1
+                        a = arr[i] + overhead if i < n else inf
+                        continue
+                    if not lor:
+                        c = randrange(routable)
+                    elif routable > 1:
+                        c = outstanding.index(min(outstanding))
+                    else:
+                        c = 0
+                    outstanding[c] += 1
+                    total += 1
+                    waiting += 1  # until a slot takes it, below
+                    copy = copies[c]
+                    fire = False
+                    if not copy.running:
+                        copy.t = a
+                    else:
+                        steps = ceil((a - copy.t) / copy.duration - 1e-9)
+                        if steps >= copy.plan_steps:
+                            fire = True  # the copy's planned change comes at the boundary the request joins at
+                        elif steps > 0:  # Batcher._advance
+                            copy.steps += steps
+                            copy.t += steps * copy.duration
+                            copy.plan_steps -= steps
+                            if copy.per_step:
+                                done = copy.per_step * steps
+                                copy.pending -= done
+                                copy.head -= done
+                if fire:  # Batcher.fire: the planned steps, then what changes
+                    steps = copy.plan_steps
+                    step = copy.steps = copy.steps + steps
+                    now = copy.t = copy.next_time
+                    left = 0
+                    ends = copy.ends
+                    if ends:
+                        limit = (step + 1) << END_SHIFT
+                        if ends[0] < limit:
+                            decoding, kv = copy.decoding, copy.kv
+                            while ends and ends[0] < limit:
+                                q = pop(ends) & REQUEST_MASK
+                                e2e[q] = now - arr[q]
+                                decoding -= 1
+                                kv -= inp[q] + out[q] / 2
+                                left += 1
+                            copy.decoding, copy.kv = decoding, kv
+                    per_step = copy.per_step
+                    if per_step:
+                        done = per_step * steps
+                        copy.pending -= done
+                        prefill, head = copy.prefill, copy.head
+                        while prefill and done >= head:
+                            q = prefill.popleft()
+                            done -= head
+                            head = (inp[prefill[0]] or 1) if prefill else 0
+                            latency = now - arr[q]
+                            if latency > timeout:
+                                # The client gave up before the first token; the server still ran the prompt.
+                                status[q] = TIMED_OUT
+                                failed += 1
+                                left += 1
+                                continue
+                            status[q] = SERVED
+                            ttft[q] = latency
+                            tokens = out[q]
+                            if tokens <= 1:
+                                e2e[q] = latency
+                                left += 1
+                            else:
+                                push(ends, (step + tokens - 1) << END_SHIFT | q)
+                                copy.decoding += 1
+                                copy.kv += inp[q] + tokens / 2
+                        if done and prefill:
+                            head -= done
+                        copy.head = head
+                    running = copy.running
+                    if left:
+                        running -= left
+                        outstanding[c] -= left
+                        total -= left
+                else:
+                    running = copy.running
+                # Batcher._admit, in the order the requests came: those queued (when the change freed slots), then
+                # the arriving request (when the copy is idle, at its arrival).
+                queue = copy.queue
+                if queue or r >= 0:
+                    arriving = r
+                    while True:
+                        if queue and running < slots:
+                            now = copy.t
+                            prefill = copy.prefill
+                            while running < slots and queue:
+                                q = queue.popleft()
+                                if status[q]:
+                                    continue  # timed out while queued
+                                latency = now - arr[q] - overhead
+                                wait[q] = latency if latency > 0.0 else 0.0
+                                tokens = inp[q] or 1
+                                if not prefill:
+                                    copy.head = tokens
+                                prefill.append(q)
+                                copy.pending += tokens
+                                running += 1
+                                waiting -= 1
+                        if arriving < 0:
+                            break
+                        if not running and copy.t < a:
+                            copy.t = a
+                        queue.append(arriving)
+                        arriving = -1
+                if r >= 0:
+                    a = arr[i] + overhead if i < n else inf
+                    if queue and queue[-1] == r:  # waits for a slot
+                        time_out = arr[r] + timeout
+                        expiries.append((time_out, r, copy))
+                        if expiry == inf:
+                            expiry = time_out
+                        if not fire:
+                            continue  # nothing changed that the plan holds
+                copy.running = running
+                # Batcher._plan: the steps until what they hold changes
+                if running:
+                    k = copy.decoding
+                    chunk = chunks[k]
+                    pending = copy.pending
+                    if pending == 0:
+                        tokens, steps = 0, NEVER
+                    elif pending <= chunk:
+                        tokens, steps = pending, 1
+                    else:
+                        tokens, steps = chunk, -(-copy.head // chunk)
+                        if pending // chunk < steps:
+                            steps = pending // chunk
+                    ends = copy.ends
+                    if ends:
+                        decode = (ends[0] >> END_SHIFT) - copy.steps
+                        if decode < steps:
+                            steps = decode
+                    compute = (k + tokens) * token_time
+                    fixed_time = fixed_times[running]
+                    if measured:
+                        decode_time = decode_steps[k or 1]
+                        duration = decode_time if decode_time > fixed_time + compute else fixed_time + compute
+                    else:
+                        memory = weights + copy.kv * kv_read
+                        duration = fixed_time + (memory if memory > compute else compute)
+                    copy.duration = duration
+                    copy.per_step = tokens
+                    copy.plan_steps = steps
+                    planned = copy.next_time = copy.t + steps * duration
+                    if r < 0:
+                        replace(heap, (planned, c))
+                    else:
+                        push(heap, (planned, c))
+                else:
+                    copy.next_time = inf
+                    copy.plan_steps = copy.per_step = 0
+                    if r < 0:
+                        pop(heap)
+                # The first entry, once those of copies that planned again since they were pushed are gone.
+                while heap:
+                    due, first = heap[0]
+                    if copies[first].next_time == due:
+                        break
+                    pop(heap)
+                else:
+                    due = inf
+            if failed:
+                self.failed += failed
+            end = yield area, qarea, float(rejected)
+            area = qarea = 0.0
 
 
 def simulate_requests(

@@ -116,18 +116,21 @@ class RequestStats:
 
 
 class Ranked:
-    """The selected values of a column in ascending order, for :meth:`Latency.of`'s figures in bounded memory.
+    """The selected values of a column (latencies: none negative) in ascending order, for :meth:`Latency.of`'s
+    figures in bounded memory.
 
-    The values are copied into one array (8 bytes each) and sorted in runs of :data:`RUN`. :meth:`pieces` then
-    hands them out in ascending order a slice of values at a time: the values between two boundaries taken from a
-    sample, gathered from every run with ``bisect`` and merged by ``list.sort`` (which merges sorted runs), and
-    each boundary's own repeats as one list of one shared float (a column where most requests waited 0 s costs 8
-    bytes a request). :meth:`latency` sums them in that order with one ``sum`` over the whole sequence, so the
-    mean is the very float ``Latency.of`` computes on the sorted list, whatever the Python version's summation.
+    The zeros are only counted (most requests of a long run wait 0 s for a slot); the other values are copied into
+    one array (8 bytes each) and sorted in runs of :data:`RUN`. :meth:`pieces` then hands them out in ascending
+    order a slice of values at a time: the values between two boundaries taken from a sample, gathered from every
+    run with ``bisect`` and merged by ``list.sort`` (which merges sorted runs), and each boundary's own repeats as
+    one list of one shared float. :meth:`latency` sums them in that order with one ``sum`` over the whole sequence,
+    so the mean is the very float ``Latency.of`` computes on the sorted list, whatever the Python version's
+    summation (the zeros that come first add nothing: the sum is 0.0 until the first other value, which it then is).
     """
 
     def __init__(self, column: Sequence[float], selected: bytes | bytearray):
-        values = array("d", compress(column, selected))
+        values = array("d", filter(None, compress(column, selected)))
+        self.zeros = selected.count(1) - len(values)
         n = len(values)
         for start in range(0, n, RUN):
             values[start:start + RUN] = array("d", sorted(values[start:start + RUN]))
@@ -135,14 +138,20 @@ class Ranked:
         self.runs = [(start, min(start + RUN, n)) for start in range(0, n, RUN)]
 
     def __len__(self) -> int:
-        return len(self.values)
+        return self.zeros + len(self.values)
 
     def count_over(self, limit: float) -> int:
-        """How many values are above ``limit``."""
+        """How many values are above ``limit`` (>= 0)."""
         return sum(hi - bisect.bisect_right(self.values, limit, lo, hi) for lo, hi in self.runs)
 
     def pieces(self) -> Iterator[list[float]]:
         """Lists that, one after the other, are the values in ascending order."""
+        if self.zeros:
+            yield [0.0] * self.zeros
+        yield from self._others()
+
+    def _others(self) -> Iterator[list[float]]:
+        """:meth:`pieces` after the zeros."""
         values, runs = self.values, self.runs
         if len(runs) <= 1:
             yield values.tolist()
@@ -170,15 +179,15 @@ class Ranked:
 
     def latency(self) -> Latency:
         """What ``Latency.of`` gives on the sorted values: nearest-rank p50, p90, p99 and the mean."""
-        n = len(self.values)
+        n = len(self)
         if not n:
             return Latency(None, None, None, None)
         ranks = {q: max(1, math.ceil(q / 100 * n)) for q in (50, 90, 99)}
-        found: dict[int, float] = {}
+        found = {q: 0.0 for q, rank in ranks.items() if rank <= self.zeros}
 
         def in_order() -> Iterator[list[float]]:
-            seen = 0
-            for piece in self.pieces():
+            seen = self.zeros
+            for piece in self._others():
                 for q, rank in ranks.items():
                     if seen < rank <= seen + len(piece):
                         found[q] = piece[rank - seen - 1]
