@@ -22,7 +22,7 @@ from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
 from fastscale.infra.analysis.simulate.requests.rates import copy_accelerators, kv_slots
 from fastscale.infra.analysis.simulate.result import Result
-from fastscale.infra.analysis.simulate.spec import Alarm, ScaleFromZero, SimSpec, Timings
+from fastscale.infra.analysis.simulate.spec import Alarm, ScaleFromZero, SimSpec, Timings, invocations_as_concurrency
 from fastscale.infra.analysis.simulate.traffic import Traffic
 from fastscale.infra.base import catalog
 from fastscale.infra.base.catalog import InstanceSpec
@@ -286,7 +286,7 @@ def _workload(
     if scaling.metric_setting == "invocations" and scaling.target_invocations is not None:
         invocations_target = float(scaling.target_invocations)
         service = sim.default_service_time_seconds.value
-        target = invocations_target / 60 * service
+        target = invocations_as_concurrency(invocations_target, service)
         notes.append(
             f"metric: invocations, target {invocations_target:g} requests per minute per "
             f"{'copy' if component else 'instance'}, read at 60-second resolution: simulated as concurrent requests "

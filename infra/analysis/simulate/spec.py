@@ -40,6 +40,11 @@ class ScaleFromZero:
     cooldown: int  # step policy cooldown
 
 
+def invocations_as_concurrency(per_minute: float, service_time: float) -> float:
+    """An invocations target (requests per minute per unit) as concurrent requests per unit, by Little's law:
+    requests in flight = arrival rate x the seconds each one takes."""
+    return per_minute / 60 * service_time
+
 @dataclass(frozen=True)
 class SimSpec:
     """One workload and its scaling, in the units the model works in.
@@ -86,7 +91,7 @@ class SimSpec:
 
     def __post_init__(self) -> None:
         if self.invocations_target is not None and self.service_time > 0:
-            object.__setattr__(self, "target", self.invocations_target / 60 * self.service_time)
+            object.__setattr__(self, "target", invocations_as_concurrency(self.invocations_target, self.service_time))
         if self.target <= 0:
             raise ValueError("target must be positive")
         if not 0 <= self.units_min <= self.units_max:
