@@ -8,7 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.model.resolved import ResolvedComponent, ResolvedEndpoint, ResolvedStack, ResolvedWorkload, ScaleFromZero
+from fastscale.infra.model.resolved import (
+    ResolvedComponent,
+    ResolvedEndpoint,
+    ResolvedStack,
+    ResolvedWorkload,
+    ScaleFromZero,
+)
 
 
 def workloads(stack: ResolvedStack) -> Iterator[tuple[str, ResolvedEndpoint, ResolvedWorkload]]:
