@@ -96,6 +96,12 @@ class Rollout:
     unresolved: tuple[tuple[int, str], ...]  # (index in the list, reference) of names the stack does not create
 
     @property
+    def batch_chosen(self) -> bool:
+        """Whether the file sets the rolling batch (the component's own or the endpoint's), rather than
+        fastscale's default."""
+        return self.rolling is not None and "batch" in self.rolling.model_fields_set
+
+    @property
     def alarm_window(self) -> int:
         """The longest evaluation window among the rollback alarms (0 without any)."""
         return max((a.window for a in self.alarms), default=0)

@@ -327,3 +327,42 @@ def test_fallback_candidates_leave_out_the_configured_pools(base_config):
     assert not {"ml.g6.2xlarge", "ml.g5.2xlarge"} & set(types)
     prices = [c.price_per_hour_usd for c in ep.fallback_candidates]
     assert prices == sorted(prices)
+
+
+# -- what the rules about what will be built read (`infra.rules.stack_rule`)
+
+
+def test_a_pool_knows_whether_its_priority_is_written(base_config):
+    base_config["endpoints"][0]["capacity"] = {"fallback": [
+        {"instance_type": "ml.g5.2xlarge", "priority": 2}, {"instance_type": "ml.g6e.2xlarge"}]}
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    assert [(p.priority, p.priority_set) for p in ep.pools] == [(1, False), (2, True), (3, False)]
+
+
+def test_a_workload_on_a_pool_knows_what_the_pools_override_sets(base_config):
+    config = components_config(
+        base_config,
+        {"name": "a", "image": IMAGE, "resources": {"memory_mb": 1024}},
+        {"name": "b", "image": IMAGE, "resources": {"memory_mb": 1024}})
+    config["endpoints"][0]["capacity"] = {"fallback": [{"instance_type": "ml.g5.2xlarge", "components": {
+        # the same memory as the component's own: still the override's setting
+        "a": {"resources": {"memory_mb": 1024}, "environment": {"X": "1"}}}}]}
+    a, b = resolve(parse_config(config)).endpoints[0].components
+    assert [w.pool_overrides for w in a.on_pools] == [frozenset(), {"resources", "environment"}]
+    assert [w.pool_overrides for w in b.on_pools] == [frozenset(), frozenset()]
+
+
+def test_the_reasons_for_awscc_endpoint_configuration_in_config_order(base_config):
+    assert resolve(parse_config(base_config)).endpoints[0].awscc_reasons == ()
+    base_config["endpoints"][0].update(metrics_publish_frequency=10, routing="kv_aware")
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    assert [setting for setting, _why in ep.awscc_reasons] == ["routing", "metrics_publish_frequency"]
+    assert ep.awscc_config
+
+
+def test_configured_rollouts_are_kept_against_an_emulator(base_config):
+    base_config["endpoint_url"] = "http://localhost:4566"
+    stack = resolve(parse_config(base_config))
+    assert stack.rollouts == ()
+    assert [(r.target, r.settings_path) for r in stack.configured_rollouts] == [
+        ("demo-chat", "endpoints[0].deployment.blue_green")]
