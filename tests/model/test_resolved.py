@@ -366,3 +366,11 @@ def test_configured_rollouts_are_kept_against_an_emulator(base_config):
     assert stack.rollouts == ()
     assert [(r.target, r.settings_path) for r in stack.configured_rollouts] == [
         ("demo-chat", "endpoints[0].deployment.blue_green")]
+
+
+def test_the_update_settings_an_endpoint_writes(base_config):
+    assert resolve(parse_config(base_config)).endpoints[0].deployment_keys == frozenset()
+    base_config["endpoints"][0]["deployment"] = {"rolling": {"batch": {"type": "INSTANCE_COUNT", "value": 1}},
+                                                  "components": {}}
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    assert ep.deployment_keys == {"rolling", "components"}  # `components` written, even as its default

@@ -264,6 +264,10 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         pool_models=tuple(names.pool_models),
         fallback_candidates=tuple(fallback_candidates(ep, exclude=capacity.instance_types(ep), n=FALLBACK_SUGGESTIONS)),
         awscc_reasons=tuple(ep.awscc_config_reasons),
+        deployment_keys=frozenset(k for k in ("blue_green", "rolling", "components")
+                                  # `components` has a default: written only when the file sets it
+                                  if (k in ep.deployment.model_fields_set if k == "components"
+                                      else getattr(ep.deployment, k) is not None)),
     )
 
 

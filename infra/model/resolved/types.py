@@ -324,6 +324,8 @@ class ResolvedEndpoint:
     # -- for the rules about what will be built (`infra.rules.stack_rule`)
     #: (setting, why) for each setting that makes the endpoint configuration awscc's (`awscc_config`), config order
     awscc_reasons: tuple[tuple[str, str], ...] = ()
+    #: the update settings the endpoint's `deployment` writes of `blue_green`, `rolling` and `components`
+    deployment_keys: frozenset[str] = frozenset()
 
     @property
     def uses_components(self) -> bool:
