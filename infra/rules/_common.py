@@ -1,4 +1,5 @@
-"""Helpers shared by the rule modules: walking the config with exact paths, image references, units.
+"""Helpers shared by the rule modules: walking the config with exact paths (for the rules on what it says as
+written), units and numbers in messages.
 
 Kept private (leading underscore) so the registry does not import it as a rule module.
 """
@@ -7,15 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING
 
 from fastscale.infra.base.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelOverride, ModelSpec
-from fastscale.infra.model import capacity, instance_fit, naming
+from fastscale.infra.model import capacity, instance_fit
 from fastscale.infra.model.capacity import Pool
-
-if TYPE_CHECKING:
-    from fastscale.infra.model.naming import ComponentNames
 
 #: A single model or an inference component: what rules about serving apply to.
 Workload = ModelSpec | InferenceComponentSpec
@@ -44,13 +41,6 @@ def workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Work
     for ep_path, ep in endpoints(config):
         for sub, workload in ep.workloads():
             yield f"{ep_path}.{sub}", ep, workload
-
-
-def components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, InferenceComponentSpec]]:
-    """(path, endpoint, component) for every inference component."""
-    for ep_path, ep in endpoints(config):
-        for j, comp in enumerate(ep.inference_components):
-            yield f"{ep_path}.inference_components[{j}]", ep, comp
 
 
 def fallback_pools(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Pool]]:
@@ -151,33 +141,10 @@ def fmt_amount(x: float, decimals: int = 1) -> str:
     return f"{x:.{decimals}f}" if abs(x) < 1e9 else f"{x:.3g}"
 
 
-# --------------------------------------------------------------------------------------------- images
-
 # --------------------------------------------------------------------------------------------- model fit
 
 #: Share of the accelerator memory a model's weights may take (one definition, in infra.model.instance_fit).
 WEIGHTS_MAX_SHARE = instance_fit.WEIGHTS_MAX_SHARE
-
-
-# --------------------------------------------------------------------------------------------- scaling
-
-
-def autoscaled_workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Workload]]:
-    """Workloads whose auto scaling is enabled: only their scaling settings reach AWS."""
-    for path, ep, workload in workloads(config):
-        if workload.autoscaling.enabled:
-            yield path, ep, workload
-
-
-def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, ComponentNames]]:
-    """(path, endpoint, ComponentNames) for components that get the scale-from-zero alarm and step policy.
-
-    Decided by `infra.model.naming`, the same code the stacks use, so the rules check exactly what gets created.
-    """
-    for ep_path, ep in endpoints(config):
-        for j, names in enumerate(naming.endpoint_names(config, ep).components):
-            if names.scale_from_zero_alarm is not None:
-                yield f"{ep_path}.inference_components[{j}]", ep, names
 
 
 def cheapest_instance_for(weights_gib: float, architecture: str) -> str | None:
