@@ -374,3 +374,29 @@ def test_the_update_settings_an_endpoint_writes(base_config):
                                                   "components": {}}
     ep = resolve(parse_config(base_config)).endpoints[0]
     assert ep.deployment_keys == {"rolling", "components"}  # `components` written, even as its default
+
+
+def test_every_tag_map_the_config_writes_with_its_path(base_config):
+    base_config["tags"] = {"team": "ml"}
+    base_config["endpoints"][0]["adopted"] = {"endpoint": "live", "tags": {"endpoint": {"owner": "ops"}}}
+    written = resolve(parse_config(base_config)).written_tags
+    assert [(path, dict(tags)) for path, tags in written] == [
+        ("tags", {"team": "ml"}),
+        ("endpoints[0].adopted.tags.endpoint", {"owner": "ops"}),
+        ("endpoints[0].adopted.tags.endpoint_config", {}),
+        ("endpoints[0].adopted.tags.model", {}),
+        ("endpoints[0].adopted.tags.scalable_target", {}),
+    ]
+
+
+def test_the_resources_whose_tags_are_not_the_endpoints(base_config):
+    base_config["endpoints"][0]["adopted"] = {"endpoint": "live", "tags": {"model": {"owner": "ops"}}}
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    role, model = ep.tagged_resources
+    assert (role.kind, role.path, role.tags) == ("execution_role", "tags", ep.role_tags)
+    # an adopted resource with live tags keeps them under the stack's; one without them is the endpoint's own
+    assert (model.kind, model.component, model.path) == ("model", None, "endpoints[0].adopted.tags.model")
+    assert model.tags == {**ep.tags, "owner": "ops"} == ep.model.model_tags
+    base_config["endpoints"][0]["execution_role_arn"] = "arn:aws:iam::123456789012:role/mine"
+    (own,) = resolve(parse_config(base_config)).endpoints[0].tagged_resources[:1]
+    assert (own.kind, own.tags) == ("resources", ep.tags)

@@ -8,7 +8,7 @@ metric (`infra.model.detection`), update settings (`infra.model.deployment`), cu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -54,6 +54,7 @@ from fastscale.infra.model.resolved.types import (
     ScaleIn,
     ScalingDefaults,
     Secret,
+    TaggedResource,
     Vpc,
     ZeroAlarm,
 )
@@ -93,6 +94,7 @@ def resolve(config: FastscaleConfig) -> ResolvedStack:
         endpoints=endpoints,
         adopted_resources=frozenset(naming.adopted_resources(config)),
         configured_rollouts=configured_rollouts,
+        written_tags=tuple(_written_tags(config)),
     )
 
 
@@ -264,11 +266,42 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         pool_models=tuple(names.pool_models),
         fallback_candidates=tuple(fallback_candidates(ep, exclude=capacity.instance_types(ep), n=FALLBACK_SUGGESTIONS)),
         awscc_reasons=tuple(ep.awscc_config_reasons),
+        tagged_resources=tuple(_tagged_resources(config, ep, f"endpoints[{index}]")),
         deployment_keys=frozenset(k for k in ("blue_green", "rolling", "components")
                                   # `components` has a default: written only when the file sets it
                                   if (k in ep.deployment.model_fields_set if k == "components"
                                       else getattr(ep.deployment, k) is not None)),
     )
+
+
+def _written_tags(config: FastscaleConfig) -> Iterator[tuple[str, Mapping[str, str]]]:
+    yield "tags", _frozen(config.tags)
+    for i, ep in enumerate(config.endpoints):
+        if ep.adopted is not None:
+            for kind, kept in ep.adopted.tags:
+                yield f"endpoints[{i}].adopted.tags.{kind}", _frozen(kept)
+        for j, c in enumerate(ep.inference_components):
+            if c.adopted is not None:
+                for kind, kept in c.adopted.tags:
+                    yield f"endpoints[{i}].inference_components[{j}].adopted.tags.{kind}", _frozen(kept)
+
+
+def _tagged_resources(config: FastscaleConfig, ep: EndpointSpec, path: str) -> Iterator[TaggedResource]:
+    base = naming.tags(config, ep)
+    if ep.execution_role_arn:
+        yield TaggedResource("resources", None, "tags", _frozen(base))
+    else:
+        yield TaggedResource("execution_role", None, "tags", _frozen(naming.tags(config, ep, global_resource=True)))
+    if ep.adopted is not None:
+        for kind, kept in ep.adopted.tags:
+            if kept:
+                yield TaggedResource(kind, None, f"{path}.adopted.tags.{kind}", _frozen(naming.with_live_tags(base, kept)))
+    for j, c in enumerate(ep.inference_components):
+        if c.adopted is not None:
+            for kind, kept in c.adopted.tags:
+                if kept:
+                    yield TaggedResource(kind, c.name, f"{path}.inference_components[{j}].adopted.tags.{kind}",
+                                         _frozen(naming.with_live_tags(base, kept)))
 
 
 def _set_keys(override: ModelOverride | None) -> frozenset[str]:

@@ -271,6 +271,19 @@ class Metrics:
 
 
 @dataclass(frozen=True)
+class TaggedResource:
+    """A resource whose tags are not its endpoint's own: the execution role (which also carries the region)
+    or, with the config's own role, the endpoint's resources; and each adopted resource that keeps live tags."""
+
+    #: "execution_role", "resources", or the adopted resource's kind as `adopted.tags` names it (endpoint,
+    #: endpoint_config, model, scalable_target, component)
+    kind: str
+    component: str | None  # the component's config name, for one of its resources
+    path: str  # the config path that adds tags to it: "tags", or its `adopted.tags.<kind>`
+    tags: Tags  # every tag the stack puts on it
+
+
+@dataclass(frozen=True)
 class ResolvedEndpoint:
     """One endpoint of the stack, resolved."""
 
@@ -326,6 +339,8 @@ class ResolvedEndpoint:
     awscc_reasons: tuple[tuple[str, str], ...] = ()
     #: the update settings the endpoint's `deployment` writes of `blue_green`, `rolling` and `components`
     deployment_keys: frozenset[str] = frozenset()
+    #: the resources whose tags differ from `tags`, config order
+    tagged_resources: tuple[TaggedResource, ...] = ()
 
     @property
     def uses_components(self) -> bool:
@@ -412,6 +427,9 @@ class ResolvedStack:
     #: the update of every single-model endpoint and every component as configured, in config order, also
     #: against an emulator (where `rollouts` is empty)
     configured_rollouts: tuple[Rollout, ...] = ()
+    #: (config path, tags) of every tag map the config writes: its `tags`, then each adopted resource's live
+    #: tags (`...adopted.tags.<kind>`, empty ones too), config order
+    written_tags: tuple[tuple[str, Tags], ...] = ()
 
     def endpoint(self, key: str) -> ResolvedEndpoint:
         """The endpoint named ``key`` in the config."""
