@@ -173,7 +173,9 @@ def component_rollouts(stack: ResolvedStack) -> Iterator[tuple[ResolvedEndpoint,
     updates = iter(stack.configured_rollouts)
     for ep in stack.endpoints:
         if ep.model is not None:
-            next(updates)
+            next(updates, None)
             continue
         for j, c in enumerate(ep.components):
-            yield ep, j, c, next(updates)
+            update = next(updates, None)
+            if update is not None:
+                yield ep, j, c, update
