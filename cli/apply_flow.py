@@ -172,7 +172,7 @@ def read_plan(cmd: StackCommand, runner: TerraformRunner, plan_file: Path, resul
         return PlanClassification()
     try:
         document = cmd.runtime.plan_document(runner, plan_file)
-        classification = (classify_plan(document, rollout_inputs(cmd.config, live=live_counts(cmd)))
+        classification = (classify_plan(document, rollout_inputs(cmd.stack, live=live_counts(cmd)))
                           if result.has_changes else PlanClassification())
         cost = plan_cost(document, cmd.config.region) if result.has_changes else None
     except (TerraformError, PlanFormatError) as exc:
@@ -285,7 +285,7 @@ def rollout_outcomes(cmd: StackCommand, timeout: float, outputs: dict[str, Any])
         return []
     cmd.reporter.step("rollout", "waiting for SageMaker to finish the rollouts")
     try:
-        outcomes: list[Any] = cmd.follower.finish(timeout, expected_versions(outputs, component_models(cmd.config)))
+        outcomes: list[Any] = cmd.follower.finish(timeout, expected_versions(outputs, component_models(cmd.stack)))
     except AwsError as exc:
         cmd.fail(f"cannot follow the rollout: {exc}")
     cmd.reporter.close()

@@ -36,7 +36,7 @@ def quota_preflight(cmd: StackCommand) -> None:
 
     cmd.reporter.step("quotas", "Service Quotas for endpoint usage")
     try:
-        findings = translate_errors(check_quotas)(cmd.config, clients=cmd.runtime.quota_clients(cmd.config))
+        findings = translate_errors(check_quotas)(cmd.stack, clients=cmd.runtime.quota_clients(cmd.config))
     except (AwsError, ClientError, BotoCoreError) as exc:
         findings = []
         cmd.summary["quota_check"] = f"not made: {exc}"
@@ -180,7 +180,7 @@ def carry_live_counts(cmd: StackCommand, run_directory: RunDirectory) -> None:
     config = cmd.config
     cmd.reporter.step("cut-over", "reading the endpoints' live instance counts")
     try:
-        live = live_instance_counts(config, clients=cmd.runtime.aws_clients(config))
+        live = live_instance_counts(cmd.stack, clients=cmd.runtime.aws_clients(config))
     except AwsError as exc:
         cmd.fail(f"cannot read the endpoints' live instance counts: {exc}")
     # only the variables the stack declares (Terraform warns about any other value)

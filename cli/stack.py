@@ -343,7 +343,7 @@ class StackCommand:
             return
 
         try:
-            self.lock = lock_stack(self.config, out, self.command)
+            self.lock = lock_stack(self.stack, out, self.command)
         except (StateLayoutError, OutputPathError) as exc:
             self.fail(str(exc), EXIT_BAD_INPUT)
         except StackLocked as exc:

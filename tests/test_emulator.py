@@ -11,6 +11,7 @@ from botocore.config import Config
 from botocore.exceptions import ClientError
 
 from fastscale.infra.aws.preflight import check_quotas
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.project import emulator as emu
 from fastscale.infra.project.emulator import Emulator, environment
 from fastscale.infra.rules import Severity
@@ -74,7 +75,7 @@ def test_service_quotas_says_the_emulator_has_none_and_the_preflight_repeats_it(
     assert answer.value.response["Error"]["Code"] == "UnknownOperationException"
     assert answer.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400  # not retried as a 5xx
     config = single_model_config().model_copy(update={"endpoint_url": server.url})
-    (finding,) = check_quotas(config, clients={"service-quotas": client(server, "service-quotas")})
+    (finding,) = check_quotas(resolve(config), clients={"service-quotas": client(server, "service-quotas")})
     assert (finding.code, finding.severity) == ("FS902", Severity.WARNING)
     assert f"the emulator at {server.url} has no Service Quotas API" in finding.message
     assert finding.message.endswith("quotas not checked")
@@ -94,7 +95,7 @@ def test_plain_moto_server_is_recognised_as_lacking_service_quotas_too():
         quotas = boto3.client("service-quotas", region_name=REGION, endpoint_url=url, aws_access_key_id="t",
                               aws_secret_access_key="t", config=Config(retries={"total_max_attempts": 1}))
         config = single_model_config().model_copy(update={"endpoint_url": url})
-        (finding,) = check_quotas(config, clients={"service-quotas": quotas})
+        (finding,) = check_quotas(resolve(config), clients={"service-quotas": quotas})
     finally:
         plain.stop()
     assert "has no Service Quotas API (HTTP 500 from ListServiceQuotas); quotas not checked" in finding.message
@@ -107,7 +108,7 @@ def test_a_server_error_from_real_aws_is_still_an_error_not_an_emulator_gap():
     api, stub = quotas_client()
     stub.add_client_error("list_service_quotas", "InternalFailure", "boom", 500)
     with pytest.raises(AwsError, match="server error"):
-        check_quotas(single_model_config(), clients={"service-quotas": api})
+        check_quotas(resolve(single_model_config()), clients={"service-quotas": api})
 
 
 def test_structures_never_given_are_left_out_of_the_description_as_aws_does(server):

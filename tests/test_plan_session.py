@@ -13,6 +13,7 @@ import textwrap
 
 import pytest
 
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.terraform.outputs import OutputPathError
 from fastscale.infra.terraform.plan_session import (
     LEGACY_PLAN_FILE,
@@ -108,7 +109,7 @@ def test_a_lock_file_that_is_a_symlink_is_refused_before_anything_is_written(tmp
     stack_dir.mkdir(parents=True)
     (stack_dir / LOCK_FILE).symlink_to(victim)
     with pytest.raises(OutputPathError, match="symbolic link"):
-        lock_stack(single_model_config(), tmp_path / "out", "deploy")
+        lock_stack(resolve(single_model_config()), tmp_path / "out", "deploy")
     assert not victim.exists()
 
 

@@ -186,7 +186,7 @@ def test_rolling_batch_is_at_least_one_and_never_more_than_all():
 
 def test_rollout_inputs_come_from_the_estimate_model_by_sagemaker_name():
     config = load_config(ROOT / "examples" / "multi-model.yaml")
-    inputs = rollout_inputs(config)
+    inputs = rollout_inputs(resolve(config))
     estimates = {e.component: e for e in estimate_config(resolve(config))}
     component = config.endpoints[0].inference_components[0]
     found = inputs[f"{config.project}-{component.name}"]

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 
 from fastscale.infra.config import load_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.terraform.outputs import OutputPathError, synth_targets
 from tests.conftest import EXAMPLES
 
 
 def _named(paths):
-    return [(str(p), load_config(p)) for p in paths]
+    return [(str(p), resolve(load_config(p))) for p in paths]
 
 
 def test_each_config_gets_its_stack_name_under_the_output_directory(tmp_path, monkeypatch):

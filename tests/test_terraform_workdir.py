@@ -122,7 +122,7 @@ def test_lock_stack_refuses_planted_files_before_writing_anything(tmp_path, monk
     (stack_dir / "zz_extra.tf.json").write_text("{}")
     before = sorted(os.listdir(stack_dir))
     with pytest.raises(ForeignFilesError, match="zz_extra.tf.json"):
-        lock_stack(single_model_config(), tmp_path / "cdktf.out", "deploy")
+        lock_stack(resolve(single_model_config()), tmp_path / "cdktf.out", "deploy")
     assert sorted(os.listdir(stack_dir)) == before  # no lock file either
 
 

@@ -73,7 +73,7 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
 
     try:
         # several: every output is checked before any is written (one FILE: `synthesize` checks its own)
-        targets = synth_targets([(c.source, c.config) for c in checked], outdir) if several else [Path(outdir)]
+        targets = synth_targets([(c.source, c.stack) for c in checked], outdir) if several else [Path(outdir)]
     except StateLayoutError as exc:
         # nothing was written: the state would be lost (inside --out) or orphaned (left at its old path)
         fail(str(exc), EXIT_BAD_INPUT)  # with --json: one JSON object with `error` (cli.errors)

@@ -26,6 +26,7 @@ from fastscale.cli.common import (
 )
 from fastscale.cli.output import say
 from fastscale.infra.config import ConfigError, load_config, partial_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import has_errors, run_rules
 
 
@@ -107,9 +108,10 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
                 check_quotas,
             )
 
+            stack = resolve(config)  # run_rules resolved it too: any config that loads resolves
             try:
-                findings = (findings + check_artifacts(config, rt.aws_clients(config))
-                            + check_quotas(config, rt.quota_clients(config)))
+                findings = (findings + check_artifacts(stack, rt.aws_clients(config))
+                            + check_quotas(stack, rt.quota_clients(config)))
             except AwsError as exc:
                 aws_error = str(exc)
             except (ClientError, BotoCoreError) as exc:  # e.g. throttling: the check was not made, the file is not at fault

@@ -7,24 +7,21 @@ desired instance counts: during a scale-out the desired count is what the fleet 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from botocore.exceptions import ClientError
 
 from fastscale.infra.aws.clients import ClientsArg, is_not_found, resolve, translate_errors
 from fastscale.infra.model.naming import VARIANT_NAME, endpoint_name
-
-if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
+from fastscale.infra.model.resolved import ResolvedStack
 
 
 @translate_errors
-def live_instance_counts(config: FastscaleConfig, clients: ClientsArg = None) -> dict[str, int | None]:
-    """Endpoint name -> live instance count of its variant (None: no such endpoint, or no count yet)."""
-    api = resolve(clients, config).sagemaker
+def live_instance_counts(stack: ResolvedStack, clients: ClientsArg = None) -> dict[str, int | None]:
+    """Endpoint name (``infra.model.naming.endpoint_name``, as ``infra.model.cutover.tfvars`` looks it up) -> live
+    instance count of its variant (None: no such endpoint, or no count yet)."""
+    api = resolve(clients, stack).sagemaker
     out: dict[str, int | None] = {}
-    for ep in config.endpoints:
-        name = endpoint_name(config.project, ep.name)
+    for ep in stack.endpoints:
+        name = endpoint_name(stack.project, ep.key)
         try:
             described = api.describe_endpoint(EndpointName=name)
         except ClientError as exc:

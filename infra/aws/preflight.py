@@ -40,8 +40,7 @@ from fastscale.infra.aws.clients import (
     translate_errors,
 )
 from fastscale.infra.base.artifacts import parse_image, parse_s3_uri
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model import capacity
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.infra.rules import Finding, Severity
 
 IMAGE_CODE = "FS900"
@@ -62,18 +61,18 @@ _MANIFEST_TYPES = [
 
 
 @translate_errors
-def check_artifacts(config: FastscaleConfig, clients: ClientsArg = None) -> list[Finding]:
+def check_artifacts(stack: ResolvedStack, clients: ClientsArg = None) -> list[Finding]:
     """FS900 for every ECR image that does not exist, FS901 for every S3 model location that does not.
 
     Raises :class:`AwsError` (with what to do about it) when AWS cannot be asked at all: no credentials,
     no connection, or a refusal of more than the per-artifact look-ups, which become warnings."""
-    aws = resolve(clients, config)
+    aws = resolve(clients, stack)
     findings: list[Finding] = []
     images: dict[str, Finding | None] = {}  # the same image is often shared: ask once
     data: dict[str, Finding | None] = {}
-    for i, ep in enumerate(config.endpoints):
-        for wpath, workload in ep.workloads():
-            base = f"endpoints[{i}].{wpath}"
+    for ep in stack.endpoints:
+        for workload in ep.workloads:  # as they run on the endpoint's own type
+            base = f"{ep.path}.{workload.path}"
             if workload.image not in images:
                 images[workload.image] = _check_image(aws, workload.image, f"{base}.image")
             if workload.model_data and workload.model_data not in data:
@@ -228,27 +227,27 @@ def _count(n: float) -> str:
 
 
 @translate_errors
-def check_quotas(config: FastscaleConfig, clients: ClientsArg = None) -> list[Finding]:
+def check_quotas(stack: ResolvedStack, clients: ClientsArg = None) -> list[Finding]:
     """FS902 findings: maximum instances per first-choice instance type against the account's quotas, and
     fallback types without quota. Raises ClientError / AwsError only when AWS cannot be used at all."""
     primary: dict[str, list[tuple[str, int]]] = {}  # type -> [(endpoint path, instances.max)]
     fallback: dict[str, list[tuple[str, int]]] = {}  # type -> [(fallback pool path, instances.max)]
-    for i, ep in enumerate(config.endpoints):
-        primary.setdefault(ep.instance_type, []).append((f"endpoints[{i}]", ep.instances.max))
-        for pool in capacity.pools(ep)[1:]:
-            fallback.setdefault(pool.instance_type, []).append((f"endpoints[{i}].{pool.path}", ep.instances.max))
+    for ep in stack.endpoints:
+        primary.setdefault(ep.instance_type, []).append((ep.path, ep.instances.max))
+        for pool in ep.pools[1:]:
+            fallback.setdefault(pool.instance_type, []).append((f"{ep.path}.{pool.path}", ep.instances.max))
 
-    aws = resolve(clients, config.region)
+    aws = resolve(clients, stack.region)
     try:
         quotas = endpoint_quotas(aws, [*primary, *fallback])
     except ClientError as exc:
-        if config.endpoint_url and _lacks_quotas_api(exc):
+        if stack.endpoint_url and _lacks_quotas_api(exc):
             return [
                 Finding(
                     QUOTA_CODE,
                     Severity.WARNING,
                     "endpoints",
-                    f"the emulator at {config.endpoint_url} has no Service Quotas API ({_short(exc)}); "
+                    f"the emulator at {stack.endpoint_url} has no Service Quotas API ({_short(exc)}); "
                     "quotas not checked",
                     "nothing to fix for a rehearsal: instance quotas exist only in a real account, where plan, "
                     "deploy and `validate --check-aws` check them",
@@ -261,7 +260,7 @@ def check_quotas(config: FastscaleConfig, clients: ClientsArg = None) -> list[Fi
                 QUOTA_CODE,
                 Severity.WARNING,
                 "endpoints",
-                f"could not read the Service Quotas of SageMaker in {config.region}: {describe_error(exc)}",
+                f"could not read the Service Quotas of SageMaker in {stack.region}: {describe_error(exc)}",
                 "grant servicequotas:ListServiceQuotas to check instance quotas before deploying",
             )
         ]
@@ -274,14 +273,14 @@ def check_quotas(config: FastscaleConfig, clients: ClientsArg = None) -> list[Fi
         if quota is None:
             findings.append(Finding(
                 QUOTA_CODE, Severity.WARNING, f"{users[0][0]}.instance_type",
-                f"no Service Quotas quota named {name} in {config.region}: the instance limit could not be checked",
+                f"no Service Quotas quota named {name} in {stack.region}: the instance limit could not be checked",
                 "check the quota in the Service Quotas console before deploying",
             ))
         elif need > quota:
             who = ", ".join(f"{path} max {m}" for path, m in users)
             findings.append(Finding(
                 QUOTA_CODE, Severity.ERROR, f"{users[0][0]}.instances.max",
-                f"up to {need} {instance_type} instances ({who}) but the account's quota {name} in {config.region} is "
+                f"up to {need} {instance_type} instances ({who}) but the account's quota {name} in {stack.region} is "
                 f"{_count(quota)}: scale-out would stop at {_count(quota)} instance(s) without an error",
                 f"request a quota increase to at least {need} in Service Quotas, or lower instances.max",
             ))
@@ -292,7 +291,7 @@ def check_quotas(config: FastscaleConfig, clients: ClientsArg = None) -> list[Fi
         for path, _ in users:
             if quota <= 0:
                 message = (
-                    f"the fallback pool {instance_type} has no quota in {config.region} ({name} is "
+                    f"the fallback pool {instance_type} has no quota in {stack.region} ({name} is "
                     f"{_count(quota) if instance_type in quotas else 'not listed'}): SageMaker could never fall back to it"
                 )
             elif quota < need:

@@ -47,12 +47,10 @@ from fastscale.infra.aws.waiters import (
     WaitTimeout,
     wait_until,
 )
-from fastscale.infra.model import capacity
-from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.infra.terraform.rollout import ENDPOINT_TYPE
 
 if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
     from fastscale.infra.terraform.rollout import PlanClassification
 
 ENDPOINT = "endpoint"
@@ -361,7 +359,7 @@ class RolloutFollower:
 def expected_versions(outputs: Mapping[str, Any], components: Mapping[str, str]) -> dict[str, str]:
     """What the apply should leave live, by SageMaker name: each endpoint's configuration (from the stack's
     outputs, which hold ``endpoint_name`` and ``endpoint_config_name`` per endpoint) and each component's
-    model (``components``: name -> model name, from the config's naming)."""
+    model (``components``: name -> model name, from the resolved stack: :func:`component_models`)."""
     found = dict(components)
     for value in outputs.values():
         if isinstance(value, Mapping) and value.get("endpoint_name") and value.get("endpoint_config_name"):
@@ -369,11 +367,10 @@ def expected_versions(outputs: Mapping[str, Any], components: Mapping[str, str])
     return found
 
 
-def component_models(config: FastscaleConfig) -> dict[str, str]:
-    """The model each component of the config runs, by component name (components on fallback pools run
+def component_models(stack: ResolvedStack) -> dict[str, str]:
+    """The model each component of the stack runs, by component name (components on fallback pools run
     one model per pool and are left out)."""
-    return {c.name: c.model for names in all_endpoint_names(config) if not capacity.has_pools(names.spec)
-            for c in names.components if c.model}
+    return {c.name: c.workload.model for ep in stack.endpoints if not ep.has_pools for c in ep.components}
 
 
 def rollout_targets(classification: PlanClassification) -> list[RolloutTarget]:

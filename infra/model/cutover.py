@@ -21,7 +21,7 @@ Pure: the live counts are read by ``infra.aws.cutover``.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fastscale.infra.model.naming import endpoint_name
 
@@ -33,6 +33,20 @@ IGNORE_PATH = "production_variants[0].initial_instance_count"
 #: The file beside the run directory's copy of the stack's JSON that holds the counts this `plan` or `deploy` read
 #: (Terraform loads every `*.auto.tfvars.json` of the working directory by itself).
 TFVARS_FILE = "fastscale-cutover.auto.tfvars.json"
+
+
+class _Instances(Protocol):
+    @property
+    def initial(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+
+
+class Fleet(Protocol):
+    """An endpoint's instance counts: the config's `EndpointSpec` or the resolved endpoint."""
+
+    @property
+    def instances(self) -> _Instances: ...
 
 
 def variable_name(ep: EndpointSpec) -> str:
@@ -52,7 +66,7 @@ def variables(config: FastscaleConfig) -> dict[str, dict[str, Any]]:
     }
 
 
-def cutover_count(ep: EndpointSpec, live: int | None) -> int:
+def cutover_count(ep: Fleet, live: int | None) -> int:
     """``max(initial, min(live, max))``: the live fleet, within the config's bounds, never below initial."""
     initial = ep.instances.initial
     if live is None:

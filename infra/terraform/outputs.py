@@ -14,16 +14,11 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from fastscale.infra.base import writer
 from fastscale.infra.base.writer import OutputPathError as OutputPathError
-from fastscale.infra.model.naming import stack_name
-from fastscale.infra.model.state import local_state_placement
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.infra.terraform.workdir import STACK_FILE, refuse_foreign_files
-
-if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
 
 
 def _inside_git(path: Path) -> bool:
@@ -74,15 +69,15 @@ def synth_writes(outdir: Path, stack: str) -> list[Path]:
     return [outdir / "manifest.json", outdir / "stacks", stack_dir, stack_dir / STACK_FILE]
 
 
-def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | os.PathLike[str]) -> list[Path]:
-    """Where each of several configs (file, config) is synthesized: `outdir/<stack name>`, each in cdktf's
+def synth_targets(stacks: Sequence[tuple[str, ResolvedStack]], outdir: str | os.PathLike[str]) -> list[Path]:
+    """Where each of several configs (file, the stack it resolves to) is synthesized: `outdir/<stack name>`, each in cdktf's
     layout. Everything that would refuse a write is checked for all of them before any is written: two
     configs with one stack name, a state file that would be lost or orphaned (`infra.model.state.StateLayoutError`),
     an output directory that cannot be written, a symbolic link on the way, files in a stack directory that
     Terraform would read and fastscale did not write (`infra.terraform.workdir.ForeignFilesError`)."""
     first: dict[str, str] = {}
-    for path, config in configs:
-        name = stack_name(config)
+    for path, stack in stacks:
+        name = stack.name
         if name in first:
             raise OutputPathError(
                 f"{first[name]} and {path} both define stack {name!r}: one synthesis would overwrite the other; "
@@ -90,11 +85,11 @@ def synth_targets(configs: Sequence[tuple[str, FastscaleConfig]], outdir: str | 
         first[name] = path
     base = Path(outdir)
     root = writer.root_for(base)
-    targets = [base / stack_name(config) for _, config in configs]
-    for (_, config), target in zip(configs, targets, strict=True):
-        local_state_placement(config, target)
-        refuse_foreign_files(target / "stacks" / stack_name(config))
+    targets = [base / stack.name for _, stack in stacks]
+    for (_, stack), target in zip(stacks, targets, strict=True):
+        stack.state_placement(target)
+        refuse_foreign_files(target / "stacks" / stack.name)
     check_output_dir(base, root=root)
-    for (_, config), target in zip(configs, targets, strict=True):
-        refuse_links([target, *synth_writes(target, stack_name(config))], root=root)
+    for (_, stack), target in zip(stacks, targets, strict=True):
+        refuse_links([target, *synth_writes(target, stack.name)], root=root)
     return targets

@@ -39,17 +39,13 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fastscale.infra.base import writer
 from fastscale.infra.model.cutover import TFVARS_FILE
-from fastscale.infra.model.naming import stack_name
-from fastscale.infra.model.state import local_state_placement
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.infra.terraform.outputs import check_output_dir, refuse_links, synth_writes
 from fastscale.infra.terraform.workdir import RunDirectory, refuse_foreign_files, remove_leftover_run_directories
-
-if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
 
 #: The lock file, in the stack directory (``<out>/stacks/<stack>/``).
 LOCK_FILE = "fastscale.lock"
@@ -310,8 +306,8 @@ class SavedPlan:
         self.discard()
 
 
-def lock_stack(config: FastscaleConfig, outdir: str | os.PathLike[str], command: str) -> StackLock:
-    """Take the lock of ``config``'s stack in ``outdir`` before anything is synthesized into it.
+def lock_stack(stack: ResolvedStack, outdir: str | os.PathLike[str], command: str) -> StackLock:
+    """Take the lock of ``stack`` in ``outdir`` before anything is synthesized into it.
 
     What synthesis would refuse is refused first, before the directory or the lock file is written:
     a local state that would be lost or orphaned (:class:`infra.model.state.StateLayoutError`), an output
@@ -322,8 +318,8 @@ def lock_stack(config: FastscaleConfig, outdir: str | os.PathLike[str], command:
     are bad input (exit code 2)."""
     out = Path(outdir)
     root = writer.root_for(out)
-    name = stack_name(config)
-    local_state_placement(config, out)
+    name = stack.name
+    stack.state_placement(out)
     stack_dir = out / "stacks" / name
     refuse_foreign_files(stack_dir)
     check_output_dir(out, root=root)

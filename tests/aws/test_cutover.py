@@ -8,6 +8,7 @@ import pytest
 from fastscale.infra.aws.clients import AwsError
 from fastscale.infra.aws.cutover import live_instance_counts
 from fastscale.infra.model.cutover import cutover_count, tfvars, variable_name
+from fastscale.infra.model.resolved import resolve
 from tests.aws.factories import endpoint_desc, not_found, single_model_config, stubbed
 
 
@@ -24,20 +25,20 @@ def test_the_live_count_is_the_larger_of_current_and_desired():
     desc = endpoint_desc("demo-chat", managed=None, instances=2)
     desc["ProductionVariants"][0]["DesiredInstanceCount"] = 3  # scaling out
     clients, stubber = answer(desc)
-    assert live_instance_counts(single_model_config(), clients=clients) == {"demo-chat": 3}
+    assert live_instance_counts(resolve(single_model_config()), clients=clients) == {"demo-chat": 3}
     stubber.assert_no_pending_responses()
 
 
 def test_an_endpoint_not_yet_deployed_has_no_live_count():
     clients, _ = answer(None)
-    assert live_instance_counts(single_model_config(), clients=clients) == {"demo-chat": None}
+    assert live_instance_counts(resolve(single_model_config()), clients=clients) == {"demo-chat": None}
 
 
 def test_any_other_error_is_an_aws_error():
     api, stubber = stubbed("sagemaker")
     stubber.add_client_error("describe_endpoint", "AccessDeniedException", "not allowed", 400)
     with pytest.raises(AwsError, match="not allowed"):
-        live_instance_counts(single_model_config(), clients={"sagemaker": api})
+        live_instance_counts(resolve(single_model_config()), clients={"sagemaker": api})
 
 
 @pytest.mark.parametrize(("live", "expected"), [(None, 1), (1, 1), (3, 3), (4, 4), (9, 4), (0, 1)])

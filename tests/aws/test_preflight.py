@@ -6,6 +6,7 @@ import pytest
 
 from fastscale.infra.aws.preflight import check_artifacts
 from fastscale.infra.base.artifacts import parse_image
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import Severity
 from tests.aws.factories import ACCOUNT, REGION, component_config, single_model_config, stubbed
 
@@ -40,20 +41,20 @@ def test_image_and_prefix_present(aws):
     _push(aws["ecr"])
     _bucket(aws["s3"], "qwen3/config.json", "qwen3/model.safetensors")
     config = single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3/")
-    assert check_artifacts(config, clients=aws) == []
+    assert check_artifacts(resolve(config), clients=aws) == []
 
 
 def test_missing_tag_is_an_error(aws):
     _push(aws["ecr"], tag="0.33.0")
     _bucket(aws["s3"], "qwen3/config.json")
-    findings = check_artifacts(single_model_config(image=f"{REPO_URI}:0.34.0", model_data="s3://demo-models/qwen3/"), clients=aws)
+    findings = check_artifacts(resolve(single_model_config(image=f"{REPO_URI}:0.34.0", model_data="s3://demo-models/qwen3/")), clients=aws)
     assert codes(findings) == [("FS900", "error", "endpoints[0].model.image")]
     assert ":0.34.0 does not exist in repository djl-inference" in findings[0].message
 
 
 def test_missing_repository_is_an_error(aws):
     _bucket(aws["s3"], "qwen3/config.json")
-    findings = check_artifacts(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3/"), clients=aws)
+    findings = check_artifacts(resolve(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3/")), clients=aws)
     assert codes(findings) == [("FS900", "error", "endpoints[0].model.image")]
     assert "does not exist" in findings[0].message
 
@@ -62,15 +63,15 @@ def test_image_by_digest(aws):
     digest = _push(aws["ecr"])
     _bucket(aws["s3"], "qwen3/config.json")
     ok = single_model_config(image=f"{REPO_URI}@{digest}", model_data="s3://demo-models/qwen3/")
-    assert check_artifacts(ok, clients=aws) == []
+    assert check_artifacts(resolve(ok), clients=aws) == []
     wrong = single_model_config(image=f"{REPO_URI}@sha256:{'0' * 64}", model_data="s3://demo-models/qwen3/")
-    assert codes(check_artifacts(wrong, clients=aws)) == [("FS900", "error", "endpoints[0].model.image")]
+    assert codes(check_artifacts(resolve(wrong), clients=aws)) == [("FS900", "error", "endpoints[0].model.image")]
 
 
 def test_empty_prefix_is_an_error(aws):
     _push(aws["ecr"])
     _bucket(aws["s3"], "other/config.json", "qwen3-old/config.json")
-    findings = check_artifacts(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3/"), clients=aws)
+    findings = check_artifacts(resolve(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3/")), clients=aws)
     assert codes(findings) == [("FS901", "error", "endpoints[0].model.model_data")]
     assert "no objects under s3://demo-models/qwen3/" in findings[0].message
 
@@ -79,22 +80,22 @@ def test_object_present_and_missing(aws):
     _push(aws["ecr"])
     _bucket(aws["s3"], "qwen3/model.tar.gz")
     image = f"{REPO_URI}:0.33.0"
-    assert check_artifacts(single_model_config(image=image, model_data="s3://demo-models/qwen3/model.tar.gz"), clients=aws) == []
-    findings = check_artifacts(single_model_config(image=image, model_data="s3://demo-models/qwen3/other.tar.gz"), clients=aws)
+    assert check_artifacts(resolve(single_model_config(image=image, model_data="s3://demo-models/qwen3/model.tar.gz")), clients=aws) == []
+    findings = check_artifacts(resolve(single_model_config(image=image, model_data="s3://demo-models/qwen3/other.tar.gz")), clients=aws)
     assert codes(findings) == [("FS901", "error", "endpoints[0].model.model_data")]
 
 
 def test_prefix_without_trailing_slash_gets_a_hint(aws):
     _push(aws["ecr"])
     _bucket(aws["s3"], "qwen3/config.json")
-    findings = check_artifacts(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3"), clients=aws)
+    findings = check_artifacts(resolve(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3")), clients=aws)
     assert codes(findings) == [("FS901", "error", "endpoints[0].model.model_data")]
     assert "s3://demo-models/qwen3/" in findings[0].hint
 
 
 def test_missing_bucket_is_an_error(aws):
     _push(aws["ecr"])
-    findings = check_artifacts(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3/"), clients=aws)
+    findings = check_artifacts(resolve(single_model_config(image=f"{REPO_URI}:0.33.0", model_data="s3://demo-models/qwen3/")), clients=aws)
     assert codes(findings) == [("FS901", "error", "endpoints[0].model.model_data")]
     assert "bucket demo-models does not exist" in findings[0].message
 
@@ -103,7 +104,7 @@ def test_each_artifact_is_checked_once_and_reported_at_its_first_use(aws):
     # Both components share the image; neither model location exists.
     _push(aws["ecr"])
     aws["s3"].create_bucket(Bucket="demo-models")
-    findings = check_artifacts(component_config(), clients=aws)
+    findings = check_artifacts(resolve(component_config()), clients=aws)
     assert codes(findings) == [
         ("FS901", "error", "endpoints[0].inference_components[0].model_data"),
         ("FS901", "error", "endpoints[0].inference_components[1].model_data"),
@@ -120,7 +121,7 @@ def test_other_accounts_registry_is_checked_with_batch_get_image():
     stub.add_response("batch_get_image", {"images": [{"imageId": params["imageIds"][0], "imageManifest": "{}"}], "failures": []})
     s3_stub.add_response("list_objects_v2", {"KeyCount": 1, "Contents": [{"Key": "qwen3/config.json"}]})
     config = single_model_config(image=uri, model_data="s3://demo-models/qwen3/")
-    assert check_artifacts(config, clients={"ecr": ecr, "s3": s3}) == []
+    assert check_artifacts(resolve(config), clients={"ecr": ecr, "s3": s3}) == []
     stub.assert_no_pending_responses()
 
     stub.add_client_error("describe_images", "AccessDeniedException", "denied", 400)
@@ -129,7 +130,7 @@ def test_other_accounts_registry_is_checked_with_batch_get_image():
         {"images": [], "failures": [{"imageId": params["imageIds"][0], "failureCode": "ImageNotFound", "failureReason": "Requested image not found"}]},
     )
     s3_stub.add_response("list_objects_v2", {"KeyCount": 1, "Contents": [{"Key": "qwen3/config.json"}]})
-    findings = check_artifacts(config, clients={"ecr": ecr, "s3": s3})
+    findings = check_artifacts(resolve(config), clients={"ecr": ecr, "s3": s3})
     assert codes(findings) == [("FS900", "error", "endpoints[0].model.image")]
     assert "ImageNotFound" in findings[0].message
 
@@ -140,7 +141,7 @@ def test_no_permission_to_look_is_a_warning_not_an_error():
     stub.add_client_error("describe_images", "AccessDeniedException", "denied", 400)
     stub.add_client_error("batch_get_image", "AccessDeniedException", "denied", 400)
     s3_stub.add_client_error("list_objects_v2", "AccessDenied", "Access Denied", 403)
-    findings = check_artifacts(single_model_config(image=f"{REPO_URI}:1", model_data="s3://demo-models/qwen3/"), clients={"ecr": ecr, "s3": s3})
+    findings = check_artifacts(resolve(single_model_config(image=f"{REPO_URI}:1", model_data="s3://demo-models/qwen3/")), clients={"ecr": ecr, "s3": s3})
     assert [(f.code, f.severity) for f in findings] == [("FS900", Severity.WARNING), ("FS901", Severity.WARNING)]
     assert all("could not check" in f.message for f in findings)
 
@@ -148,7 +149,7 @@ def test_no_permission_to_look_is_a_warning_not_an_error():
 def test_images_outside_ecr_and_non_s3_data_are_left_to_the_rules():
     ecr, stub = stubbed("ecr")  # any call would fail: nothing is queued
     config = single_model_config(image="ghcr.io/vllm/vllm-openai:v0.6.0", model_data=None)
-    assert check_artifacts(config, clients={"ecr": ecr}) == []
+    assert check_artifacts(resolve(config), clients={"ecr": ecr}) == []
 
 
 @pytest.mark.parametrize(
@@ -176,4 +177,4 @@ def test_without_credentials_the_check_says_what_to_do_instead_of_a_botocore_err
     from fastscale.infra.aws.clients import AwsError
 
     with pytest.raises(AwsError, match="no usable AWS credentials.*AWS_PROFILE"):
-        check_artifacts(single_model_config())
+        check_artifacts(resolve(single_model_config()))

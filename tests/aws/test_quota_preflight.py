@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from fastscale.infra.aws.preflight import check_quotas
 from fastscale.infra.config import parse_config
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.rules import Severity
 from tests.aws.factories import single_model_config
 from tests.aws.quota_stubs import quota, quotas_client
@@ -25,13 +26,13 @@ def two_endpoints(fallback=None):
 
 def test_within_quota_across_pages_passes():
     client, stub = quotas_client([quota("ml.g5.2xlarge", 2)], [quota("ml.g6.2xlarge", 7)])
-    assert check_quotas(two_endpoints(), clients={"service-quotas": client}) == []
+    assert check_quotas(resolve(two_endpoints()), clients={"service-quotas": client}) == []
     stub.assert_no_pending_responses()  # both pages were read
 
 
 def test_summed_maximum_over_quota_is_an_error_naming_every_endpoint():
     client, _ = quotas_client([quota("ml.g6.2xlarge", 6)])
-    (finding,) = check_quotas(two_endpoints(), clients={"service-quotas": client})
+    (finding,) = check_quotas(resolve(two_endpoints()), clients={"service-quotas": client})
     assert (finding.code, finding.severity, finding.path) == ("FS902", Severity.ERROR, "endpoints[0].instances.max")
     assert "up to 7 ml.g6.2xlarge instances (endpoints[0] max 4, endpoints[1] max 3)" in finding.message
     assert '"ml.g6.2xlarge for endpoint usage"' in finding.message and "is 6" in finding.message
@@ -44,7 +45,7 @@ def test_fallback_without_quota_warns_and_unlisted_types_use_the_defaults():
         [quota("ml.g6.2xlarge", 8), quota("ml.g5.2xlarge", 0)],
         defaults=[quota("ml.g6e.2xlarge", 2), quota("ml.g6.2xlarge", 1)],  # the applied value (8) wins
     )
-    found = check_quotas(config, clients={"service-quotas": client})
+    found = check_quotas(resolve(config), clients={"service-quotas": client})
     stub.assert_no_pending_responses()
     assert codes(found) == [
         ("FS902", "warning", "endpoints[1].capacity.fallback[0].instance_type"),
@@ -56,7 +57,7 @@ def test_fallback_without_quota_warns_and_unlisted_types_use_the_defaults():
 
 def test_no_such_quota_is_a_warning_not_a_pass():
     client, _ = quotas_client([quota("ml.g5.2xlarge", 2)], defaults=[])
-    (finding,) = check_quotas(single_model_config(), clients={"service-quotas": client})
+    (finding,) = check_quotas(resolve(single_model_config()), clients={"service-quotas": client})
     assert (finding.severity, finding.path) == (Severity.WARNING, "endpoints[0].instance_type")
     assert "could not be checked" in finding.message
 
@@ -64,5 +65,5 @@ def test_no_such_quota_is_a_warning_not_a_pass():
 def test_access_denied_is_a_warning():
     client, stub = quotas_client()
     stub.add_client_error("list_service_quotas", "AccessDeniedException", "not authorized", 400)
-    (finding,) = check_quotas(single_model_config(), clients={"service-quotas": client})
+    (finding,) = check_quotas(resolve(single_model_config()), clients={"service-quotas": client})
     assert finding.severity is Severity.WARNING and "servicequotas:ListServiceQuotas" in finding.hint

@@ -7,16 +7,13 @@ Stubber-wrapped ones) into an :class:`AwsClients`. Also the paging helpers every
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import boto3
 from botocore.client import BaseClient
 
 from fastscale.infra.aws.clients.calls import client_config, instrument, mark_emulator
 from fastscale.infra.aws.clients.endpoints import dummy_session, refuse_endpoint
-
-if TYPE_CHECKING:
-    from fastscale.infra.config import FastscaleConfig
 
 #: Short names used in this package -> boto3 service names.
 SERVICE_ALIASES = {
@@ -119,14 +116,8 @@ class AwsClients:
 ClientsArg = AwsClients | Mapping[str, BaseClient] | None
 
 
-def for_config(config: FastscaleConfig) -> AwsClients:
-    """Clients for a config: its region, and its emulator (``endpoint_url``) when it has one."""
-    return AwsClients(config.region, endpoint_url=config.endpoint_url,
-                      send_credentials=config.sends_credentials_to_endpoint)
-
-
 class ClientTarget(Protocol):
-    """Where clients go: a region and the emulator URL (a config, or the stack resolved from it)."""
+    """Where clients go: a region and the emulator URL (the resolved stack, or the config it came from)."""
 
     @property
     def region(self) -> str: ...
@@ -134,6 +125,13 @@ class ClientTarget(Protocol):
     def endpoint_url(self) -> str | None: ...
     @property
     def sends_credentials_to_endpoint(self) -> bool: ...
+
+
+def for_config(target: ClientTarget) -> AwsClients:
+    """Clients for a resolved stack (or the config it came from): its region, and its emulator
+    (``endpoint_url``) when it has one."""
+    return AwsClients(target.region, endpoint_url=target.endpoint_url,
+                      send_credentials=target.sends_credentials_to_endpoint)
 
 
 def resolve(clients: ClientsArg, target: str | ClientTarget) -> AwsClients:

@@ -12,16 +12,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fastscale.infra.analysis.estimate import estimate_config
-from fastscale.infra.config import InferenceComponentSpec
 from fastscale.infra.model.cutover import cutover_count
-from fastscale.infra.model.naming import component_name_of, endpoint_name_of
-from fastscale.infra.model.resolved import resolve
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.infra.terraform.rollout.kinds import ChangeKind
 from fastscale.infra.terraform.rollout.strategy import Strategy
 
 if TYPE_CHECKING:
     from fastscale.infra.analysis.estimate.params import EstimateParams
-    from fastscale.infra.config import FastscaleConfig
 
 
 @dataclass(frozen=True)
@@ -89,7 +86,7 @@ def _minutes(seconds: float) -> str:
     return f"{seconds:.0f}s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None,
+def rollout_inputs(stack: ResolvedStack, params: EstimateParams | None = None,
                    live: Mapping[str, int | None] | None = None) -> dict[str, RolloutInputs]:
     """Per SageMaker name (endpoint or inference component), what its rollout duration depends on.
 
@@ -100,16 +97,16 @@ def rollout_inputs(config: FastscaleConfig, params: EstimateParams | None = None
     caching where it applies). A component's live copy count may differ when auto scaling has moved it.
     """
     out: dict[str, RolloutInputs] = {}
-    workloads = [(ep, w) for ep in config.endpoints for _, w in ep.workloads()]
-    for estimate, (ep, workload) in zip(estimate_config(resolve(config), params), workloads, strict=True):
+    workloads = [(ep, w) for ep in stack.endpoints for w in ep.workloads]
+    for estimate, (ep, workload) in zip(estimate_config(stack, params), workloads, strict=True):
         reason = "; ".join(n for n in estimate.notes if n.startswith("not estimated")) or "no estimate"
         copy = estimate.scenario("copy_no_data_cache")
         instance = estimate.scenario("instance_image_cache") or estimate.scenario("instance_no_image_cache")
-        if isinstance(workload, InferenceComponentSpec):
-            out[component_name_of(config.project, workload)] = RolloutInputs(
-                workload.copies.initial or 1, "copy",
+        if workload.is_component:
+            out[workload.name] = RolloutInputs(
+                workload.scaling.count.initial or 1, "copy",
                 copy.seconds_from("image_pull") if copy else None, "" if copy else reason)
-        name = endpoint_name_of(config.project, ep)
+        name = ep.name
         if name not in out:  # an endpoint's fleet: its first workload's new instance
             found = (live or {}).get(name)
             out[name] = RolloutInputs(
