@@ -51,6 +51,10 @@ class StackAlarm:
         return self.period * self.evaluation_periods
 
 
+#: The kind of a component's stuck-at-zero alarm, as rollback alarm lists may name it.
+STUCK_AT_ZERO_KIND = "stuck-at-zero"
+
+
 def endpoint_alarms(names: EndpointNames) -> list[StackAlarm]:
     """The endpoint-level health alarms of an endpoint (latency, 5xx, GPU memory)."""
     a = names.spec.alarms
@@ -62,7 +66,7 @@ def component_alarms(names: EndpointNames, c: ComponentNames) -> list[StackAlarm
     a = names.spec.alarms
     out = [StackAlarm(name, kind, a.period, a.evaluation_periods) for kind, name in c.alarms.items()]
     if c.stuck_at_zero_alarm:
-        out.append(StackAlarm(c.stuck_at_zero_alarm, "stuck-at-zero", STUCK_AT_ZERO_PERIOD_S, a.stuck_at_zero_minutes))
+        out.append(StackAlarm(c.stuck_at_zero_alarm, STUCK_AT_ZERO_KIND, STUCK_AT_ZERO_PERIOD_S, a.stuck_at_zero_minutes))
     return out
 
 
@@ -94,6 +98,12 @@ class Rollout:
     alarms_path: str  # config path of the rollback alarm list
     alarms: tuple[StackAlarm, ...]  # resolved rollback alarms (empty without auto rollback)
     unresolved: tuple[tuple[int, str], ...]  # (index in the list, reference) of names the stack does not create
+
+    @property
+    def batch_chosen(self) -> bool:
+        """Whether the file sets the rolling batch (the component's own or the endpoint's), rather than
+        fastscale's default."""
+        return self.rolling is not None and "batch" in self.rolling.model_fields_set
 
     @property
     def alarm_window(self) -> int:

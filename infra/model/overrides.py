@@ -34,7 +34,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec
+from fastscale.infra.config import EndpointSpec, FastscaleConfig
 from fastscale.infra.model import capacity, naming
 
 SCHEMA_FILE = Path(__file__).with_name("override_schema.json")
@@ -130,16 +130,18 @@ def provider_of(type_: str) -> str:
     return f"{info['source']} {info['version']}"
 
 
-def endpoint_targets(ep: EndpointSpec) -> dict[str, str]:
-    """The types an endpoint-level override can target (what that entry synthesizes), with what each is."""
-    config_type = ENDPOINT_CONFIG_AWSCC if capacity.needs_awscc_config(ep) else ENDPOINT_CONFIG_AWS
+def endpoint_targets(awscc_config: bool, single_model: bool) -> dict[str, str]:
+    """The types an endpoint-level override can target (what that entry synthesizes), with what each is: the
+    endpoint configuration of its provider (awscc's when ``awscc_config``), the endpoint, and the model of a
+    single-model endpoint."""
+    config_type = ENDPOINT_CONFIG_AWSCC if awscc_config else ENDPOINT_CONFIG_AWS
     out = {config_type: "the endpoint configuration", ENDPOINT: "the endpoint"}
-    if ep.model is not None:
+    if single_model:
         out[MODEL] = "the model (and its fallback pools' models)"
     return out
 
 
-def component_targets(_component: InferenceComponentSpec) -> dict[str, str]:
+def component_targets() -> dict[str, str]:
     """The types a component-level override can target."""
     return {INFERENCE_COMPONENT: "the inference component", MODEL: "the component's model (and its pools' models)"}
 
@@ -151,9 +153,9 @@ def entries(config: FastscaleConfig) -> Iterator[Entry]:
     """(config path of the entry, the types it can target, its overrides, its endpoint) for every endpoint
     and component."""
     for i, ep in enumerate(config.endpoints):
-        yield f"endpoints[{i}]", endpoint_targets(ep), ep.overrides, ep
+        yield f"endpoints[{i}]", endpoint_targets(capacity.needs_awscc_config(ep), ep.model is not None), ep.overrides, ep
         for j, c in enumerate(ep.inference_components):
-            yield f"endpoints[{i}].inference_components[{j}]", component_targets(c), c.overrides, ep
+            yield f"endpoints[{i}].inference_components[{j}]", component_targets(), c.overrides, ep
 
 
 def written_lengths(ep: EndpointSpec) -> dict[str, int]:

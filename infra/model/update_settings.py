@@ -25,10 +25,6 @@ class ComponentSettings:
     alarms_path: str
     rolling_path: str
 
-    @property
-    def batch_chosen(self) -> bool:
-        """Whether the file sets the rolling batch (here or on the endpoint), rather than fastscale's default."""
-        return "batch" in self.rolling.model_fields_set
 
 
 def component_settings(ep: EndpointSpec, comp: InferenceComponentSpec, ep_path: str = "", comp_path: str = "") -> ComponentSettings:

@@ -1,8 +1,11 @@
 """Validation rules: one rule per module, each a pure function of the config that yields its findings.
 
-A rule about what will be built (the names, alarms and instance pools the stack creates) is a function of the
-resolved stack instead (`stack_rule`, `infra.model.resolved`): it checks what the stacks synthesize from, not a
-second reading of the config. `run_rules` resolves the config once for all of them.
+A rule about what will be built (after defaults and fastscale's choices: names, counts, instance fit and pools,
+scaling, alarms, routing, placement, updates, tags per resource) is a function of the resolved stack instead
+(`stack_rule`, `infra.model.resolved`): it checks what the stacks synthesize from, not a second reading of the
+config, so the two never disagree about a default. Only a value checked as the user wrote it (its syntax: an
+ARN, an image reference, a tag's characters, a path, a host, a region name, a secret or template token) is read
+from the config; docs/extending.md sorts every rule. `run_rules` resolves the config once for all of them.
 
 A rule never raises for a bad config and never stops at the first problem: every rule runs and every
 finding is reported together, so a user fixes their file in one pass.

@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Rule, Severity, rule
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Rule, Severity, rule, stack_rule
 
 
 @dataclass(frozen=True)
@@ -69,20 +70,27 @@ def bounded_rule(
     summary: str,
     *,
     module: str,
-    holders: Callable[[FastscaleConfig], Iterable[tuple[str, Any]]],
+    holders: Callable[[FastscaleConfig], Iterable[tuple[str, Any]]] | None = None,
+    stack_holders: Callable[[ResolvedStack], Iterable[tuple[str, Any]]] | None = None,
     bounds: Sequence[Bound],
 ) -> Rule:
-    """Register a rule that reports every field of ``bounds`` outside its range, in each of ``holders(config)``.
+    """Register a rule that reports every field of ``bounds`` outside its range, in each of ``holders(config)``,
+    or, for a value of what will be built, of ``stack_holders(stack)`` on the resolved stack (a `stack_rule`).
 
     ``module`` is the rule module's ``__name__``: the registry and docs/rules.md find the module (its docstring
     and EXAMPLE) through the check function's module."""
+    if (holders is None) == (stack_holders is None):
+        raise TypeError("give either holders or stack_holders")
 
-    def check(config: FastscaleConfig) -> Iterator[Hit]:
-        return out_of_bounds(holders(config), bounds)
+    def check(source: Any) -> Iterator[Hit]:
+        walk = stack_holders if stack_holders is not None else holders
+        assert walk is not None
+        return out_of_bounds(walk(source), bounds)
 
     check.__module__ = module
     check.__qualname__ = check.__name__ = "check"
-    return rule(code, name, severity, summary)(check)
+    register = stack_rule if stack_holders is not None else rule
+    return register(code, name, severity, summary)(check)
 
 
 @dataclass(frozen=True)

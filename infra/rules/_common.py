@@ -1,24 +1,18 @@
-"""Helpers shared by the rule modules: walking the config with exact paths, image references, units.
+"""Helpers shared by the rule modules: walking the config with exact paths (for the rules on what it says as
+written), units and numbers in messages.
 
 Kept private (leading underscore) so the registry does not import it as a rule module.
 """
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-from fastscale.infra.base import catalog
 from fastscale.infra.base.aws_facts import METRICS_PUBLISH_FREQUENCIES
 from fastscale.infra.config import EndpointSpec, FastscaleConfig, InferenceComponentSpec, ModelOverride, ModelSpec
-from fastscale.infra.model import capacity, instance_fit, naming
+from fastscale.infra.model import capacity, instance_fit
 from fastscale.infra.model.capacity import Pool
-
-if TYPE_CHECKING:
-    from fastscale.infra.model.naming import ComponentNames
 
 #: A single model or an inference component: what rules about serving apply to.
 Workload = ModelSpec | InferenceComponentSpec
@@ -47,13 +41,6 @@ def workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Work
     for ep_path, ep in endpoints(config):
         for sub, workload in ep.workloads():
             yield f"{ep_path}.{sub}", ep, workload
-
-
-def components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, InferenceComponentSpec]]:
-    """(path, endpoint, component) for every inference component."""
-    for ep_path, ep in endpoints(config):
-        for j, comp in enumerate(ep.inference_components):
-            yield f"{ep_path}.inference_components[{j}]", ep, comp
 
 
 def fallback_pools(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Pool]]:
@@ -154,135 +141,10 @@ def fmt_amount(x: float, decimals: int = 1) -> str:
     return f"{x:.{decimals}f}" if abs(x) < 1e9 else f"{x:.3g}"
 
 
-# --------------------------------------------------------------------------------------------- images
-
 # --------------------------------------------------------------------------------------------- model fit
 
 #: Share of the accelerator memory a model's weights may take (one definition, in infra.model.instance_fit).
 WEIGHTS_MAX_SHARE = instance_fit.WEIGHTS_MAX_SHARE
-
-
-@dataclass(frozen=True)
-class MemoryFit:
-    """How a model's weights compare with the accelerator memory available to it."""
-
-    weights_gib: float
-    available_gib: float
-    devices: int  # devices the model may use: the component's reservation, or the whole instance
-    per_device_gib: float
-    accelerator_name: str
-    accelerator_kind: str
-    instance_devices: int
-    architecture: str  # the container architecture the instance runs (infra.model.instance_fit)
-
-    @property
-    def weights_gib_with_headroom(self) -> float:
-        return self.weights_gib / WEIGHTS_MAX_SHARE
-
-    @property
-    def share(self) -> float:
-        return self.weights_gib / self.available_gib if self.available_gib else float("inf")
-
-    def devices_needed(self) -> int:
-        """Devices needed so the weights stay within WEIGHTS_MAX_SHARE."""
-        return max(1, math.ceil(self.weights_gib_with_headroom / self.per_device_gib))
-
-    def bigger_instance_hint(self) -> str:
-        """How to get enough accelerator memory when the current instance type cannot provide it."""
-        need = f"{fmt_amount(self.weights_gib_with_headroom, 0)} GiB of accelerator memory"
-        better = cheapest_instance_for(self.weights_gib, self.architecture)
-        if better:
-            return f"use an instance type with at least {need}, e.g. {better}, or a smaller / quantized model"
-        return f"the weights need at least {need}, more than any one instance offers: use a smaller / quantized model"
-
-
-def memory_fit(ep: EndpointSpec, workload: Workload, instance_type: str | None = None) -> MemoryFit | None:
-    """None when there is nothing to compare: no model_size_gb, or an unknown / CPU instance type.
-
-    ``instance_type`` defaults to the endpoint's own; fallback pools pass theirs.
-    """
-    size = getattr(workload, "model_size_gb", None)
-    spec = catalog.get(instance_type or ep.instance_type)
-    if size is None or spec is None:
-        return None
-    if isinstance(workload, InferenceComponentSpec):
-        devices = workload.resources.accelerators or 0
-    else:
-        devices = spec.accelerator_count
-    return MemoryFit(
-        weights_gib=gb_to_gib(size),
-        available_gib=devices * spec.accelerator_memory_gib,
-        devices=devices,
-        per_device_gib=spec.accelerator_memory_gib,
-        accelerator_name=spec.accelerator_name,
-        accelerator_kind=spec.accelerator_kind,
-        instance_devices=spec.accelerator_count,
-        architecture=instance_fit.accelerator_architecture(spec),
-    )
-
-
-# --------------------------------------------------------------------------------------------- scaling
-
-
-def autoscaled_workloads(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, Workload]]:
-    """Workloads whose auto scaling is enabled: only their scaling settings reach AWS."""
-    for path, ep, workload in workloads(config):
-        if workload.autoscaling.enabled:
-            yield path, ep, workload
-
-
-def scale_from_zero_components(config: FastscaleConfig) -> Iterator[tuple[str, EndpointSpec, ComponentNames]]:
-    """(path, endpoint, ComponentNames) for components that get the scale-from-zero alarm and step policy.
-
-    Decided by `infra.model.naming`, the same code the stacks use, so the rules check exactly what gets created.
-    """
-    for ep_path, ep in endpoints(config):
-        for j, names in enumerate(naming.endpoint_names(config, ep).components):
-            if names.scale_from_zero_alarm is not None:
-                yield f"{ep_path}.inference_components[{j}]", ep, names
-
-
-@dataclass(frozen=True)
-class SharedResource:
-    """One resource (accelerators, host memory or CPUs) of an inference-component endpoint at `instances.max`,
-    with what each component's copy reserves of it. Only made when every copy fits on one instance (FS006
-    reports a copy larger than an instance, which would otherwise be counted again here)."""
-
-    key: str  # the `resources` field: accelerators, memory_mb, cpus
-    unit: str  # as messages name it: "accelerator devices", ...
-    per_instance: float
-    instances: int  # instances.max
-    per_copy: tuple[float, ...]  # one per component, in config order (0: the component does not reserve it)
-
-    @property
-    def available(self) -> float:
-        return self.instances * self.per_instance
-
-    def demand(self, copies: list[int]) -> float:
-        """What the components need with ``copies`` copies each (same order as the components)."""
-        return sum(n * r for n, r in zip(copies, self.per_copy, strict=True))
-
-    def instances_for(self, demand: float) -> int:
-        return math.ceil(demand / self.per_instance)
-
-
-def shared_resources(ep: EndpointSpec) -> list[SharedResource]:
-    """The resources an inference-component endpoint shares among its components at `instances.max`; empty
-    for a single-model endpoint, an unknown or CPU instance type, or `instances.max` below 1."""
-    spec = catalog.get(ep.instance_type)
-    if not ep.inference_components or spec is None or ep.instances.max < 1:
-        return []
-    out = []
-    for key, per_instance, unit in (
-        ("accelerators", spec.accelerator_count, "accelerator devices"),
-        ("memory_mb", int(spec.memory_gib * 1024), "MB of host memory"),
-        ("cpus", spec.vcpus, "vCPUs"),
-    ):
-        per_copy = tuple(float(getattr(c.resources, key) or 0) for c in ep.inference_components)
-        if per_instance <= 0 or any(r > per_instance for r in per_copy):
-            continue
-        out.append(SharedResource(key, unit, per_instance, ep.instances.max, per_copy))
-    return out
 
 
 def cheapest_instance_for(weights_gib: float, architecture: str) -> str | None:

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base import catalog
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -28,20 +27,20 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS002",
     "not-accelerator-instance-type",
     Severity.WARNING,
     "The instance type has no accelerator, so container image caching does not apply.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
         t = ep.instance_type
         # Unknown types are FS001's to report; only known CPU types land here.
         if not catalog.is_known_instance_type(t) or catalog.is_accelerator(t):
             continue
         yield Hit(
-            f"{path}.instance_type",
+            f"{ep.path}.instance_type",
             f"'{t}' has no GPU, Inferentia or Trainium accelerator: SageMaker's container image caching only "
             "applies to accelerator instance types, so every new instance pulls the whole image from ECR "
             "and scale-out is slower.",

@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base import catalog
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import components, fmt_num
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import components
 
 EXAMPLE = """\
 project: demo
@@ -33,21 +34,23 @@ endpoints:
         resources: {accelerators: 2, memory_mb: 16384}
 """
 
+
 # Floors of InferenceComponentComputeResourceRequirements in the SageMaker API.
 MIN_ACCELERATORS = 1
 MIN_MEMORY_MB = 128
 MIN_CPUS = 0.25
 
 
-@rule(
+@stack_rule(
     "FS006",
     "component-resources-do-not-fit",
     Severity.ERROR,
     "A component's accelerators, memory or CPUs per copy exceed one instance or the API's limits.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep, comp in components(config):
-        res, rpath, t = comp.resources, f"{path}.resources", ep.instance_type
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, ep, comp in components(stack):
+        res, rpath, t = comp.workload.resources, f"{path}.resources", ep.instance_type
+        assert res is not None, "a component reserves resources"
         if res.accelerators is not None and res.accelerators < MIN_ACCELERATORS:
             yield Hit(
                 f"{rpath}.accelerators",

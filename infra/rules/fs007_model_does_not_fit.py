@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import cast
 
-from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, MemoryFit, fmt_amount, fmt_num, memory_fit, workloads
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_amount, fmt_num
+from fastscale.infra.rules._stack import MemoryFit, memory_fit, workloads
 
 EXAMPLE = """\
 project: demo
@@ -30,19 +31,19 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS007",
     "model-does-not-fit",
     Severity.ERROR,
     "model_size_gb exceeds the accelerator memory available to the model.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep, workload in workloads(config):
-        fit = memory_fit(ep, workload)
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, ep, workload in workloads(stack):
+        fit = memory_fit(workload, ep.instance_type)
         if fit is None or fit.share <= 1.0:
             continue
         weights = f"{fmt_num(cast(float, workload.model_size_gb))} GB ({fmt_amount(fit.weights_gib)} GiB)"
-        is_component = isinstance(workload, InferenceComponentSpec)
+        is_component = workload.is_component
         if is_component and fit.devices == 0:
             yield Hit(
                 f"{path}.resources.accelerators",

@@ -12,9 +12,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import cast
 
-from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_amount, fmt_num, memory_fit, workloads
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import WEIGHTS_MAX_SHARE, fmt_amount, fmt_num
+from fastscale.infra.rules._stack import memory_fit, workloads
 
 EXAMPLE = """\
 project: demo
@@ -28,20 +29,19 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS008",
     "model-leaves-little-headroom",
     Severity.WARNING,
     "The weights take more than 90% of the accelerator memory available, leaving little for the KV cache.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep, workload in workloads(config):
-        fit = memory_fit(ep, workload)
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, ep, workload in workloads(stack):
+        fit = memory_fit(workload, ep.instance_type)
         if fit is None or not (WEIGHTS_MAX_SHARE < fit.share <= 1.0):
             continue
-        is_component = isinstance(workload, InferenceComponentSpec)
         need = fit.devices_needed()
-        if is_component and need <= fit.instance_devices:
+        if workload.is_component and need <= fit.instance_devices:
             hint = f"set resources.accelerators: {need}, or use a smaller / quantized model"
         else:
             hint = fit.bigger_instance_hint()

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import Capacity, FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import Count, ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -27,7 +26,7 @@ endpoints:
 """
 
 
-def _check_triple(path: str, what: str, cap: Capacity) -> Iterator[Hit]:
+def _check_triple(path: str, what: str, cap: Count) -> Iterator[Hit]:
     if cap.min < 0:
         yield Hit(f"{path}.min", f"{what} min is {cap.min}: counts cannot be negative.", "set min: 0 or more")
     if cap.max < 1:
@@ -53,9 +52,9 @@ def _check_triple(path: str, what: str, cap: Capacity) -> Iterator[Hit]:
         )
 
 
-@rule("FS009", "capacity-out-of-order", Severity.ERROR, "Instance or copy counts do not satisfy min <= initial <= max.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        yield from _check_triple(f"{path}.instances", "instances", ep.instances)
-        for j, comp in enumerate(ep.inference_components):
-            yield from _check_triple(f"{path}.inference_components[{j}].copies", "copies", comp.copies)
+@stack_rule("FS009", "capacity-out-of-order", Severity.ERROR, "Instance or copy counts do not satisfy min <= initial <= max.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        yield from _check_triple(f"{ep.path}.instances", "instances", ep.instances)
+        for c in ep.components:
+            yield from _check_triple(f"{ep.path}.{c.path}.copies", "copies", c.copies)

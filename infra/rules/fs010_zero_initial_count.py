@@ -13,9 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -32,21 +31,21 @@ endpoints:
 """
 
 
-@rule("FS010", "zero-initial-count", Severity.ERROR, "instances.initial or copies.initial is below 1; the API refuses 0 at creation.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
+@stack_rule("FS010", "zero-initial-count", Severity.ERROR, "instances.initial or copies.initial is below 1; the API refuses 0 at creation.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
         if ep.instances.initial < 1:
             yield Hit(
-                f"{path}.instances.initial",
+                f"{ep.path}.instances.initial",
                 f"instances initial is {ep.instances.initial}: SageMaker creates an endpoint with at least one "
                 "instance (InitialInstanceCount >= 1).",
                 "set initial: 1; use min: 0 to let an inference-component endpoint scale to zero afterwards",
             )
-        for j, comp in enumerate(ep.inference_components):
-            if comp.copies.initial < 1:
+        for c in ep.components:
+            if c.copies.initial < 1:
                 yield Hit(
-                    f"{path}.inference_components[{j}].copies.initial",
-                    f"copies initial is {comp.copies.initial}: the API refuses to create an inference component with "
+                    f"{ep.path}.{c.path}.copies.initial",
+                    f"copies initial is {c.copies.initial}: the API refuses to create an inference component with "
                     "0 copies.",
                     "set initial: 1; with min: 0 auto scaling takes it to zero when idle",
                 )

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, fmt_num, shared_resources
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import shared_resources
 
 EXAMPLE = """\
 project: demo
@@ -41,15 +42,15 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS011",
     "max-copies-do-not-fit",
     Severity.WARNING,
     "The components' maximum copies together need more accelerators (or memory, CPUs) than the maximum instances have.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        comps = ep.inference_components
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        comps = ep.components
         for res in shared_resources(ep):
             at_max = res.demand([c.copies.max for c in comps])
             if at_max <= res.available:
@@ -57,9 +58,9 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             alone = [res.demand([o.copies.max if o is c else o.copies.min for o in comps]) for c in comps]
             if any(d > res.available for d in alone):
                 continue  # a component that can never reach its max is FS110's error
-            parts = " + ".join(f"{c.name} {c.copies.max} x {fmt_num(r)}" for c, r in zip(comps, res.per_copy) if r)
+            parts = " + ".join(f"{c.key} {c.copies.max} x {fmt_num(r)}" for c, r in zip(comps, res.per_copy) if r)
             yield Hit(
-                f"{path}.instances.max",
+                f"{ep.path}.instances.max",
                 f"at their max copies the components need {parts} = {fmt_num(at_max)} {res.unit}, but "
                 f"{res.instances} x {ep.instance_type} x {fmt_num(res.per_instance)} = {fmt_num(res.available)}: "
                 "they share that capacity, so they cannot all be at copies.max at once (each one alone can), and "

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -27,17 +26,17 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS012",
     "scale-to-zero-single-model",
     Severity.ERROR,
     "instances.min is 0 on a single-model endpoint; only inference-component endpoints scale to zero.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
         if ep.model is not None and ep.instances.min == 0:
             yield Hit(
-                f"{path}.instances.min",
+                f"{ep.path}.instances.min",
                 "instances min is 0 on a single-model endpoint: SageMaker scales to zero only endpoints whose "
                 "models are inference components (managed instance scaling), so the deploy would fail.",
                 "set instances.min: 1, or move the model into inference_components (with resources and copies "

@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -37,31 +36,31 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS013",
     "scale-to-zero-inconsistent",
     Severity.ERROR,
     "instances.min 0 needs copies.min 0 on every component, and all components at copies.min 0 need instances.min 0.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        comps = ep.inference_components
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        comps = ep.components
         if not comps:
             continue  # single-model endpoints are FS012's
         if ep.instances.min == 0:
-            for j, comp in enumerate(comps):
-                if comp.copies.min > 0:
-                    kept = f"{comp.copies.min} cop{'y' if comp.copies.min == 1 else 'ies'}"
+            for c in comps:
+                if c.copies.min > 0:
+                    kept = f"{c.copies.min} cop{'y' if c.copies.min == 1 else 'ies'}"
                     yield Hit(
-                        f"{path}.inference_components[{j}].copies.min",
-                        f"instances.min is 0 but component '{comp.name}' keeps at least {kept}: an instance is "
+                        f"{ep.path}.{c.path}.copies.min",
+                        f"instances.min is 0 but component '{c.key}' keeps at least {kept}: an instance is "
                         "released only when no copy is left on it, so the endpoint never scales to zero and keeps "
                         "paying for an instance.",
-                        f"set copies.min: 0 on '{comp.name}', or set instances.min: 1 if it must stay warm",
+                        f"set copies.min: 0 on '{c.key}', or set instances.min: 1 if it must stay warm",
                     )
         elif all(c.copies.min == 0 for c in comps):
             yield Hit(
-                f"{path}.instances.min",
+                f"{ep.path}.instances.min",
                 f"every component can scale to 0 copies but instances.min is {ep.instances.min}: when all copies "
                 f"are gone the endpoint keeps {ep.instances.min} instance(s) that host nothing and still bill.",
                 "set instances.min: 0 to release idle instances, or keep one component at copies.min: 1",

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import components
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import components
 
 EXAMPLE = """\
 project: demo
@@ -31,15 +31,15 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS014",
     "scale-to-zero-without-autoscaling",
     Severity.ERROR,
     "copies.min is 0 but auto scaling is disabled, so the component could never come back from zero.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, comp in components(config):
-        if comp.copies.min == 0 and not comp.autoscaling.enabled:
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, c in components(stack):
+        if c.copies.min == 0 and not c.scaling.enabled:
             yield Hit(
                 f"{path}.autoscaling.enabled",
                 "scale to zero without the step policy being possible: copies.min is 0 but autoscaling is disabled, "

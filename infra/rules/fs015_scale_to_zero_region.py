@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -26,24 +25,25 @@ endpoints:
         copies: {initial: 1, min: 0, max: 2}
 """
 
+
 #: Regions where CreateEndpointConfig has been seen refusing MinInstanceCount 0.
 REJECTS_MIN_INSTANCE_COUNT_ZERO = frozenset({"eu-west-3"})
 
 
-@rule(
+@stack_rule(
     "FS015",
     "scale-to-zero-region",
     Severity.WARNING,
     "The region has been seen rejecting MinInstanceCount 0 (scale to zero).",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    if config.region not in REJECTS_MIN_INSTANCE_COUNT_ZERO:
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    if stack.region not in REJECTS_MIN_INSTANCE_COUNT_ZERO:
         return
-    for path, ep in endpoints(config):
-        if ep.inference_components and ep.instances.min == 0:
+    for ep in stack.endpoints:
+        if ep.components and ep.instances.min == 0:
             yield Hit(
-                f"{path}.instances.min",
-                f"instances.min is 0 in {config.region}, where SageMaker has been seen rejecting MinInstanceCount 0: "
+                f"{ep.path}.instances.min",
+                f"instances.min is 0 in {stack.region}, where SageMaker has been seen rejecting MinInstanceCount 0: "
                 "the deploy may fail when the endpoint configuration is created.",
                 "deploy to a region where scale to zero is accepted (e.g. us-east-1), or set instances.min: 1",
             )

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import components, endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import components
 
 EXAMPLE = """\
 project: demo
@@ -30,28 +30,28 @@ endpoints:
 """
 
 
-@rule("FS017", "duplicate-name", Severity.ERROR, "Two endpoints, or two inference components, have the same name.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
+@stack_rule("FS017", "duplicate-name", Severity.ERROR, "Two endpoints, or two inference components, have the same name.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
     seen: dict[str, str] = {}
-    for path, ep in endpoints(config):
-        key = ep.name.lower()
+    for ep in stack.endpoints:
+        key = ep.key.lower()
         if key in seen:
             yield Hit(
-                f"{path}.name",
-                f"endpoint name '{ep.name}' is already used by {seen[key]}: both would be the same SageMaker endpoint.",
-                f"rename it, e.g. '{ep.name}-2'",
+                f"{ep.path}.name",
+                f"endpoint name '{ep.key}' is already used by {seen[key]}: both would be the same SageMaker endpoint.",
+                f"rename it, e.g. '{ep.key}-2'",
             )
         else:
-            seen[key] = f"{path}.name"
+            seen[key] = f"{ep.path}.name"
     seen = {}
-    for path, _ep, comp in components(config):
-        key = comp.name.lower()
+    for path, _ep, c in components(stack):
+        key = c.key.lower()
         if key in seen:
             yield Hit(
                 f"{path}.name",
-                f"component name '{comp.name}' is already used by {seen[key]}: inference component names are unique "
+                f"component name '{c.key}' is already used by {seen[key]}: inference component names are unique "
                 "per account and region, so the second would fail to create.",
-                f"rename it, e.g. '{comp.name}-2'",
+                f"rename it, e.g. '{c.key}-2'",
             )
         else:
             seen[key] = f"{path}.name"

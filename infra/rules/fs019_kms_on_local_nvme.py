@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base import catalog
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, fmt_num
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
 
 EXAMPLE = """\
 project: demo
@@ -29,9 +29,9 @@ endpoints:
 """
 
 
-@rule("FS019", "kms-on-local-nvme", Severity.ERROR, "kms_key_arn is set on an instance type with local NVMe storage.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
+@stack_rule("FS019", "kms-on-local-nvme", Severity.ERROR, "kms_key_arn is set on an instance type with local NVMe storage.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
         if not ep.kms_key_arn:
             continue
         spec = catalog.get(ep.instance_type)
@@ -39,7 +39,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             continue
         size = f" ({fmt_num(spec.nvme_gb)} GB)" if spec.nvme_gb else ""
         yield Hit(
-            f"{path}.kms_key_arn",
+            f"{ep.path}.kms_key_arn",
             f"{ep.instance_type} has local NVMe instance storage{size}, which the instance hardware encrypts: "
             "SageMaker refuses a KMS key for such instance types, so creating the endpoint configuration would fail.",
             "remove kms_key_arn (the NVMe storage is already encrypted at rest), or pick an instance type without "

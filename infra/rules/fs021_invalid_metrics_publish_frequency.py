@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import VALID_FREQUENCIES, endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import VALID_FREQUENCIES
 
 EXAMPLE = """\
 project: demo
@@ -26,20 +26,20 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS021",
     "invalid-metrics-publish-frequency",
     Severity.ERROR,
     "metrics_publish_frequency is not 10, 30, 60, 120, 180, 240 or 300.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        f = ep.metrics_publish_frequency
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        f = ep.metrics.publish_frequency
         if f is None or f in VALID_FREQUENCIES:
             continue
         closest = min(VALID_FREQUENCIES, key=lambda v: (abs(v - f), v))
         yield Hit(
-            f"{path}.metrics_publish_frequency",
+            f"{ep.path}.metrics_publish_frequency",
             f"metrics_publish_frequency is {f}: SageMaker accepts only "
             f"{', '.join(map(str, VALID_FREQUENCIES))} seconds, so creating the endpoint configuration would fail.",
             "set metrics_publish_frequency: 10 for the fastest scaling signals"

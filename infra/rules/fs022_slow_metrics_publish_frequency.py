@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import VALID_FREQUENCIES, endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import VALID_FREQUENCIES
 
 EXAMPLE = """\
 project: demo
@@ -40,28 +40,28 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS022",
     "slow-metrics-publish-frequency",
     Severity.WARNING,
     "metrics_publish_frequency is above 10 s while auto scaling uses 10-second metrics.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        f = ep.metrics_publish_frequency
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        f = ep.metrics.publish_frequency
         if f is None or f == 10 or f not in VALID_FREQUENCIES:
             continue
         high_res = [
-            f"component '{w.name}'" if hasattr(w, "name") else "the model"
-            for _sub, w in ep.workloads()
-            if w.autoscaling.enabled and w.autoscaling.metric == "high_resolution"
+            f"component '{w.key}'" if w.is_component else "the model"
+            for w in ep.workloads
+            if w.scaling.enabled and w.scaling.metric_setting == "high_resolution"
         ]
         if not high_res:
             continue
-        paced = "utilization and invocation metrics" if ep.enhanced_metrics else (
+        paced = "utilization and invocation metrics" if ep.metrics.enhanced else (
             "utilization metrics (invocation metrics stay at 60 s without enhanced_metrics)")
         yield Hit(
-            f"{path}.metrics_publish_frequency",
+            f"{ep.path}.metrics_publish_frequency",
             f"{paced} are published every {f} s, and auto scaling of {', '.join(high_res)} uses the "
             "high-resolution concurrency metrics; AWS does not document whether the frequency slows those too, "
             "which would delay the datapoints scaling reacts to and lose the ~30 s scale-out detection.",

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import autoscaled_workloads
 
 EXAMPLE = """\
 project: demo
@@ -27,10 +28,10 @@ endpoints:
 """
 
 
-@rule("FS023", "non-positive-target-concurrency", Severity.ERROR, "autoscaling.target_concurrency is 0 or negative.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in autoscaled_workloads(config):
-        target = workload.autoscaling.target_concurrency
+@stack_rule("FS023", "non-positive-target-concurrency", Severity.ERROR, "autoscaling.target_concurrency is 0 or negative.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, workload in autoscaled_workloads(stack):
+        target = workload.scaling.target_concurrency
         if target > 0:
             continue
         yield Hit(

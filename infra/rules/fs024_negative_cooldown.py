@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import autoscaled_workloads, scale_from_zero_components
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import autoscaled_workloads, scale_from_zero_components
 
 EXAMPLE = """\
 project: demo
@@ -37,14 +37,13 @@ def _hit(path: str, value: int) -> Hit:
     )
 
 
-@rule("FS024", "negative-cooldown", Severity.ERROR, "A scale-in, scale-out or scale-from-zero cooldown is negative.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in autoscaled_workloads(config):
-        a = workload.autoscaling
-        for key in ("scale_in_cooldown", "scale_out_cooldown"):
-            if getattr(a, key) < 0:
-                yield _hit(f"{path}.autoscaling.{key}", getattr(a, key))
-    for path, _ep, names in scale_from_zero_components(config):
-        cooldown = names.spec.autoscaling.scale_from_zero.cooldown
-        if cooldown < 0:
-            yield _hit(f"{path}.autoscaling.scale_from_zero.cooldown", cooldown)
+@stack_rule("FS024", "negative-cooldown", Severity.ERROR, "A scale-in, scale-out or scale-from-zero cooldown is negative.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, workload in autoscaled_workloads(stack):
+        s = workload.scaling
+        for key, value in (("scale_in_cooldown", s.scale_in_cooldown), ("scale_out_cooldown", s.scale_out_cooldown)):
+            if value < 0:
+                yield _hit(f"{path}.autoscaling.{key}", value)
+    for path, _c, zero in scale_from_zero_components(stack):
+        if zero.cooldown < 0:
+            yield _hit(f"{path}.autoscaling.scale_from_zero.cooldown", zero.cooldown)

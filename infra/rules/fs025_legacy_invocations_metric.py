@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import autoscaled_workloads
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import autoscaled_workloads
 
 EXAMPLE = """\
 project: demo
@@ -31,15 +31,15 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS025",
     "legacy-invocations-metric",
     Severity.WARNING,
     "Auto scaling uses the 1-minute invocations metric (~3 min to detect a spike instead of ~30 s).",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in autoscaled_workloads(config):
-        if workload.autoscaling.metric != "invocations":
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, workload in autoscaled_workloads(stack):
+        if workload.scaling.metric_setting != "invocations":
             continue
         yield Hit(
             f"{path}.autoscaling.metric",

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base.aws_facts import valid_alarm_period
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, scale_from_zero_components
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import scale_from_zero_components
 
 EXAMPLE = """\
 project: demo
@@ -38,12 +38,11 @@ def _hit(path: str, period: int) -> Hit:
     )
 
 
-@rule("FS026", "invalid-alarm-period", Severity.ERROR, "An alarm period is not 10, 20, 30 or a multiple of 60 seconds.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
+@stack_rule("FS026", "invalid-alarm-period", Severity.ERROR, "An alarm period is not 10, 20, 30 or a multiple of 60 seconds.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
         if ep.alarms.enabled and not valid_alarm_period(ep.alarms.period):
-            yield _hit(f"{path}.alarms.period", ep.alarms.period)
-    for path, _ep, names in scale_from_zero_components(config):
-        period = names.spec.autoscaling.scale_from_zero.period
-        if not valid_alarm_period(period):
-            yield _hit(f"{path}.autoscaling.scale_from_zero.period", period)
+            yield _hit(f"{ep.path}.alarms.period", ep.alarms.period)
+    for path, _c, zero in scale_from_zero_components(stack):
+        if not valid_alarm_period(zero.period):
+            yield _hit(f"{path}.autoscaling.scale_from_zero.period", zero.period)

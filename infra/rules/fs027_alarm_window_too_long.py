@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model import naming
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, scale_from_zero_components
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import scale_from_zero_components
 
 EXAMPLE = """\
 project: demo
@@ -27,6 +26,7 @@ endpoints:
     model:
       image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
 """
+
 
 MAX_WINDOW_S = 604_800
 MAX_WINDOW_SHORT_PERIOD_S = 86_400  # when the period is below 3600 s
@@ -57,20 +57,19 @@ def _check(path: str, period: int, evaluation_periods: int, key: str = "evaluati
         )
 
 
-@rule(
+@stack_rule(
     "FS027",
     "alarm-window-too-long",
     Severity.ERROR,
     "An alarm's period x evaluation periods exceeds CloudWatch's window (or evaluates no period).",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        if not ep.alarms.enabled:
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        alarms = ep.alarms
+        if not alarms.enabled:
             continue
-        yield from _check(f"{path}.alarms", ep.alarms.period, ep.alarms.evaluation_periods)
-        stuck = [c for c in naming.endpoint_names(config, ep).components if c.stuck_at_zero_alarm]
-        if stuck:
-            yield from _check(f"{path}.alarms", 60, ep.alarms.stuck_at_zero_minutes, key="stuck_at_zero_minutes")
-    for path, _ep, names in scale_from_zero_components(config):
-        s = names.spec.autoscaling.scale_from_zero
-        yield from _check(f"{path}.autoscaling.scale_from_zero", s.period, s.evaluation_periods)
+        yield from _check(f"{ep.path}.alarms", alarms.period, alarms.evaluation_periods)
+        if any(c.stuck_at_zero_alarm for c in ep.components):
+            yield from _check(f"{ep.path}.alarms", 60, alarms.stuck_at_zero_minutes, key="stuck_at_zero_minutes")
+    for path, _c, zero in scale_from_zero_components(stack):
+        yield from _check(f"{path}.autoscaling.scale_from_zero", zero.period, zero.evaluation_periods)

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base.aws_facts import HIGH_RESOLUTION_ALARM_PERIODS
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import scale_from_zero_components
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import scale_from_zero_components
 
 EXAMPLE = """\
 project: demo
@@ -38,15 +38,15 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS028",
     "high-resolution-scale-from-zero-alarm",
     Severity.INFO,
     "The scale-from-zero alarm period is 10/20/30 s, as in AWS's samples; the metric's resolution is not documented.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, names in scale_from_zero_components(config):
-        period = names.spec.autoscaling.scale_from_zero.period
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _c, zero in scale_from_zero_components(stack):
+        period = zero.period
         if period not in HIGH_RESOLUTION_ALARM_PERIODS:
             continue
         yield Hit(

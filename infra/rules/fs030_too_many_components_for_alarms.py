@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base.aws_facts import MAX_METRICS_PER_MATH_ALARM
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -34,19 +33,19 @@ endpoints:
 )
 
 
-@rule(
+@stack_rule(
     "FS030",
     "too-many-components-for-alarms",
     Severity.ERROR,
     f"More than {MAX_METRICS_PER_MATH_ALARM} components on an endpoint with alarms: a CloudWatch metric math alarm "
     f"watches at most {MAX_METRICS_PER_MATH_ALARM} metrics.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        count = len(ep.inference_components)
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        count = len(ep.components)
         if ep.alarms.enabled and count > MAX_METRICS_PER_MATH_ALARM:
             yield Hit(
-                f"{path}.alarms.enabled",
+                f"{ep.path}.alarms.enabled",
                 f"this endpoint hosts {count} inference components; its latency and 5xx alarms combine one metric "
                 f"per component, and CloudWatch accepts at most {MAX_METRICS_PER_MATH_ALARM} metrics in one alarm, "
                 "so the apply would fail.",

@@ -16,9 +16,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base import catalog
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -31,20 +30,20 @@ endpoints:
 """
 
 
-@rule("FS031", "volume-without-kms-key", Severity.WARNING,
-      "An instance type with an EBS ML storage volume has no customer managed KMS key.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
+@stack_rule("FS031", "volume-without-kms-key", Severity.WARNING,
+            "An instance type with an EBS ML storage volume has no customer managed KMS key.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
         if ep.kms_key_arn:
             continue
         spec = catalog.get(ep.instance_type)
         if spec is None or spec.local_nvme:
             continue
         yield Hit(
-            f"{path}.kms_key_arn",
+            f"{ep.path}.kms_key_arn",
             f"{ep.instance_type} keeps the image, the weights and the data cache on an EBS ML storage volume, "
             "encrypted only with the AWS managed key when kms_key_arn is not set: its use cannot be restricted, "
             "audited per key or revoked.",
-            f"set kms_key_arn to a customer managed KMS key in {config.region} (the execution role is granted "
+            f"set kms_key_arn to a customer managed KMS key in {stack.region} (the execution role is granted "
             "its use)",
         )

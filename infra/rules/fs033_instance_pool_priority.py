@@ -12,10 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model import capacity
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedPool, ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -32,24 +31,23 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS033",
     "instance-pool-priority",
     Severity.ERROR,
     "An instance pool priority is outside 1-5 or used twice, or an instance type appears in two pools.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
+def check(stack: ResolvedStack) -> Iterator[Hit]:
     lo, hi = capacity.PRIORITY_MIN, capacity.PRIORITY_MAX
-    for path, ep in endpoints(config):
-        if not capacity.has_pools(ep):
+    for ep in stack.endpoints:
+        if not ep.has_pools:
             continue
-        by_priority: dict[int, capacity.Pool] = {}
-        by_type: dict[str, capacity.Pool] = {}
-        for pool in capacity.pools(ep):
-            where = f"{path}.{pool.path}"
-            explicit = pool.fallback is not None and pool.fallback.priority is not None
+        by_priority: dict[int, ResolvedPool] = {}
+        by_type: dict[str, ResolvedPool] = {}
+        for pool in ep.pools:
+            where = f"{ep.path}.{pool.path}"
             if not lo <= pool.priority <= hi:
-                if not explicit:
+                if not pool.priority_set:
                     continue  # a default past 5 means more than five pools: FS032's
                 yield Hit(
                     f"{where}.priority",
@@ -60,7 +58,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
             elif pool.priority in by_priority:
                 other = by_priority[pool.priority]
                 yield Hit(
-                    f"{where}.priority" if pool.fallback else f"{path}.instance_type",
+                    f"{where}.priority" if pool.index else f"{ep.path}.instance_type",
                     f"priority {pool.priority} is also the priority of {other.instance_type} ({other.path}): with two "
                     "pools at one priority the order SageMaker tries them in is not defined.",
                     "give every pool its own priority, or leave `priority` out to use the list order",

@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base import catalog
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import fallback_pools
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import fallback_pools
 
 EXAMPLE = """\
 project: demo
@@ -30,14 +30,14 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS035",
     "fallback-not-accelerator",
     Severity.WARNING,
     "A fallback instance type has no accelerator, so container image caching does not apply on it.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, pool in fallback_pools(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, pool in fallback_pools(stack):
         t = pool.instance_type
         if not catalog.is_known_instance_type(t) or catalog.is_accelerator(t):
             continue  # unknown types are FS034's

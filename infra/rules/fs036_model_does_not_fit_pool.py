@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec
-from fastscale.infra.model import capacity
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import fallback_pools, fmt_num, memory_fit
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import fallback_pools, memory_fit
 
 EXAMPLE = """\
 project: demo
@@ -30,24 +30,24 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS036",
     "model-does-not-fit-pool",
     Severity.ERROR,
     "model_size_gb exceeds the accelerator memory available on a fallback instance type.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep, pool in fallback_pools(config):
-        for sub, workload in ep.workloads():
-            effective = capacity.workload_on(pool, workload)
-            fit = memory_fit(ep, effective, pool.instance_type)
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, ep, pool in fallback_pools(stack):
+        for workload in ep.workloads:
+            effective = ep.on_pool(workload, pool)
+            fit = memory_fit(effective, pool.instance_type)
             if fit is None or fit.share <= 1.0 or fit.devices == 0:
                 continue  # devices 0: FS007 / FS037 report the missing reservation
-            is_component = isinstance(workload, InferenceComponentSpec)
-            key = f"components.{workload.name}" if isinstance(workload, InferenceComponentSpec) else "model"
+            is_component = workload.is_component
+            key = f"components.{workload.key}" if is_component else "model"
             yield Hit(
                 f"{path}.{key}",
-                f"{sub} needs {fit.weights_gib:.1f} GiB for {fmt_num(effective.model_size_gb or 0)} GB of weights but gets "
+                f"{workload.path} needs {fit.weights_gib:.1f} GiB for {fmt_num(effective.model_size_gb or 0)} GB of weights but gets "
                 f"{fmt_num(fit.available_gib)} GiB on {pool.instance_type} ({fit.devices} x "
                 f"{fmt_num(fit.per_device_gib)} GiB {fit.accelerator_name}): instances of this pool could not load it.",
                 f"override it for this type: {key}: {{resources: {{accelerators: {fit.devices_needed()}}}}}"

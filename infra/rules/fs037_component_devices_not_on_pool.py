@@ -10,10 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base import catalog
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model import capacity
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import fallback_pools
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import fallback_pools
 
 EXAMPLE = """\
 project: demo
@@ -31,29 +30,29 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS037",
     "component-devices-not-on-pool",
     Severity.ERROR,
     "A component reserves more accelerators per copy than a fallback instance type has.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep, pool in fallback_pools(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, ep, pool in fallback_pools(stack):
         if not catalog.is_known_instance_type(pool.instance_type):
             continue  # FS034
         spec = catalog.get(pool.instance_type)
         devices = spec.accelerator_count if spec is not None else 0
-        for comp in ep.inference_components:
-            wanted = capacity.component_on(pool, comp).resources.accelerators
+        for comp in ep.components:
+            on_pool = comp.on_pools[pool.index]
+            wanted = on_pool.resources.accelerators if on_pool.resources is not None else None
             if wanted is None or wanted <= devices:
                 continue
-            override = capacity.component_override(pool, comp)
-            overridden = override is not None and override.resources is not None
+            overridden = "resources" in on_pool.pool_overrides
             yield Hit(
-                f"{path}.components.{comp.name}.resources.accelerators" if overridden else f"{path}.components",
-                f"component '{comp.name}' reserves {wanted} accelerator device(s) per copy but {pool.instance_type} has "
+                f"{path}.components.{comp.key}.resources.accelerators" if overridden else f"{path}.components",
+                f"component '{comp.key}' reserves {wanted} accelerator device(s) per copy but {pool.instance_type} has "
                 f"{devices}: no copy can be placed on instances of this pool.",
-                f"add `components: {{{comp.name}: {{resources: {{accelerators: {max(devices, 1)}, memory_mb: ...}}}}}}` "
+                f"add `components: {{{comp.key}: {{resources: {{accelerators: {max(devices, 1)}, memory_mb: ...}}}}}}` "
                 "to this fallback (with a model that fits), or remove the pool"
                 if devices
                 else "fall back to an accelerator type",

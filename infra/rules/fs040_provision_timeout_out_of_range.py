@@ -11,7 +11,6 @@ from __future__ import annotations
 from fastscale.infra.model import capacity
 from fastscale.infra.rules import Severity
 from fastscale.infra.rules._bounds import Bound, Cases, bounded_rule
-from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
 project: demo
@@ -33,7 +32,7 @@ CASES = (
 check = bounded_rule(
     "FS040", "provision-timeout-out-of-range", Severity.ERROR, "capacity.provision_timeout is outside 300-3600 s.",
     module=__name__,
-    holders=lambda config: ((f"{path}.capacity", ep.capacity) for path, ep in endpoints(config)),
+    stack_holders=lambda stack: ((f"{ep.path}.capacity", ep) for ep in stack.endpoints),
     bounds=[Bound("provision_timeout", "VariantInstanceProvisionTimeoutInSeconds", capacity.PROVISION_TIMEOUT_MIN,
                   capacity.PROVISION_TIMEOUT_MAX, "creating the endpoint configuration would fail", unit="s")],
 )

@@ -12,7 +12,6 @@ from __future__ import annotations
 from fastscale.infra.model import capacity
 from fastscale.infra.rules import Severity
 from fastscale.infra.rules._bounds import Bound, Cases, bounded_rule
-from fastscale.infra.rules._common import endpoints
 
 EXAMPLE = """\
 project: demo
@@ -40,7 +39,7 @@ _FAILS = "creating the endpoint configuration would fail"
 check = bounded_rule(
     "FS042", "scale-in-policy-out-of-range", Severity.ERROR, "A scale_in value is outside the API's limits.",
     module=__name__,
-    holders=lambda config: ((f"{path}.scale_in", ep.scale_in) for path, ep in endpoints(config)),
+    stack_holders=lambda stack: ((f"{ep.path}.scale_in", ep.scale_in) for ep in stack.endpoints),
     bounds=[
         Bound("cooldown_minutes", "ScaleInPolicy.CooldownInMinutes", capacity.SCALE_IN_COOLDOWN_MIN,
               capacity.SCALE_IN_COOLDOWN_MAX, _FAILS),

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model import capacity
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -31,31 +30,31 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS043",
     "invalid-placement",
     Severity.ERROR,
     "capacity.placement is set on a single-model endpoint, or its max_imbalance is outside 0-100.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
+def check(stack: ResolvedStack) -> Iterator[Hit]:
     lo, hi = capacity.MAX_IMBALANCE_MIN, capacity.MAX_IMBALANCE_MAX
-    for path, ep in endpoints(config):
-        placement = ep.capacity.placement
+    for ep in stack.endpoints:
+        placement = ep.placement
         if placement is None:
             continue
         if ep.model is not None:
             yield Hit(
-                f"{path}.capacity.placement",
+                f"{ep.path}.capacity.placement",
                 "placement decides where copies of inference components go; a single-model endpoint has none, so "
                 "the setting would do nothing.",
                 "remove capacity.placement, or host the model as an inference component",
             )
             continue
-        balance = placement.az_balance
-        if balance is not None and balance.max_imbalance is not None and not lo <= balance.max_imbalance <= hi:
+        imbalance = placement.max_imbalance
+        if imbalance is not None and not lo <= imbalance <= hi:
             yield Hit(
-                f"{path}.capacity.placement.az_balance.max_imbalance",
-                f"max_imbalance is {balance.max_imbalance}: SageMaker accepts {lo} to {hi} for "
+                f"{ep.path}.capacity.placement.az_balance.max_imbalance",
+                f"max_imbalance is {imbalance}: SageMaker accepts {lo} to {hi} for "
                 "AvailabilityZoneBalance.MaxImbalance, so creating the components would fail.",
-                f"set max_imbalance: {min(max(balance.max_imbalance, lo), hi)}",
+                f"set max_imbalance: {min(max(imbalance, lo), hi)}",
             )

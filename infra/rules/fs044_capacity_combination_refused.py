@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -30,25 +29,25 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS044",
     "capacity-combination-refused",
     Severity.ERROR,
     "scale_in on a single-model endpoint, or a capacity reservation together with fallback pools.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
         if ep.scale_in is not None and ep.model is not None:
             yield Hit(
-                f"{path}.scale_in",
+                f"{ep.path}.scale_in",
                 "a scale-in policy is part of managed instance scaling, which SageMaker supports only on endpoints "
                 "of inference components: the endpoint configuration would be refused.",
                 "remove scale_in (target tracking scales this endpoint's instances), or host the model as an "
                 "inference component to scale to zero",
             )
-        if ep.capacity.reservation_arn and ep.capacity.fallback:
+        if ep.reservation_arn and ep.has_pools:
             yield Hit(
-                f"{path}.capacity.reservation_arn",
+                f"{ep.path}.capacity.reservation_arn",
                 "instances of a capacity-reservations-only variant come only from the one reservation, whose "
                 "instance type must be the variant's: the fallback pools could never launch.",
                 "use either the reservation (no fallback) or fallback pools (no reservation)",

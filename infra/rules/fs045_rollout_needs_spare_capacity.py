@@ -21,10 +21,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.update_settings import component_settings
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, fmt_num, shared_resources
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import component_rollouts, shared_resources
 
 EXAMPLE = """\
 project: demo
@@ -42,40 +42,37 @@ endpoints:
           rolling: {batch: {type: COPY_COUNT, value: 1}}
 """
 
+
 PERCENT = 100
 
 
-@rule(
+@stack_rule(
     "FS045",
     "rollout-needs-spare-capacity",
     Severity.WARNING,
     "At its maximum copies a component's chosen rolling batch has no room beside the old copies.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for ep_path, ep in endpoints(config):
-        resources = shared_resources(ep)  # none for unknown types and impossible capacities: other rules' findings
-        for j, comp in enumerate(ep.inference_components):
-            comp_path = f"{ep_path}.inference_components[{j}]"
-            settings = component_settings(ep, comp, ep_path, comp_path)
-            if not settings.batch_chosen:
-                continue  # fastscale's default: one copy, the smallest batch there is
-            step = settings.rolling.batch
-            batch = step.value if step.type == "COPY_COUNT" else math.ceil(step.value * comp.copies.max / PERCENT)
-            for res in resources:
-                need = res.per_copy[j]
-                if need <= 0:
-                    continue
-                demand = res.demand([comp.copies.max + batch if o is comp else o.copies.min for o in ep.inference_components])
-                if demand <= res.available:
-                    continue
-                yield Hit(
-                    f"{settings.rolling_path}.batch",
-                    f"an update of {comp.name} at {comp.copies.max} copies starts {batch} more "
-                    f"({fmt_num(need)} {res.unit} each) before it stops old ones: {fmt_num(demand)} {res.unit} with the "
-                    f"other components at their minimum, but {ep.instances.max} x {ep.instance_type} have "
-                    f"{fmt_num(res.available)}. At peak the update waits for a scale-out instances.max forbids, and "
-                    "times out or rolls back.",
-                    f"set instances.max: {res.instances_for(demand)} (room for one batch), or lower copies.max of "
-                    f"{comp.name}" + (", or a batch of one copy" if batch > 1 else ""),
-                )
-                break  # one finding per component: the first resource that runs out names the problem
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep, j, comp, update in component_rollouts(stack):
+        if not update.batch_chosen or update.rolling is None:
+            continue  # fastscale's default: one copy, the smallest batch there is
+        step = update.rolling.batch
+        batch = step.value if step.type == "COPY_COUNT" else math.ceil(step.value * comp.copies.max / PERCENT)
+        for res in shared_resources(ep):  # none for unknown types and impossible capacities: other rules' findings
+            need = res.per_copy[j]
+            if need <= 0:
+                continue
+            demand = res.demand([comp.copies.max + batch if o is comp else o.copies.min for o in ep.components])
+            if demand <= res.available:
+                continue
+            yield Hit(
+                f"{update.settings_path}.batch",
+                f"an update of {comp.key} at {comp.copies.max} copies starts {batch} more "
+                f"({fmt_num(need)} {res.unit} each) before it stops old ones: {fmt_num(demand)} {res.unit} with the "
+                f"other components at their minimum, but {ep.instances.max} x {ep.instance_type} have "
+                f"{fmt_num(res.available)}. At peak the update waits for a scale-out instances.max forbids, and "
+                "times out or rolls back.",
+                f"set instances.max: {res.instances_for(demand)} (room for one batch), or lower copies.max of "
+                f"{comp.key}" + (", or a batch of one copy" if batch > 1 else ""),
+            )
+            break  # one finding per component: the first resource that runs out names the problem

@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base.aws_facts import BAKE_TIME_MAX_S
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.deployment import rollouts
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -33,14 +32,14 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS046",
     "bake-time-shorter-than-alarm-window",
     Severity.WARNING,
     "An update bakes for less time than its rollback alarms need to fire.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for r in rollouts(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for r in stack.configured_rollouts:
         window = r.alarm_window
         if not r.alarms or r.bake_time >= window:
             continue

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.deployment import rollouts, stack_alarms
-from fastscale.infra.model.naming import all_endpoint_names
+from fastscale.infra.model.deployment import STUCK_AT_ZERO_KIND
+from fastscale.infra.model.resolved import ResolvedStack
 from fastscale.infra.model.update_settings import COMPONENT_ROLLBACK_KINDS
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -33,16 +32,15 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS047",
     "rollback-alarm-not-in-stack",
     Severity.ERROR,
     "An alarm named for automatic rollback is not one this stack creates.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    every = stack_alarms(all_endpoint_names(config))
-    kinds = sorted({*COMPONENT_ROLLBACK_KINDS, *(a.kind for a in every.values())})
-    for r in rollouts(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    kinds = sorted({*COMPONENT_ROLLBACK_KINDS, *_health_alarm_kinds(stack)})
+    for r in stack.configured_rollouts:
         for index, ref in r.unresolved:
             yield Hit(
                 f"{r.alarms_path}[{index}]",
@@ -51,3 +49,14 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
                 f"use an alarm kind ({', '.join(kinds)}) the endpoint has, or the name of one of this stack's "
                 "alarms; enable `alarms` for the operational ones",
             )
+
+
+def _health_alarm_kinds(stack: ResolvedStack) -> Iterator[str]:
+    """The kinds of every health alarm the stack creates: the endpoints', the components' own and their
+    stuck-at-zero alarms."""
+    for ep in stack.endpoints:
+        yield from ep.alarms.names
+        for c in ep.components:
+            yield from c.alarms
+            if c.stuck_at_zero_alarm:
+                yield STUCK_AT_ZERO_KIND

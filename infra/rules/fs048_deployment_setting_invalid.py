@@ -20,12 +20,11 @@ AWS sources: https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_Deplo
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Protocol
 
 from fastscale.infra.base.aws_facts import ENDPOINT_DEPLOYMENT_TIMEOUT_MAX_S, STEP_PERCENT_MAX, STEP_PERCENT_MIN
-from fastscale.infra.config import CopyStep, FastscaleConfig, InstanceStep
-from fastscale.infra.model.deployment import rollouts
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -48,7 +47,17 @@ BATCH_PERCENT = (STEP_PERCENT_MIN, STEP_PERCENT_MAX)
 ROLLBACK_PERCENT = (1, 100)
 
 
-def _percent(path: str, step: InstanceStep | CopyStep | None, bounds: tuple[int, int], what: str) -> Iterator[Hit]:
+class _Step(Protocol):
+    """A traffic step or batch: a count of instances or copies, or a percentage of the capacity."""
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def value(self) -> int: ...
+
+
+def _percent(path: str, step: _Step | None, bounds: tuple[int, int], what: str) -> Iterator[Hit]:
     if step is None or step.type != PERCENT:
         return
     lo, hi = bounds
@@ -60,24 +69,24 @@ def _percent(path: str, step: InstanceStep | CopyStep | None, bounds: tuple[int,
         )
 
 
-@rule("FS048", "deployment-setting-invalid", Severity.ERROR, "An update setting is not accepted for this endpoint.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        dep = ep.deployment
+@stack_rule("FS048", "deployment-setting-invalid", Severity.ERROR, "An update setting is not accepted for this endpoint.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        path, written = ep.path, ep.deployment_keys
         if ep.model is not None:
-            if dep.blue_green is not None and dep.rolling is not None:
+            if {"blue_green", "rolling"} <= written:
                 yield Hit(f"{path}.deployment", "both `blue_green` and `rolling` are set: an endpoint updates one way.",
                           "keep one of blue_green and rolling")
-            if "components" in dep.model_fields_set:
+            if "components" in written:
                 yield Hit(f"{path}.deployment.components", "`components` applies to inference components, and this "
                           "endpoint hosts a single model.", "use `blue_green` or `rolling` instead")
         else:
             for key in ("blue_green", "rolling"):
-                if getattr(dep, key) is not None:
+                if key in written:
                     yield Hit(f"{path}.deployment.{key}", f"`{key}` applies to single-model endpoints: the components "
                               "of this endpoint update one at a time, each by its own rolling update.",
                               "set `deployment.components` (or a component's `deployment.rolling`) instead")
-    for r in rollouts(config):
+    for r in stack.configured_rollouts:
         where = r.settings_path
         waits = r.bake_time
         timeout = None

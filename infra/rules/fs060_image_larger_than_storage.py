@@ -15,9 +15,10 @@ from collections.abc import Iterator
 
 from fastscale.infra.base import catalog
 from fastscale.infra.base.limits import MAX_VOLUME_GB
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import fmt_num, workloads
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import workloads
 
 EXAMPLE = """\
 project: demo
@@ -40,15 +41,15 @@ def instance_storage_gb(instance_type: str) -> float | None:
     return max(spec.nvme_gb, MAX_VOLUME_GB)
 
 
-@rule(
+@stack_rule(
     "FS060",
     "image-larger-than-instance-storage",
     Severity.ERROR,
     "image_size_gb is larger than the storage of the instance that must pull the image.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
+def check(stack: ResolvedStack) -> Iterator[Hit]:
     largest = max((instance_storage_gb(s.instance_type) or 0 for s in catalog.all_instances()), default=MAX_VOLUME_GB)
-    for path, ep, workload in workloads(config):
+    for path, ep, workload in workloads(stack):
         size = workload.image_size_gb
         if size is None:
             continue

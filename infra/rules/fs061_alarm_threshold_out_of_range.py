@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base.limits import MAX_MODEL_LATENCY_MS
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, fmt_num
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
 
 EXAMPLE = """\
 project: demo
@@ -33,16 +33,15 @@ endpoints:
 """
 
 
-
-@rule(
+@stack_rule(
     "FS061",
     "alarm-threshold-out-of-range",
     Severity.ERROR,
     "An alarm threshold is outside the range its metric can reach.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        a = ep.alarms
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        a, path = ep.alarms, ep.path
         if not a.enabled:
             continue
         if not 0 < a.gpu_memory_percent <= 100:

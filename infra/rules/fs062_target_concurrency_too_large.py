@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base.limits import MAX_TARGET_VALUE
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import autoscaled_workloads
 
 EXAMPLE = """\
 project: demo
@@ -27,16 +28,15 @@ endpoints:
 """
 
 
-
-@rule(
+@stack_rule(
     "FS062",
     "target-concurrency-too-large",
     Severity.ERROR,
     "autoscaling.target_concurrency is above what Application Auto Scaling accepts.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in autoscaled_workloads(config):
-        target = workload.autoscaling.target_concurrency
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, workload in autoscaled_workloads(stack):
+        target = workload.scaling.target_concurrency
         if target <= MAX_TARGET_VALUE:
             continue
         yield Hit(

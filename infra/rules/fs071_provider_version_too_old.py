@@ -19,9 +19,8 @@ from fastscale.infra.base.provider_versions import (
     format_version,
     too_old,
 )
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.capacity import needs_awscc_config
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -37,29 +36,29 @@ endpoints:
 """
 
 
-def aws_needs(config: FastscaleConfig) -> list[Need]:
+def aws_needs(stack: ResolvedStack) -> list[Need]:
     """What the aws resources of this config need beyond AWS_FLOOR."""
     needs = [Need("every aws resource fastscale writes", AWS_FLOOR,
                   "the oldest hashicorp/aws release fastscale is checked against")]
-    for i, ep in enumerate(config.endpoints):
-        if ep.uses_inference_components and not needs_awscc_config(ep):
+    for ep in stack.endpoints:
+        if ep.uses_components and not ep.awscc_config:
             needs.append(Need("aws_sagemaker_endpoint_configuration.execution_role_arn", "6.21.0",
-                              f"endpoints[{i}] hosts inference components (execution role on the endpoint "
+                              f"{ep.path} hosts inference components (execution role on the endpoint "
                               "configuration, production variant without model_name)"))
     return needs
 
 
-def awscc_needs(config: FastscaleConfig) -> list[Need]:
+def awscc_needs() -> list[Need]:
     return [Need("awscc_sagemaker_inference_component.specification.data_cache_config", AWSCC_FLOOR,
                  "every inference component sets data caching explicitly")]
 
 
-@rule("FS071", "provider-version-too-old", Severity.ERROR,
-      "A provider version constraint admits a release that lacks an attribute the stack writes.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    checks = [("aws", config.providers.aws, aws_needs(config))]
-    if any(ep.needs_awscc for ep in config.endpoints):
-        checks.append(("awscc", config.providers.awscc, awscc_needs(config)))
+@stack_rule("FS071", "provider-version-too-old", Severity.ERROR,
+            "A provider version constraint admits a release that lacks an attribute the stack writes.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    checks = [("aws", stack.aws_provider, aws_needs(stack))]
+    if stack.needs_awscc:
+        checks.append(("awscc", stack.awscc_provider, awscc_needs()))
     for name, text, needs in checks:
         try:
             constraint = Constraint.parse(text)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -29,23 +29,23 @@ endpoints:
 """
 
 
-@rule("FS072", "emulator-with-awscc-resources", Severity.ERROR,
-      "An emulator target for a config that needs awscc resources, which would not go to the emulator.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    if config.endpoint_url is None:
+@stack_rule("FS072", "emulator-with-awscc-resources", Severity.ERROR,
+            "An emulator target for a config that needs awscc resources, which would not go to the emulator.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    if stack.endpoint_url is None:
         return
-    for i, ep in enumerate(config.endpoints):
+    for ep in stack.endpoints:
         if not ep.needs_awscc:
             continue
-        if ep.uses_inference_components:
-            what, path = "inference components", f"endpoints[{i}].inference_components"
+        if ep.uses_components:
+            what, path = "inference components", f"{ep.path}.inference_components"
         else:
-            setting, why = ep.awscc_config_reasons[0]
-            what, path = f"awscc's endpoint configuration ({why})", f"endpoints[{i}].{setting}"
+            setting, why = ep.awscc_reasons[0]
+            what, path = f"awscc's endpoint configuration ({why})", f"{ep.path}.{setting}"
         yield Hit(
             path,
-            f"endpoint '{ep.name}' needs {what}, written through the hashicorp/awscc provider, which fastscale "
-            f"does not point at the emulator ({config.endpoint_url}): those resources would go to real AWS",
+            f"endpoint '{ep.key}' needs {what}, written through the hashicorp/awscc provider, which fastscale "
+            f"does not point at the emulator ({stack.endpoint_url}): those resources would go to real AWS",
             "test a single-model endpoint whose configuration is hashicorp/aws's (no metrics, capacity, scale-in or "
             "prefix/KV-aware routing settings) against the emulator, or remove endpoint_url to deploy to a real account",
         )

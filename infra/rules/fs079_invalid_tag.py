@@ -21,9 +21,9 @@ import unicodedata
 from collections.abc import Iterator
 
 from fastscale.infra.base.aws_facts import MAX_TAGS_PER_RESOURCE, RESERVED_TAG_PREFIX
-from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model import naming
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.model.resolved import ResolvedStack, TaggedResource
+from fastscale.infra.rules import Hit, Severity, stack_rule
 from fastscale.infra.rules._common import key_path
 
 EXAMPLE = """\
@@ -52,19 +52,6 @@ def _shown(chars: list[str]) -> str:
     return " ".join(repr(c) for c in chars[:8])
 
 
-def _tag_maps(config: FastscaleConfig) -> Iterator[tuple[str, dict[str, str]]]:
-    """(config path, tags) of the config's `tags` and of every adopted resource's live tags."""
-    yield "tags", config.tags
-    for i, ep in enumerate(config.endpoints):
-        if ep.adopted is not None:
-            for kind, kept in ep.adopted.tags:
-                yield f"endpoints[{i}].adopted.tags.{kind}", kept
-        for j, c in enumerate(ep.inference_components):
-            if c.adopted is not None:
-                for kind, kept in c.adopted.tags:
-                    yield f"endpoints[{i}].inference_components[{j}].adopted.tags.{kind}", kept
-
-
 def _check_tag(where: str, key: str, value: str) -> Iterator[Hit]:
     if key.lower().startswith(RESERVED_TAG_PREFIX):
         yield Hit(where, f"tag keys beginning with '{RESERVED_TAG_PREFIX}' are reserved for AWS: tagging any resource "
@@ -84,41 +71,29 @@ _KIND_LABELS = {"endpoint": "endpoint", "endpoint_config": "endpoint configurati
                 "scalable_target": "scalable target"}
 
 
-def _tagged_resources(config: FastscaleConfig) -> Iterator[tuple[str, str, dict[str, str]]]:
-    """(what, config path to fix, the tags the stack puts on it) of each resource whose tags differ: the
-    execution role (with the region tag) or, with a role of the config's own, the endpoint's resources; and
-    every adopted resource with its kept live tags."""
-    for i, ep in enumerate(config.endpoints):
-        base = naming.tags(config, ep)
-        if ep.execution_role_arn:
-            yield f"endpoint {ep.name}'s resources", "tags", base
-        else:
-            yield f"endpoint {ep.name}'s execution role", "tags", naming.tags(config, ep, global_resource=True)
-        if ep.adopted is not None:
-            for kind, kept in ep.adopted.tags:
-                if kept:
-                    yield (f"endpoint {ep.name}'s {_KIND_LABELS[kind]}", f"endpoints[{i}].adopted.tags.{kind}",
-                           naming.with_live_tags(base, kept))
-        for j, c in enumerate(ep.inference_components):
-            if c.adopted is not None:
-                for kind, kept in c.adopted.tags:
-                    if kept:
-                        what = f"component {c.name}" if kind == "component" else f"component {c.name}'s {_KIND_LABELS[kind]}"
-                        yield (what,
-                               f"endpoints[{i}].inference_components[{j}].adopted.tags.{kind}",
-                               naming.with_live_tags(base, kept))
+def _what(endpoint: str, resource: TaggedResource) -> str:
+    """How a finding names ``resource`` of the endpoint named ``endpoint``."""
+    if resource.kind == "resources":
+        return f"endpoint {endpoint}'s resources"
+    if resource.kind == "execution_role":
+        return f"endpoint {endpoint}'s execution role"
+    if resource.component is None:
+        return f"endpoint {endpoint}'s {_KIND_LABELS[resource.kind]}"
+    if resource.kind == "component":
+        return f"component {resource.component}"
+    return f"component {resource.component}'s {_KIND_LABELS[resource.kind]}"
 
 
-
-@rule("FS079", "invalid-tag", Severity.ERROR, "A tag has a reserved key or characters AWS refuses, or there are too many.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, tag_map in _tag_maps(config):
+@stack_rule("FS079", "invalid-tag", Severity.ERROR, "A tag has a reserved key or characters AWS refuses, or there are too many.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, tag_map in stack.written_tags:
         for key, value in tag_map.items():
             yield from _check_tag(key_path(path, key), key, value)
-    for what, path, carried in _tagged_resources(config):
-        total = len(carried)
-        if total > MAX_TAGS_PER_RESOURCE:
-            yield Hit(path, f"{what} would carry {total} tags (fastscale's own, the config's `tags` and the live tags "
-                      f"adopted there); AWS allows {MAX_TAGS_PER_RESOURCE} on a resource.",
-                      f"remove at least {total - MAX_TAGS_PER_RESOURCE} tag(s) from `tags` or `{path}`"
-                      if path != "tags" else f"remove at least {total - MAX_TAGS_PER_RESOURCE} tag(s)")
+    for ep in stack.endpoints:
+        for resource in ep.tagged_resources:
+            total, path = len(resource.tags), resource.path
+            if total > MAX_TAGS_PER_RESOURCE:
+                yield Hit(path, f"{_what(ep.key, resource)} would carry {total} tags (fastscale's own, the config's "
+                          f"`tags` and the live tags adopted there); AWS allows {MAX_TAGS_PER_RESOURCE} on a resource.",
+                          f"remove at least {total - MAX_TAGS_PER_RESOURCE} tag(s) from `tags` or `{path}`"
+                          if path != "tags" else f"remove at least {total - MAX_TAGS_PER_RESOURCE} tag(s)")

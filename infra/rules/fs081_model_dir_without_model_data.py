@@ -14,10 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base.aws_facts import MODEL_DIR
-from fastscale.infra.config import FastscaleConfig, InferenceComponentSpec, ModelOverride
-from fastscale.infra.model import capacity
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import Workload, endpoints, key_path
+from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedPool, ResolvedStack, ResolvedWorkload
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import key_path
 
 EXAMPLE = """\
 project: demo
@@ -37,29 +36,28 @@ def points_at_model_dir(value: str) -> bool:
     return v == MODEL_DIR or v.startswith(f"{MODEL_DIR}/")
 
 
-def _environment_path(ep_path: str, sub: str, pool: capacity.Pool, workload: Workload) -> str | None:
+def _environment_path(ep: ResolvedEndpoint, pool: ResolvedPool, on_pool: ResolvedWorkload) -> str | None:
     """Where the environment a pool runs is written: the workload's own on the endpoint's instance type, an
     override's on a fallback type; None when a fallback inherits it (it is reported on the workload)."""
-    if pool.fallback is None:
-        return f"{ep_path}.{sub}.environment"
-    if isinstance(workload, InferenceComponentSpec):
-        override: ModelOverride | None = capacity.component_override(pool, workload)
-        where = key_path(f"{ep_path}.{pool.path}.components", workload.name)
-    else:
-        override, where = pool.fallback.model, f"{ep_path}.{pool.path}.model"
-    return f"{where}.environment" if override is not None and override.environment is not None else None
+    if pool.index == 0:
+        return f"{ep.path}.{on_pool.path}.environment"
+    if "environment" not in on_pool.pool_overrides:
+        return None
+    if on_pool.is_component:
+        return f"{key_path(f'{ep.path}.{pool.path}.components', on_pool.key)}.environment"
+    return f"{ep.path}.{pool.path}.model.environment"
 
 
-@rule("FS081", "model-dir-without-model-data", Severity.ERROR,
-      "An environment value points at /opt/ml/model, but no model_data is copied there.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for ep_path, ep in endpoints(config):
-        for pool in capacity.pools(ep):
-            for sub, workload in ep.workloads():
-                effective = capacity.workload_on(pool, workload)
+@stack_rule("FS081", "model-dir-without-model-data", Severity.ERROR,
+            "An environment value points at /opt/ml/model, but no model_data is copied there.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        for pool in ep.pools:
+            for workload in ep.workloads:
+                effective = ep.on_pool(workload, pool)
                 if effective.model_data is not None:
                     continue
-                env_path = _environment_path(ep_path, sub, pool, workload)
+                env_path = _environment_path(ep, pool, effective)
                 if env_path is None:
                     continue
                 for key, value in effective.environment.items():

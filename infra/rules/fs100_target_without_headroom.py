@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import autoscaled_workloads, fmt_num
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import autoscaled_workloads
 
 EXAMPLE = """\
 project: demo
@@ -29,16 +30,16 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS100",
     "target-without-headroom",
     Severity.WARNING,
     "autoscaling.target_concurrency is at or above serving.max_concurrency: no headroom while copies start.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in autoscaled_workloads(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, workload in autoscaled_workloads(stack):
         capacity = workload.serving.max_concurrency
-        target = workload.autoscaling.target_concurrency
+        target = workload.scaling.target_concurrency
         if capacity is None or target < capacity:
             continue
         yield Hit(

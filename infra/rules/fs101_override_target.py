@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model import overrides
-from fastscale.infra.rules import Hit, Severity, rule
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 from fastscale.infra.rules._common import key_path
 
 EXAMPLE = """\
@@ -32,10 +32,14 @@ endpoints:
 """
 
 
-@rule("FS101", "override-target", Severity.ERROR, "An override targets a resource type its endpoint or component does not synthesize.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for where, targets, entry, _ep in overrides.entries(config):
-        for type_ in entry:
-            problem = overrides.target_problem(type_, targets, where)
-            if problem is not None:
-                yield Hit(key_path(f"{where}.overrides", type_), problem.message, problem.hint)
+@stack_rule("FS101", "override-target", Severity.ERROR,
+            "An override targets a resource type its endpoint or component does not synthesize.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        entries = [(ep.path, overrides.endpoint_targets(ep.awscc_config, ep.model is not None), ep.overrides)]
+        entries += [(f"{ep.path}.{c.path}", overrides.component_targets(), c.overrides) for c in ep.components]
+        for where, targets, entry in entries:
+            for type_ in entry:
+                problem = overrides.target_problem(type_, targets, where)
+                if problem is not None:
+                    yield Hit(key_path(f"{where}.overrides", type_), problem.message, problem.hint)

@@ -15,9 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fastscale.infra.base import aws_facts
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -30,35 +29,37 @@ endpoints:
       image: 123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0
 """
 
+
 _RANGES = {
     "prefix_length": (aws_facts.PREFIX_LENGTH_RANGE, "PrefixLength"),
     "concurrency_threshold": (aws_facts.CONCURRENCY_THRESHOLD_RANGE, "ConcurrencyThreshold"),
 }
 
 
-@rule("FS104", "routing-settings", Severity.ERROR,
-      "Prefix-aware routing without its prefix_routing settings, settings out of range, or settings without it.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        prefix = ep.prefix_routing
-        if ep.routing == "prefix_aware" and prefix is None:
+@stack_rule("FS104", "routing-settings", Severity.ERROR,
+            "Prefix-aware routing without its prefix_routing settings, settings out of range, or settings without it.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        path, routing = ep.path, ep.routing
+        has_prefix = routing.prefix_length is not None  # prefix_routing is set (both its settings are required)
+        if routing.setting == "prefix_aware" and not has_prefix:
             yield Hit(
                 f"{path}.routing",
                 "routing prefix_aware (PREFIX_AWARE) needs PrefixAwareRoutingConfig: SageMaker requires its "
                 "PrefixLength and ConcurrencyThreshold with that strategy, so the deploy would fail.",
                 "add prefix_routing: {prefix_length: <1024-65536>, concurrency_threshold: <1-1024>} to the endpoint",
             )
-        if prefix is None:
+        if not has_prefix:
             continue
-        if ep.routing != "prefix_aware":
+        if routing.setting != "prefix_aware":
             yield Hit(
                 f"{path}.prefix_routing",
-                f"prefix_routing only applies with routing prefix_aware; with routing {ep.routing} SageMaker "
+                f"prefix_routing only applies with routing prefix_aware; with routing {routing.setting} SageMaker "
                 "refuses a PrefixAwareRoutingConfig.",
                 "set routing: prefix_aware, or remove prefix_routing",
             )
         for key, ((low, high), api_name) in _RANGES.items():
-            value = getattr(prefix, key)
+            value = getattr(routing, key)
             if not low <= value <= high:
                 yield Hit(
                     f"{path}.prefix_routing.{key}",

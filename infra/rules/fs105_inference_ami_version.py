@@ -32,10 +32,8 @@ import difflib
 from collections.abc import Iterator
 
 from fastscale.infra.base import aws_facts, catalog
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model import capacity
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -53,12 +51,12 @@ def _families(ami: aws_facts.InferenceAmi) -> str:
     return ", ".join(f"ml.{family}.*" for family in ami.families)
 
 
-@rule("FS105", "inference-ami-version", Severity.ERROR,
-      "inference_ami_version is not a SageMaker inference AMI, or not one for the instance type's family.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
+@stack_rule("FS105", "inference-ami-version", Severity.ERROR,
+            "inference_ami_version is not a SageMaker inference AMI, or not one for the instance type's family.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
     amis = aws_facts.INFERENCE_AMIS
-    for path, ep in endpoints(config):
-        name = ep.inference_ami_version
+    for ep in stack.endpoints:
+        path, name = ep.path, ep.inference_ami_version
         if name is None:
             continue
         ami = amis.get(name)
@@ -70,7 +68,7 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
                 (f"did you mean {close[0]}? " if close else "") + f"one of: {', '.join(amis)}",
             )
             continue
-        for pool in capacity.pools(ep):
+        for pool in ep.pools:
             spec = catalog.get(pool.instance_type)
             if spec is None or spec.family in ami.families:
                 continue

@@ -16,9 +16,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints, fmt_num, shared_resources
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._common import fmt_num
+from fastscale.infra.rules._stack import shared_resources
 
 EXAMPLE = """\
 project: demo
@@ -35,15 +36,15 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS110",
     "component-max-never-fits",
     Severity.ERROR,
     "A component's maximum copies cannot fit on the maximum instances even with the other components at their minimum.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        comps = ep.inference_components
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        comps = ep.components
         resources = shared_resources(ep)
         for j, comp in enumerate(comps):
             for res in resources:
@@ -57,11 +58,11 @@ def check(config: FastscaleConfig) -> Iterator[Hit]:
                 beside = f" beside the others' minimum {fmt_num(others)}" if others else ""
                 reachable = max(0, math.floor((res.available - others) / need))
                 yield Hit(
-                    f"{path}.inference_components[{j}].copies.max",
-                    f"{comp.name} at {comp.copies.max} copies needs {comp.copies.max} x {fmt_num(need)} {res.unit}"
+                    f"{ep.path}.{comp.path}.copies.max",
+                    f"{comp.key} at {comp.copies.max} copies needs {comp.copies.max} x {fmt_num(need)} {res.unit}"
                     f"{beside} = {fmt_num(demand)}, but {res.instances} x {ep.instance_type} have "
                     f"{fmt_num(res.available)}: copies beyond {reachable} can never be placed, so scale-out always "
                     "stops short of copies.max.",
-                    f"set instances.max: {res.instances_for(demand)} or more, or copies.max: {reachable} for {comp.name}",
+                    f"set instances.max: {res.instances_for(demand)} or more, or copies.max: {reachable} for {comp.key}",
                 )
                 break  # one finding per component: the first resource that runs out names the problem

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import workloads
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
+from fastscale.infra.rules._stack import workloads
 
 EXAMPLE = """\
 project: demo
@@ -30,14 +30,14 @@ endpoints:
 """
 
 
-@rule(
+@stack_rule(
     "FS111",
     "accept-eula-without-model-data",
     Severity.ERROR,
     "accept_eula is set on a workload without model_data, which is where SageMaker takes the acceptance.",
 )
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, _ep, workload in workloads(config):
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for path, _ep, workload in workloads(stack):
         if workload.accept_eula and not workload.model_data:
             yield Hit(
                 f"{path}.accept_eula",

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.rules import Hit, Severity, rule
-from fastscale.infra.rules._common import endpoints
+from fastscale.infra.model.resolved import ResolvedStack
+from fastscale.infra.rules import Hit, Severity, stack_rule
 
 EXAMPLE = """\
 project: demo
@@ -33,20 +32,19 @@ endpoints:
 """
 
 
-@rule("FS112", "adopted-config-made-awscc", Severity.ERROR,
-      "adopted.endpoint_config is kept while other settings make the endpoint configuration awscc's.")
-def check(config: FastscaleConfig) -> Iterator[Hit]:
-    for path, ep in endpoints(config):
-        if ep.adopted is None or ep.adopted.endpoint_config is None:
-            continue
-        reasons = ep.awscc_config_reasons
-        if not reasons:
+@stack_rule("FS112", "adopted-config-made-awscc", Severity.ERROR,
+            "adopted.endpoint_config is kept while other settings make the endpoint configuration awscc's.")
+def check(stack: ResolvedStack) -> Iterator[Hit]:
+    for ep in stack.endpoints:
+        kept = ep.endpoint_config  # the adopted live configuration's name
+        reasons = ep.awscc_reasons
+        if kept is None or not reasons:
             continue
         settings = ", ".join(setting for setting, _ in reasons)
         why = "; ".join(why for _, why in reasons)
         yield Hit(
-            f"{path}.adopted.endpoint_config",
-            f"the live endpoint configuration {ep.adopted.endpoint_config} is kept by name, but {settings} make "
+            f"{ep.path}.adopted.endpoint_config",
+            f"the live endpoint configuration {kept} is kept by name, but {settings} make "
             f"this endpoint's configuration awscc's ({why}): hashicorp/awscc imports an endpoint configuration by "
             "ARN, not by name, and every attribute of it is create-only, so the first deploy would fail to import "
             "it or replace it under its own name.",

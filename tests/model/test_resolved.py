@@ -327,3 +327,76 @@ def test_fallback_candidates_leave_out_the_configured_pools(base_config):
     assert not {"ml.g6.2xlarge", "ml.g5.2xlarge"} & set(types)
     prices = [c.price_per_hour_usd for c in ep.fallback_candidates]
     assert prices == sorted(prices)
+
+
+# -- what the rules about what will be built read (`infra.rules.stack_rule`)
+
+
+def test_a_pool_knows_whether_its_priority_is_written(base_config):
+    base_config["endpoints"][0]["capacity"] = {"fallback": [
+        {"instance_type": "ml.g5.2xlarge", "priority": 2}, {"instance_type": "ml.g6e.2xlarge"}]}
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    assert [(p.priority, p.priority_set) for p in ep.pools] == [(1, False), (2, True), (3, False)]
+
+
+def test_a_workload_on_a_pool_knows_what_the_pools_override_sets(base_config):
+    config = components_config(
+        base_config,
+        {"name": "a", "image": IMAGE, "resources": {"memory_mb": 1024}},
+        {"name": "b", "image": IMAGE, "resources": {"memory_mb": 1024}})
+    config["endpoints"][0]["capacity"] = {"fallback": [{"instance_type": "ml.g5.2xlarge", "components": {
+        # the same memory as the component's own: still the override's setting
+        "a": {"resources": {"memory_mb": 1024}, "environment": {"X": "1"}}}}]}
+    a, b = resolve(parse_config(config)).endpoints[0].components
+    assert [w.pool_overrides for w in a.on_pools] == [frozenset(), {"resources", "environment"}]
+    assert [w.pool_overrides for w in b.on_pools] == [frozenset(), frozenset()]
+
+
+def test_the_reasons_for_awscc_endpoint_configuration_in_config_order(base_config):
+    assert resolve(parse_config(base_config)).endpoints[0].awscc_reasons == ()
+    base_config["endpoints"][0].update(metrics_publish_frequency=10, routing="kv_aware")
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    assert [setting for setting, _why in ep.awscc_reasons] == ["routing", "metrics_publish_frequency"]
+    assert ep.awscc_config
+
+
+def test_configured_rollouts_are_kept_against_an_emulator(base_config):
+    base_config["endpoint_url"] = "http://localhost:4566"
+    stack = resolve(parse_config(base_config))
+    assert stack.rollouts == ()
+    assert [(r.target, r.settings_path) for r in stack.configured_rollouts] == [
+        ("demo-chat", "endpoints[0].deployment.blue_green")]
+
+
+def test_the_update_settings_an_endpoint_writes(base_config):
+    assert resolve(parse_config(base_config)).endpoints[0].deployment_keys == frozenset()
+    base_config["endpoints"][0]["deployment"] = {"rolling": {"batch": {"type": "INSTANCE_COUNT", "value": 1}},
+                                                  "components": {}}
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    assert ep.deployment_keys == {"rolling", "components"}  # `components` written, even as its default
+
+
+def test_every_tag_map_the_config_writes_with_its_path(base_config):
+    base_config["tags"] = {"team": "ml"}
+    base_config["endpoints"][0]["adopted"] = {"endpoint": "live", "tags": {"endpoint": {"owner": "ops"}}}
+    written = resolve(parse_config(base_config)).written_tags
+    assert [(path, dict(tags)) for path, tags in written] == [
+        ("tags", {"team": "ml"}),
+        ("endpoints[0].adopted.tags.endpoint", {"owner": "ops"}),
+        ("endpoints[0].adopted.tags.endpoint_config", {}),
+        ("endpoints[0].adopted.tags.model", {}),
+        ("endpoints[0].adopted.tags.scalable_target", {}),
+    ]
+
+
+def test_the_resources_whose_tags_are_not_the_endpoints(base_config):
+    base_config["endpoints"][0]["adopted"] = {"endpoint": "live", "tags": {"model": {"owner": "ops"}}}
+    ep = resolve(parse_config(base_config)).endpoints[0]
+    role, model = ep.tagged_resources
+    assert (role.kind, role.path, role.tags) == ("execution_role", "tags", ep.role_tags)
+    # an adopted resource with live tags keeps them under the stack's; one without them is the endpoint's own
+    assert (model.kind, model.component, model.path) == ("model", None, "endpoints[0].adopted.tags.model")
+    assert model.tags == {**ep.tags, "owner": "ops"} == ep.model.model_tags
+    base_config["endpoints"][0]["execution_role_arn"] = "arn:aws:iam::123456789012:role/mine"
+    (own,) = resolve(parse_config(base_config)).endpoints[0].tagged_resources[:1]
+    assert (own.kind, own.tags) == ("resources", ep.tags)

@@ -35,6 +35,31 @@ def test_every_rule_module_registers_exactly_one_rule():
         assert r.check.__module__.rsplit(".", 1)[-1].startswith(r.code.lower() + "_")
 
 
+def _extending_table() -> dict[str, str]:
+    """Rule code -> what it reads ("stack" or "config"), from the table in docs/extending.md."""
+    rows = re.findall(r"^\| (stack|config) \| ([A-Z0-9 ]+) \|", (ROOT / "docs" / "extending.md").read_text(), re.M)
+    table: dict[str, str] = {}
+    for reads, codes in rows:
+        for code in codes.split():
+            assert code not in table, f"{code} is in the table twice"
+            table[code] = reads
+    return table
+
+
+def test_what_each_rule_reads_is_documented():
+    assert _extending_table() == {r.code: "stack" if r.on_stack else "config" for r in RULES}
+
+
+def test_every_stack_rule_is_held_to_the_resolved_stack_contract():
+    # The import-linter contract keeps the raw config classes out of the modules it lists: every rule about
+    # what will be built must be one of them, and no rule about the config as written.
+    text = (ROOT / "pyproject.toml").read_text()
+    contract = text[text.index("# the rules about what will be built"):text.index("forbidden_modules", text.index(
+        "# the rules about what will be built"))]
+    listed = set(re.findall(r"fastscale\.infra\.rules\.(fs\d{3}_\w+)", contract))
+    assert listed == {r.check.__module__.rsplit(".", 1)[-1] for r in RULES if r.on_stack}
+
+
 def test_codes_and_names_are_well_formed_and_unique():
     assert all(re.fullmatch(r"FS\d{3}", r.code) for r in RULES)
     names = [r.name for r in RULES]

@@ -27,6 +27,7 @@ from fastscale.infra.model.resolved.types import (
     ScaleIn,
     ScalingDefaults,
     Secret,
+    TaggedResource,
     Vpc,
     ZeroAlarm,
 )
@@ -52,6 +53,7 @@ __all__ = [
     "ScaleIn",
     "ScalingDefaults",
     "Secret",
+    "TaggedResource",
     "Vpc",
     "ZeroAlarm",
     "as_resolved",

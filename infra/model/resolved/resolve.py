@@ -8,7 +8,7 @@ metric (`infra.model.detection`), update settings (`infra.model.deployment`), cu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 from typing import Any
 
@@ -19,6 +19,7 @@ from fastscale.infra.config import (
     EndpointSpec,
     FastscaleConfig,
     InferenceComponentSpec,
+    ModelOverride,
     ModelSpec,
     S3State,
 )
@@ -53,6 +54,7 @@ from fastscale.infra.model.resolved.types import (
     ScaleIn,
     ScalingDefaults,
     Secret,
+    TaggedResource,
     Vpc,
     ZeroAlarm,
 )
@@ -69,6 +71,7 @@ def resolve(config: FastscaleConfig) -> ResolvedStack:
         else None
     )
     endpoints = tuple(_endpoint(config, i, ep) for i, ep in enumerate(config.endpoints))
+    configured_rollouts = tuple(rollouts(config))
     return ResolvedStack(
         name=naming.stack_name(config),
         project=config.project,
@@ -87,9 +90,11 @@ def resolve(config: FastscaleConfig) -> ResolvedStack:
         cutover_variables=MappingProxyType({k: MappingProxyType(v) for k, v in cutover.variables(config).items()}),
         # An AWS emulator neither performs nor stores a deployment configuration (moto drops it), so the
         # provider would read it back empty and plan to replace the endpoint on every deploy: none there.
-        rollouts=tuple(rollouts(config)) if config.endpoint_url is None else (),
+        rollouts=configured_rollouts if config.endpoint_url is None else (),
         endpoints=endpoints,
         adopted_resources=frozenset(naming.adopted_resources(config)),
+        configured_rollouts=configured_rollouts,
+        written_tags=tuple(_written_tags(config)),
     )
 
 
@@ -127,12 +132,14 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
     names = naming.endpoint_names(config, ep)
     own_tags = naming.tags(config, ep)
     kept = ep.adopted.tags if ep.adopted is not None else None
-    pools = tuple(ResolvedPool(index=i, priority=p.priority, instance_type=p.instance_type, path=p.path)
+    pools = tuple(ResolvedPool(index=i, priority=p.priority, instance_type=p.instance_type, path=p.path,
+                               priority_set=p.fallback is not None and p.fallback.priority is not None)
                   for i, p in enumerate(capacity.pools(ep)))
     role = names.execution_role
 
     def workload(kind: WorkloadKind, key: str, path: str, name: str, spec: ModelSpec | InferenceComponentSpec, model: str,
-                 adopted: Adopted | None, live_model_tags: Mapping[str, str], scaling: ResolvedScaling) -> ResolvedWorkload:
+                 adopted: Adopted | None, live_model_tags: Mapping[str, str], scaling: ResolvedScaling,
+                 override: ModelOverride | None) -> ResolvedWorkload:
         key_arn = spec.model_data_kms_key_arn
         parsed = parse_kms_key_arn(key_arn) if key_arn else None
         return ResolvedWorkload(
@@ -155,6 +162,7 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
             model_size_gb=spec.model_size_gb, image_size_gb=spec.image_size_gb, serving=spec.serving, scaling=scaling,
             model_tags=_frozen(naming.with_live_tags(own_tags, live_model_tags)),
             adopted_model=adopted.model if adopted is not None else None,
+            pool_overrides=_set_keys(override),
         )
 
     model = model_on_pools = None
@@ -167,8 +175,8 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         model_on_pools = tuple(
             workload("model", ep.name, "model", names.endpoint, on_pool,
                      names.model if i == 0 else naming.model_name(names.endpoint, ep, on_pool, role), ep.adopted, live,
-                     scaling)
-            for i, on_pool in enumerate(capacity.model_on(p, ep.model) for p in capacity.pools(ep)))
+                     scaling, p.fallback.model if p.fallback else None)
+            for i, (p, on_pool) in enumerate((p, capacity.model_on(p, ep.model)) for p in capacity.pools(ep)))
         model = model_on_pools[0]
 
     components = []
@@ -187,8 +195,9 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
                           naming.with_live_tags(own_tags, c.adopted.tags.scalable_target if c.adopted else {}))
         on_pools = tuple(
             workload("component", c.name, path, cn.name, on_pool,
-                     cn.model if j == 0 else naming.model_name(cn.name, ep, on_pool, role), c.adopted, live, copies)
-            for j, on_pool in enumerate(capacity.component_on(p, c) for p in capacity.pools(ep)))
+                     cn.model if j == 0 else naming.model_name(cn.name, ep, on_pool, role), c.adopted, live, copies,
+                     capacity.component_override(p, c))
+            for j, (p, on_pool) in enumerate((p, capacity.component_on(p, c)) for p in capacity.pools(ep)))
         components.append(ResolvedComponent(
             key=c.name, path=path, name=cn.name, workload=on_pools[0], on_pools=on_pools,
             tags=_frozen(naming.with_live_tags(own_tags, c.adopted.tags.component if c.adopted is not None else {})),
@@ -256,7 +265,48 @@ def _endpoint(config: FastscaleConfig, index: int, ep: EndpointSpec) -> Resolved
         every_workload=tuple(every),
         pool_models=tuple(names.pool_models),
         fallback_candidates=tuple(fallback_candidates(ep, exclude=capacity.instance_types(ep), n=FALLBACK_SUGGESTIONS)),
+        awscc_reasons=tuple(ep.awscc_config_reasons),
+        tagged_resources=tuple(_tagged_resources(config, ep, f"endpoints[{index}]")),
+        deployment_keys=frozenset(k for k in ("blue_green", "rolling", "components")
+                                  # `components` has a default: written only when the file sets it
+                                  if (k in ep.deployment.model_fields_set if k == "components"
+                                      else getattr(ep.deployment, k) is not None)),
     )
+
+
+def _written_tags(config: FastscaleConfig) -> Iterator[tuple[str, Mapping[str, str]]]:
+    yield "tags", _frozen(config.tags)
+    for i, ep in enumerate(config.endpoints):
+        if ep.adopted is not None:
+            for kind, kept in ep.adopted.tags:
+                yield f"endpoints[{i}].adopted.tags.{kind}", _frozen(kept)
+        for j, c in enumerate(ep.inference_components):
+            if c.adopted is not None:
+                for kind, kept in c.adopted.tags:
+                    yield f"endpoints[{i}].inference_components[{j}].adopted.tags.{kind}", _frozen(kept)
+
+
+def _tagged_resources(config: FastscaleConfig, ep: EndpointSpec, path: str) -> Iterator[TaggedResource]:
+    base = naming.tags(config, ep)
+    if ep.execution_role_arn:
+        yield TaggedResource("resources", None, "tags", _frozen(base))
+    else:
+        yield TaggedResource("execution_role", None, "tags", _frozen(naming.tags(config, ep, global_resource=True)))
+    if ep.adopted is not None:
+        for kind, kept in ep.adopted.tags:
+            if kept:
+                yield TaggedResource(kind, None, f"{path}.adopted.tags.{kind}", _frozen(naming.with_live_tags(base, kept)))
+    for j, c in enumerate(ep.inference_components):
+        if c.adopted is not None:
+            for kind, kept in c.adopted.tags:
+                if kept:
+                    yield TaggedResource(kind, c.name, f"{path}.inference_components[{j}].adopted.tags.{kind}",
+                                         _frozen(naming.with_live_tags(base, kept)))
+
+
+def _set_keys(override: ModelOverride | None) -> frozenset[str]:
+    """The settings ``override`` sets (those it leaves unset are inherited)."""
+    return frozenset(k for k in type(override).model_fields if getattr(override, k) is not None) if override else frozenset()
 
 
 def _content(w: ResolvedWorkload) -> tuple[object, ...]:

@@ -160,6 +160,10 @@ class ResolvedWorkload:
     scaling: ResolvedScaling
     model_tags: Tags
     adopted_model: str | None  # the live model this workload adopted
+    # -- for the rules about what will be built (`infra.rules.stack_rule`)
+    #: the settings a fallback pool's override sets for this workload (`image`, `environment`, `resources`...):
+    #: empty on the endpoint's own type and where the pool runs it unchanged
+    pool_overrides: frozenset[str] = frozenset()
 
     @property
     def is_component(self) -> bool:
@@ -205,6 +209,8 @@ class ResolvedPool:
     priority: int
     instance_type: str
     path: str
+    # -- for the rules about what will be built (`infra.rules.stack_rule`)
+    priority_set: bool = False  # written in the config (else the list order's default)
 
 
 @dataclass(frozen=True)
@@ -265,6 +271,19 @@ class Metrics:
 
 
 @dataclass(frozen=True)
+class TaggedResource:
+    """A resource whose tags are not its endpoint's own: the execution role (which also carries the region)
+    or, with the config's own role, the endpoint's resources; and each adopted resource that keeps live tags."""
+
+    #: "execution_role", "resources", or the adopted resource's kind as `adopted.tags` names it (endpoint,
+    #: endpoint_config, model, scalable_target, component)
+    kind: str
+    component: str | None  # the component's config name, for one of its resources
+    path: str  # the config path that adds tags to it: "tags", or its `adopted.tags.<kind>`
+    tags: Tags  # every tag the stack puts on it
+
+
+@dataclass(frozen=True)
 class ResolvedEndpoint:
     """One endpoint of the stack, resolved."""
 
@@ -315,6 +334,13 @@ class ResolvedEndpoint:
     #: types that could stand in when AWS has no capacity of the endpoint's types (`infra.model.instance_fit`),
     #: cheapest first, at most `FALLBACK_SUGGESTIONS`
     fallback_candidates: tuple[Candidate, ...]
+    # -- for the rules about what will be built (`infra.rules.stack_rule`)
+    #: (setting, why) for each setting that makes the endpoint configuration awscc's (`awscc_config`), config order
+    awscc_reasons: tuple[tuple[str, str], ...] = ()
+    #: the update settings the endpoint's `deployment` writes of `blue_green`, `rolling` and `components`
+    deployment_keys: frozenset[str] = frozenset()
+    #: the resources whose tags differ from `tags`, config order
+    tagged_resources: tuple[TaggedResource, ...] = ()
 
     @property
     def uses_components(self) -> bool:
@@ -397,6 +423,13 @@ class ResolvedStack:
     endpoints: tuple[ResolvedEndpoint, ...]
     #: (inventory kind, lower-case name) of every live resource the config adopts
     adopted_resources: frozenset[tuple[str, str]] = field(default=frozenset())
+    # -- for the rules about what will be built (`infra.rules.stack_rule`)
+    #: the update of every single-model endpoint and every component as configured, in config order, also
+    #: against an emulator (where `rollouts` is empty)
+    configured_rollouts: tuple[Rollout, ...] = ()
+    #: (config path, tags) of every tag map the config writes: its `tags`, then each adopted resource's live
+    #: tags (`...adopted.tags.<kind>`, empty ones too), config order
+    written_tags: tuple[tuple[str, Tags], ...] = ()
 
     def endpoint(self, key: str) -> ResolvedEndpoint:
         """The endpoint named ``key`` in the config."""
