@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from fastscale.cli.common import EXIT_BAD_INPUT, console
 from fastscale.cli.output import escape as _esc
 from fastscale.infra.model import cutover
-from fastscale.infra.model.naming import TAG_STACK, endpoint_name
+from fastscale.infra.model.naming import TAG_STACK
 from fastscale.infra.rules import has_errors
 
 if TYPE_CHECKING:
@@ -177,22 +177,23 @@ def carry_live_counts(cmd: StackCommand, run_directory: RunDirectory) -> None:
     from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
     from fastscale.infra.aws.cutover import live_instance_counts  # lazy: boto3, loaded only when this runs
 
-    config = cmd.config
+    stack = cmd.stack
     cmd.reporter.step("cut-over", "reading the endpoints' live instance counts")
     try:
-        live = live_instance_counts(cmd.stack, clients=cmd.runtime.aws_clients(config))
+        live = live_instance_counts(stack, clients=cmd.runtime.aws_clients(cmd.config))
     except AwsError as exc:
         cmd.fail(f"cannot read the endpoints' live instance counts: {exc}")
     # only the variables the stack declares (Terraform warns about any other value)
     declared = run_directory.variables
-    values = {k: v for k, v in cutover.tfvars(config, live).items() if k in declared}
+    values = {k: v for k, v in cutover.tfvars(stack, live).items() if k in declared}
     run_directory.write(cutover.TFVARS_FILE, json.dumps(values, indent=2, sort_keys=True) + "\n")
+    # By each endpoint's name in AWS (an adopted one's live name), as the rollout durations look them up.
     cmd.summary["cutover"] = {
-        endpoint_name(config.project, ep.name): {
-            "live": live.get(endpoint_name(config.project, ep.name)),
+        ep.name: {
+            "live": live.get(ep.name),
             "initial": ep.instances.initial,
             "max": ep.instances.max,
-            "starts_at": values.get(cutover.variable_name(ep), ep.instances.initial),
+            "starts_at": values.get(ep.cutover_variable, ep.instances.initial),
         }
-        for ep in config.endpoints
+        for ep in stack.endpoints
     }
