@@ -36,7 +36,7 @@ def quota_preflight(cmd: StackCommand) -> None:
 
     cmd.reporter.step("quotas", "Service Quotas for endpoint usage")
     try:
-        findings = translate_errors(check_quotas)(cmd.stack, clients=cmd.runtime.quota_clients(cmd.config))
+        findings = translate_errors(check_quotas)(cmd.stack, clients=cmd.runtime.quota_clients(cmd.stack))
     except (AwsError, ClientError, BotoCoreError) as exc:
         findings = []
         cmd.summary["quota_check"] = f"not made: {exc}"
@@ -137,7 +137,7 @@ def live_uses(cmd: StackCommand, doing: str, **kwargs: Any) -> InUse:
 
     cmd.reporter.step("in use", doing)
     try:
-        uses: InUse = translate_errors(in_use)(resolve(cmd.runtime.aws_clients(cmd.config), cmd.config), **kwargs)
+        uses: InUse = translate_errors(in_use)(resolve(cmd.runtime.aws_clients(cmd.stack), cmd.stack), **kwargs)
     except AwsError as exc:
         cmd.fail(f"cannot tell what the live endpoints use: {exc}")
     cmd.reporter.close()
@@ -180,7 +180,7 @@ def carry_live_counts(cmd: StackCommand, run_directory: RunDirectory) -> None:
     stack = cmd.stack
     cmd.reporter.step("cut-over", "reading the endpoints' live instance counts")
     try:
-        live = live_instance_counts(stack, clients=cmd.runtime.aws_clients(cmd.config))
+        live = live_instance_counts(stack, clients=cmd.runtime.aws_clients(stack))
     except AwsError as exc:
         cmd.fail(f"cannot read the endpoints' live instance counts: {exc}")
     # only the variables the stack declares (Terraform warns about any other value)
