@@ -267,7 +267,7 @@ def follow_rollouts(cmd: StackCommand, classification: PlanClassification) -> No
     if not targets:
         return
     rt = cmd.runtime
-    cmd.follower = RolloutFollower(targets, rt.now(), rt.clients_for_rollouts(cmd.config), cmd.config.region,
+    cmd.follower = RolloutFollower(targets, rt.now(), rt.clients_for_rollouts(cmd.stack), cmd.config.region,
                                    on_progress=cmd.reporter.wait_progress)
     cmd.event_hooks.append(cmd.follower.on_event)
 
@@ -308,7 +308,7 @@ def verification(cmd: StackCommand, wait: bool, timeout: float | None) -> Any:
     if timeout is not None:
         kwargs["timeout"] = timeout
     try:
-        report = cmd.runtime.verify_live(cmd.config, clients=cmd.runtime.aws_clients(cmd.config), **kwargs)
+        report = cmd.runtime.verify_live(cmd.stack, clients=cmd.runtime.aws_clients(cmd.stack), **kwargs)
     except AwsError as exc:
         cmd.fail(f"cannot verify the live state: {exc}")
     cmd.reporter.close()

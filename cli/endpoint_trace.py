@@ -5,20 +5,20 @@ and ``--write-trace``. The trace is built in ``infra.analysis.endpoint_traffic``
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import timedelta
 from typing import Any
 
 import click
 
 from fastscale.cli import runtime
-from fastscale.cli.common import EXIT_FAILED, OutputPath, fail, say
+from fastscale.cli.common import EXIT_FAILED, Checked, OutputPath, fail, say
 from fastscale.cli.output import escape
 from fastscale.infra.analysis import endpoint_traffic as live
 from fastscale.infra.base import writer
 from fastscale.infra.base.regions import is_region, is_sagemaker_region, suggest
 from fastscale.infra.config import FastscaleConfig
-from fastscale.infra.model.resolved import resolve
+from fastscale.infra.model.resolved import ResolvedStack
 
 #: The options, in the order `--help` lists them.
 OPTIONS = ("from_endpoint", "since", "region", "tokens", "write_trace")
@@ -82,7 +82,8 @@ class Reading:
     target: live.LiveTarget
     since: timedelta
     tokens: live.TokenProfile | None
-    config: FastscaleConfig  # the config with --region applied: its clients read the endpoint
+    #: the resolved stack with --region applied: its clients (region and emulator) read the endpoint
+    clients_target: ResolvedStack
     write_trace: str | None
 
     @property
@@ -99,10 +100,10 @@ class Reading:
         from fastscale.infra.aws.traffic import read_traffic  # lazy: boto3, loaded only when this runs
 
         rt = runtime.current()
-        target, region = self.target, self.config.region
+        target, region = self.target, self.clients_target.region
         try:
             built = read_traffic(target, region=region, since=self.since, now=rt.now(),
-                                 clients=rt.aws_clients(self.config), tokens=self.tokens)
+                                 clients=rt.aws_clients(self.clients_target), tokens=self.tokens)
         except AwsError as exc:
             fail(f"cannot read the traffic of {target.endpoint} in {region}: {exc}", EXIT_FAILED)
         except live.NoTrafficError as exc:
@@ -117,11 +118,12 @@ class Reading:
         return built
 
 
-def check(config: FastscaleConfig, opts: EndpointOptions, endpoint: str | None, component: str | None) -> Reading:
+def check(checked: Checked, opts: EndpointOptions, endpoint: str | None, component: str | None) -> Reading:
     """``--from-endpoint`` and its options checked against the file, before anything is read (exit 2)."""
     assert opts.from_endpoint
+    config, stack = checked.config, checked.stack
     try:
-        target = live.live_target(resolve(config), opts.from_endpoint, endpoint, component)
+        target = live.live_target(stack, opts.from_endpoint, endpoint, component)
         tokens = live.parse_tokens(opts.tokens) if opts.tokens else None
     except live.TrafficInputError as exc:
         raise _bad(exc, exc.option) from None
@@ -134,8 +136,8 @@ def check(config: FastscaleConfig, opts: EndpointOptions, endpoint: str | None, 
         close = suggest(opts.region)
         raise click.BadParameter(f"{opts.region!r} is not a region with SageMaker AI"
                                  + (f" (did you mean {' or '.join(close)}?)" if close else ""), param_hint="'--region'")
-    target_config = config.model_copy(update={"region": opts.region}) if opts.region else config
-    return Reading(target, since, tokens or _configured_tokens(config, target), target_config, opts.write_trace)
+    clients_target = replace(stack, region=opts.region) if opts.region else stack
+    return Reading(target, since, tokens or _configured_tokens(config, target), clients_target, opts.write_trace)
 
 
 def _configured_tokens(config: FastscaleConfig, target: live.LiveTarget) -> live.TokenProfile | None:

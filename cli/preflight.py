@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from fastscale.cli.common import EXIT_BAD_INPUT, console
 from fastscale.cli.output import escape as _esc
 from fastscale.infra.model import cutover
-from fastscale.infra.model.naming import TAG_STACK, endpoint_name
+from fastscale.infra.model.naming import TAG_STACK
 from fastscale.infra.rules import has_errors
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def quota_preflight(cmd: StackCommand) -> None:
 
     cmd.reporter.step("quotas", "Service Quotas for endpoint usage")
     try:
-        findings = translate_errors(check_quotas)(cmd.stack, clients=cmd.runtime.quota_clients(cmd.config))
+        findings = translate_errors(check_quotas)(cmd.stack, clients=cmd.runtime.quota_clients(cmd.stack))
     except (AwsError, ClientError, BotoCoreError) as exc:
         findings = []
         cmd.summary["quota_check"] = f"not made: {exc}"
@@ -137,7 +137,7 @@ def live_uses(cmd: StackCommand, doing: str, **kwargs: Any) -> InUse:
 
     cmd.reporter.step("in use", doing)
     try:
-        uses: InUse = translate_errors(in_use)(resolve(cmd.runtime.aws_clients(cmd.config), cmd.config), **kwargs)
+        uses: InUse = translate_errors(in_use)(resolve(cmd.runtime.aws_clients(cmd.stack), cmd.stack), **kwargs)
     except AwsError as exc:
         cmd.fail(f"cannot tell what the live endpoints use: {exc}")
     cmd.reporter.close()
@@ -177,22 +177,23 @@ def carry_live_counts(cmd: StackCommand, run_directory: RunDirectory) -> None:
     from fastscale.infra.aws.clients import AwsError  # lazy: boto3, loaded only when this runs
     from fastscale.infra.aws.cutover import live_instance_counts  # lazy: boto3, loaded only when this runs
 
-    config = cmd.config
+    stack = cmd.stack
     cmd.reporter.step("cut-over", "reading the endpoints' live instance counts")
     try:
-        live = live_instance_counts(cmd.stack, clients=cmd.runtime.aws_clients(config))
+        live = live_instance_counts(stack, clients=cmd.runtime.aws_clients(stack))
     except AwsError as exc:
         cmd.fail(f"cannot read the endpoints' live instance counts: {exc}")
     # only the variables the stack declares (Terraform warns about any other value)
     declared = run_directory.variables
-    values = {k: v for k, v in cutover.tfvars(config, live).items() if k in declared}
+    values = {k: v for k, v in cutover.tfvars(stack, live).items() if k in declared}
     run_directory.write(cutover.TFVARS_FILE, json.dumps(values, indent=2, sort_keys=True) + "\n")
+    # By each endpoint's name in AWS (an adopted one's live name), as the rollout durations look them up.
     cmd.summary["cutover"] = {
-        endpoint_name(config.project, ep.name): {
-            "live": live.get(endpoint_name(config.project, ep.name)),
+        ep.name: {
+            "live": live.get(ep.name),
             "initial": ep.instances.initial,
             "max": ep.instances.max,
-            "starts_at": values.get(cutover.variable_name(ep), ep.instances.initial),
+            "starts_at": values.get(ep.cutover_variable, ep.instances.initial),
         }
-        for ep in config.endpoints
+        for ep in stack.endpoints
     }

@@ -27,17 +27,18 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from fastscale.infra.aws.clients.factory import ClientTarget
     from fastscale.infra.config import FastscaleConfig
+    from fastscale.infra.model.resolved import ResolvedStack
     from fastscale.infra.terraform.runner import TerraformEvent
 
 
-def _synthesize(config: FastscaleConfig, outdir: str) -> Any:
+def _synthesize(stack: ResolvedStack, outdir: str) -> Any:
     """Synthesize the stack with fastscale's own writer; returns :class:`stacks.app.SynthResult`. The stacks and
     their resource layer take a third of a second to import, which `status` and `--help` must not pay."""
-    from fastscale.infra.model.resolved import resolve  # lazy: with the stacks it feeds
     from fastscale.stacks.app import synthesize  # lazy: the stacks, loaded only when this runs
 
-    return synthesize(resolve(config), outdir=outdir)
+    return synthesize(stack, outdir=outdir)
 
 
 def _stack_snapshot(config: FastscaleConfig, project_dir: Path) -> str:
@@ -59,18 +60,17 @@ def _emulator(host: str, port: int) -> Emulator:
     return Emulator(host=host, port=port)
 
 
-def _aws_clients(config: FastscaleConfig) -> Any:
-    """Clients for the config's region and, when it has one, its emulator (``endpoint_url``)."""
+def _aws_clients(target: ClientTarget) -> Any:
+    """Clients for the stack's region and, when it has one, its emulator (``endpoint_url``)."""
     from fastscale.infra.aws.clients import for_config  # lazy: boto3, loaded only when this runs
 
-    return for_config(config)
+    return for_config(target)
 
 
-def _verify_live(config: FastscaleConfig, *, clients: Any, **kwargs: Any) -> Any:
+def _verify_live(stack: ResolvedStack, *, clients: Any, **kwargs: Any) -> Any:
     from fastscale.infra.aws.verify import verify_live  # lazy: boto3, loaded only when this runs
-    from fastscale.infra.model.resolved import resolve  # lazy: with the reader it feeds
 
-    return verify_live(resolve(config), clients=clients, **kwargs)
+    return verify_live(stack, clients=clients, **kwargs)
 
 
 def _plan_document(runner: TerraformRunner, plan_file: Path) -> dict[str, Any]:
@@ -95,21 +95,22 @@ def _now() -> datetime:
 class Runtime:
     """Every part of a command that reaches outside the process, each a plain callable."""
 
-    #: ``(config, outdir) -> SynthResult``: the stack written by fastscale's writer, in cdktf's layout (tests: a
-    #: fixture stack of ``terraform_data``).
-    synthesize: Callable[[FastscaleConfig, str], Any]
+    #: ``(stack, outdir) -> SynthResult``: the resolved stack written by fastscale's writer, in cdktf's layout
+    #: (tests: a fixture stack of ``terraform_data``).
+    synthesize: Callable[[ResolvedStack, str], Any]
     #: ``(config, project_dir) -> str``: the stack snapshot `init` gives a new project.
     stack_snapshot: Callable[[FastscaleConfig, Path], str]
     #: ``(binary, workdir, *, env, on_event) -> TerraformRunner``: Terraform in the run's own directory
     #: (``infra.terraform.workdir.RunDirectory``), holding the stack just synthesized (``env``: changes to the
     #: inherited environment, ``None`` removing a variable).
     terraform: Callable[..., TerraformRunner]
-    #: ``config -> clients``: the ``clients=`` argument of the AWS checks, inventory, cut-over, cleanup, sweep,
-    #: `explain` and `measure-scaleout` (an ``AwsClients``, or a mapping of service name to client).
-    aws_clients: Callable[[FastscaleConfig], Any]
-    #: ``config -> clients``: those of the Service Quotas checks (`plan`/`deploy` preflight, `validate --check-aws`).
-    quota_clients: Callable[[FastscaleConfig], Any]
-    #: ``(config, *, clients, **kwargs) -> VerifyReport``: the live verification after a deploy and in `status`.
+    #: ``stack -> clients``: the ``clients=`` argument of the AWS checks, inventory, cut-over, cleanup, sweep,
+    #: `explain` and `measure-scaleout` (an ``AwsClients``, or a mapping of service name to client), for the
+    #: resolved stack's region and emulator (`adopt`, which has no stack yet: for the region and emulator it reads).
+    aws_clients: Callable[[ClientTarget], Any]
+    #: ``stack -> clients``: those of the Service Quotas checks (`plan`/`deploy` preflight, `validate --check-aws`).
+    quota_clients: Callable[[ResolvedStack], Any]
+    #: ``(stack, *, clients, **kwargs) -> VerifyReport``: the live verification after a deploy and in `status`.
     verify_live: Callable[..., Any]
     #: ``(runner, plan_file) -> dict``: the saved plan as Terraform's JSON.
     plan_document: Callable[[TerraformRunner, Path], dict[str, Any]]
@@ -124,8 +125,8 @@ class Runtime:
     sleep: Callable[[float], None]
     #: ``(host, port) -> Emulator``: `fastscale emulator`'s server, unbound (``EmulatorUnavailable`` without moto).
     emulator: Callable[[str, int], Emulator]
-    #: ``config -> clients``: those the rollout follower reads (SageMaker and CloudWatch); None: ``aws_clients``.
-    rollout_clients: Callable[[FastscaleConfig], Any] | None = None
+    #: ``stack -> clients``: those the rollout follower reads (SageMaker and CloudWatch); None: ``aws_clients``.
+    rollout_clients: Callable[[ResolvedStack], Any] | None = None
 
     @classmethod
     def default(cls) -> Runtime:
@@ -146,9 +147,9 @@ class Runtime:
             emulator=_emulator,
         )
 
-    def clients_for_rollouts(self, config: FastscaleConfig) -> Any:
+    def clients_for_rollouts(self, stack: ResolvedStack) -> Any:
         """The rollout follower's clients: ``rollout_clients`` when given, else those of ``aws_clients``."""
-        return (self.rollout_clients or self.aws_clients)(config)
+        return (self.rollout_clients or self.aws_clients)(stack)
 
     def replace(self, **parts: Any) -> Runtime:
         """This runtime with some parts swapped (``dataclasses.replace``: an unknown name is a TypeError)."""

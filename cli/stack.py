@@ -243,7 +243,7 @@ class StackCommand:
         self.reporter.step("synth", f"into {out}")
 
         try:
-            synth = self.runtime.synthesize(self.config, out)
+            synth = self.runtime.synthesize(self.stack, out)
         except StateLayoutError as exc:
             self.fail(str(exc), EXIT_BAD_INPUT)
         except Exception as exc:
@@ -393,7 +393,7 @@ class StackCommand:
         """Everything AWS holds under the stack's names and tags (``infra.aws.inventory``)."""
         from fastscale.infra.aws.inventory import take_inventory  # lazy: boto3, loaded only when this runs
 
-        return take_inventory(self.stack, clients=self.runtime.aws_clients(self.config))
+        return take_inventory(self.stack, clients=self.runtime.aws_clients(self.stack))
 
 
 def refuse_without_terminal(command: str, as_json: bool, runtime: Runtime) -> None:

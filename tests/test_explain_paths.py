@@ -143,7 +143,7 @@ def play():
     def install(recorded: Recorded) -> Runtime:
         clients, stubbers = recorded.queue()
         used.extend(stubbers)
-        return Runtime.default().replace(aws_clients=lambda config: clients, now=lambda: NOW)
+        return Runtime.default().replace(aws_clients=lambda stack: clients, now=lambda: NOW)
 
     yield install
     for s in used:

@@ -69,8 +69,8 @@ def sm(runtime, aas):
     client, stubber = stubbed_sagemaker()
     regions = []
 
-    def clients_for(config):
-        regions.append(config.region)
+    def clients_for(stack):
+        regions.append(stack.region)
         return {"sagemaker": client, "application-autoscaling": aas.client}
 
     runtime.use(aws_clients=clients_for)

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from fastscale.infra.analysis.estimate import estimate_config
-from fastscale.infra.config import load_config
+from fastscale.infra.config import load_config, parse_config
 from fastscale.infra.model.resolved import resolve
 from fastscale.infra.terraform.rollout import (
     Capacity,
@@ -21,6 +21,7 @@ from fastscale.infra.terraform.rollout import (
     rollout_duration,
     rollout_inputs,
 )
+from tests.aws.factories import single_model_config
 from tests.conftest import ROOT
 from tests.rollout_support import canary, rolling
 
@@ -256,6 +257,21 @@ def test_an_endpoint_rollout_says_where_its_cutover_count_comes_from(planned, li
     found = {c.type: c for c in classify_plan(plan(_new_config(planned), _endpoint_switch()), inputs).changes}
     assert found["aws_sagemaker_endpoint"].notes == (note,)
     assert found["aws_sagemaker_endpoint"].to_dict()["notes"] == [note]
+
+
+def test_an_adopted_endpoint_s_rollout_reads_its_live_count_and_its_configuration_by_the_stack_s_prefix():
+    """Adopted as `legacy-llm`, the endpoint's live count is found under that name, while the configurations the
+    stack creates for it keep `<project>-<name>-` (`demo-chat-`)."""
+    data = single_model_config().model_dump(mode="json", exclude_defaults=True)
+    data["endpoints"][0]["adopted"] = {"endpoint": "legacy-llm", "variant": "primary"}
+    stack = resolve(parse_config(data))
+    inputs = rollout_inputs(stack, live={"legacy-llm": 3, "demo-chat": 2})
+    found = inputs["legacy-llm"]
+    assert (found.units, found.live, found.initial, found.config_prefix) == (3, 3, 1, "demo-chat-")
+    switch = change("aws_sagemaker_endpoint", ["update"], {"name": "legacy-llm", "endpoint_config_name": "legacy-config"},
+                    {"name": "legacy-llm"}, {"endpoint_config_name": True})
+    classified = {c.type: c for c in classify_plan(plan(_new_config(3), switch), inputs).changes}
+    assert classified["aws_sagemaker_endpoint"].notes == ("cut-over starts at 3 instance(s) (live; instances.initial is 1)",)
 
 
 def test_the_awscc_configuration_is_matched_by_its_name_and_digest():

@@ -131,7 +131,6 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
     )
 
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
-    config = checked.config
     try:
         if not targets_of(checked.stack, endpoint_name, component_name):
             raise TargetSelectionError("nothing to explain: auto scaling is disabled for everything selected")
@@ -143,7 +142,7 @@ def explain_command(config_file, endpoint_name, component_name, since, as_json) 
         fail(str(exc), EXIT_BAD_INPUT)
     try:
         rt = runtime.current()
-        evidence = collect(checked.stack, rt.aws_clients(config), since=since, now=rt.now(),
+        evidence = collect(checked.stack, rt.aws_clients(checked.stack), since=since, now=rt.now(),
                            endpoint=endpoint_name, component=component_name)
     except KeyboardInterrupt:
         # Only reads were made: nothing to undo.

@@ -24,7 +24,6 @@ from fastscale.cli.errors import EXIT_INTERRUPTED
 from fastscale.cli.output import escape
 from fastscale.infra.analysis.estimate import PHASE_LABELS, SCENARIO_LABELS, estimate_config
 from fastscale.infra.model.naming import endpoint_names
-from fastscale.infra.model.resolved import resolve as resolve_stack
 
 
 def _pick(config, endpoint: str, component: str | None):
@@ -164,7 +163,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     names = endpoint_names(config, ep)
     live_component = next((c.name for c in names.components if c.spec is comp), None) if comp else None
     estimate = next(
-        (e for e in estimate_config(resolve_stack(config))
+        (e for e in estimate_config(checked.stack)
          if e.endpoint == ep.name and e.component == (comp.name if comp else None)),
         None,
     )
@@ -185,7 +184,7 @@ def measure_scaleout_command(config_file, endpoint_name, component_name, timeout
     rt = runtime.current()
     try:
         # The SageMaker client adds the copy or instance; Application Auto Scaling's suspends and resumes scaling.
-        clients = resolve(rt.aws_clients(config), config)
+        clients = resolve(rt.aws_clients(checked.stack), checked.stack)
         m = measure_scaleout(
             clients.sagemaker,
             endpoint=names.endpoint,

@@ -206,7 +206,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     checked = load_checked(config_file, quiet_if_clean=True, as_json=as_json)
     reading = None
     if opts.from_endpoint:
-        reading = endpoint_trace.check(checked.config, opts, endpoint, component)
+        reading = endpoint_trace.check(checked, opts, endpoint, component)
         endpoint, component = reading.endpoint or endpoint, reading.component or component
     try:
         trace = req.read_request_trace(trace_path) if trace_path else None

@@ -335,7 +335,7 @@ def simulate_command(config_file, endpoint, component, spike, ramp, trace_path, 
     params = sim_mod.load_params()
     reading = None
     if opts.from_endpoint:
-        reading = endpoint_trace.check(checked.config, opts, endpoint, component)
+        reading = endpoint_trace.check(checked, opts, endpoint, component)
         endpoint, component = reading.endpoint or endpoint, reading.component or component
     try:
         selection = sim_mod.select_workloads(checked.stack, endpoint, component, cold_start=cold_start)

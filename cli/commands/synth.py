@@ -87,7 +87,7 @@ def synth_command(config_files: tuple[str, ...], outdir: str, as_json: bool) -> 
     synthesize = runtime.current().synthesize  # fastscale's writer, `stacks.app.synthesize` (loaded when called)
     for c, target in zip(checked, targets, strict=True):
         try:
-            result = synthesize(c.config, str(target))
+            result = synthesize(c.stack, str(target))
         except StateLayoutError as exc:
             fail(str(exc), EXIT_BAD_INPUT)
         detection = detection_summary(c.config)

@@ -110,8 +110,8 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
 
             stack = resolve(config)  # run_rules resolved it too: any config that loads resolves
             try:
-                findings = (findings + check_artifacts(stack, rt.aws_clients(config))
-                            + check_quotas(stack, rt.quota_clients(config)))
+                findings = (findings + check_artifacts(stack, rt.aws_clients(stack))
+                            + check_quotas(stack, rt.quota_clients(stack)))
             except AwsError as exc:
                 aws_error = str(exc)
             except (ClientError, BotoCoreError) as exc:  # e.g. throttling: the check was not made, the file is not at fault

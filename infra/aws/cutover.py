@@ -10,18 +10,18 @@ from __future__ import annotations
 from botocore.exceptions import ClientError
 
 from fastscale.infra.aws.clients import ClientsArg, is_not_found, resolve, translate_errors
-from fastscale.infra.model.naming import VARIANT_NAME, endpoint_name
 from fastscale.infra.model.resolved import ResolvedStack
 
 
 @translate_errors
 def live_instance_counts(stack: ResolvedStack, clients: ClientsArg = None) -> dict[str, int | None]:
-    """Endpoint name (``infra.model.naming.endpoint_name``, as ``infra.model.cutover.tfvars`` looks it up) -> live
-    instance count of its variant (None: no such endpoint, or no count yet)."""
+    """The endpoint's name in AWS (``ResolvedEndpoint.name``: the adopted live name of an adopted endpoint, as
+    ``infra.model.cutover.tfvars`` looks it up) -> live instance count of its variant (``ResolvedEndpoint.variant``)
+    (None: no such endpoint, or no count yet)."""
     api = resolve(clients, stack).sagemaker
     out: dict[str, int | None] = {}
     for ep in stack.endpoints:
-        name = endpoint_name(stack.project, ep.key)
+        name = ep.name
         try:
             described = api.describe_endpoint(EndpointName=name)
         except ClientError as exc:
@@ -32,7 +32,7 @@ def live_instance_counts(stack: ResolvedStack, clients: ClientsArg = None) -> di
         counts = [
             int(v[key])
             for v in described.get("ProductionVariants") or []
-            if v.get("VariantName") == VARIANT_NAME
+            if v.get("VariantName") == ep.variant
             for key in ("CurrentInstanceCount", "DesiredInstanceCount")
             if isinstance(v.get(key), int)
         ]

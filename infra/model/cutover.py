@@ -23,10 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from fastscale.infra.model.naming import endpoint_name
-
 if TYPE_CHECKING:
     from fastscale.infra.config import EndpointSpec, FastscaleConfig
+    from fastscale.infra.model.resolved import ResolvedStack
 
 #: Where the count sits in both endpoint configuration resources (one production variant per endpoint).
 IGNORE_PATH = "production_variants[0].initial_instance_count"
@@ -74,6 +73,7 @@ def cutover_count(ep: Fleet, live: int | None) -> int:
     return max(initial, min(live, ep.instances.max))
 
 
-def tfvars(config: FastscaleConfig, live: Mapping[str, int | None]) -> dict[str, int]:
-    """The variables' values for the live counts (by endpoint name, as ``infra.model.naming.endpoint_name``)."""
-    return {variable_name(ep): cutover_count(ep, live.get(endpoint_name(config.project, ep.name))) for ep in config.endpoints}
+def tfvars(stack: ResolvedStack, live: Mapping[str, int | None]) -> dict[str, int]:
+    """The variables' values for the live counts, by each endpoint's name in AWS (``ResolvedEndpoint.name``: an
+    adopted endpoint's live name, as ``infra.aws.cutover.live_instance_counts`` reads them)."""
+    return {ep.cutover_variable: cutover_count(ep, live.get(ep.name)) for ep in stack.endpoints}

@@ -115,7 +115,13 @@ def model_name(base: str, ep: EndpointSpec, workload: ModelSpec | InferenceCompo
 
 def variant_resource_id(endpoint: str, variant: str = VARIANT_NAME) -> str:
     """Application Auto Scaling resource id of an endpoint variant."""
-    return f"endpoint/{endpoint}/variant/{variant}"
+    return f"{variants_resource_prefix(endpoint)}{variant}"
+
+
+def variants_resource_prefix(endpoint: str) -> str:
+    """What the resource id of every variant of an endpoint begins with (a name holds no `/`): an adopted endpoint's
+    variant is its live one (`adopted.variant`), not necessarily `VARIANT_NAME`."""
+    return f"endpoint/{endpoint}/variant/"
 
 
 def component_resource_id(component: str) -> str:

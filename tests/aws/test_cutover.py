@@ -7,9 +7,24 @@ import pytest
 
 from fastscale.infra.aws.clients import AwsError
 from fastscale.infra.aws.cutover import live_instance_counts
-from fastscale.infra.model.cutover import cutover_count, tfvars, variable_name
+from fastscale.infra.config import parse_config
+from fastscale.infra.model.cutover import cutover_count, tfvars
 from fastscale.infra.model.resolved import resolve
 from tests.aws.factories import endpoint_desc, not_found, single_model_config, stubbed
+
+
+def adopted_config():
+    """single_model_config() adopting the live endpoint `legacy-llm`, whose variant is `primary`."""
+    data = single_model_config().model_dump(mode="json", exclude_defaults=True)
+    data["endpoints"][0]["adopted"] = {"endpoint": "legacy-llm", "variant": "primary"}
+    return parse_config(data)
+
+
+def variants(desc: dict, **counts: int) -> dict:
+    """``desc`` with one variant per ``name=instances``."""
+    desc["ProductionVariants"] = [{**desc["ProductionVariants"][0], "VariantName": name, "CurrentInstanceCount": n,
+                                   "DesiredInstanceCount": n} for name, n in counts.items()]
+    return desc
 
 
 def answer(live: dict | None):
@@ -48,6 +63,21 @@ def test_cutover_count_is_the_live_fleet_within_initial_and_max(live, expected):
 
 
 def test_tfvars_name_each_endpoint_s_variable():
-    config = single_model_config()
-    assert tfvars(config, {"demo-chat": 3}) == {variable_name(config.endpoints[0]): 3}
-    assert tfvars(config, {}) == {"cutover_instances_chat": 1}
+    stack = resolve(single_model_config())
+    assert tfvars(stack, {"demo-chat": 3}) == {"cutover_instances_chat": 3}
+    assert tfvars(stack, {}) == {"cutover_instances_chat": 1}
+
+
+def test_an_adopted_endpoint_is_read_under_its_live_name_and_variant():
+    """Its own live fleet, not `<project>-<name>` (asked for nothing here: Stubber refuses any other name) nor
+    the default variant's count."""
+    api, stubber = stubbed("sagemaker")
+    desc = variants(endpoint_desc("legacy-llm", managed=None), AllTraffic=1, primary=3)
+    stubber.add_response("describe_endpoint", desc, {"EndpointName": "legacy-llm"})
+    stack = resolve(adopted_config())
+    live = live_instance_counts(stack, clients={"sagemaker": api})
+    stubber.assert_no_pending_responses()
+    assert live == {"legacy-llm": 3}
+    # ... and the replaced configuration starts at it, not at instances.initial (1)
+    assert tfvars(stack, live) == {"cutover_instances_chat": 3}
+    assert tfvars(stack, {"demo-chat": 3}) == {"cutover_instances_chat": 1}  # `<project>-<name>` is another endpoint

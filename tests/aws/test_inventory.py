@@ -10,6 +10,7 @@ import pytest
 from fastscale.infra.aws.cleanup import verify_cleanup
 from fastscale.infra.aws.inventory import KIND, take_inventory
 from fastscale.infra.aws.sweep import sweep
+from fastscale.infra.config import parse_config
 from fastscale.infra.model.naming import all_endpoint_names
 from fastscale.infra.model.resolved import resolve
 from tests.aws.factories import (
@@ -211,6 +212,25 @@ def test_a_target_tracking_alarm_is_proven_through_what_it_scales(aws, clock):
     proof = verify_cleanup(resolve(single_model_config()), clients=aws)
     assert ("alarm", f"TargetTracking-{rid}-AlarmHigh-0a1b") in {(x.kind, x.name) for x in proof.leftovers}
     assert sweep(resolve(single_model_config()), clients=aws, clock=clock).ok
+    assert aws["cloudwatch"].describe_alarms()["MetricAlarms"] == []
+
+
+def test_the_target_tracking_alarms_of_an_adopted_variant_are_found_and_proven_through_its_endpoint(aws, clock):
+    """Adopted as `Legacy-LLM` with the variant `primary`: the alarms Application Auto Scaling left for its
+    target are named after that variant's resource id, as AWS spells the name."""
+    data = single_model_config().model_dump(mode="json", exclude_defaults=True)
+    data["endpoints"][0]["adopted"] = {"endpoint": "Legacy-LLM", "variant": "primary"}
+    config = parse_config(data)
+    sm = aws["sagemaker"]
+    sm.create_model(ModelName="m", ExecutionRoleArn="arn:aws:iam::123456789012:role/x", PrimaryContainer={"Image": IMAGE})
+    sm.create_endpoint_config(EndpointConfigName="cfg", ProductionVariants=[
+        {"VariantName": "primary", "ModelName": "m", "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}])
+    sm.create_endpoint(EndpointName="Legacy-LLM", EndpointConfigName="cfg", Tags=_tagged(stack_tags(config)))
+    left = "TargetTracking-endpoint/Legacy-LLM/variant/primary-AlarmHigh-0a1b"
+    put_alarm(aws["cloudwatch"], left)
+    assert ("alarm", left) in {(x.kind, x.name) for x in verify_cleanup(resolve(config), clients=aws).leftovers}
+    # sweep deletes only what is proven the stack's: the alarm, through its endpoint
+    assert ("alarm", left, "deleted") in {(a.kind, a.name, a.status) for a in sweep(resolve(config), clients=aws, clock=clock).actions}
     assert aws["cloudwatch"].describe_alarms()["MetricAlarms"] == []
 
 

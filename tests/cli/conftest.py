@@ -40,8 +40,8 @@ def aws(_moto, runtime):
     mock.reset()
     calls: list[str] = []
 
-    def clients_for(config):
-        calls.append(config.project)
+    def clients_for(stack):
+        calls.append(stack.project)
         return clients
 
     runtime.use(aws_clients=clients_for)
@@ -59,7 +59,7 @@ def quotas(runtime):
         defaults = None
         asked = 0
 
-    def clients_for(config):
+    def clients_for(stack):
         Answer.asked += 1
         return {"service-quotas": quotas_client(*Answer.pages, defaults=Answer.defaults)[0]}
 

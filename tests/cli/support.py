@@ -44,20 +44,20 @@ class FakeSynthResult:
 
 class FixtureSynth:
     """Stands in for stacks.app.synthesize: writes a fixture stack (or a given document) where the real
-    stack would go, with the real stack's local backend (state three levels up, beside the output dir)."""
+    stack (the resolved one it is handed) would go, with the real stack's local backend (state three levels up, beside the output dir)."""
 
     def __init__(self, stack: str | dict = "basic"):
         self.stack = stack
         self.calls: list[str] = []
 
-    def __call__(self, config, outdir):
+    def __call__(self, resolved, outdir):
         self.calls.append(str(outdir))
-        stack_dir = Path(outdir) / "stacks" / config.project
+        stack_dir = Path(outdir) / "stacks" / resolved.name
         stack_dir.mkdir(parents=True, exist_ok=True)
         doc = self.stack if isinstance(self.stack, dict) else json.loads((FIXTURES / self.stack / "main.tf.json").read_text())
-        doc = {**doc, "terraform": {"backend": {"local": {"path": f"../../../terraform.{config.project}.{config.region}.tfstate"}}}}
+        doc = {**doc, "terraform": {"backend": {"local": {"path": f"../../../terraform.{resolved.name}.{resolved.region}.tfstate"}}}}
         (stack_dir / "cdk.tf.json").write_text(json.dumps(doc))
-        return FakeSynthResult(Path(outdir), config.project, stack_dir)
+        return FakeSynthResult(Path(outdir), resolved.name, stack_dir)
 
 
 class TestRuntime:

@@ -19,6 +19,7 @@ import pytest
 
 from fastscale.cli.progress import Reporter
 from fastscale.cli.runtime import Runtime
+from fastscale.infra.model.resolved import ResolvedStack, resolve
 from fastscale.infra.terraform.runner import TerraformRunner
 from tests.aws.factories import HIGH_RES_VARIANT, deploy_single_model, single_model_config
 from tests.cli.support import (
@@ -94,6 +95,27 @@ def test_deploy_applies_then_verifies_the_live_endpoint(project, synth, aws):
 
 
 @needs_binary
+def test_deploy_hands_every_part_the_one_stack_it_resolved(runtime, project, synth, aws):
+    """Synthesis, the AWS and quota clients and the live verification all get the same resolved stack: the
+    command resolves the config once and nothing downstream resolves it again."""
+    handed = []
+
+    def recording(part):
+        def call(stack, *args, **kwargs):
+            handed.append(stack)
+            return part(stack, *args, **kwargs)
+        return call
+
+    parts = ("synthesize", "aws_clients", "quota_clients", "verify_live")
+    runtime.use(**{name: recording(getattr(runtime.runtime, name)) for name in parts})
+    deploy_single_model(aws)
+    result = run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait")
+    assert result.exit_code == 0, result.output
+    assert len(handed) >= len(parts) + 2  # quotas, synthesis, name check, live counts, verification and its clients
+    assert all(isinstance(s, ResolvedStack) for s in handed) and len({id(s) for s in handed}) == 1
+
+
+@needs_binary
 def test_deploy_json_is_one_summary_on_stdout(project, synth, aws):
     deploy_single_model(aws)
     result = run("deploy", "fastscale.yaml", "--auto-approve", "--json", "--no-wait")
@@ -115,7 +137,7 @@ def test_deploy_json_is_one_summary_on_stdout(project, synth, aws):
 def test_deploy_that_fails_mid_apply_shows_terraforms_error_and_verifies_nothing(runtime, project, monkeypatch, aws):
     runtime.use(synthesize=FixtureSynth("failing"))
     verified = []
-    runtime.use(verify_live=lambda config, **kw: verified.append(kw))
+    runtime.use(verify_live=lambda stack, **kw: verified.append(kw))
 
     result = run("deploy", "fastscale.yaml", "--auto-approve")
     assert result.exit_code == 1
@@ -191,7 +213,7 @@ def test_interactive_deploy_applies_only_the_confirmed_plan(runtime, project, sy
     ],
 )
 def test_invalid_config_exits_2_before_synth_terraform_or_aws(runtime, project, synth, command, monkeypatch):
-    def no_aws(config):
+    def no_aws(stack):
         raise AssertionError("AWS must not be called for an invalid config")
 
     runtime.use(aws_clients=no_aws)
@@ -332,7 +354,7 @@ def test_plan_help_documents_the_detailed_exit_codes_like_terraform():
 
 
 def test_the_default_synthesize_writes_the_real_stack(tmp_path):
-    result = Runtime.default().synthesize(single_model_config(), str(tmp_path / "out"))
+    result = Runtime.default().synthesize(resolve(single_model_config()), str(tmp_path / "out"))
     document = json.loads((Path(result.stack_dir) / "cdk.tf.json").read_text())
     assert Path(result.stack_dir) == tmp_path / "out" / "stacks" / "demo"
     assert "aws_sagemaker_endpoint" in document["resource"]

@@ -86,7 +86,7 @@ def test_human_findings_show_evidence_and_fix(play, config_file):
     (("--endpoint", "chat", "--component", "qwen"), "no inference component 'qwen' in endpoint 'chat'"),
 ])
 def test_bad_input_exits_2_before_any_aws_call(runtime, config_file, args, message):
-    def no_aws(config):
+    def no_aws(stack):
         raise AssertionError("AWS must not be asked")
 
     runtime.use(aws_clients=no_aws)

@@ -356,7 +356,7 @@ def test_a_usage_error_with_json_still_prints_one_object(project):
 
 
 def test_an_unexpected_error_is_one_line_pointing_at_the_debug_switch(runtime, project, monkeypatch):
-    def broken(config):
+    def broken(stack):
         raise KeyError("endpoints")
 
     runtime.use(aws_clients=broken)

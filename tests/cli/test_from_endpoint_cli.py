@@ -89,8 +89,8 @@ def test_simulate_from_metrics_with_stated_tokens_and_region(aws, config_file, r
     traffic(aws, capture=False)
     regions = []
 
-    def clients_for(config):
-        regions.append(config.region)
+    def clients_for(stack):
+        regions.append(stack.region)
         return aws
 
     runtime.use(aws_clients=clients_for)

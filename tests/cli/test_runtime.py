@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from fastscale.cli import runtime as runtime_module
 from fastscale.cli.runtime import Runtime
+from fastscale.infra.model.resolved import resolve
 from fastscale.infra.project.emulator import Emulator, EmulatorUnavailable
 from fastscale.infra.terraform.runner import TerraformRunner
 from tests.aws.factories import single_model_config
@@ -41,10 +42,11 @@ def test_the_runtime_is_frozen_and_replace_refuses_a_part_it_does_not_have():
 
 
 def test_rollouts_are_followed_with_the_aws_clients_unless_their_own_are_given():
-    config = single_model_config()
-    rt = Runtime.default().replace(aws_clients=lambda c: {"from": "aws_clients"})
-    assert rt.clients_for_rollouts(config) == {"from": "aws_clients"}
-    assert rt.replace(rollout_clients=lambda c: {"from": "rollout"}).clients_for_rollouts(config) == {"from": "rollout"}
+    stack = resolve(single_model_config())
+    rt = Runtime.default().replace(aws_clients=lambda s: {"from": "aws_clients", "stack": s})
+    assert rt.clients_for_rollouts(stack) == {"from": "aws_clients", "stack": stack}
+    rollout = rt.replace(rollout_clients=lambda s: {"from": "rollout", "stack": s})
+    assert rollout.clients_for_rollouts(stack) == {"from": "rollout", "stack": stack}
 
 
 def test_the_real_emulator_part_refuses_without_moto_s_server_and_builds_an_unbound_one_with_it(monkeypatch):

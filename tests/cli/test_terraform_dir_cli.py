@@ -12,11 +12,12 @@ import uuid
 from pathlib import Path
 
 import pytest
+import yaml
 
 import fastscale.infra.terraform.workdir as workdir
 from fastscale.infra.terraform.runner import TerraformRunner
 from fastscale.infra.terraform.workdir import RUN_PREFIX
-from tests.aws.factories import REGION, deploy_single_model
+from tests.aws.factories import IMAGE, MOTO_INSTANCE_TYPE, REGION, deploy_single_model
 from tests.cli.support import STATE_FILE, FixtureSynth, needs_binary, run, state_addresses, state_resources
 
 COMMANDS = [["plan"], ["deploy", "--auto-approve", "--no-wait"], ["destroy", "--auto-approve"]]
@@ -169,6 +170,45 @@ def test_the_live_counts_reach_terraform_from_the_run_directory(runtime, project
     assert json.loads(result.stdout)["cutover"]["demo-chat"]["starts_at"] == 3
     assert state_input(project, "endpoint") == 3
     assert sorted(os.listdir(stack_dir(project))) == ["cdk.tf.json", "fastscale.lock"]
+
+
+@needs_binary
+def test_an_adopted_endpoint_cuts_over_at_its_own_live_count(runtime, project, aws, _moto):
+    """The live count is read from the adopted endpoint (`legacy-llm`, variant `primary`), not `demo-chat`, and is
+    what the replaced configuration starts with."""
+    from moto.core import DEFAULT_ACCOUNT_ID
+    from moto.sagemaker.models import sagemaker_backends
+
+    config = yaml.safe_load((project / "fastscale.yaml").read_text())
+    config["endpoints"][0]["adopted"] = {"endpoint": "legacy-llm", "variant": "primary"}
+    (project / "fastscale.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    stack = {"variable": {"cutover_instances_chat": {"type": "number", "default": 1}},
+             "resource": {"terraform_data": {"endpoint": {"input": "${var.cutover_instances_chat}"}}}}
+    runtime.use(synthesize=FixtureSynth(stack))
+    sm = aws["sagemaker"]
+    sm.create_model(ModelName="legacy-model", ExecutionRoleArn=f"arn:aws:iam::{DEFAULT_ACCOUNT_ID}:role/legacy",
+                    PrimaryContainer={"Image": IMAGE})
+    sm.create_endpoint_config(EndpointConfigName="legacy-config", ProductionVariants=[
+        {"VariantName": "primary", "ModelName": "legacy-model", "InstanceType": MOTO_INSTANCE_TYPE, "InitialInstanceCount": 1}])
+    sm.create_endpoint(EndpointName="legacy-llm", EndpointConfigName="legacy-config")
+    [variant] = sagemaker_backends[DEFAULT_ACCOUNT_ID][REGION].endpoints["legacy-llm"].production_variants
+    variant["CurrentInstanceCount"] = variant["DesiredInstanceCount"] = 3
+
+    plans = []
+
+    def plan_document(runner, plan_file):
+        plans.append(runner.show_plan(plan_file))
+        return plans[-1]
+
+    runtime.use(plan_document=plan_document)
+
+    result = run("plan", "fastscale.yaml", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["cutover"] == {"legacy-llm": {"live": 3, "initial": 1, "max": 4, "starts_at": 3}}
+    [planned] = plans  # what Terraform itself planned with the variables file
+    assert planned["variables"]["cutover_instances_chat"]["value"] == 3
+    [change] = planned["resource_changes"]
+    assert change["change"]["after"]["input"] == 3
 
 
 @needs_binary

@@ -39,7 +39,7 @@ from fastscale.infra.model.naming import (
     dashboard_owner,
     execution_role_name,
     former_execution_role_name,
-    variant_resource_id,
+    variants_resource_prefix,
 )
 
 if TYPE_CHECKING:
@@ -260,12 +260,15 @@ def discover_alarms(scan: Scan) -> None:
     for batch in chunks([n for n in tagged_names if n not in found], 100):
         for alarm in paginate(cw, "describe_alarms", "MetricAlarms", AlarmNames=batch):
             found.setdefault(alarm["AlarmName"], (alarm, "tag"))
-    scaled = _scaled_names(scan)
     prefixes = [f"{n}-" for n in dict.fromkeys([i.name for i in scan.names] + [c.name for i in scan.names for c in i.components])]
     prefixes += [f"{r.name}-" for r in scan.inventory.resources if r.kind in ("endpoint", "inference-component") and r.ownership.ours]
-    # The alarms Application Auto Scaling makes for target tracking are named after the resource id.
-    rids = [variant_resource_id(n) if k == "endpoint" else component_resource_id(n) for k, n in scaled]
-    rids += [r.name for r in scan.inventory.of("scalable-target")]
+    # The alarms Application Auto Scaling makes for target tracking are named after the resource id: of any variant
+    # of an endpoint (an adopted one's is its live variant), under the names as AWS spells them.
+    endpoints = dict.fromkeys([i.name for i in scan.names] + [r.name for r in scan.inventory.of("endpoint")])
+    components = dict.fromkeys([c.name for i in scan.names for c in i.components]
+                               + [r.name for r in scan.inventory.of("inference-component")])
+    prefixes += [f"{TARGET_TRACKING_ALARM_PREFIX}{variants_resource_prefix(n)}" for n in endpoints]
+    rids = [component_resource_id(n) for n in components] + [r.name for r in scan.inventory.of("scalable-target")]
     prefixes += [f"{TARGET_TRACKING_ALARM_PREFIX}{rid}-" for rid in rids]
     prefixes = list(dict.fromkeys(prefixes))
     scan.checked("alarms named " + ", ".join(f"{p}*" for p in prefixes))
@@ -303,9 +306,10 @@ def _target_tracking_alarm_owner(scan: Scan, name: str, policies: list[Resource]
     for target in scan.inventory.of("scalable-target"):
         if rest.startswith(f"{target.name}-"):
             return through(target, "scalable target")
-    for kind, rid_of in (("endpoint", variant_resource_id), ("inference-component", component_resource_id)):
+    for kind, prefix_of in (("endpoint", variants_resource_prefix),
+                            ("inference-component", lambda name: f"{component_resource_id(name)}-")):
         for r in scan.inventory.of(kind):
-            if rest.startswith(f"{rid_of(r.name)}-"):
+            if rest.startswith(prefix_of(r.name)):
                 return through(r, kind.replace("-", " "))
     return Ownership(NOT_OURS, "its policy, target and endpoint are gone, so nothing proves whose it was; not touched")
 

@@ -258,8 +258,10 @@ def classify_plan(plan: Mapping[str, Any] | Iterable[ResourceChange],
     for c in found:
         if c.type == ENDPOINT_TYPE and c.is_rollout and c.name:
             notes = list(c.notes)
-            if c.name in counts:
-                notes.append(cutover_note(counts[c.name], (inputs or {}).get(c.name)))
+            given = (inputs or {}).get(c.name)
+            prefix = given.config_prefix if given is not None and given.config_prefix else f"{c.name}-"
+            if prefix in counts:
+                notes.append(cutover_note(counts[prefix], given))
             if c.name in reregistered:
                 notes.append("auto scaling paused: the variant's scalable target and policy are deregistered before "
                              "the update and registered again after it (AWS fails an instance-type change otherwise)")

@@ -33,6 +33,9 @@ class RolloutInputs:
     #: endpoints: the config's instances.initial, and the live count read before the plan (None: not live)
     initial: int | None = None
     live: int | None = None
+    #: endpoints: what the name of each endpoint configuration the stack creates begins with (`<project>-<name>-`,
+    #: an adopted endpoint's too, whatever its live name); None: the endpoint's name and ``-``
+    config_prefix: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,8 @@ def rollout_inputs(stack: ResolvedStack, params: EstimateParams | None = None,
 
     A component replaces ``copies.initial`` copies, each the estimate's "new copy, no data cache" start-up
     (a new version is not in any instance's cache) without its detection phases; an endpoint starts its
-    cut-over count of instances (``infra.model.cutover``: the live count from ``live``, by endpoint name, within
+    cut-over count of instances (``infra.model.cutover``: the live count from ``live``, by the endpoint's name in
+    AWS, an adopted endpoint's live name, as ``infra.aws.cutover.live_instance_counts`` reads them; within
     ``instances.initial`` and ``instances.max``), each a new instance's start-up (with container image
     caching where it applies). A component's live copy count may differ when auto scaling has moved it.
     """
@@ -112,5 +116,5 @@ def rollout_inputs(stack: ResolvedStack, params: EstimateParams | None = None,
             out[name] = RolloutInputs(
                 cutover_count(ep, found) or 1, "instance",
                 instance.seconds_from("instance_provisioning") if instance else None, "" if instance else reason,
-                initial=ep.instances.initial, live=found)
+                initial=ep.instances.initial, live=found, config_prefix=ep.endpoint_config_prefix)
     return out

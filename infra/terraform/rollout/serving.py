@@ -110,10 +110,11 @@ def replacement_reason(change: ResourceChange, paths: Sequence[str]) -> str:
 
 
 def cutover_counts(changes: Iterable[ResourceChange]) -> dict[str, int]:
-    """Endpoint name -> the initial instance count of the endpoint configuration the plan creates for it.
+    """Name prefix -> the initial instance count of the endpoint configuration the plan creates with it.
 
-    A configuration belongs to the endpoint whose name, with ``-``, begins its name: hashicorp/aws's
-    ``name_prefix``, or awscc's name, which is the same prefix and a hex digest (``stacks.endpoint``)."""
+    The prefix is hashicorp/aws's ``name_prefix``, or what begins awscc's name, which is the same prefix and a hex
+    digest (``stacks.endpoint``): `<project>-<name>-`, the endpoint's own name and ``-`` unless it was adopted
+    under another name (``RolloutInputs.config_prefix``)."""
     out: dict[str, int] = {}
     for c in changes:
         if c.type not in CONFIG_TYPES or "create" not in c.actions or not c.after:
@@ -125,7 +126,7 @@ def cutover_counts(changes: Iterable[ResourceChange]) -> dict[str, int]:
         variant = nested_block(c.after.get("production_variants"))
         count = (variant or {}).get("initial_instance_count")
         if prefix and prefix.endswith("-") and isinstance(count, int):
-            out[prefix[:-1]] = count
+            out[prefix] = count
     return out
 
 
