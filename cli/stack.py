@@ -254,14 +254,16 @@ class StackCommand:
 
         try:
             # Terraform runs in a directory of this run's own, holding only what it wrote (infra.terraform.workdir).
-            run_directory = self.open_run_directory()
+            # An emulator target reaches Terraform through the SDK's own variable (AWS_ENDPOINT_URL), so no call
+            # (a provider's internal lookup included) can slip through to real AWS; the run directory's copy of the
+            # stack then leaves out the provider's `endpoints` block, which names the same URL and costs seconds
+            # of CPU per command (infra.terraform.workdir.without_emulator_endpoints). The environment carries the
+            # dummy credentials, with every other AWS setting removed, unless the command line said
+            # --send-credentials-to-endpoint-url.
+            run_directory = self.open_run_directory(self.stack.endpoint_url)
             self.stack_outputs = defined_outputs(run_directory.document)
-            # An emulator target also reaches Terraform through the SDK's own variable, so a call the stack's
-            # endpoints do not name (a provider's internal lookup) cannot slip through to real AWS; and it
-            # carries the dummy credentials, with every other AWS setting of the environment removed, unless
-            # the command line said --send-credentials-to-endpoint-url.
             env = {**run_directory.env,
-                   **terraform_environment(self.config.endpoint_url, self.config.sends_credentials_to_endpoint)}
+                   **terraform_environment(self.stack.endpoint_url, self.stack.sends_credentials_to_endpoint)}
             self.runner = self.runtime.terraform(binary, run_directory.path, on_event=self.on_event, env=env)
         except TerraformError as exc:
             self.fail(str(exc))
@@ -365,10 +367,10 @@ class StackCommand:
         if self.lock is not None:
             self.lock.release()
 
-    def open_run_directory(self) -> RunDirectory:
+    def open_run_directory(self, endpoint_url: str | None = None) -> RunDirectory:
         """This run's own Terraform working directory (under the stack's lock; removed with it)."""
         assert self.lock is not None, "prepare() takes the lock before Terraform's directory is made"
-        return self.lock.open_run_directory()
+        return self.lock.open_run_directory(endpoint_url)
 
     def new_plan(self) -> SavedPlan:
         """A plan file of this run only (unique name, owner-only), under the stack's lock."""

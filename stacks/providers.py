@@ -14,7 +14,8 @@ skipped, and the provider is given the dummy credentials `testing`/`testing` its
 first in its chain), unless the command line said `--send-credentials-to-endpoint-url`. So a stack run by
 another tool (`cdktf deploy`, plain `terraform`) in an environment holding real credentials still sends
 only the dummy ones to the emulator; `fastscale plan`/`deploy` also give Terraform no credentials of the
-environment (infra.base.credentials).
+environment (infra.base.credentials), and point it at the emulator through `AWS_ENDPOINT_URL` instead of the
+`endpoints` block, which their run directory's copy leaves out (infra.terraform.workdir).
 
 No `default_tags` on the aws provider: every resource carries its tags explicitly, so the synthesized JSON
 (and its snapshots) shows exactly what each resource gets, and awscc resources, which have no provider-level

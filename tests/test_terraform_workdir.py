@@ -184,6 +184,52 @@ def test_other_backends_and_absolute_paths_are_left_as_written():
         "../terraform.tfstate"
 
 
+EMULATOR = "http://127.0.0.1:4566"
+
+
+def _emulated(endpoints, **more):
+    return {"provider": {"aws": [{"region": "us-east-1", "access_key": "testing", "endpoints": endpoints, **more}]},
+            "resource": {}}
+
+
+def test_an_emulator_run_leaves_out_the_provider_endpoints_its_environment_names():
+    document = _emulated([{"sagemaker": EMULATOR, "iam": EMULATOR, "sts": EMULATOR}], max_retries=2)
+    run_copy = for_run_directory(document, EMULATOR)
+    assert run_copy["provider"]["aws"] == [{"region": "us-east-1", "access_key": "testing", "max_retries": 2}]
+    assert document["provider"]["aws"][0]["endpoints"] == [{"sagemaker": EMULATOR, "iam": EMULATOR, "sts": EMULATOR}]
+    # the same for a block written as an object rather than a list
+    single = {"provider": {"aws": {"region": "us-east-1", "endpoints": {"sagemaker": EMULATOR}}}}
+    assert for_run_directory(single, EMULATOR)["provider"]["aws"] == {"region": "us-east-1"}
+
+
+@pytest.mark.parametrize("endpoints", [
+    [{"sagemaker": EMULATOR, "iam": "http://127.0.0.1:9999"}],  # one service elsewhere
+    [{"sagemaker": "http://localhost:4566"}],  # another spelling is another URL
+    ["http://127.0.0.1:4566"],  # not the provider's shape: left for Terraform to judge
+])
+def test_endpoints_naming_anything_but_the_runs_url_are_kept(endpoints):
+    document = _emulated(endpoints)
+    assert for_run_directory(document, EMULATOR) == document
+
+
+def test_without_an_emulator_the_provider_is_left_as_written():
+    document = _emulated([{"sagemaker": EMULATOR}])
+    assert for_run_directory(document) == document
+    assert for_run_directory(document, None) == document
+
+
+def test_the_run_directory_of_an_emulator_run_holds_the_stack_without_the_endpoints(tmp_path):
+    stack_dir = tmp_path / "cdktf.out" / "stacks" / "demo"
+    stack_dir.mkdir(parents=True)
+    (stack_dir / STACK_FILE).write_text(json.dumps(_emulated([{"sagemaker": EMULATOR}])))
+    run = RunDirectory.create(stack_dir, endpoint_url=EMULATOR)
+    written = json.loads((run.path / STACK_FILE).read_text())
+    assert "endpoints" not in written["provider"]["aws"][0]
+    assert run.document["provider"]["aws"][0]["endpoints"] == [{"sagemaker": EMULATOR}]  # as synthesized
+    assert json.loads((stack_dir / STACK_FILE).read_text()) == run.document  # the stack directory's file unchanged
+    run.remove()
+
+
 def test_only_the_outputs_the_stack_defines_are_known():
     assert defined_outputs(STACK) == {"endpoint_name"}
     assert defined_outputs({"output": []}) == frozenset()

@@ -231,13 +231,14 @@ class StackLock:
         finally:
             os.close(fd)  # closing the last descriptor of the open file releases the flock
 
-    def open_run_directory(self) -> RunDirectory:
+    def open_run_directory(self, endpoint_url: str | None = None) -> RunDirectory:
         """This run's Terraform working directory, made from the stack file just synthesized into the stack
-        directory (:meth:`RunDirectory.create`); removed by :meth:`release`. Opened once."""
+        directory (:meth:`RunDirectory.create`, ``endpoint_url`` the emulator the run's Terraform is pointed at);
+        removed by :meth:`release`. Opened once."""
         if not self.held:
             raise RuntimeError("a run directory is made only while the stack's lock is held")
         if self.run_directory is None:
-            self.run_directory = RunDirectory.create(self.stack_dir, self.root)
+            self.run_directory = RunDirectory.create(self.stack_dir, self.root, endpoint_url)
         return self.run_directory
 
     def new_plan(self) -> SavedPlan:

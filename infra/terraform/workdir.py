@@ -175,11 +175,17 @@ def remove_legacy_files(stack_dir: str | os.PathLike[str]) -> None:
 # --------------------------------------------------------------------------------------------- the run directory
 
 
-def for_run_directory(document: dict[str, Any]) -> dict[str, Any]:
-    """The stack document as a run directory holds it: unchanged, except that the local backend's relative paths,
-    written relative to the stack directory, are anchored one level up (the run directory lies in the stack
-    directory), so they name the same state file and workspace directory. Terraform's defaults for the two
-    (``terraform.tfstate``, ``terraform.tfstate.d``) are anchored the same way."""
+def for_run_directory(document: dict[str, Any], endpoint_url: str | None = None) -> dict[str, Any]:
+    """The stack document as a run directory holds it: unchanged, except
+
+    - that the local backend's relative paths, written relative to the stack directory, are anchored one level up
+      (the run directory lies in the stack directory), so they name the same state file and workspace directory.
+      Terraform's defaults for the two (``terraform.tfstate``, ``terraform.tfstate.d``) are anchored the same way;
+    - with ``endpoint_url`` (an emulator target, for which the run's Terraform has ``AWS_ENDPOINT_URL`` set to it:
+      ``infra.base.credentials.terraform_environment``), an aws provider block whose ``endpoints`` all name that
+      URL leaves them out (:func:`without_emulator_endpoints`)."""
+    if endpoint_url:
+        document = without_emulator_endpoints(document, endpoint_url)
     settings = document.get("terraform")
     backend = settings.get("backend") if isinstance(settings, dict) else None
     local = backend.get("local") if isinstance(backend, dict) else None
@@ -191,6 +197,35 @@ def for_run_directory(document: dict[str, Any]) -> dict[str, Any]:
         if isinstance(value, str) and not posixpath.isabs(value):
             anchored[key] = posixpath.normpath(posixpath.join("..", value))
     return {**document, "terraform": {**settings, "backend": {**backend, "local": anchored}}}
+
+
+def without_emulator_endpoints(document: dict[str, Any], endpoint_url: str) -> dict[str, Any]:
+    """``document`` with the ``endpoints`` block left out of every aws provider block whose endpoints all name
+    ``endpoint_url``; everything else as it is.
+
+    The stack names the emulator in that block so that another tool (`cdktf deploy`, plain `terraform`) reaches
+    it too. fastscale's own runs need no block: their Terraform has ``AWS_ENDPOINT_URL`` set to the same URL,
+    which sends every service's calls there (the block's services and any other). And the block is costly:
+    hashicorp/aws validates all of its few hundred service attributes each time it is configured, about 3 s of CPU
+    each, and a plan configures it twice (measured with 5.100: a plan of the bundled emulator project 11 s of CPU
+    with the block, 3.6 s without). A block naming any other URL is kept."""
+    providers = document.get("provider")
+    blocks = providers.get("aws") if isinstance(providers, dict) else None
+    if not isinstance(providers, dict) or not isinstance(blocks, (list, dict)):
+        return document
+
+    def trimmed(block: Any) -> Any:
+        if not isinstance(block, dict) or "endpoints" not in block:
+            return block
+        endpoints = block["endpoints"]
+        entries = endpoints if isinstance(endpoints, list) else [endpoints]
+        urls = [url for entry in entries if isinstance(entry, dict) for url in entry.values()]
+        if not all(isinstance(entry, dict) for entry in entries) or any(url != endpoint_url for url in urls):
+            return block
+        return {key: value for key, value in block.items() if key != "endpoints"}
+
+    aws = [trimmed(b) for b in blocks] if isinstance(blocks, list) else trimmed(blocks)
+    return {**document, "provider": {**providers, "aws": aws}}
 
 
 def defined_outputs(document: Mapping[str, Any]) -> frozenset[str]:
@@ -211,9 +246,11 @@ class RunDirectory:
         self.root = root
 
     @classmethod
-    def create(cls, stack_dir: Path, root: str | os.PathLike[str] | None = None) -> RunDirectory:
+    def create(cls, stack_dir: Path, root: str | os.PathLike[str] | None = None,
+               endpoint_url: str | None = None) -> RunDirectory:
         """A new run directory in ``stack_dir`` holding the stack file just synthesized there; no link on the way
-        from ``root`` (default: :func:`infra.base.writer.root_for`).
+        from ``root`` (default: :func:`infra.base.writer.root_for`). ``endpoint_url``: the emulator the run's
+        Terraform is pointed at (:func:`for_run_directory`).
 
         Raises :class:`TerraformError` when that file cannot be read as a JSON object (synthesis wrote none)."""
         source = stack_dir / STACK_FILE
@@ -230,7 +267,7 @@ class RunDirectory:
                                               what="Terraform's directory of this run")
         run = cls(Path(os.path.abspath(made)), document, root)
         try:
-            run.write(STACK_FILE, json.dumps(for_run_directory(document), indent=2) + "\n")
+            run.write(STACK_FILE, json.dumps(for_run_directory(document, endpoint_url), indent=2) + "\n")
         except BaseException:
             run.remove()
             raise
