@@ -246,7 +246,6 @@ class RequestLoad:
                         c = 0
                     outstanding[c] += 1
                     total += 1
-                    waiting += 1  # until a slot takes it, below
                     copy = copies[c]
                     fire = False
                     if not copy.running:
@@ -317,36 +316,41 @@ class RequestLoad:
                 else:
                     running = copy.running
                 # Batcher._admit, in the order the requests came: those queued (when the change freed slots), then
-                # the arriving request (when the copy is idle, at its arrival).
+                # the arriving request (when the copy is idle, at its arrival). Slots left over mean an empty queue.
                 queue = copy.queue
-                if queue or r >= 0:
-                    arriving = r
-                    while True:
-                        if queue and running < slots:
-                            now = copy.t
-                            prefill = copy.prefill
-                            while running < slots and queue:
-                                q = queue.popleft()
-                                if status[q]:
-                                    continue  # timed out while queued
-                                latency = now - arr[q] - overhead
-                                wait[q] = latency if latency > 0.0 else 0.0
-                                tokens = inp[q] or 1
-                                if not prefill:
-                                    copy.head = tokens
-                                prefill.append(q)
-                                copy.pending += tokens
-                                running += 1
-                                waiting -= 1
-                        if arriving < 0:
-                            break
-                        if not running and copy.t < a:
-                            copy.t = a
-                        queue.append(arriving)
-                        arriving = -1
+                if queue and running < slots:
+                    now = copy.t
+                    prefill = copy.prefill
+                    while running < slots and queue:
+                        q = queue.popleft()
+                        if status[q]:
+                            continue  # timed out while queued
+                        latency = now - arr[q] - overhead
+                        wait[q] = latency if latency > 0.0 else 0.0
+                        tokens = inp[q] or 1
+                        if not prefill:
+                            copy.head = tokens
+                        prefill.append(q)
+                        copy.pending += tokens
+                        running += 1
+                        waiting -= 1
                 if r >= 0:
+                    if not running and copy.t < a:
+                        copy.t = a
                     a = arr[i] + overhead if i < n else inf
-                    if queue and queue[-1] == r:  # waits for a slot
+                    if running < slots:  # a slot takes it at once: it never waits in the queue
+                        latency = copy.t - arr[r] - overhead
+                        wait[r] = latency if latency > 0.0 else 0.0
+                        tokens = inp[r] or 1
+                        prefill = copy.prefill
+                        if not prefill:
+                            copy.head = tokens
+                        prefill.append(r)
+                        copy.pending += tokens
+                        running += 1
+                    else:  # waits for a slot
+                        queue.append(r)
+                        waiting += 1
                         time_out = arr[r] + timeout
                         expiries.append((time_out, r, copy))
                         if expiry == inf:
