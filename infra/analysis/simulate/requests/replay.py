@@ -202,9 +202,7 @@ class RequestLoad:
                 else:
                     e, kind = a, 2
                 if e >= end:
-                    if end == inf:
-                        break
-                    e, kind = end, 3  # the second's last stretch
+                    break  # the second's last stretch is summed below
                 if e > last:
                     dt = e - last
                     area += total * dt
@@ -227,8 +225,6 @@ class RequestLoad:
                         total -= 1
                         waiting -= 1
                     continue
-                elif kind == 3:
-                    break
                 else:
                     r = i
                     i += 1
@@ -392,6 +388,10 @@ class RequestLoad:
                         replace(heap, (planned, c))
                     else:
                         push(heap, (planned, c))
+                        if first != c:  # the first entry is still a current plan: the new one, or the one before
+                            if planned < due or planned == due and c < first:
+                                due, first = planned, c
+                            continue
                 else:
                     copy.next_time = inf
                     copy.plan_steps = copy.per_step = 0
@@ -405,6 +405,12 @@ class RequestLoad:
                     pop(heap)
                 else:
                     due = inf
+            if last < end < inf:  # the second's last stretch
+                dt = end - last
+                area += total * dt
+                if waiting:
+                    qarea += waiting * dt
+                last = end
             if failed:
                 self.failed += failed
             end = yield area, qarea, float(rejected)
