@@ -121,6 +121,21 @@ def test_least_outstanding_requests_spreads_and_random_is_seeded():
     assert runs[0].stats.queue.p99 > lor.stats.queue.p99
 
 
+def test_random_routing_draws_what_randrange_draws():
+    """The replay draws a random copy as ``random.Random.randrange(n)`` does (``getrandbits(n.bit_length())`` until
+    below ``n``) without calling it: the same seed routes the same requests to the same copies as randrange would."""
+    import random
+
+    for seed in range(5):
+        for n in range(1, 20):
+            expected, drawn = random.Random(seed), random.Random(seed)
+            for _ in range(50):
+                c = drawn.getrandbits(n.bit_length())
+                while c >= n:
+                    c = drawn.getrandbits(n.bit_length())
+                assert c == expected.randrange(n)
+
+
 @pytest.mark.parametrize("routing", ["prefix_aware", "kv_aware"])
 def test_prefix_and_kv_aware_routing_queue_as_least_outstanding_requests(routing):
     """No prompt text in a trace, no documented cache-hit saving: modelled as least outstanding requests."""

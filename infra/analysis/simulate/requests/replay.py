@@ -168,7 +168,7 @@ class RequestLoad:
         arr, inp, out, n = self.arr, self.inp, self.out, self.n
         status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
         copies, heap, outstanding = self.copies, self.heap, self.outstanding
-        lor, randrange = self.lor, self.rng.randrange
+        lor, getrandbits = self.lor, self.rng.getrandbits
         rates = self.rates
         timeout, overhead, slots = self.timeout, rates.request_overhead_seconds, rates.slots
         token_time, weights, kv_read = 1.0 / rates.prefill_tokens_per_second, rates.weights_seconds, \
@@ -191,6 +191,7 @@ class RequestLoad:
         while True:
             rejected = failed = 0
             routable = self.routable
+            bits = routable.bit_length()  # for random routing, below
             due, first = heap[0] if heap else (inf, -1)  # the earliest planned change and its copy
             while True:
                 # What comes first; at the same time a copy's change, then a time-out, then an arrival. What the
@@ -234,8 +235,10 @@ class RequestLoad:
                         failed += 1
                         a = arr[i] + overhead if i < n else inf
                         continue
-                    if not lor:
-                        c = randrange(routable)
+                    if not lor:  # randrange(routable), drawn as random.Random draws it, without its call
+                        c = getrandbits(bits)
+                        while c >= routable:
+                            c = getrandbits(bits)
                     elif routable > 1:
                         c = outstanding.index(min(outstanding))
                     else:
