@@ -181,6 +181,7 @@ class RequestLoad:
         measured = rates.measured_decode
         decode_steps = [rates.decode_step_seconds(k) for k in range(slots + 1)] if measured else []
         push, pop, replace, inf, ceil = heapq.heappush, heapq.heappop, heapq.heapreplace, math.inf, math.ceil
+        shift, mask, never, served, timed_out = END_SHIFT, REQUEST_MASK, NEVER, SERVED, TIMED_OUT  # as locals
         expiries: deque[tuple[float, int, Batcher]] = deque()  # (time-out, request, copy) of queued requests
         expiry = inf  # the first of them
         total = waiting = 0
@@ -219,7 +220,7 @@ class RequestLoad:
                     _, r, copy = expiries.popleft()
                     expiry = expiries[0][0] if expiries else inf
                     if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
-                        status[r] = TIMED_OUT
+                        status[r] = timed_out
                         failed += 1
                         wait[r] = timeout
                         outstanding[copy.position] -= 1
@@ -268,11 +269,11 @@ class RequestLoad:
                     left = 0
                     ends = copy.ends
                     if ends:
-                        limit = (step + 1) << END_SHIFT
+                        limit = (step + 1) << shift
                         if ends[0] < limit:
                             decoding, kv = copy.decoding, copy.kv
                             while ends and ends[0] < limit:
-                                q = pop(ends) & REQUEST_MASK
+                                q = pop(ends) & mask
                                 e2e[q] = now - arr[q]
                                 decoding -= 1
                                 kv -= inp[q] + out[q] / 2
@@ -290,18 +291,18 @@ class RequestLoad:
                             latency = now - arr[q]
                             if latency > timeout:
                                 # The client gave up before the first token; the server still ran the prompt.
-                                status[q] = TIMED_OUT
+                                status[q] = timed_out
                                 failed += 1
                                 left += 1
                                 continue
-                            status[q] = SERVED
+                            status[q] = served
                             ttft[q] = latency
                             tokens = out[q]
                             if tokens <= 1:
                                 e2e[q] = latency
                                 left += 1
                             else:
-                                push(ends, (step + tokens - 1) << END_SHIFT | q)
+                                push(ends, (step + tokens - 1) << shift | q)
                                 copy.decoding += 1
                                 copy.kv += inp[q] + tokens / 2
                         if done and prefill:
@@ -360,19 +361,19 @@ class RequestLoad:
                 # Batcher._plan: the steps until what they hold changes
                 if running:
                     k = copy.decoding
-                    chunk = chunks[k]
                     pending = copy.pending
                     if pending == 0:
-                        tokens, steps = 0, NEVER
-                    elif pending <= chunk:
+                        tokens, steps = 0, never
+                    elif pending <= chunks[k]:
                         tokens, steps = pending, 1
                     else:
+                        chunk = chunks[k]
                         tokens, steps = chunk, -(-copy.head // chunk)
                         if pending // chunk < steps:
                             steps = pending // chunk
                     ends = copy.ends
                     if ends:
-                        decode = (ends[0] >> END_SHIFT) - copy.steps
+                        decode = (ends[0] >> shift) - copy.steps
                         if decode < steps:
                             steps = decode
                     compute = (k + tokens) * token_time
