@@ -150,8 +150,9 @@ def render(rec) -> None:
 @click.option("--whole-trace", is_flag=True,
               help=f"Search on every request even when the trace holds more than "
               f"{rec_window.WHOLE_TRACE_MAX_REQUESTS:,} (a week of traffic: hours). Default: such a trace is "
-              "searched on its busiest hour, and the chosen settings are then replayed on the whole trace, "
-              "with the error of the shortcut printed.")
+              f"searched on a sample of {rec_window.SAMPLE_SLICES} of its hours (its hours ranked by load and cut "
+              f"into {rec_window.SAMPLE_SLICES} groups, the middle hour of each, quietest first), and the chosen "
+              "settings are then replayed on the whole trace, with the error of the shortcut printed.")
 @endpoint_trace.from_endpoint_options
 @json_option
 @endpoint_url_option
@@ -222,7 +223,7 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
     if built is not None:
         trace = built.trace
     assert trace is not None  # --trace or --from-endpoint: checked above
-    window = None if whole_trace else rec_mod.busiest_window(trace)
+    window = None if whole_trace else rec_mod.sample_window(trace)
     if window is not None:
         trace = window.trace
     try:
@@ -274,16 +275,21 @@ def recommend_command(config_file, trace_path, ttft_p99, max_rejected, instance_
 
 
 def _span(window) -> str:
-    return "hour" if window.seconds == 3600 else f"{window.seconds / 3600:g} h"
+    """``8 sampled hours``, or the slices' length when the trace was too short for hours."""
+    n = len(window.starts)
+    if window.slice_seconds == 3600:
+        return f"{n} sampled hours"
+    return f"{n} sampled slices of {window.slice_seconds // 60} min"
 
 
 def render_window(window) -> None:
     w = window.to_dict()
-    say(f"[bold]searched on the busiest {_span(window)}[/] of the trace (seconds {w['start_second']:,} to "
-        f"{w['start_second'] + w['seconds']:,}, the most tokens arriving): {w['requests']:,} of its "
-        f"{w['whole_trace_requests']:,} requests; every figure below is that {_span(window)}'s, costs scaled to a month "
-        "from it. "
-        "--whole-trace searches on every request.")
+    starts = ", ".join(f"{start:,}" for start in window.starts)
+    say(f"[bold]searched on {_span(window)}[/] of the trace: its {w['whole_trace_slices']} whole slices ranked by the "
+        f"prompt and output tokens arriving, cut into {len(window.starts)} equal groups, the middle one of each, "
+        f"replayed quietest first (starting at seconds {starts}): {w['requests']:,} of its "
+        f"{w['whole_trace_requests']:,} requests; every figure below is theirs, costs scaled to a month from "
+        f"{w['seconds']:,} s. --whole-trace searches on every request.")
 
 
 def render_check(check, ttft_p99: float, max_rejected: float) -> None:
@@ -291,7 +297,7 @@ def render_check(check, ttft_p99: float, max_rejected: float) -> None:
     window_month, whole_month = check.monthly()
     err = check.errors()
     o, s = check.whole, check.searched
-    busiest = f"busiest {_span(check.window)}"
+    sampled = _span(check.window)
 
     def pct(value):
         return "-" if value is None else f"{value:+.1%}"
@@ -300,10 +306,10 @@ def render_check(check, ttft_p99: float, max_rejected: float) -> None:
         return "-" if value is None else f"{value:.2f} s"
 
     say("[bold]on the whole trace[/] (the chosen settings replayed on every request, as simulate --requests does):")
-    say(f"  monthly cost {_usd(whole_month)} ({busiest}: {_usd(window_month)}, error {pct(err['monthly_cost'])}); "
-        f"TTFT p99 {p99(o.ttft_p99_s)} ({busiest}: {p99(s.ttft_p99_s)}, error {pct(err['ttft_p99'])}); "
-        f"end-to-end p99 {p99(o.e2e_p99_s)} ({busiest}: {p99(s.e2e_p99_s)}, error {pct(err['e2e_p99'])}); "
-        f"rejected {o.rejected_fraction:.2%} ({busiest}: {s.rejected_fraction:.2%})", indent="    ")
+    say(f"  monthly cost {_usd(whole_month)} ({sampled}: {_usd(window_month)}, error {pct(err['monthly_cost'])}); "
+        f"TTFT p99 {p99(o.ttft_p99_s)} ({sampled}: {p99(s.ttft_p99_s)}, error {pct(err['ttft_p99'])}); "
+        f"end-to-end p99 {p99(o.e2e_p99_s)} ({sampled}: {p99(s.e2e_p99_s)}, error {pct(err['e2e_p99'])}); "
+        f"rejected {o.rejected_fraction:.2%} ({sampled}: {s.rejected_fraction:.2%})", indent="    ")
     if check.meets(ttft_p99, max_rejected):
         say("  [green]the SLO holds on the whole trace[/]", indent="    ")
     else:

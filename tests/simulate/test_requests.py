@@ -8,7 +8,7 @@ import pytest
 
 from fastscale.infra.analysis.simulate import Alarm, ScaleFromZero, SimSpec, Timings, load_params
 from fastscale.infra.analysis.simulate.requests.rates import ServiceRates, read_profile, roofline, service_rates
-from fastscale.infra.analysis.simulate.requests.replay import simulate_requests
+from fastscale.infra.analysis.simulate.requests.replay import RequestLoad, simulate_requests
 from fastscale.infra.analysis.simulate.requests.trace import (
     RequestInputError,
     RequestTrace,
@@ -119,6 +119,37 @@ def test_least_outstanding_requests_spreads_and_random_is_seeded():
     assert runs[0].stats == runs[1].stats
     # Random routing ignores load: with 40 requests some copy gets more than its half, so it queues longer.
     assert runs[0].stats.queue.p99 > lor.stats.queue.p99
+
+
+def test_random_routing_draws_what_randrange_draws():
+    """The replay draws a random copy as ``random.Random.randrange(n)`` does (``getrandbits(n.bit_length())`` until
+    below ``n``) without calling it: the same seed routes the same requests to the same copies as randrange would."""
+    import random
+
+    for seed in range(5):
+        for n in range(1, 20):
+            expected, drawn = random.Random(seed), random.Random(seed)
+            for _ in range(50):
+                c = drawn.getrandbits(n.bit_length())
+                while c >= n:
+                    c = drawn.getrandbits(n.bit_length())
+                assert c == expected.randrange(n)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_routing_sends_each_request_to_the_copy_randrange_picks(seed):
+    """Two one-slot copies, 12 requests of 10.9 s alone arriving within 0.12 s: each waits about 10.9 s for every
+    earlier request routed to its copy, so the waits say which copy each request went to."""
+    import random
+
+    load = RequestLoad(trace(*[(0.01 * i, 100, 100) for i in range(12)]), rates(), "random", 600, seed)
+    for second in range(150):
+        load.step(second, [0, 1])
+    load.finish()
+    draw = random.Random(seed)
+    picks = [draw.randrange(2) for _ in range(12)]
+    ahead = [picks[:i].count(p) for i, p in enumerate(picks)]
+    assert [round(w / 10.9) for w in load.wait] == ahead and 0 < sum(picks) < 12  # both copies used
 
 
 @pytest.mark.parametrize("routing", ["prefix_aware", "kv_aware"])

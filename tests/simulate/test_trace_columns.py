@@ -67,7 +67,7 @@ def test_invalid_utf8_is_a_clear_error(tmp_path):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_ranked_runs_give_exactly_what_one_sorted_list_gives(monkeypatch, seed):
-    # Runs of 7 values (instead of 262,144) so that a few hundred values take every path: many runs, boundaries
+    # Runs of 7 values (instead of 16,384) so that a few hundred values take every path: many runs, boundaries
     # repeated (a column where most requests waited 0 s), values equal to a boundary in several runs.
     import random
 

@@ -20,8 +20,8 @@ One step per module, in the order ``fastscale recommend`` runs them:
   under the SLO (``recommend``);
 - :mod:`~fastscale.infra.analysis.recommend.settings`: a candidate's settings put into the config, into its data
   to be simulated and into its text to be written (``apply_to_text``);
-- :mod:`~fastscale.infra.analysis.recommend.window`: a long trace searched on its busiest hour
-  (``busiest_window``), and the chosen settings replayed on the whole trace to measure that shortcut's error
+- :mod:`~fastscale.infra.analysis.recommend.window`: a long trace searched on a sample of its hours
+  (``sample_window``), and the chosen settings replayed on the whole trace to measure that shortcut's error
   (``on_whole_trace``);
 - :mod:`~fastscale.infra.analysis.recommend.plot`: the front drawn, the current config marked (``plot_front``).
 
@@ -33,7 +33,7 @@ from fastscale.infra.analysis.recommend.evaluation import evaluate_all
 from fastscale.infra.analysis.recommend.front import recommend
 from fastscale.infra.analysis.recommend.search import RecommendInputError, build_search
 from fastscale.infra.analysis.recommend.settings import apply_to_text
-from fastscale.infra.analysis.recommend.window import busiest_window, on_whole_trace
+from fastscale.infra.analysis.recommend.window import on_whole_trace, sample_window
 
-__all__ = ["RecommendInputError", "apply_to_text", "build_search", "busiest_window", "evaluate_all", "evaluate_baseline",
-           "on_whole_trace", "recommend"]
+__all__ = ["RecommendInputError", "apply_to_text", "build_search", "evaluate_all", "evaluate_baseline", "on_whole_trace",
+           "recommend", "sample_window"]

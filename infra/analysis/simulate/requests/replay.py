@@ -7,7 +7,7 @@ model, also in ``infra/analysis/simulate_params.json``, ``derivation``). A reque
 is free (else it waits in that copy's FIFO queue), has its first token at the end of the step that finishes its
 prompt, then decodes one token a step. A request whose first token would come later than the invocation timeout
 fails. The copies' next changes and the queue time-outs are the events, arrivals read in order: a one-hour
-trace of 20,000 requests takes well under a second, a week of 3,000,000 about 20 s of CPU (``bench/README.md``).
+trace of 20,000 requests takes well under a second, a week of 3,000,000 about 17-18 s of CPU (``bench/README.md``).
 
 :class:`RequestLoad` is the engine's :class:`~fastscale.infra.analysis.simulate.spec.Load`: the engine scales, the
 load serves. The trace comes from :mod:`~fastscale.infra.analysis.simulate.requests.trace`, a copy's speed from
@@ -168,7 +168,7 @@ class RequestLoad:
         arr, inp, out, n = self.arr, self.inp, self.out, self.n
         status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
         copies, heap, outstanding = self.copies, self.heap, self.outstanding
-        lor, randrange = self.lor, self.rng.randrange
+        lor, getrandbits = self.lor, self.rng.getrandbits
         rates = self.rates
         timeout, overhead, slots = self.timeout, rates.request_overhead_seconds, rates.slots
         token_time, weights, kv_read = 1.0 / rates.prefill_tokens_per_second, rates.weights_seconds, \
@@ -181,6 +181,7 @@ class RequestLoad:
         measured = rates.measured_decode
         decode_steps = [rates.decode_step_seconds(k) for k in range(slots + 1)] if measured else []
         push, pop, replace, inf, ceil = heapq.heappush, heapq.heappop, heapq.heapreplace, math.inf, math.ceil
+        shift, mask, never, served, timed_out = END_SHIFT, REQUEST_MASK, NEVER, SERVED, TIMED_OUT  # as locals
         expiries: deque[tuple[float, int, Batcher]] = deque()  # (time-out, request, copy) of queued requests
         expiry = inf  # the first of them
         total = waiting = 0
@@ -191,6 +192,7 @@ class RequestLoad:
         while True:
             rejected = failed = 0
             routable = self.routable
+            bits = routable.bit_length()  # for random routing, below
             due, first = heap[0] if heap else (inf, -1)  # the earliest planned change and its copy
             while True:
                 # What comes first; at the same time a copy's change, then a time-out, then an arrival. What the
@@ -202,9 +204,7 @@ class RequestLoad:
                 else:
                     e, kind = a, 2
                 if e >= end:
-                    if end == inf:
-                        break
-                    e, kind = end, 3  # the second's last stretch
+                    break  # the second's last stretch is summed below
                 if e > last:
                     dt = e - last
                     area += total * dt
@@ -220,15 +220,13 @@ class RequestLoad:
                     _, r, copy = expiries.popleft()
                     expiry = expiries[0][0] if expiries else inf
                     if not status[r] and wait[r] != wait[r]:  # still queued when its time-out passes
-                        status[r] = TIMED_OUT
+                        status[r] = timed_out
                         failed += 1
                         wait[r] = timeout
                         outstanding[copy.position] -= 1
                         total -= 1
                         waiting -= 1
                     continue
-                elif kind == 3:
-                    break
                 else:
                     r = i
                     i += 1
@@ -238,15 +236,16 @@ class RequestLoad:
                         failed += 1
                         a = arr[i] + overhead if i < n else inf
                         continue
-                    if not lor:
-                        c = randrange(routable)
+                    if not lor:  # randrange(routable), drawn as random.Random draws it, without its call
+                        c = getrandbits(bits)
+                        while c >= routable:
+                            c = getrandbits(bits)
                     elif routable > 1:
                         c = outstanding.index(min(outstanding))
                     else:
                         c = 0
                     outstanding[c] += 1
                     total += 1
-                    waiting += 1  # until a slot takes it, below
                     copy = copies[c]
                     fire = False
                     if not copy.running:
@@ -270,11 +269,11 @@ class RequestLoad:
                     left = 0
                     ends = copy.ends
                     if ends:
-                        limit = (step + 1) << END_SHIFT
+                        limit = (step + 1) << shift
                         if ends[0] < limit:
                             decoding, kv = copy.decoding, copy.kv
                             while ends and ends[0] < limit:
-                                q = pop(ends) & REQUEST_MASK
+                                q = pop(ends) & mask
                                 e2e[q] = now - arr[q]
                                 decoding -= 1
                                 kv -= inp[q] + out[q] / 2
@@ -292,18 +291,18 @@ class RequestLoad:
                             latency = now - arr[q]
                             if latency > timeout:
                                 # The client gave up before the first token; the server still ran the prompt.
-                                status[q] = TIMED_OUT
+                                status[q] = timed_out
                                 failed += 1
                                 left += 1
                                 continue
-                            status[q] = SERVED
+                            status[q] = served
                             ttft[q] = latency
                             tokens = out[q]
                             if tokens <= 1:
                                 e2e[q] = latency
                                 left += 1
                             else:
-                                push(ends, (step + tokens - 1) << END_SHIFT | q)
+                                push(ends, (step + tokens - 1) << shift | q)
                                 copy.decoding += 1
                                 copy.kv += inp[q] + tokens / 2
                         if done and prefill:
@@ -317,36 +316,41 @@ class RequestLoad:
                 else:
                     running = copy.running
                 # Batcher._admit, in the order the requests came: those queued (when the change freed slots), then
-                # the arriving request (when the copy is idle, at its arrival).
+                # the arriving request (when the copy is idle, at its arrival). Slots left over mean an empty queue.
                 queue = copy.queue
-                if queue or r >= 0:
-                    arriving = r
-                    while True:
-                        if queue and running < slots:
-                            now = copy.t
-                            prefill = copy.prefill
-                            while running < slots and queue:
-                                q = queue.popleft()
-                                if status[q]:
-                                    continue  # timed out while queued
-                                latency = now - arr[q] - overhead
-                                wait[q] = latency if latency > 0.0 else 0.0
-                                tokens = inp[q] or 1
-                                if not prefill:
-                                    copy.head = tokens
-                                prefill.append(q)
-                                copy.pending += tokens
-                                running += 1
-                                waiting -= 1
-                        if arriving < 0:
-                            break
-                        if not running and copy.t < a:
-                            copy.t = a
-                        queue.append(arriving)
-                        arriving = -1
+                if queue and running < slots:
+                    now = copy.t
+                    prefill = copy.prefill
+                    while running < slots and queue:
+                        q = queue.popleft()
+                        if status[q]:
+                            continue  # timed out while queued
+                        latency = now - arr[q] - overhead
+                        wait[q] = latency if latency > 0.0 else 0.0
+                        tokens = inp[q] or 1
+                        if not prefill:
+                            copy.head = tokens
+                        prefill.append(q)
+                        copy.pending += tokens
+                        running += 1
+                        waiting -= 1
                 if r >= 0:
+                    if not running and copy.t < a:
+                        copy.t = a
                     a = arr[i] + overhead if i < n else inf
-                    if queue and queue[-1] == r:  # waits for a slot
+                    if running < slots:  # a slot takes it at once: it never waits in the queue
+                        latency = copy.t - arr[r] - overhead
+                        wait[r] = latency if latency > 0.0 else 0.0
+                        tokens = inp[r] or 1
+                        prefill = copy.prefill
+                        if not prefill:
+                            copy.head = tokens
+                        prefill.append(r)
+                        copy.pending += tokens
+                        running += 1
+                    else:  # waits for a slot
+                        queue.append(r)
+                        waiting += 1
                         time_out = arr[r] + timeout
                         expiries.append((time_out, r, copy))
                         if expiry == inf:
@@ -357,19 +361,19 @@ class RequestLoad:
                 # Batcher._plan: the steps until what they hold changes
                 if running:
                     k = copy.decoding
-                    chunk = chunks[k]
                     pending = copy.pending
                     if pending == 0:
-                        tokens, steps = 0, NEVER
-                    elif pending <= chunk:
+                        tokens, steps = 0, never
+                    elif pending <= chunks[k]:
                         tokens, steps = pending, 1
                     else:
+                        chunk = chunks[k]
                         tokens, steps = chunk, -(-copy.head // chunk)
                         if pending // chunk < steps:
                             steps = pending // chunk
                     ends = copy.ends
                     if ends:
-                        decode = (ends[0] >> END_SHIFT) - copy.steps
+                        decode = (ends[0] >> shift) - copy.steps
                         if decode < steps:
                             steps = decode
                     compute = (k + tokens) * token_time
@@ -388,6 +392,10 @@ class RequestLoad:
                         replace(heap, (planned, c))
                     else:
                         push(heap, (planned, c))
+                        if first != c:  # the first entry is still a current plan: the new one, or the one before
+                            if planned < due or planned == due and c < first:
+                                due, first = planned, c
+                            continue
                 else:
                     copy.next_time = inf
                     copy.plan_steps = copy.per_step = 0
@@ -401,6 +409,12 @@ class RequestLoad:
                     pop(heap)
                 else:
                     due = inf
+            if last < end < inf:  # the second's last stretch
+                dt = end - last
+                area += total * dt
+                if waiting:
+                    qarea += waiting * dt
+                last = end
             if failed:
                 self.failed += failed
             end = yield area, qarea, float(rejected)
