@@ -31,10 +31,10 @@ OFFLINE_PROVIDER = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "
 
 
 class OfflineEndpointPlans:
-    """A Terraform working directory with one resource (by default an `aws_sagemaker_endpoint`) that is live
+    """A Terraform working directory with resources (by default one `aws_sagemaker_endpoint`) that are live
     in a hand-written state.
 
-    `plan(body, state_attributes)` writes the configuration and the state and returns the saved plan's path:
+    `plan(body, state_attributes)` (or `plan_many`, `plan_types` for several resources in one plan) writes the configuration and the state and returns the saved plan's path:
     hashicorp/aws from the mirror plans with `-refresh=false`, so the actions and replace paths are the
     provider's own and no AWS call is made. Initialised once (`init` starts the provider).
     """
@@ -51,20 +51,20 @@ class OfflineEndpointPlans:
         self.work.mkdir()
         self._initialised = False
 
-    def _write(self, bodies: dict[str, dict[str, Any]]) -> None:
+    def _write(self, resources: dict[str, dict[str, dict[str, Any]]]) -> None:
         (self.work / "main.tf.json").write_text(json.dumps({
             "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": self.version}}},
             "provider": {"aws": OFFLINE_PROVIDER},
-            "resource": {self.resource_type: bodies},
+            "resource": resources,
         }))
 
-    def _state(self, states: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def _state(self, states: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
         return {"version": 4, "terraform_version": "1.11.4", "serial": 1,
                 "lineage": "00000000-0000-0000-0000-00000000abcd", "outputs": {},
-                "resources": [{"mode": "managed", "type": self.resource_type, "name": name,
+                "resources": [{"mode": "managed", "type": resource_type, "name": name,
                                "provider": f'provider["{AWS_PROVIDER}"]',
                                "instances": [{"schema_version": 0, "attributes": attributes}]}
-                              for name, attributes in states.items()]}
+                              for resource_type, named in states.items() for name, attributes in named.items()]}
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run([self.terraform, *args], cwd=self.work, env=self.child_env, capture_output=True,
@@ -77,6 +77,11 @@ class OfflineEndpointPlans:
 
     def plan_many(self, bodies: dict[str, dict[str, Any]], states: dict[str, dict[str, Any]]) -> Path:
         """Several live resources of the type (by resource name) in one plan: one provider start for all."""
+        return self.plan_types({self.resource_type: bodies}, {self.resource_type: states})
+
+    def plan_types(self, bodies: dict[str, dict[str, dict[str, Any]]],
+                   states: dict[str, dict[str, dict[str, Any]]]) -> Path:
+        """Live resources of several types (type -> resource name -> body / state attributes) in one plan."""
         self._write(bodies)
         if not self._initialised:
             self._run("init", "-input=false", "-no-color")
@@ -84,6 +89,10 @@ class OfflineEndpointPlans:
         (self.work / "terraform.tfstate").write_text(json.dumps(self._state(states)))
         self._run("plan", "-refresh=false", "-input=false", "-no-color", "-out=change.tfplan")
         return self.work / "change.tfplan"
+
+    def changes(self, plan_file: Path) -> dict[str, dict[str, Any]]:
+        """The saved plan's resource changes by resource name (``terraform show -json``)."""
+        return {c["name"]: c for c in self.show(plan_file)["resource_changes"]}
 
     def show(self, plan_file: Path) -> dict[str, Any]:
         return json.loads(self._run("show", "-json", plan_file.name).stdout)
