@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from fastscale.stacks.testing.terraform import (  # noqa: F401  (re-exported for
     MIRROR_ENV,
     cli_config,
     find_aws_mirror,
+    offline_env,
     where_looked,
 )
 
@@ -96,3 +98,49 @@ class OfflineEndpointPlans:
 
     def show(self, plan_file: Path) -> dict[str, Any]:
         return json.loads(self._run("show", "-json", plan_file.name).stdout)
+
+
+@dataclass
+class Validation:
+    """`terraform validate -json` of several documents, its diagnostics attributed to the document (child
+    module) each is about."""
+
+    report: dict[str, Any]
+    by_module: dict[str, list[dict[str, Any]]]
+    unattributed: list[dict[str, Any]]
+
+    def errors(self, name: str) -> list[dict[str, Any]]:
+        return [d for d in self.by_module[name] if d["severity"] == "error"]
+
+
+def validate_children(root: Path, docs: dict[str, dict[str, Any]], terraform: str, mirror: Path) -> Validation:
+    """`terraform validate -json` of the documents as one child module each of a single root module: one
+    `init` and one `validate` for all of them. A diagnostic belongs to the module its address
+    (``module.<call>.…``) or its file (``<module>/main.tf.json``) names."""
+    module_root = root / "validate"
+    for name, doc in docs.items():
+        (module_root / name).mkdir(parents=True)
+        (module_root / name / "main.tf.json").write_text(json.dumps(doc, indent=1))
+    calls = {name.replace("-", "_"): name for name in docs}
+    assert len(calls) == len(docs), "two documents share a module call name"
+    (module_root / "main.tf.json").write_text(
+        json.dumps({"module": {call: {"source": f"./{name}"} for call, name in calls.items()}}, indent=1))
+    env = offline_env(root, mirror)
+    init = subprocess.run([terraform, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert init.returncode == 0, init.stdout + init.stderr
+    run = subprocess.run([terraform, "validate", "-json", "-no-color"], cwd=module_root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    report = json.loads(run.stdout)
+    by_module: dict[str, list[dict[str, Any]]] = {name: [] for name in docs}
+    unattributed = []
+    for diagnostic in report["diagnostics"]:
+        address = diagnostic.get("address") or ""
+        filename = diagnostic.get("range", {}).get("filename", "")
+        if address.startswith("module.") and address.split(".")[1] in calls:
+            by_module[calls[address.split(".")[1]]].append(diagnostic)
+        elif filename.split("/")[0] in by_module:
+            by_module[filename.split("/")[0]].append(diagnostic)
+        else:
+            unattributed.append(diagnostic)
+    return Validation(report, by_module, unattributed)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,11 +30,11 @@ from fastscale.stacks.testing.terraform import (
     aws_part,
     find_aws_mirror,
     literal_stand_ins,
-    offline_env,
     where_looked,
 )
 from tests.conftest import EXAMPLES
 from tests.stacks.conftest import synth, variant_configs
+from tests.tf_mirror import Validation, validate_children
 
 # aws_part: the awscc cut and the 5.x adjustment (an endpoint configuration for inference components has
 # `execution_role_arn` and variants without `model_name`, which aws 5.x rejects), shared with users' tests.
@@ -67,51 +66,9 @@ def init_presets() -> dict[str, dict[str, Any]]:
     return out
 
 
-@dataclass
-class Validation:
-    """`terraform validate -json` of several documents, its diagnostics attributed to the document (child
-    module) each is about."""
-
-    report: dict[str, Any]
-    by_module: dict[str, list[dict[str, Any]]]
-    unattributed: list[dict[str, Any]]
-
-    def errors(self, name: str) -> list[dict[str, Any]]:
-        return [d for d in self.by_module[name] if d["severity"] == "error"]
-
-
 def validate_modules(root, docs: dict[str, dict[str, Any]]) -> Validation:
-    """`terraform validate -json` of the documents as one child module each of a single root module: one
-    `init` and one `validate` for all of them. A diagnostic belongs to the module its address
-    (``module.<call>.…``) or its file (``<module>/main.tf.json``) names."""
-    assert MIRROR is not None
-    module_root = root / "validate"
-    for name, doc in docs.items():
-        (module_root / name).mkdir(parents=True)
-        (module_root / name / "main.tf.json").write_text(json.dumps(doc, indent=1))
-    calls = {name.replace("-", "_"): name for name in docs}
-    assert len(calls) == len(docs), "two documents share a module call name"
-    (module_root / "main.tf.json").write_text(
-        json.dumps({"module": {call: {"source": f"./{name}"} for call, name in calls.items()}}, indent=1))
-    env = offline_env(root, MIRROR[0])
-    init = subprocess.run([TERRAFORM, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert init.returncode == 0, init.stdout + init.stderr
-    run = subprocess.run([TERRAFORM, "validate", "-json", "-no-color"], cwd=module_root, env=env,
-                         capture_output=True, text=True, timeout=300)
-    report = json.loads(run.stdout)
-    by_module: dict[str, list[dict[str, Any]]] = {name: [] for name in docs}
-    unattributed = []
-    for diagnostic in report["diagnostics"]:
-        address = diagnostic.get("address") or ""
-        filename = diagnostic.get("range", {}).get("filename", "")
-        if address.startswith("module.") and address.split(".")[1] in calls:
-            by_module[calls[address.split(".")[1]]].append(diagnostic)
-        elif filename.split("/")[0] in by_module:
-            by_module[filename.split("/")[0]].append(diagnostic)
-        else:
-            unattributed.append(diagnostic)
-    return Validation(report, by_module, unattributed)
+    assert MIRROR is not None and TERRAFORM is not None
+    return validate_children(root, docs, TERRAFORM, MIRROR[0])
 
 
 def problems_of(diagnostics: list[dict[str, Any]]) -> list[str]:
