@@ -33,18 +33,18 @@ OFFLINE_PROVIDER = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "
 
 
 class OfflineEndpointPlans:
-    """A Terraform working directory with resources (by default one `aws_sagemaker_endpoint`) that are live
-    in a hand-written state.
+    """A Terraform working directory with resources (by default of type `aws_sagemaker_endpoint`) that are
+    live in a hand-written state.
 
-    `plan(body, state_attributes)` (or `plan_many`, `plan_types` for several resources in one plan) writes the configuration and the state and returns the saved plan's path:
-    hashicorp/aws from the mirror plans with `-refresh=false`, so the actions and replace paths are the
-    provider's own and no AWS call is made. Initialised once (`init` starts the provider).
+    `plan_many(bodies, states)` (resources of one type) or `plan_types` (of several types) writes the
+    configuration and the state and returns the saved plan's path: hashicorp/aws from the mirror plans with
+    `-refresh=false`, so the actions and replace paths are the provider's own and no AWS call is made. Every
+    case a resource of its own puts several cases in one plan. Initialised once (`init` starts the provider).
     """
 
-    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str], resource_name: str = "endpoint",
+    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str],
                  resource_type: str = "aws_sagemaker_endpoint"):
-        self.terraform, self.version, self.resource_name = terraform, mirror[1], resource_name
-        self.resource_type = resource_type
+        self.terraform, self.version, self.resource_type = terraform, mirror[1], resource_type
         (root / "terraformrc").write_text(cli_config(mirror[0]))
         self.env = {"TF_CLI_CONFIG_FILE": str(root / "terraformrc"), "TF_DATA_DIR": str(root / "data")}
         self.child_env = {**os.environ, **self.env, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
@@ -73,9 +73,6 @@ class OfflineEndpointPlans:
                               text=True, timeout=300)
         assert done.returncode == 0, done.stdout + done.stderr
         return done
-
-    def plan(self, body: dict[str, Any], state_attributes: dict[str, Any]) -> Path:
-        return self.plan_many({self.resource_name: body}, {self.resource_name: state_attributes})
 
     def plan_many(self, bodies: dict[str, dict[str, Any]], states: dict[str, dict[str, Any]]) -> Path:
         """Several live resources of the type (by resource name) in one plan: one provider start for all."""
