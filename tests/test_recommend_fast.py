@@ -99,7 +99,7 @@ def test_the_hour_shares_and_stops_a_lot(hour):
     """What makes the search fast on the real trace: runs are shared, and some stop. (Fewer stop than when a copy
     ran target / 0.8 requests at once: with the slots its KV cache holds, fewer candidates fail early.)"""
     search, _ = hour
-    fast = evaluate_all(search, workers=1, max_rejected=0.0)
+    fast = _fast(search, workers=1, max_rejected=0.0)
     assert sum(o.stopped_early for o in fast) >= len(fast) // 10
     doc = recommend(search, fast, 5.0, 0.0).to_dict()
     assert doc["candidates_stopped_early"] == sum(o.stopped_early for o in fast) and doc["candidates"] == len(fast)
@@ -168,7 +168,7 @@ def test_a_stricter_slo_never_gives_a_cheaper_choice_on_the_hour(hour, a, b):
     """On the real one-hour trace, through the fast path: the choice's cost never falls as the SLO tightens, it
     meets the SLO, the front is non-dominated, and the config written with the choice validates."""
     search, _ = hour
-    fast = _hour_fast(search)
+    fast = _fast(search, workers=1, max_rejected=0.0)
     strict, loose = sorted((a, b))
     tight = recommend(search, fast, strict, 0.0).choice
     easy = recommend(search, fast, loose, 0.0).choice
@@ -185,10 +185,12 @@ def test_a_stricter_slo_never_gives_a_cheaper_choice_on_the_hour(hour, a, b):
         assert not has_errors(run_rules(parse_config(safe_yaml.load(written.text).data)))
 
 
-_FAST: dict[int, tuple] = {}
+_FAST: dict[tuple[int, int, float | None], tuple] = {}
 
 
-def _hour_fast(search):
-    if id(search) not in _FAST:
-        _FAST[id(search)] = evaluate_all(search, workers=1, max_rejected=0.0)
-    return _FAST[id(search)]
+def _fast(search, workers: int, max_rejected: float | None) -> tuple:
+    """evaluate_all of the search, once per module for each argument set: several tests read the same outcomes."""
+    key = (id(search), workers, max_rejected)
+    if key not in _FAST:
+        _FAST[key] = (search, evaluate_all(search, workers=workers, max_rejected=max_rejected))
+    return _FAST[key][1]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from fastscale.stacks.testing.terraform import (  # noqa: F401  (re-exported for
     MIRROR_ENV,
     cli_config,
     find_aws_mirror,
+    offline_env,
     where_looked,
 )
 
@@ -31,18 +33,18 @@ OFFLINE_PROVIDER = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "
 
 
 class OfflineEndpointPlans:
-    """A Terraform working directory with one resource (by default an `aws_sagemaker_endpoint`) that is live
-    in a hand-written state.
+    """A Terraform working directory with resources (by default of type `aws_sagemaker_endpoint`) that are
+    live in a hand-written state.
 
-    `plan(body, state_attributes)` writes the configuration and the state and returns the saved plan's path:
-    hashicorp/aws from the mirror plans with `-refresh=false`, so the actions and replace paths are the
-    provider's own and no AWS call is made. Initialised once (`init` starts the provider).
+    `plan_many(bodies, states)` (resources of one type) or `plan_types` (of several types) writes the
+    configuration and the state and returns the saved plan's path: hashicorp/aws from the mirror plans with
+    `-refresh=false`, so the actions and replace paths are the provider's own and no AWS call is made. Every
+    case a resource of its own puts several cases in one plan. Initialised once (`init` starts the provider).
     """
 
-    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str], resource_name: str = "endpoint",
+    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str],
                  resource_type: str = "aws_sagemaker_endpoint"):
-        self.terraform, self.version, self.resource_name = terraform, mirror[1], resource_name
-        self.resource_type = resource_type
+        self.terraform, self.version, self.resource_type = terraform, mirror[1], resource_type
         (root / "terraformrc").write_text(cli_config(mirror[0]))
         self.env = {"TF_CLI_CONFIG_FILE": str(root / "terraformrc"), "TF_DATA_DIR": str(root / "data")}
         self.child_env = {**os.environ, **self.env, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
@@ -51,20 +53,20 @@ class OfflineEndpointPlans:
         self.work.mkdir()
         self._initialised = False
 
-    def _write(self, bodies: dict[str, dict[str, Any]]) -> None:
+    def _write(self, resources: dict[str, dict[str, dict[str, Any]]]) -> None:
         (self.work / "main.tf.json").write_text(json.dumps({
             "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": self.version}}},
             "provider": {"aws": OFFLINE_PROVIDER},
-            "resource": {self.resource_type: bodies},
+            "resource": resources,
         }))
 
-    def _state(self, states: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def _state(self, states: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
         return {"version": 4, "terraform_version": "1.11.4", "serial": 1,
                 "lineage": "00000000-0000-0000-0000-00000000abcd", "outputs": {},
-                "resources": [{"mode": "managed", "type": self.resource_type, "name": name,
+                "resources": [{"mode": "managed", "type": resource_type, "name": name,
                                "provider": f'provider["{AWS_PROVIDER}"]',
                                "instances": [{"schema_version": 0, "attributes": attributes}]}
-                              for name, attributes in states.items()]}
+                              for resource_type, named in states.items() for name, attributes in named.items()]}
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:
         done = subprocess.run([self.terraform, *args], cwd=self.work, env=self.child_env, capture_output=True,
@@ -72,11 +74,13 @@ class OfflineEndpointPlans:
         assert done.returncode == 0, done.stdout + done.stderr
         return done
 
-    def plan(self, body: dict[str, Any], state_attributes: dict[str, Any]) -> Path:
-        return self.plan_many({self.resource_name: body}, {self.resource_name: state_attributes})
-
     def plan_many(self, bodies: dict[str, dict[str, Any]], states: dict[str, dict[str, Any]]) -> Path:
         """Several live resources of the type (by resource name) in one plan: one provider start for all."""
+        return self.plan_types({self.resource_type: bodies}, {self.resource_type: states})
+
+    def plan_types(self, bodies: dict[str, dict[str, dict[str, Any]]],
+                   states: dict[str, dict[str, dict[str, Any]]]) -> Path:
+        """Live resources of several types (type -> resource name -> body / state attributes) in one plan."""
         self._write(bodies)
         if not self._initialised:
             self._run("init", "-input=false", "-no-color")
@@ -85,5 +89,55 @@ class OfflineEndpointPlans:
         self._run("plan", "-refresh=false", "-input=false", "-no-color", "-out=change.tfplan")
         return self.work / "change.tfplan"
 
+    def changes(self, plan_file: Path) -> dict[str, dict[str, Any]]:
+        """The saved plan's resource changes by resource name (``terraform show -json``)."""
+        return {c["name"]: c for c in self.show(plan_file)["resource_changes"]}
+
     def show(self, plan_file: Path) -> dict[str, Any]:
         return json.loads(self._run("show", "-json", plan_file.name).stdout)
+
+
+@dataclass
+class Validation:
+    """`terraform validate -json` of several documents, its diagnostics attributed to the document (child
+    module) each is about."""
+
+    report: dict[str, Any]
+    by_module: dict[str, list[dict[str, Any]]]
+    unattributed: list[dict[str, Any]]
+
+    def errors(self, name: str) -> list[dict[str, Any]]:
+        return [d for d in self.by_module[name] if d["severity"] == "error"]
+
+
+def validate_children(root: Path, docs: dict[str, dict[str, Any]], terraform: str, mirror: Path) -> Validation:
+    """`terraform validate -json` of the documents as one child module each of a single root module: one
+    `init` and one `validate` for all of them. A diagnostic belongs to the module its address
+    (``module.<call>.…``) or its file (``<module>/main.tf.json``) names."""
+    module_root = root / "validate"
+    for name, doc in docs.items():
+        (module_root / name).mkdir(parents=True)
+        (module_root / name / "main.tf.json").write_text(json.dumps(doc, indent=1))
+    calls = {name.replace("-", "_"): name for name in docs}
+    assert len(calls) == len(docs), "two documents share a module call name"
+    (module_root / "main.tf.json").write_text(
+        json.dumps({"module": {call: {"source": f"./{name}"} for call, name in calls.items()}}, indent=1))
+    env = offline_env(root, mirror)
+    init = subprocess.run([terraform, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
+                          env=env, capture_output=True, text=True, timeout=300)
+    assert init.returncode == 0, init.stdout + init.stderr
+    run = subprocess.run([terraform, "validate", "-json", "-no-color"], cwd=module_root, env=env,
+                         capture_output=True, text=True, timeout=300)
+    report = json.loads(run.stdout)
+    by_module: dict[str, list[dict[str, Any]]] = {name: [] for name in docs}
+    unattributed = []
+    for diagnostic in report["diagnostics"]:
+        address = diagnostic.get("address") or ""
+        filename = diagnostic.get("range", {}).get("filename", "")
+        if address.startswith("module.") and address.split(".")[1] in calls:
+            by_module[calls[address.split(".")[1]]].append(diagnostic)
+        elif filename.split("/")[0] in by_module:
+            by_module[filename.split("/")[0]].append(diagnostic)
+        else:
+            unattributed.append(diagnostic)
+    return Validation(report, by_module, unattributed)

@@ -5,7 +5,7 @@ when it is added or removed: a live endpoint that gets rollback alarms (the firs
 rollback) is replaced, while a change of the update policy alone (the bake time) is an update in place
 (alarms edited inside an existing block: tests/contract/test_update_classes_aws.py). docs/updates.md tells users so; this keeps that statement true for the provider on the machine. It
 plans the example's synthesized endpoint against a hand-written state with `-refresh=false`, so no AWS
-call is made.
+call is made: every case is a live endpoint of its own in one plan.
 
 Skips, with the reason, where there is no terraform binary or no mirror with hashicorp/aws.
 """
@@ -56,9 +56,24 @@ def _as_state(config: dict[str, Any]) -> list[dict[str, Any]]:
     }]
 
 
+def _bake_time_changed(config: dict[str, Any]) -> list[dict[str, Any]]:
+    live = _as_state(config)
+    live[0]["blue_green_update_policy"][0]["traffic_routing_configuration"][0]["wait_interval_in_seconds"] = 120
+    return live
+
+
+#: case -> the live endpoint's deployment_config, from the synthesized one
+CASES = {
+    "none": lambda config: [],  # a live endpoint deployed without a deployment configuration
+    "other_bake_time": _bake_time_changed,
+    "same": _as_state,
+}
+
+
 @pytest.fixture(scope="module")
-def planner(tmp_path_factory):
-    """plan(state deployment_config) -> the endpoint's planned change, for the qwen3-8b example's endpoint."""
+def planned(tmp_path_factory) -> dict[str, dict[str, Any]]:
+    """case -> the planned change of the qwen3-8b example's endpoint, live with the case's deployment_config:
+    every case a resource of its own in one plan."""
     assert MIRROR is not None and TERRAFORM is not None
     root = tmp_path_factory.mktemp("rollback-plan")
     doc = synth(load_config(ROOT / "examples" / "qwen3-8b.yaml"), root / "synth").doc
@@ -69,24 +84,18 @@ def planner(tmp_path_factory):
     body["endpoint_config_name"] = "chat-prod-qwen3-20260101000000000000000001"
     body.pop("depends_on", None)
     plans = OfflineEndpointPlans(root, TERRAFORM, MIRROR)
-
-    def plan(deployment_config: list[dict[str, Any]]) -> dict[str, Any]:
-        (change,) = plans.show(plans.plan(body, _live(body, deployment_config)))["resource_changes"]
-        return change["change"]
-
-    return plan, body
+    states = {case: _live(body, live(body["deployment_config"])) for case, live in CASES.items()}
+    changes = plans.changes(plans.plan_many(dict.fromkeys(CASES, body), states))
+    assert set(changes) == set(CASES)
+    return {case: change["change"] for case, change in changes.items()}
 
 
-def test_adding_rollback_alarms_to_a_live_endpoint_replaces_it(planner):
-    plan, _ = planner
-    change = plan([])  # a live endpoint deployed without a deployment configuration
+def test_adding_rollback_alarms_to_a_live_endpoint_replaces_it(planned):
+    change = planned["none"]
     assert change["actions"] == ["delete", "create"]
     assert ["deployment_config", 0, "auto_rollback_configuration"] in change["replace_paths"]
 
 
-def test_a_new_bake_time_with_the_same_alarms_is_an_update_in_place(planner):
-    plan, body = planner
-    live = _as_state(body["deployment_config"])
-    live[0]["blue_green_update_policy"][0]["traffic_routing_configuration"][0]["wait_interval_in_seconds"] = 120
-    assert plan(live)["actions"] == ["update"]
-    assert plan(_as_state(body["deployment_config"]))["actions"] == ["no-op"]
+def test_a_new_bake_time_with_the_same_alarms_is_an_update_in_place(planned):
+    assert planned["other_bake_time"]["actions"] == ["update"]
+    assert planned["same"]["actions"] == ["no-op"]

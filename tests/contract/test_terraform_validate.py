@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -30,11 +30,11 @@ from fastscale.stacks.testing.terraform import (
     aws_part,
     find_aws_mirror,
     literal_stand_ins,
-    offline_env,
     where_looked,
 )
 from tests.conftest import EXAMPLES
 from tests.stacks.conftest import synth, variant_configs
+from tests.tf_mirror import Validation, validate_children
 
 # aws_part: the awscc cut and the 5.x adjustment (an endpoint configuration for inference components has
 # `execution_role_arn` and variants without `model_name`, which aws 5.x rejects), shared with users' tests.
@@ -66,34 +66,115 @@ def init_presets() -> dict[str, dict[str, Any]]:
     return out
 
 
-def validate_modules(root, docs: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """`terraform validate -json` of the documents as one child module each of a single root module: one
-    `init` and one `validate` for all of them."""
-    assert MIRROR is not None
-    module_root = root / "validate"
-    for name, doc in docs.items():
-        (module_root / name).mkdir(parents=True)
-        (module_root / name / "main.tf.json").write_text(json.dumps(doc, indent=1))
-    calls = {name.replace("-", "_"): {"source": f"./{name}"} for name in docs}
-    (module_root / "main.tf.json").write_text(json.dumps({"module": calls}, indent=1))
-    env = offline_env(root, MIRROR[0])
-    init = subprocess.run([TERRAFORM, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
-                          env=env, capture_output=True, text=True, timeout=300)
-    assert init.returncode == 0, init.stdout + init.stderr
-    run = subprocess.run([TERRAFORM, "validate", "-json", "-no-color"], cwd=module_root, env=env,
-                         capture_output=True, text=True, timeout=300)
-    return json.loads(run.stdout)
+def validate_modules(root, docs: dict[str, dict[str, Any]]) -> Validation:
+    assert MIRROR is not None and TERRAFORM is not None
+    return validate_children(root, docs, TERRAFORM, MIRROR[0])
 
 
-def problems_of(report: dict[str, Any]) -> list[str]:
+def problems_of(diagnostics: list[dict[str, Any]]) -> list[str]:
     return [f"{d['severity']}: {d['summary']}: {d.get('detail', '')} ({d.get('address') or d.get('range', {}).get('filename')})"
-            for d in report["diagnostics"]]
+            for d in diagnostics]
+
+
+#: Values of a production variant hashicorp/aws refuses, planted one per copy of a synthesized configuration.
+PLANTED = {
+    "volume_size_in_gb": 99999,
+    "container_startup_health_check_timeout_in_seconds": 5,
+    "model_data_download_timeout_in_seconds": 3601,
+    "initial_instance_count": 0,
+    "inference_ami_version": "al2023-ami-sagemaker-inference-gpu-4-1",
+    "instance_type": "ml.g7e.2xlarge",
+    "routing_config": [{"routing_strategy": "PREFIX_AWARE"}],
+}
+#: The module names of the documents built to make the provider fail (or, once, not): beside the stacks.
+PLANTED_PREFIX = "planted-"
+SKIPPED, TYPES, VALUES = "check-skipped", "check-types", "check-values"
+
+
+def planted_documents(parts: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Each value of PLANTED in a copy of a synthesized configuration whose other values still hold
+    references (the cut-over count, the model's name)."""
+    doc = json.loads(json.dumps(next(parts[n] for n in ("qwen3-8b", "single-overrides-ami", "emulator")
+                                     if ENDPOINT_CONFIGURATION in parts.get(n, {}).get("resource", {}))))
+    (rid, _), = doc["resource"][ENDPOINT_CONFIGURATION].items()
+    planted = {}
+    for attribute, value in PLANTED.items():
+        copy = json.loads(json.dumps(doc))
+        variant = copy["resource"][ENDPOINT_CONFIGURATION][rid]["production_variants"][0]
+        variant.update({attribute: value, "model_name": "${aws_sagemaker_model.m.name}"})
+        copy["resource"].setdefault("aws_sagemaker_model", {})["m"] = {
+            "name": "m", "execution_role_arn": "arn:aws:iam::123456789012:role/r",
+            "primary_container": [{"image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0"}]}
+        planted[PLANTED_PREFIX + attribute.replace("_", "-")], _ = literal_stand_ins(copy)
+    return planted
+
+
+def behind_a_reference(parts: dict[str, dict[str, Any]]) -> tuple[dict[str, Any], str]:
+    """A value the provider refuses, in a block that also holds a reference; and the configuration's id."""
+    doc = json.loads(json.dumps(parts["qwen3-8b"] if ENDPOINT_CONFIGURATION in parts["qwen3-8b"]["resource"]
+                                else parts["emulator"]))
+    ((rid, body),) = doc["resource"][ENDPOINT_CONFIGURATION].items()
+    body["production_variants"][0].update(volume_size_in_gb=99999, model_name="${aws_sagemaker_endpoint.x.name}")
+    doc["resource"].setdefault("aws_sagemaker_endpoint", {})["x"] = {"name": "x", "endpoint_config_name": "c"}
+    return doc, rid
+
+
+def catalog_types() -> tuple[dict[str, Any], list[str]]:
+    """One endpoint configuration per accelerator type of the catalog, `t<i>` for the i-th type."""
+    assert MIRROR is not None
+    types = sorted(spec.instance_type for spec in catalog.all_instances())
+    doc = {
+        "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
+        "resource": {ENDPOINT_CONFIGURATION: {f"t{i}": {"name": f"t{i}", "production_variants": [{
+            "model_name": "m", "instance_type": t, "initial_instance_count": 1}]} for i, t in enumerate(types)}},
+    }
+    return doc, types
+
+
+def variant_values() -> tuple[dict[str, Any], list[tuple[str, Any, bool]]]:
+    """One endpoint configuration (`c<i>`) per value just inside (True) or just outside (False) each enum and
+    range fastscale records for the provider."""
+    assert MIRROR is not None
+    cases = {}
+    for attribute, values in aws_facts.AWS_PROVIDER_VARIANT_ENUMS.items():
+        accepted = values
+        refused = ("PREFIX_AWARE", "KV_AWARE") if attribute == "routing_strategy" else (
+            "al2023-ami-sagemaker-inference-gpu-4-1",)
+        for ok, group in ((True, accepted), (False, refused)):
+            for value in group:
+                field = {"routing_config": [{"routing_strategy": value}]} if attribute == "routing_strategy" else {attribute: value}
+                cases[(attribute, value, ok)] = field
+    for attribute, (low, high) in aws_facts.AWS_PROVIDER_VARIANT_RANGES.items():
+        cases[(attribute, low, True)] = {attribute: low}
+        cases[(attribute, low - 1, False)] = {attribute: low - 1}
+        if high is not None:
+            cases[(attribute, high, True)] = {attribute: high}
+            cases[(attribute, high + 1, False)] = {attribute: high + 1}
+    keys = list(cases)
+    doc = {
+        "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
+        "resource": {ENDPOINT_CONFIGURATION: {f"c{i}": {"name": f"c{i}", "production_variants": [{
+            "model_name": "m", "instance_type": "ml.g6.2xlarge", "initial_instance_count": 1, **cases[k]}]}
+            for i, k in enumerate(keys)}},
+    }
+    return doc, keys
+
+
+@dataclass
+class Validated:
+    validation: Validation
+    parts: dict[str, dict[str, Any]]  # the stacks' aws parts, by example, variant or init preset
+    cut: list[str]
+    skipped_id: str  # the endpoint configuration of SKIPPED
+    types: list[str]  # the instance types of TYPES, by index
+    values: list[tuple[str, Any, bool]]  # the cases of VALUES, by index
 
 
 @pytest.fixture(scope="module")
-def validated(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any]], list[str]]:
+def validated(tmp_path_factory) -> Validated:
     """Every example, the variants that reach the optional blocks and every config `fastscale init` writes,
-    their references inside blocks given literal stand-ins so the provider checks every value there."""
+    their references inside blocks given literal stand-ins so the provider checks every value there; beside
+    them, in the same run, the documents the tests below build to make the provider refuse values."""
     assert MIRROR is not None
     root = tmp_path_factory.mktemp("tf-validate")
     synthesized = {p.stem: synth(load_config(p), root / "synth" / p.stem).doc for p in EXAMPLES}
@@ -104,21 +185,27 @@ def validated(tmp_path_factory) -> tuple[dict[str, Any], dict[str, dict[str, Any
         part, removed = aws_part(doc, MIRROR[1])
         parts[name], _ = literal_stand_ins(part)
         cut += removed
-    return validate_modules(root, parts), parts, cut
+    skipped, skipped_id = behind_a_reference(parts)
+    types_doc, types = catalog_types()
+    values_doc, values = variant_values()
+    checks = {**planted_documents(parts), SKIPPED: skipped, TYPES: types_doc, VALUES: values_doc}
+    assert not set(checks) & set(parts)
+    return Validated(validate_modules(root, {**parts, **checks}), parts, cut, skipped_id, types, values)
 
 
 def test_the_aws_part_of_every_example_passes_terraform_validate(validated):
-    report, parts, cut = validated
-    problems = problems_of(report)
-    assert report["valid"] is True and report["error_count"] == 0, "\n".join(problems)
-    assert report["warning_count"] == 0, "\n".join(problems)
+    validation, cut = validated.validation, validated.cut
+    stacks = [d for name in validated.parts for d in validation.by_module[name]]
+    problems = problems_of(stacks + validation.unattributed)
+    assert not [d for d in stacks if d["severity"] == "error"], "\n".join(problems)
+    assert stacks == [] and validation.unattributed == [], "\n".join(problems)
     # Only the inference-component endpoint configurations needed the 5.x adjustment, and only it.
     touched = {c.rsplit(".", 1)[-1] if "production_variants" not in c else "model_name" for c in cut}
     assert touched <= {"execution_role_arn", "model_name"}, cut
 
 
 def test_inference_component_endpoint_configurations_are_the_only_aws6_difference(validated):
-    _, parts, cut = validated
+    parts, cut = validated.parts, validated.cut
     component_configs = {
         f"{ENDPOINT_CONFIGURATION}.{rid}"
         for doc in parts.values()
@@ -133,7 +220,7 @@ def test_inference_component_endpoint_configurations_are_the_only_aws6_differenc
 
 
 def test_what_was_validated_is_the_stack_and_not_an_empty_shell(validated):
-    _, parts, _ = validated
+    parts = validated.parts
     assert {p.stem for p in EXAMPLES} <= set(parts)
     for name, doc in parts.items():
         types = set(doc["resource"])
@@ -168,7 +255,7 @@ def test_aws_part_cuts_awscc_references_and_pins_the_mirror_version():
 
 def test_every_value_of_every_variant_reached_the_provider(validated):
     """No reference is left inside a production variant: terraform validate checked each value."""
-    _, parts, _ = validated
+    parts = validated.parts
     variants = [v for doc in parts.values() for body in doc["resource"].get(ENDPOINT_CONFIGURATION, {}).values()
                 for v in body["production_variants"]]
     assert len(variants) >= len(EXAMPLES)
@@ -177,95 +264,38 @@ def test_every_value_of_every_variant_reached_the_provider(validated):
     assert {p for p in parts if p.startswith("init-")} >= {f"init-{m}" for m in model_choices()} | {"init-emulator"}
 
 
-#: Values of a production variant hashicorp/aws refuses, planted one per copy of a synthesized configuration.
-PLANTED = {
-    "volume_size_in_gb": 99999,
-    "container_startup_health_check_timeout_in_seconds": 5,
-    "model_data_download_timeout_in_seconds": 3601,
-    "initial_instance_count": 0,
-    "inference_ami_version": "al2023-ami-sagemaker-inference-gpu-4-1",
-    "instance_type": "ml.g7e.2xlarge",
-    "routing_config": [{"routing_strategy": "PREFIX_AWARE"}],
-}
-
-
-def test_a_planted_out_of_range_variant_value_fails_validation(validated, tmp_path):
+def test_a_planted_out_of_range_variant_value_fails_validation(validated):
     """The check above can fail: each value the provider refuses, planted into a synthesized configuration
     whose other values still hold references (the cut-over count, the model's name), is an error."""
-    _, parts, _ = validated
-    doc = json.loads(json.dumps(next(parts[n] for n in ("qwen3-8b", "single-overrides-ami", "emulator")
-                                     if ENDPOINT_CONFIGURATION in parts.get(n, {}).get("resource", {}))))
-    (rid, body), = doc["resource"][ENDPOINT_CONFIGURATION].items()
-    planted = {}
-    for attribute, value in PLANTED.items():
-        copy = json.loads(json.dumps(doc))
-        variant = copy["resource"][ENDPOINT_CONFIGURATION][rid]["production_variants"][0]
-        variant.update({attribute: value, "model_name": "${aws_sagemaker_model.m.name}"})
-        copy["resource"].setdefault("aws_sagemaker_model", {})["m"] = {
-            "name": "m", "execution_role_arn": "arn:aws:iam::123456789012:role/r",
-            "primary_container": [{"image": "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:1.0"}]}
-        planted[attribute.replace("_", "-")], _ = literal_stand_ins(copy)
-    report = validate_modules(tmp_path, planted)
-    failing = {d.get("address", "").split(".")[1].replace("_", "-") for d in report["diagnostics"]
-               if d["severity"] == "error"}
-    assert failing == set(planted), "\n".join(problems_of(report))
+    validation = validated.validation
+    planted = {name for name in validation.by_module if name.startswith(PLANTED_PREFIX)}
+    assert planted == {PLANTED_PREFIX + attribute.replace("_", "-") for attribute in PLANTED}
+    failing = {name for name in planted if validation.errors(name)}
+    assert failing == planted, "\n".join(problems_of([d for n in planted for d in validation.by_module[n]]))
 
 
-def test_without_stand_ins_the_provider_skips_the_block(validated, tmp_path):
+def test_without_stand_ins_the_provider_skips_the_block(validated):
     """Why the stand-ins: the same planted value behind a reference in the block goes unchecked."""
-    _, parts, _ = validated
-    doc = json.loads(json.dumps(parts["qwen3-8b"] if ENDPOINT_CONFIGURATION in parts["qwen3-8b"]["resource"]
-                                else parts["emulator"]))
-    ((rid, body),) = doc["resource"][ENDPOINT_CONFIGURATION].items()
-    body["production_variants"][0].update(volume_size_in_gb=99999, model_name="${aws_sagemaker_endpoint.x.name}")
-    doc["resource"].setdefault("aws_sagemaker_endpoint", {})["x"] = {"name": "x", "endpoint_config_name": "c"}
-    assert validate_modules(tmp_path, {"skipped": doc})["error_count"] == 0
+    assert validated.validation.errors(SKIPPED) == []
+    doc, rid = behind_a_reference(validated.parts)
     standing_in, where = literal_stand_ins(doc)
     assert f"{ENDPOINT_CONFIGURATION}.{rid}.production_variants.0.model_name" in where
     assert standing_in["resource"][ENDPOINT_CONFIGURATION][rid]["production_variants"][0]["model_name"] == STAND_IN
 
 
-def test_the_instance_types_hashicorp_aws_lacks_are_measured(tmp_path):
+def test_the_instance_types_hashicorp_aws_lacks_are_measured(validated):
     """aws_facts.AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES is what the mirror's provider refuses among the catalog's
     accelerator types, exactly."""
     assert MIRROR is not None and MIRROR[1] == "5.100.0"  # the list is 5.100.0's
-    types = sorted(spec.instance_type for spec in catalog.all_instances())
-    doc = {
-        "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
-        "resource": {ENDPOINT_CONFIGURATION: {f"t{i}": {"name": f"t{i}", "production_variants": [{
-            "model_name": "m", "instance_type": t, "initial_instance_count": 1}]} for i, t in enumerate(types)}},
-    }
-    report = validate_modules(tmp_path, {"types": doc})
-    refused = {types[int(d["address"].split(".")[-1][1:])] for d in report["diagnostics"] if "instance_type" in d["summary"]}
+    types = validated.types
+    refused = {types[int(d["address"].split(".")[-1][1:])] for d in validated.validation.by_module[TYPES]
+               if "instance_type" in d["summary"]}
     assert refused == set(aws_facts.AWS_PROVIDER_UNKNOWN_INSTANCE_TYPES)
 
 
-def test_the_variant_enums_and_ranges_fastscale_records_are_the_providers(tmp_path):
+def test_the_variant_enums_and_ranges_fastscale_records_are_the_providers(validated):
     """aws_facts.AWS_PROVIDER_VARIANT_ENUMS / _RANGES against the mirror's provider: each value just inside
     passes, just outside fails."""
-    assert MIRROR is not None
-    cases = {}
-    for attribute, values in aws_facts.AWS_PROVIDER_VARIANT_ENUMS.items():
-        accepted = values
-        refused = ("PREFIX_AWARE", "KV_AWARE") if attribute == "routing_strategy" else (
-            "al2023-ami-sagemaker-inference-gpu-4-1",)
-        for ok, group in ((True, accepted), (False, refused)):
-            for value in group:
-                field = {"routing_config": [{"routing_strategy": value}]} if attribute == "routing_strategy" else {attribute: value}
-                cases[(attribute, value, ok)] = field
-    for attribute, (low, high) in aws_facts.AWS_PROVIDER_VARIANT_RANGES.items():
-        cases[(attribute, low, True)] = {attribute: low}
-        cases[(attribute, low - 1, False)] = {attribute: low - 1}
-        if high is not None:
-            cases[(attribute, high, True)] = {attribute: high}
-            cases[(attribute, high + 1, False)] = {attribute: high + 1}
-    keys = list(cases)
-    doc = {
-        "terraform": {"required_providers": {"aws": {"source": "hashicorp/aws", "version": MIRROR[1]}}},
-        "resource": {ENDPOINT_CONFIGURATION: {f"c{i}": {"name": f"c{i}", "production_variants": [{
-            "model_name": "m", "instance_type": "ml.g6.2xlarge", "initial_instance_count": 1, **cases[k]}]}
-            for i, k in enumerate(keys)}},
-    }
-    report = validate_modules(tmp_path, {"values": doc})
-    failed = {keys[int(d["address"].split(".")[-1][1:])] for d in report["diagnostics"] if d["severity"] == "error"}
-    assert failed == {k for k in keys if not k[2]}, "\n".join(problems_of(report))
+    keys = validated.values
+    failed = {keys[int(d["address"].split(".")[-1][1:])] for d in validated.validation.errors(VALUES)}
+    assert failed == {k for k in keys if not k[2]}, "\n".join(problems_of(validated.validation.by_module[VALUES]))

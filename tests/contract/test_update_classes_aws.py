@@ -3,8 +3,8 @@ live endpoint, taken from the provider's own plan (aws from the offline mirror, 
 per attribute: an update in place, or a replacement (for the configuration: a new one, which moves the
 endpoint to it, a blue/green or rolling update; for the endpoint: downtime).
 
-Each case plans one change against a hand-written state of the live resource with `-refresh=false`, so
-no AWS call is made. docs/updates.md lists the same classes.
+Each case plans one change against a hand-written state of its own live resource with `-refresh=false`, so
+no AWS call is made; all cases, of both types, are resources of one plan. docs/updates.md lists the same classes.
 
 Skips, with the reason, where there is no terraform binary or no mirror with hashicorp/aws.
 """
@@ -63,21 +63,38 @@ CONFIG_CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def config_changes(tmp_path_factory) -> dict[str, dict[str, Any]]:
-    """Every case as its own live configuration, all in one plan: case -> the planned resource change."""
-    assert MIRROR is not None and TERRAFORM is not None
-    plans = OfflineEndpointPlans(tmp_path_factory.mktemp("config-classes"), TERRAFORM, MIRROR,
-                                 resource_type="aws_sagemaker_endpoint_configuration")
-    ids = {case: f"case{i}" for i, case in enumerate(CONFIG_CASES)}
+CONFIG_IDS = {case: f"config{i}" for i, case in enumerate(CONFIG_CASES)}
+
+
+def _config_resources() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Every configuration case as its own live configuration: bodies and states by resource name."""
     bodies = {}
     for case, (edit, _) in CONFIG_CASES.items():
         body = copy.deepcopy(CONFIG)
         edit(body, body["production_variants"][0])
-        bodies[ids[case]] = body
-    plan = plans.show(plans.plan_many(bodies, {i: _config_state(CONFIG) for i in ids.values()}))
-    by_name = {c["name"]: c for c in plan["resource_changes"]}
-    return {case: by_name[i] for case, i in ids.items()}
+        bodies[CONFIG_IDS[case]] = body
+    return bodies, {i: _config_state(CONFIG) for i in CONFIG_IDS.values()}
+
+
+@pytest.fixture(scope="module")
+def planned(tmp_path_factory) -> dict[str, dict[str, Any]]:
+    """Every case below, of the endpoint configuration and of the endpoint, a live resource of its own, all in
+    one plan: resource name -> the planned resource change."""
+    assert MIRROR is not None and TERRAFORM is not None
+    plans = OfflineEndpointPlans(tmp_path_factory.mktemp("update-classes"), TERRAFORM, MIRROR)
+    config_bodies, config_states = _config_resources()
+    endpoint_bodies, endpoint_states = _endpoint_resources()
+    changes = plans.changes(plans.plan_types(
+        {"aws_sagemaker_endpoint_configuration": config_bodies, "aws_sagemaker_endpoint": endpoint_bodies},
+        {"aws_sagemaker_endpoint_configuration": config_states, "aws_sagemaker_endpoint": endpoint_states}))
+    assert set(changes) == {*CONFIG_IDS.values(), *ENDPOINT_IDS.values()}
+    return changes
+
+
+@pytest.fixture(scope="module")
+def config_changes(planned) -> dict[str, dict[str, Any]]:
+    """case -> the planned change of its endpoint configuration."""
+    return {case: planned[i] for case, i in CONFIG_IDS.items()}
 
 
 @pytest.mark.parametrize("attribute", list(CONFIG_CASES))
@@ -127,21 +144,25 @@ ENDPOINT_CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def endpoint_changes(tmp_path_factory) -> dict[str, list[str]]:
-    """Each case a live endpoint with rollback alarms, all planned at once: case -> planned actions."""
-    assert MIRROR is not None and TERRAFORM is not None
-    plans = OfflineEndpointPlans(tmp_path_factory.mktemp("endpoint-classes"), TERRAFORM, MIRROR)
-    ids = {case: f"case{i}" for i, case in enumerate(ENDPOINT_CASES)}
+ENDPOINT_IDS = {case: f"endpoint{i}" for i, case in enumerate(ENDPOINT_CASES)}
+
+
+def _endpoint_resources() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Each endpoint case a live endpoint with rollback alarms: bodies and states by resource name."""
     live = {"arn": "arn:aws:sagemaker:us-east-1:123456789012:endpoint/demo-chat", "endpoint_config_name": NAME,
             "deployment_config": _deployment(ALARMS), "tags": {"fastscale:stack": "demo"},
             "tags_all": {"fastscale:stack": "demo"}}
-    bodies = {ids[case]: {"name": f"demo-{ids[case]}", "endpoint_config_name": NAME, "tags": {"fastscale:stack": "demo"},
-                          "deployment_config": _body(alarms)} for case, (alarms, _) in ENDPOINT_CASES.items()}
-    states = {i: {**live, "id": f"demo-{i}", "name": f"demo-{i}"} for i in ids.values()}
-    plan = plans.show(plans.plan_many(bodies, states))
-    by_name = {c["name"]: c["change"]["actions"] for c in plan["resource_changes"]}
-    return {case: by_name[i] for case, i in ids.items()}
+    bodies = {ENDPOINT_IDS[case]: {"name": f"demo-{ENDPOINT_IDS[case]}", "endpoint_config_name": NAME,
+                                   "tags": {"fastscale:stack": "demo"}, "deployment_config": _body(alarms)}
+              for case, (alarms, _) in ENDPOINT_CASES.items()}
+    states = {i: {**live, "id": f"demo-{i}", "name": f"demo-{i}"} for i in ENDPOINT_IDS.values()}
+    return bodies, states
+
+
+@pytest.fixture(scope="module")
+def endpoint_changes(planned) -> dict[str, list[str]]:
+    """case -> the planned actions of its endpoint."""
+    return {case: planned[i]["change"]["actions"] for case, i in ENDPOINT_IDS.items()}
 
 
 @pytest.mark.parametrize("case", list(ENDPOINT_CASES))

@@ -5,8 +5,9 @@ the CDK engine.
   with the real binary gives back exactly the strings that were escaped.
 - Every string field of the config schema (tests/template_fields.py, generated from the JSON Schema) gets
   each payload: either validation refuses it (an error finding), or the stack is synthesized, the payload
-  appears in cdk.tf.json only escaped, FS073 warns at its path, and `terraform validate` and `terraform plan`
-  (hashicorp/aws from the offline mirror) show the value as written in the planned resources.
+  appears in cdk.tf.json only escaped, FS073 warns at its path, and `terraform plan` (hashicorp/aws from the
+  offline mirror; it validates the configuration, the provider's checks included, before planning) shows the
+  value as written in the planned resources.
 - A property test: no config string appears in cdk.tf.json with an unescaped `${` or `%{`; the only
   interpolations left are the references the stack wrote.
 - The checks fail when the escaping is removed.
@@ -255,7 +256,8 @@ def aws_plan_part(doc: dict[str, Any], version: str) -> dict[str, Any]:
 @pytest.mark.terraform
 @needs_mirror
 def test_terraform_plans_every_planted_value_as_written(planted, tmp_path):
-    """One root module, one child module per planted stack: `validate`, then `plan`; the planned values hold
+    """One root module, one child module per planted stack: `plan` (which fails on anything `validate` would
+    refuse: Terraform validates the configuration before it plans); the planned values hold
     each payload as often as the stack wrote it escaped, and nothing was evaluated (`file("x")` would fail
     the plan: there is no file x; the directive would have become `y`)."""
     from fastscale.stacks.resources.base import escape_template
@@ -290,7 +292,6 @@ def test_terraform_plans_every_planted_value_as_written(planted, tmp_path):
         return done.stdout
 
     run("init", "-backend=false", "-input=false")
-    run("validate")
     run("plan", "-refresh=false", "-input=false", "-out=planted.tfplan")
     plan = json.loads(run("show", "-json", "planted.tfplan"))
     by_module: dict[str, list[str]] = {name: [] for name in expected}

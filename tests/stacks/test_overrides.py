@@ -6,14 +6,14 @@ from __future__ import annotations
 import copy
 import json
 import shutil
-import subprocess
 
 import pytest
 
 from fastscale.stacks.resources.base import OverrideError, apply_override
-from fastscale.stacks.testing.terraform import aws_part, find_aws_mirror, offline_env
+from fastscale.stacks.testing.terraform import aws_part, find_aws_mirror
 from tests.conftest import BASE_CONFIG
 from tests.stacks.conftest import component_config
+from tests.tf_mirror import validate_children
 
 ENDPOINT_CONFIG = "aws_sagemaker_endpoint_configuration"
 HOSTILE = '${file("/etc/hostname")}'
@@ -135,22 +135,13 @@ def test_terraform_validate_accepts_an_override_and_rejects_a_misspelt_one(synth
     good = synth_dict(single(aws_sagemaker_endpoint_configuration={"production_variants.0.enable_ssm_access": True},
                              aws_sagemaker_model={"primary_container.environment.GREETING": HOSTILE}))
     bad = synth_dict(single(aws_sagemaker_endpoint_configuration={"production_variants.0.enable_ssm_acess": True}))
-    results = {}
-    for name, out in {"good": good, "bad": bad}.items():
-        part, _ = aws_part(out.doc, version)
-        root = tmp_path / name
-        root.mkdir()
-        (root / "main.tf.json").write_text(json.dumps(part))
-        env = offline_env(root, mirror)
-        init = subprocess.run([TERRAFORM, "init", "-backend=false", "-input=false", "-no-color"], cwd=root, env=env,
-                              capture_output=True, text=True, timeout=300)
-        assert init.returncode == 0, init.stdout + init.stderr
-        run = subprocess.run([TERRAFORM, "validate", "-json", "-no-color"], cwd=root, env=env,
-                             capture_output=True, text=True, timeout=300)
-        results[name] = json.loads(run.stdout)
-    assert results["good"]["valid"] is True, results["good"]["diagnostics"]
-    assert results["bad"]["valid"] is False
-    assert any("enable_ssm_acess" in json.dumps(d) for d in results["bad"]["diagnostics"])
+    # Both as child modules of one root: one init and one validate, each diagnostic attributed to its module.
+    validation = validate_children(tmp_path, {name: aws_part(out.doc, version)[0]
+                                              for name, out in {"good": good, "bad": bad}.items()}, TERRAFORM, mirror)
+    assert validation.errors("good") == [], validation.by_module["good"]
+    assert [d for d in validation.unattributed if d["severity"] == "error"] == [], validation.unattributed
+    assert validation.errors("bad") != []
+    assert any("enable_ssm_acess" in json.dumps(d) for d in validation.by_module["bad"])
 
 
 def test_a_model_override_renames_the_model(synth_dict):
