@@ -52,7 +52,6 @@ POLICY = "SageMakerEndpointInvocationScalingPolicy"
 DIMENSION = "sagemaker:variant:DesiredInstanceCount"
 ADOPTED_TYPES = {"aws_sagemaker_model", "aws_sagemaker_endpoint_configuration", "aws_sagemaker_endpoint",
                  "aws_appautoscaling_target", "aws_appautoscaling_policy"}
-PROJECT = "llm-fleet"
 COST = {"Key": "cost-center", "Value": "cc-4711"}
 MODEL_DATA = "s3://sdk-bucket/llm/model.tar.gz"
 SOURCE = {"Key": "sagemaker.amazonaws.com/model-source", "Value": MODEL_DATA}
@@ -92,15 +91,15 @@ def _names(shape: str) -> str:
 
 
 SHAPES = {  # the key is the endpoint's name in the joined config
-    "sdk2": Shape(_names("sdk2"), {"Image": IMAGE, "Environment": ENV, "ModelDataUrl": MODEL_DATA},
-                  _variant(_names("sdk2"), InitialVariantWeight=1), tags_at_create=[COST],
-                  target_tags={"cost-center": "cc-4711"}, cooldowns={"ScaleInCooldown": 600, "ScaleOutCooldown": 300}),
-    "sdk2-untagged": Shape(
+    "untagged": Shape(
         "huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-000",
         {"Image": IMAGE, "ModelDataUrl": "s3://sdk-bucket/model.tar.gz",
          "Environment": {**ENV, "MAX_INPUT_LENGTH": "2048"}},
         _variant("huggingface-pytorch-tgi-inference-2024-01-01-12-00-00-000", InitialVariantWeight=1),
         cooldowns={"ScaleInCooldown": 600, "ScaleOutCooldown": 300}, max_capacity=3),
+    "sdk2": Shape(_names("sdk2"), {"Image": IMAGE, "Environment": ENV, "ModelDataUrl": MODEL_DATA},
+                  _variant(_names("sdk2"), InitialVariantWeight=1), tags_at_create=[COST],
+                  target_tags={"cost-center": "cc-4711"}, cooldowns={"ScaleInCooldown": 600, "ScaleOutCooldown": 300}),
     "sdk3": Shape(_names("sdk3"), {"Image": IMAGE, "Environment": {}, "ModelDataUrl": MODEL_DATA},
                   _variant(_names("sdk3"), InitialVariantWeight=1), tags_at_create=[SOURCE, COST],
                   target_tags={"cost-center": "cc-4711", "team": "search"}),
@@ -189,13 +188,15 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
     before = {key: live_tags(url, shape) for key, shape in shapes.items()}
 
     # adopt, one endpoint at a time: the config that reproduces it, AWS's defaults and every live tag kept (per
-    # resource), the invocations policy in its unit, and the import blocks.
+    # resource), the invocations policy in its unit, and the import blocks. The first with adopt's defaults (the
+    # file fastscale.yaml, a project named after the endpoint), the others into that project, each its own file.
     endpoints = []
     top: dict | None = None
     for key, shape in shapes.items():
-        out = f"{key}.yaml"
+        out = "fastscale.yaml" if top is None else f"{key}.yaml"
+        into = [] if top is None else ["--project", top["project"], "--out", out]
         adopted = fastscale(tmp_path, env, "adopt", shape.name, "--region", "us-east-1", "--endpoint-url", url,
-                            "--project", PROJECT, "--out", out, "--json")
+                            *into, "--json")
         assert adopted.returncode == 0, adopted.stdout + adopted.stderr
         report = summary(adopted)
         assert report["written"] == out
@@ -229,19 +230,20 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
         assert top is None or config == top, "every adopted file has the same project, region and emulator"
         top = config
         endpoints.append({**ep, "name": key})
-    # A second adopt never overwrites a config.
-    first, shape = next(iter(shapes.items()))
-    again = fastscale(tmp_path, env, "adopt", shape.name, "--region", "us-east-1", "--endpoint-url", url,
-                      "--project", PROJECT, "--out", f"{first}.yaml")
+    # A second adopt never overwrites the config.
+    again = fastscale(tmp_path, env, "adopt", next(iter(shapes.values())).name, "--region", "us-east-1",
+                      "--endpoint-url", url)
     assert again.returncode == 2 and "never overwrites" in again.stderr
     # One stack for all of them, as a team joins what it adopted.
+    assert top is not None
+    project = top["project"]
     config = {**top, "endpoints": endpoints}
-    path = tmp_path / "fastscale.yaml"
+    path = tmp_path / "stack.yaml"
     path.write_text(yaml.safe_dump(config, sort_keys=False))
 
     # plan: imports counted as imports, nothing destroyed or replaced, every tag change listed and none a removal.
-    planned = fastscale(tmp_path, env, "plan", "fastscale.yaml", "--json")
-    stack = json.loads((tmp_path / "cdktf.out" / "stacks" / PROJECT / "cdk.tf.json").read_text())
+    planned = fastscale(tmp_path, env, "plan", "stack.yaml", "--json")
+    stack = json.loads((tmp_path / "cdktf.out" / "stacks" / project / "cdk.tf.json").read_text())
     owner = {block["to"]: _owner(block["id"], shapes) for block in stack["import"]}
     assert sorted((key, to.split(".")[0]) for to, key in owner.items()) == sorted(
         (key, kind) for key in shapes for kind in ADOPTED_TYPES)
@@ -253,12 +255,12 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
     assert [t for t in changed_tags if t["to"] is None] == [], "the first deploy removes no live tag"
     stack_tags = {(owner.get(t["address"]), t["address"].split(".")[0]) for t in changed_tags if t["tag"] == "fastscale:stack"}
     assert stack_tags >= {(key, kind) for key in shapes for kind in ADOPTED_TYPES - {"aws_appautoscaling_policy"}}
-    text = fastscale(tmp_path, env, "plan", "fastscale.yaml")
+    text = fastscale(tmp_path, env, "plan", "stack.yaml")
     assert text.returncode == 0, text.stdout + text.stderr
     assert "Tag changes on resources that exist:" in text.stdout and "-> (none)" not in text.stdout
 
     # deploy: the same endpoints, nothing replaced, every live tag still there beside fastscale's.
-    deployed = fastscale(tmp_path, env, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    deployed = fastscale(tmp_path, env, "deploy", "stack.yaml", "--auto-approve", "--json")
     assert deployed.returncode == 0, deployed.stdout + deployed.stderr
     assert summary(deployed)["ok"] is True
     names = sorted(shape.name for shape in shapes.values())
@@ -272,15 +274,15 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
         assert "RoutingConfig" not in sm.describe_endpoint_config(EndpointConfigName=shape.name)["ProductionVariants"][0]
         after = live_tags(url, shape)
         assert lost(before[key], after) == [], key
-        assert {tags["fastscale:stack"] for tags in after.values()} == {PROJECT}, key
+        assert {tags["fastscale:stack"] for tags in after.values()} == {project}, key
         assert after["endpoint"]["fastscale:endpoint"] == shape.name, key
         [policy] = aas.describe_scaling_policies(ServiceNamespace="sagemaker", ResourceId=shape.resource_id)[
             "ScalingPolicies"]
         assert policy["PolicyName"] == POLICY, key
-    state = json.loads((tmp_path / f"terraform.{PROJECT}.us-east-1.tfstate").read_text())
+    state = json.loads((tmp_path / f"terraform.{project}.us-east-1.tfstate").read_text())
     assert {r["type"] for r in state["resources"]} >= ADOPTED_TYPES
     # Once imported, the same config plans nothing for the adopted resources.
-    replanned = _plan_changes(fastscale(tmp_path, env, "plan", "fastscale.yaml", "--json"))
+    replanned = _plan_changes(fastscale(tmp_path, env, "plan", "stack.yaml", "--json"))
     assert not [a for kind in ("create", "update", "replace", "destroy") for a in replanned[kind]
                 if a.split(".")[0] in ADOPTED_TYPES], replanned
     if after_deploy is not None:
@@ -291,7 +293,7 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
         ep["instances"]["max"] += 1
         ep["model"]["autoscaling"]["target_invocations"] = 120.0
     path.write_text(yaml.safe_dump(config, sort_keys=False))
-    scaled = fastscale(tmp_path, env, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    scaled = fastscale(tmp_path, env, "deploy", "stack.yaml", "--auto-approve", "--json")
     assert scaled.returncode == 0, scaled.stdout + scaled.stderr
     for key, shape in shapes.items():
         target = _target(aas, shape)
@@ -304,18 +306,18 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
             120.0, "SageMakerVariantInvocationsPerInstance"), key
         assert sm.describe_endpoint(EndpointName=shape.name)["CreationTime"] == made[key]["CreationTime"], key
         assert lost(before[key], live_tags(url, shape)) == [], key
-    status = fastscale(tmp_path, env, "status", "fastscale.yaml", "--json")
+    status = fastscale(tmp_path, env, "status", "stack.yaml", "--json")
     assert status.returncode == 0, status.stdout + status.stderr
     assert summary(status)["ok"] is True
 
     # destroy, and the proof that nothing of them is left.
-    destroyed = fastscale(tmp_path, env, "destroy", "fastscale.yaml", "--auto-approve", "--json")
+    destroyed = fastscale(tmp_path, env, "destroy", "stack.yaml", "--auto-approve", "--json")
     assert destroyed.returncode == 0, destroyed.stdout + destroyed.stderr
     assert sm.list_endpoints()["Endpoints"] == [] and sm.list_models()["Models"] == []
     assert sm.list_endpoint_configs()["EndpointConfigs"] == []
     assert aas.describe_scalable_targets(ServiceNamespace="sagemaker")["ScalableTargets"] == []
     assert aas.describe_scaling_policies(ServiceNamespace="sagemaker")["ScalingPolicies"] == []
-    verified = fastscale(tmp_path, env, "verify-cleanup", "fastscale.yaml", "--json")
+    verified = fastscale(tmp_path, env, "verify-cleanup", "stack.yaml", "--json")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert summary(verified)["ok"] is True
 
