@@ -22,14 +22,27 @@ import pytest
 
 from fastscale.infra.base.credentials import DUMMY_CREDENTIALS
 from tests.e2e.emulator_support import MARKS, REGION, aws, fresh_emulator
-from tests.e2e.test_adopt_emulator import DIMENSION, IMAGE
-from tests.e2e.test_adopt_sdk_shapes_emulator import MODEL_DATA, NAME, RESOURCE_ID, adopt_deploy_scale_destroy
+from tests.e2e.test_adopt_sdk_shapes_emulator import (
+    COST,
+    DIMENSION,
+    IMAGE,
+    MODEL_DATA,
+    POLICY,
+    SOURCE,
+    Shape,
+    adopt_deploy_scale_destroy,
+)
 
 pytestmark = MARKS
 
 SDK_PYTHON = os.environ.get("FASTSCALE_SDK_PYTHON")
 ROLE = "arn:aws:iam::123456789012:role/SageMakerExecutionRole-sdk-2026-11-30-09-41-07-512"
 SDK_TIMEOUT = 300  # seconds: importing the SDK alone takes 10-20 s here
+NAME = "hf-llm-2026-11-30-09-41-07-512"
+#: What the SDK sends (CREATE below), and so what `adopt` must find.
+MADE = Shape(NAME, {"Image": IMAGE, "Environment": {"HF_MODEL_ID": "/opt/ml/model"}, "ModelDataUrl": MODEL_DATA},
+             {"VariantName": "AllTraffic", "ModelName": NAME, "InitialInstanceCount": 1, "InstanceType": "ml.g4dn.xlarge",
+              "InitialVariantWeight": 1}, tags_at_create=[COST, SOURCE], target_tags={"cost-center": "cc-4711"})
 
 CREATE = """
 import json, sys, boto3
@@ -92,11 +105,12 @@ def test_an_endpoint_the_sdk_made_is_adopted_and_the_sdk_still_finds_it_by_its_t
         assert made == {"status": "InService", "weight": 1.0, "mode": "SingleModel",
                         "environment": {"HF_MODEL_ID": "/opt/ml/model"}}
         aas = aws(url, "application-autoscaling")
-        aas.register_scalable_target(ServiceNamespace="sagemaker", ResourceId=RESOURCE_ID, ScalableDimension=DIMENSION,
-                                     MinCapacity=1, MaxCapacity=2, Tags={"cost-center": "cc-4711"})
+        aas.register_scalable_target(ServiceNamespace="sagemaker", ResourceId=MADE.resource_id,
+                                     ScalableDimension=DIMENSION, MinCapacity=1, MaxCapacity=MADE.max_capacity,
+                                     Tags=MADE.target_tags)
         aas.put_scaling_policy(
-            PolicyName="SageMakerEndpointInvocationScalingPolicy", ServiceNamespace="sagemaker",
-            ResourceId=RESOURCE_ID, ScalableDimension=DIMENSION, PolicyType="TargetTrackingScaling",
+            PolicyName=POLICY, ServiceNamespace="sagemaker", ResourceId=MADE.resource_id, ScalableDimension=DIMENSION,
+            PolicyType="TargetTrackingScaling",
             TargetTrackingScalingPolicyConfiguration={"TargetValue": 70.0, "PredefinedMetricSpecification": {
                 "PredefinedMetricType": "SageMakerVariantInvocationsPerInstance"}})
         arn = aws(url, "sagemaker").describe_endpoint(EndpointName=NAME)["EndpointArn"]
@@ -104,4 +118,4 @@ def test_an_endpoint_the_sdk_made_is_adopted_and_the_sdk_still_finds_it_by_its_t
         def sdk_still_finds_it() -> None:
             assert sdk(url, REUSE, MODEL_DATA) == {"found": arn}
 
-        adopt_deploy_scale_destroy(tmp_path, url, after_deploy=sdk_still_finds_it)
+        adopt_deploy_scale_destroy(tmp_path, url, {"sdk": MADE}, after_deploy=sdk_still_finds_it)
