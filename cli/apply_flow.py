@@ -308,7 +308,7 @@ def verification(cmd: StackCommand, wait: bool, timeout: float | None) -> Any:
     if timeout is not None:
         kwargs["timeout"] = timeout
     try:
-        report = cmd.runtime.verify_live(cmd.stack, clients=cmd.runtime.aws_clients(cmd.stack), **kwargs)
+        report = cmd.runtime.verify_live(cmd.stack, clients=cmd.clients(), **kwargs)
     except AwsError as exc:
         cmd.fail(f"cannot verify the live state: {exc}")
     cmd.reporter.close()

@@ -137,7 +137,7 @@ def live_uses(cmd: StackCommand, doing: str, **kwargs: Any) -> InUse:
 
     cmd.reporter.step("in use", doing)
     try:
-        uses: InUse = translate_errors(in_use)(resolve(cmd.runtime.aws_clients(cmd.stack), cmd.stack), **kwargs)
+        uses: InUse = translate_errors(in_use)(resolve(cmd.clients(), cmd.stack), **kwargs)
     except AwsError as exc:
         cmd.fail(f"cannot tell what the live endpoints use: {exc}")
     cmd.reporter.close()
@@ -180,7 +180,7 @@ def carry_live_counts(cmd: StackCommand, run_directory: RunDirectory) -> None:
     stack = cmd.stack
     cmd.reporter.step("cut-over", "reading the endpoints' live instance counts")
     try:
-        live = live_instance_counts(stack, clients=cmd.runtime.aws_clients(stack))
+        live = live_instance_counts(stack, clients=cmd.clients())
     except AwsError as exc:
         cmd.fail(f"cannot read the endpoints' live instance counts: {exc}")
     # only the variables the stack declares (Terraform warns about any other value)

@@ -138,6 +138,7 @@ class StackCommand:
         #: Called with every Terraform event after the reporter (e.g. to follow a rollout while it applies).
         self.event_hooks: list[Callable[[TerraformEvent], None]] = []
         self.follower: Any = None  # infra.aws.rollout.RolloutFollower while a deploy rolls something out
+        self._clients: Any = None  # :meth:`clients`, once built
         #: The stack's lock (infra.terraform.plan_session), held from before synthesis until the apply or destroy ended.
         self.lock: StackLock | None = None
         #: The outputs the synthesized stack defines: the only ones reported.
@@ -391,11 +392,19 @@ class StackCommand:
         except PlanChanged as exc:
             self.fail(str(exc))
 
+    def clients(self) -> Any:
+        """The AWS clients of this run (``Runtime.aws_clients`` for the stack), built once and shared by every
+        step: each new set starts a botocore session, and SageMaker's service model alone takes about 0.15 s of
+        CPU to load into one."""
+        if self._clients is None:
+            self._clients = self.runtime.aws_clients(self.stack)
+        return self._clients
+
     def take_inventory(self) -> Any:
         """Everything AWS holds under the stack's names and tags (``infra.aws.inventory``)."""
         from fastscale.infra.aws.inventory import take_inventory  # lazy: boto3, loaded only when this runs
 
-        return take_inventory(self.stack, clients=self.runtime.aws_clients(self.stack))
+        return take_inventory(self.stack, clients=self.clients())
 
 
 def refuse_without_terminal(command: str, as_json: bool, runtime: Runtime) -> None:

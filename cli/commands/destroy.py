@@ -59,7 +59,7 @@ def cleanup_step(cmd: StackCommand) -> Any:
 
     cmd.reporter.step("verify-cleanup", "asking AWS by name, prefix and tag what of the stack is left")
     try:
-        report = verify_cleanup(cmd.stack, clients=cmd.runtime.aws_clients(cmd.stack))
+        report = verify_cleanup(cmd.stack, clients=cmd.clients())
     except AwsError as exc:
         cmd.fail(f"cannot check what is left: {exc}")
     cmd.reporter.close()
@@ -74,7 +74,7 @@ def sweep_step(cmd: StackCommand, dry_run: bool, timeout: float, delete_logs: bo
     cmd.reporter.step("sweep", "listing only (dry run)" if dry_run else "deleting in the safe order")
     try:
         report = sweep(
-            cmd.stack, clients=cmd.runtime.aws_clients(cmd.stack), dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout, delete_logs=delete_logs
+            cmd.stack, clients=cmd.clients(), dry_run=dry_run, on_progress=cmd.reporter.sweep_progress, timeout=timeout, delete_logs=delete_logs
         )
     except AwsError as exc:
         cmd.fail(f"cannot sweep: {exc}")
@@ -221,7 +221,7 @@ class DestroyCommand(StackCommand):
 
         self.reporter.step("logs", "tagging the stack's log groups so they stay provable after the destroy")
         try:
-            claimed = claim_log_groups(self.take_inventory(), self.stack, self.runtime.aws_clients(self.stack))
+            claimed = claim_log_groups(self.take_inventory(), self.stack, self.clients())
         except AwsError:
             claimed = []
         self.reporter.close()

@@ -90,8 +90,9 @@ def test_deploy_applies_then_verifies_the_live_endpoint(project, synth, aws):
     assert "token-that-must-not-be-printed" not in result.output
     assert "all " in result.stdout and "checks match the config" in result.stdout
     assert "endpoint/demo-chat" in result.stdout and HIGH_RES_VARIANT in result.stdout
-    # the name check and the live instance counts before Terraform, the verification after
-    assert aws["calls"] == ["demo", "demo", "demo"]
+    # one set of clients for the run, shared by the name check and the live instance counts before Terraform
+    # and the verification after
+    assert aws["calls"] == ["demo"]
 
 
 @needs_binary
@@ -111,7 +112,7 @@ def test_deploy_hands_every_part_the_one_stack_it_resolved(runtime, project, syn
     deploy_single_model(aws)
     result = run("deploy", "fastscale.yaml", "--auto-approve", "--no-wait")
     assert result.exit_code == 0, result.output
-    assert len(handed) >= len(parts) + 2  # quotas, synthesis, name check, live counts, verification and its clients
+    assert len(handed) == len(parts)  # each part once: the run's clients are built once and shared
     assert all(isinstance(s, ResolvedStack) for s in handed) and len({id(s) for s in handed}) == 1
 
 
@@ -143,7 +144,7 @@ def test_deploy_that_fails_mid_apply_shows_terraforms_error_and_verifies_nothing
     assert result.exit_code == 1
     assert "local-exec provisioner error" in result.stderr and "provisioner-boom" in result.stderr
     assert "terraform apply failed" in result.stderr
-    assert verified == [] and aws["calls"] == ["demo", "demo"]  # only the name check and live counts, before Terraform
+    assert verified == [] and aws["calls"] == ["demo"]  # the clients of the name check and live counts, before Terraform
     assert "Traceback" not in result.output
     # What Terraform did manage to create is in the state, so a re-run continues from there.
     assert state_resources(project) == {
@@ -183,7 +184,7 @@ def test_interactive_deploy_applies_only_the_confirmed_plan(runtime, project, sy
     assert declined.exit_code == 1
     assert "Plan: 3 to add" in declined.stdout and "Apply these changes?" in declined.output
     assert "cancelled: nothing was changed" in declined.stderr
-    assert state_addresses(project) == set() and aws["calls"] == ["demo", "demo"]  # name check, live counts
+    assert state_addresses(project) == set() and aws["calls"] == ["demo"]  # name check and live counts, one set of clients
 
     accepted = run("deploy", "fastscale.yaml", input="y\n")
     assert accepted.exit_code == 0, accepted.output
