@@ -13,27 +13,28 @@ from __future__ import annotations
 
 import re
 import shlex
-import socket
 
 import pytest
 
 from fastscale.infra.project import emulator as emu
-from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, summary
+from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, reset_moto, summary
 
 pytestmark = MARKS
 
 
 @pytest.fixture
 def plain_moto():
+    """moto's own server on a port the system picks as it binds (no window for another test to take it), starting
+    from an empty account: moto keeps its backends per process, and this worker may have run other tests whose
+    resources (an IAM role of another `demo` project) would make this stack's creates fail."""
     from moto.server import ThreadedMotoServer
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    url = f"http://127.0.0.1:{server.get_host_and_port()[1]}"
     try:
-        yield f"http://127.0.0.1:{port}"
+        reset_moto(url)
+        yield url
     finally:
         server.stop()
 
