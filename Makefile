@@ -56,13 +56,14 @@ demo: $(if $(wildcard $(STAMP)),$(STAMP),$(DEMO_STAMP))
 ## Everything CI checks (.ci/run): lint (ruff), types (mypy), the import contracts of pyproject.toml, checkov on
 ## the synthesized Terraform and the CDK Terrain pass, at once (they do not depend on each other; make -j), then
 ## the whole test suite alone on every core (pytest-xdist). Output is grouped per step.
-## PYTEST_WORKERS=N sets the number of pytest workers (default: one per core).
-PYTEST_WORKERS ?= auto
+## PYTEST_WORKERS=N sets the number of pytest workers (default: one more than the cores: the suite's processes
+## also wait, on the processes they start and on the emulator's answers, and a spare worker runs meanwhile).
+PYTEST_WORKERS ?= $(shell $(PYTHON) -c 'import os; print((os.cpu_count() or 1) + 1)')
 test: $(STAMP)
 	$(MAKE) --no-print-directory -j4 --output-sync=target lint typecheck checkov test-terrain
 	$(MAKE) --no-print-directory test-suite
 
-## The whole test suite, on every core. Which tests share a worker, and why the slow ones start first:
+## The whole test suite, on every core (and one worker more). Which tests share a worker, and why the slow ones start first:
 ## docs/testing.md ("fastscale's own test suite").
 test-suite: $(STAMP)
 	$(BIN)/pytest -n $(PYTEST_WORKERS)
