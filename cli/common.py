@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
@@ -310,9 +309,10 @@ def print_findings(findings: list[Finding], source: str, unchecked: str | None =
         say(f"[bold green]✓ {escape(source)}: valid[/]" + (f" ({counts})" if counts else ""), indent="  ")
 
 
-def rule_findings(config: FastscaleConfig, path: str) -> list[Finding]:
-    """Every rule's findings on ``config``, each with the line of its path in the file at ``path``."""
-    return with_file_lines(run_rules(config), path)
+def rule_findings(config: FastscaleConfig, path: str, stack: ResolvedStack | None = None) -> list[Finding]:
+    """Every rule's findings on ``config`` (``stack``: the config resolved, when the caller has it), each with the
+    line of its path in the file at ``path``."""
+    return with_file_lines(run_rules(config, stack), path)
 
 
 def with_file_lines(findings: list[Finding], path: str) -> list[Finding]:
@@ -331,11 +331,8 @@ class Checked:
     config: FastscaleConfig
     findings: list[Finding]
     source: str
-
-    @functools.cached_property
-    def stack(self) -> ResolvedStack:
-        """The validated config resolved (`infra.model.resolved`), once, for the analyses and the stacks."""
-        return resolve(self.config)
+    #: The config resolved (`infra.model.resolved`), once: what the rules checked, the analyses and the stacks read.
+    stack: ResolvedStack
 
 
 def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = False) -> Checked:
@@ -349,7 +346,8 @@ def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = Fal
         print_config_error(err, as_json=as_json)
         sys.exit(EXIT_BAD_INPUT)
     config = apply_target(config)
-    findings = rule_findings(config, path)
+    stack = resolve(config)
+    findings = rule_findings(config, path, stack)
     if has_errors(findings):
         if as_json:
             entry = {"file": path, "valid": False, "findings": [f.to_dict() for f in findings]}
@@ -362,4 +360,4 @@ def load_checked(path: str, *, quiet_if_clean: bool = False, as_json: bool = Fal
     shown = [f for f in findings if f.severity is not Severity.INFO]
     if shown and not quiet_if_clean and not as_json:
         print_findings(shown, path)
-    return Checked(config, findings, path)
+    return Checked(config, findings, path, stack)

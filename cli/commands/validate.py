@@ -93,7 +93,8 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
                 print_findings(findings, path, schema_errors=len(err.problems))
             continue
         config = apply_target(config, announce=check_aws)
-        findings = rule_findings(config, path)
+        stack = resolve(config)  # once: for the rules, and the AWS checks below
+        findings = rule_findings(config, path, stack)
         entry: dict[str, Any] = {"file": path}
         aws_error = None
         if check_aws:
@@ -108,7 +109,6 @@ def validate_command(config_files: tuple[str, ...], as_json: bool, check_aws: bo
                 check_quotas,
             )
 
-            stack = resolve(config)  # run_rules resolved it too: any config that loads resolves
             try:
                 findings = (findings + check_artifacts(stack, rt.aws_clients(stack))
                             + check_quotas(stack, rt.quota_clients(stack)))

@@ -119,8 +119,10 @@ def all_rules() -> tuple[Rule, ...]:
 _SEVERITY_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
-def run_rules(config: FastscaleConfig) -> list[Finding]:
-    stack = resolve(config)  # once, for every rule about what will be built
+def run_rules(config: FastscaleConfig, stack: ResolvedStack | None = None) -> list[Finding]:
+    """Every rule's findings on ``config``; ``stack`` is the config resolved, when the caller has it (else it is
+    resolved here, once, for every rule about what will be built)."""
+    stack = stack or resolve(config)
     findings = masked([f for r in all_rules() for f in r.run(config, stack)], config)
     return sorted(findings, key=lambda f: (_SEVERITY_ORDER[f.severity], f.path, f.code))
 
