@@ -177,6 +177,24 @@ def test_data_capture_is_answered_as_the_summary_aws_gives(server):
     assert answer_problems(sm, "DescribeEndpoint", answer) == []
 
 
+def test_an_update_answers_the_data_capture_of_the_configuration_the_endpoint_now_runs(server):
+    sm = recording(server, "sagemaker")
+    sm.create_model(ModelName="cap-u", ExecutionRoleArn=ROLE, PrimaryContainer={"Image": IMAGE})
+    variants = [{"VariantName": "v", "ModelName": "cap-u", "InitialInstanceCount": 1, "InstanceType": "ml.g4dn.xlarge"}]
+    sm.create_endpoint_config(EndpointConfigName="cap-u-1", ProductionVariants=variants)
+    sm.create_endpoint_config(EndpointConfigName="cap-u-2", ProductionVariants=variants, DataCaptureConfig={
+        "InitialSamplingPercentage": 50, "DestinationS3Uri": "s3://capture/u", "CaptureOptions": [{"CaptureMode": "Input"}]})
+    sm.create_endpoint(EndpointName="cap-u", EndpointConfigName="cap-u-1")
+    assert "DataCaptureConfig" not in sm.describe_endpoint(EndpointName="cap-u")
+    sm.update_endpoint(EndpointName="cap-u", EndpointConfigName="cap-u-2")  # capture turned on
+    answer = sm.describe_endpoint(EndpointName="cap-u")
+    assert answer["DataCaptureConfig"] == {"EnableCapture": True, "CaptureStatus": "Started",
+                                           "CurrentSamplingPercentage": 50, "DestinationS3Uri": "s3://capture/u"}
+    assert answer_problems(sm, "DescribeEndpoint", answer) == []
+    sm.update_endpoint(EndpointName="cap-u", EndpointConfigName="cap-u-1")  # and off again
+    assert "DataCaptureConfig" not in sm.describe_endpoint(EndpointName="cap-u")
+
+
 def test_scaling_activities_are_an_empty_history_and_a_call_without_namespace_is_refused(server):
     aas = recording(server, "application-autoscaling")
     answer = aas.describe_scaling_activities(ServiceNamespace="sagemaker", ResourceId="endpoint/none/variant/v",

@@ -269,8 +269,9 @@ def _instance_types(config: dict[str, Any]) -> dict[str, str | None]:
 
 
 def _update_endpoint(self: Any) -> Any:
-    """UpdateEndpoint: the endpoint now runs the named configuration and its variants, unless the update
-    changes the instance type of a variant registered for auto scaling, which AWS refuses."""
+    """UpdateEndpoint: the endpoint now runs the named configuration, its variants and its data capture (what
+    DescribeEndpoint then answers, as AWS's does), unless the update changes the instance type of a variant
+    registered for auto scaling, which AWS refuses."""
     from moto.core.responses import ActionResult
     from moto.sagemaker.exceptions import ValidationError
 
@@ -288,6 +289,7 @@ def _update_endpoint(self: Any) -> Any:
                 "scaling: deregister the variant as a scalable target before the update")
     endpoint.endpoint_config_name = config["EndpointConfigName"]
     endpoint.production_variants = endpoint._process_production_variants(config["ProductionVariants"])
+    endpoint.data_capture_config = config.get("DataCaptureConfig") or {}
     endpoint.last_modified_time = _now()
     return ActionResult({"EndpointArn": endpoint.arn})
 
