@@ -135,5 +135,3 @@ def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F81
         ServiceNamespace="sagemaker")["ScalingPolicies"]
     assert [p["PolicyName"] for p in policies] == ["emu-chat-target-tracking"]
     assert plan["verification"]["ok"] is True
-
-    assert fastscale(project, "destroy", "fastscale.yaml", "--auto-approve").returncode == 0
