@@ -15,7 +15,8 @@ project kept there must behave as a user's: inside the checkout, the project's p
 own settings from pyproject.toml. ``make clean`` removes it.
 
 fastscale itself is never served from the cache: the tests that use one reinstall it from the tree first
-(:func:`reinstall_fastscale`, or the README's own `pip install`), so the virtualenv runs the code under test.
+(:func:`reinstall_fastscale`, or the README's own `pip install`) unless their build has just installed it from
+the tree, so the virtualenv runs the code under test.
 
 Workers of one run (pytest-xdist) and runs of one checkout share the directory: a lock file makes the second
 one wait for the first one's build instead of building it again.
