@@ -341,7 +341,8 @@ def _write_kind(node: ast.Call, buffers: set[str]) -> str | None:
 def _writes(tree_: ast.Module) -> list[tuple[int, str]]:
     """(line, what) of every call in a module that writes a file other than through the one writer."""
     functions = [n for n in ast.walk(tree_) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
-    buffers = {id(call): _bytes_buffers(f) for f in functions for call in ast.walk(f) if isinstance(call, ast.Call)}
+    buffers = {id(call): names for f in functions for names in [_bytes_buffers(f)]
+               for call in ast.walk(f) if isinstance(call, ast.Call)}
     found = []
     for node in ast.walk(tree_):
         if isinstance(node, ast.Call):
