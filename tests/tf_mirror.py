@@ -105,23 +105,64 @@ class Validation:
     report: dict[str, Any]
     by_module: dict[str, list[dict[str, Any]]]
     unattributed: list[dict[str, Any]]
+    shared_providers: dict[str, list[str]]  # a provider configuration of the root -> the documents that had it
 
     def errors(self, name: str) -> list[dict[str, Any]]:
         return [d for d in self.by_module[name] if d["severity"] == "error"]
 
 
+def _shared_providers(docs: dict[str, dict[str, Any]]) -> tuple[dict[str, dict[str, Any]], dict[str, Any],
+                                                                   dict[str, dict[str, str]], dict[str, list[str]]]:
+    """The documents without their provider blocks, each distinct block once in the root instead (an alias of its
+    own), and what each module call passes on: hashicorp/aws starts a process for every provider configuration
+    it validates (about half a second of CPU, three with an ``endpoints`` block), and the examples share a
+    handful. A document whose provider blocks are not one plain block per provider (an alias, several) keeps
+    them. Returns (documents, root provider blocks, module call -> its ``providers`` map, alias -> documents)."""
+    root: dict[str, list[dict[str, Any]]] = {}
+    aliases: dict[str, str] = {}
+    users: dict[str, list[str]] = {}
+    passed: dict[str, dict[str, str]] = {}
+    out = {}
+    for name, doc in docs.items():
+        blocks = doc.get("provider")
+        if not isinstance(blocks, dict) or not blocks or any(isinstance(b, list) and len(b) != 1 for b in blocks.values()):
+            out[name] = doc
+            continue
+        single = {kind: (b[0] if isinstance(b, list) else b) for kind, b in blocks.items()}
+        if any(not isinstance(b, dict) or "alias" in b for b in single.values()):
+            out[name] = doc
+            continue
+        passed[name] = {}
+        for kind, block in single.items():
+            key = f"{kind}\0{json.dumps(block, sort_keys=True)}"
+            if key not in aliases:
+                aliases[key] = f"shared{len(aliases)}"
+                root.setdefault(kind, []).append({**block, "alias": aliases[key]})
+            alias = aliases[key]
+            passed[name][kind] = f"{kind}.{alias}"
+            users.setdefault(f"{kind}.{alias}", []).append(name)
+        out[name] = {k: v for k, v in doc.items() if k != "provider"}
+    return out, root, passed, users
+
+
 def validate_children(root: Path, docs: dict[str, dict[str, Any]], terraform: str, mirror: Path) -> Validation:
     """`terraform validate -json` of the documents as one child module each of a single root module: one
-    `init` and one `validate` for all of them. A diagnostic belongs to the module its address
-    (``module.<call>.…``) or its file (``<module>/main.tf.json``) names."""
+    `init` and one `validate` for all of them, each distinct provider block configured once (in the root, passed
+    to the modules that had it). A diagnostic belongs to the module its address (``module.<call>.…``) or its
+    file (``<module>/main.tf.json``) names; one about a shared provider block is unattributed (``shared_providers``
+    names the documents that had it)."""
     module_root = root / "validate"
-    for name, doc in docs.items():
+    children, providers, passed, users = _shared_providers(docs)
+    for name, doc in children.items():
         (module_root / name).mkdir(parents=True)
         (module_root / name / "main.tf.json").write_text(json.dumps(doc, indent=1))
     calls = {name.replace("-", "_"): name for name in docs}
     assert len(calls) == len(docs), "two documents share a module call name"
-    (module_root / "main.tf.json").write_text(
-        json.dumps({"module": {call: {"source": f"./{name}"} for call, name in calls.items()}}, indent=1))
+    sources = {kind: {"source": f"hashicorp/{kind}"} for kind in providers}
+    (module_root / "main.tf.json").write_text(json.dumps({
+        **({"terraform": {"required_providers": sources}, "provider": providers} if providers else {}),
+        "module": {call: {"source": f"./{name}", **({"providers": passed[name]} if name in passed else {})}
+                   for call, name in calls.items()}}, indent=1))
     env = offline_env(root, mirror)
     init = subprocess.run([terraform, "init", "-backend=false", "-input=false", "-no-color"], cwd=module_root,
                           env=env, capture_output=True, text=True, timeout=300)
@@ -140,4 +181,4 @@ def validate_children(root: Path, docs: dict[str, dict[str, Any]], terraform: st
             by_module[filename.split("/")[0]].append(diagnostic)
         else:
             unattributed.append(diagnostic)
-    return Validation(report, by_module, unattributed)
+    return Validation(report, by_module, unattributed, users)

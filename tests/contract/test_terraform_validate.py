@@ -198,7 +198,8 @@ def test_the_aws_part_of_every_example_passes_terraform_validate(validated):
     stacks = [d for name in validated.parts for d in validation.by_module[name]]
     problems = problems_of(stacks + validation.unattributed)
     assert not [d for d in stacks if d["severity"] == "error"], "\n".join(problems)
-    assert stacks == [] and validation.unattributed == [], "\n".join(problems)
+    assert stacks == [] and validation.unattributed == [], "\n".join(
+        [*problems, f"(a provider block shared in the root: {validation.shared_providers})"])
     # Only the inference-component endpoint configurations needed the 5.x adjustment, and only it.
     touched = {c.rsplit(".", 1)[-1] if "production_variants" not in c else "model_name" for c in cut}
     assert touched <= {"execution_role_arn", "model_name"}, cut
