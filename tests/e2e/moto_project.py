@@ -1,7 +1,7 @@
 """A project on fastscale's emulator (infra/project/emulator.py: moto's threaded server answering as AWS does,
 Application Auto Scaling tags and an UpdateEndpoint that refuses an instance-type change of an auto-scaled
 variant included), its UpdateEndpoint calls recorded (tests/e2e/update_calls.py), for
-tests/e2e/test_live_updates.py and tests/e2e/test_concurrent_runs.py.
+tests/e2e/test_live_updates.py; and a `fastscale` run held at its prompt (:class:`AtThePrompt`).
 
 The provider comes from a filesystem mirror found by tests/tf_mirror.py; without one the tests skip and say why.
 """
@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import os
+import pty
 import shutil
 import subprocess
 import sys
-from pathlib import Path
+import threading
+import time
 
 import boto3
 import pytest
-import yaml
 
 from tests.e2e.emulator_support import fresh_emulator
 from tests.e2e.update_calls import recording
@@ -59,29 +60,6 @@ def project(tmp_path, emulator):
     return tmp_path, env, version
 
 
-def write_config(root: Path, emulator: str, provider: str, tag: str) -> Path:
-    config = {
-        "project": "emu",
-        "region": REGION,
-        "endpoint_url": emulator,
-        "providers": {"aws": f"= {provider}"},
-        "endpoints": [{
-            "name": "chat",
-            "instance_type": "ml.g4dn.xlarge",
-            "instances": {"initial": 1, "min": 1, "max": 1},
-            "model": {
-                "image": IMAGE.format(tag=tag),
-                "model_data": "s3://emu-models/small/",
-                "model_size_gb": 2,
-                "autoscaling": {"enabled": False},
-            },
-        }],
-    }
-    path = root / "fastscale.yaml"
-    path.write_text(yaml.safe_dump(config, sort_keys=False))
-    return path
-
-
 def fastscale(project, *args: str) -> subprocess.CompletedProcess[str]:
     root, env, _ = project
     code = "import sys; from fastscale.cli.main import cli; sys.argv = ['fastscale', *sys.argv[1:]]; cli()"
@@ -100,3 +78,55 @@ def sagemaker(emulator: str):
 def summary(proc: subprocess.CompletedProcess[str]) -> dict:
     assert proc.stdout.strip(), proc.stderr
     return json.loads(proc.stdout)
+
+
+class AtThePrompt:
+    """`fastscale COMMAND` with a terminal for its standard input, held until :meth:`answer`."""
+
+    def __init__(self, project, *args: str):
+        root, env, _ = project
+        code = "import sys; from fastscale.cli.main import cli; sys.argv = ['fastscale', *sys.argv[1:]]; cli()"
+        self.terminal, tty = pty.openpty()
+        self.proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=root, env=env, stdin=tty,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(tty)
+        self.err = bytearray()
+        self.out = bytearray()
+        self._readers = [threading.Thread(target=self._drain, args=(stream, buf), daemon=True)
+                         for stream, buf in ((self.proc.stderr, self.err), (self.proc.stdout, self.out))]
+        for reader in self._readers:
+            reader.start()
+
+    @staticmethod
+    def _drain(stream, buffer: bytearray) -> None:
+        while chunk := os.read(stream.fileno(), 4096):
+            buffer.extend(chunk)
+
+    def wait_for(self, text: str) -> None:
+        """Until ``text`` is on stderr (the prompt ends without a newline, so bytes, not lines)."""
+        deadline = time.monotonic() + STEP_TIMEOUT
+        while text.encode() not in self.err:
+            if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.proc.kill()
+                pytest.fail(f"no {text!r} from {self.proc.args[3:]}:\n{self.out.decode()}\n{self.err.decode()}")
+            time.sleep(0.2)
+
+    def answer(self, text: str) -> int:
+        os.write(self.terminal, text.encode())
+        try:
+            code = self.proc.wait(timeout=STEP_TIMEOUT)
+        finally:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            os.close(self.terminal)
+        for reader in self._readers:
+            reader.join(timeout=10)
+        return code
+
+    def output(self) -> str:
+        return self.out.decode() + self.err.decode()
+
+
+def plan_files(root) -> list:
+    """Plan files anywhere in the stack directory (each run plans in a directory of its own there)."""
+    return sorted((root / "cdktf.out" / "stacks" / "emu").rglob("*.tfplan"))

@@ -1,18 +1,25 @@
-"""Changes to a live, auto-scaled single-model endpoint, through `fastscale` in its own process, the real
-terraform binary and hashicorp/aws against fastscale's emulator, which keeps AWS's rule where moto has none:
-UpdateEndpoint fails on an instance-type change while the variant is registered for auto scaling, as AWS's
-does (its calls recorded by tests/e2e/update_calls.py).
+"""A live, auto-scaled single-model endpoint from its first deploy to its destroy, through `fastscale` in its own
+process, the real terraform binary and hashicorp/aws against fastscale's emulator, which keeps AWS's rule where
+moto has none: UpdateEndpoint fails on an instance-type change while the variant is registered for auto scaling, as
+AWS's does (its calls recorded by tests/e2e/update_calls.py).
 
+- the first deploy is interactive (its standard input a pseudo-terminal) and held at its prompt, having shown its
+  plan; a destroy started only then must refuse, naming the first run (command and pid), and change nothing; the
+  deploy, answered "y", applies its own plan, once. This is the case that once deleted a live endpoint: a deploy
+  waiting at "Apply these changes?" applied the plan of a destroy started beside it;
 - a new image keeps auto scaling registered through the update, and the new configuration starts at the
   live instance count (the endpoint was scaled out to 3), not at instances.initial (1);
 - a tags-only change plans no endpoint update and no new configuration;
 - an instance-type change deregisters the scalable target and its policy before the update and registers
-  them again after it: the update passes the AWS rule.
+  them again after it: the update passes the AWS rule;
+- the other way round at the end: a destroy waits at its prompt, a deploy started meanwhile is refused.
 
 Skips where the emulator lifecycle test skips (no terraform binary, no provider mirror).
 """
 
 from __future__ import annotations
+
+import json
 
 import boto3
 import pytest
@@ -23,8 +30,10 @@ from tests.e2e import update_calls
 from tests.e2e.moto_project import (  # noqa: F401  (fixtures)
     IMAGE,
     REGION,
+    AtThePrompt,
     emulator,
     fastscale,
+    plan_files,
     project,
     pytestmark,
     sagemaker,
@@ -72,12 +81,27 @@ def by_address(plan: dict, type_: str) -> list[dict]:
     return [c for c in plan["classification"]["resources"] if c["type"] == type_]
 
 
-def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F811  (the fixtures imported above)
+def test_a_live_endpoint_is_created_changed_and_destroyed_while_a_second_run_is_refused(project, emulator):  # noqa: F811
     root, _, provider = project
     sm = sagemaker(emulator)
     write(root, emulator, provider)
-    first = fastscale(project, "deploy", "fastscale.yaml", "--auto-approve", "--json")
-    assert first.returncode == 0, first.stderr
+
+    # A deploy shows its plan and waits; a destroy started meanwhile must not run, nor touch its plan.
+    deploy = AtThePrompt(project, "deploy", "fastscale.yaml")
+    deploy.wait_for("Apply these changes?")
+    [deploy_plan] = plan_files(root)
+    destroy = fastscale(project, "destroy", "fastscale.yaml", "--auto-approve", "--json")
+    assert destroy.returncode == 1, destroy.stdout + destroy.stderr
+    refusal = json.loads(destroy.stdout)
+    assert f"in use by fastscale deploy (pid {deploy.proc.pid} on " in refusal["error"]
+    assert refusal["locked_by"]["command"] == "deploy" and "cleanup" not in refusal
+    assert plan_files(root) == [deploy_plan]
+    assert sm.list_endpoints()["Endpoints"] == []
+    assert deploy.answer("y\n") == 0, deploy.output()
+    assert "Plan: " in deploy.output() and "checks match the config" in deploy.output()
+    assert sm.describe_endpoint(EndpointName="emu-chat")["EndpointStatus"] == "InService"
+    assert len(sm.list_endpoint_configs()["EndpointConfigs"]) == 1 and len(sm.list_models()["Models"]) == 1
+    assert plan_files(root) == []
     assert registered(emulator) == [TARGET]
 
     # The emulator refuses what AWS refuses: another instance type while the variant is registered.
@@ -135,3 +159,15 @@ def test_updates_of_a_live_auto_scaled_endpoint(project, emulator):  # noqa: F81
         ServiceNamespace="sagemaker")["ScalingPolicies"]
     assert [p["PolicyName"] for p in policies] == ["emu-chat-target-tracking"]
     assert plan["verification"]["ok"] is True
+
+    # The other way round: a destroy waits at its prompt, a deploy started meanwhile is refused.
+    destroy = AtThePrompt(project, "destroy", "fastscale.yaml")
+    destroy.wait_for("Destroy these resources?")
+    deploy = fastscale(project, "deploy", "fastscale.yaml", "--auto-approve", "--json")
+    assert deploy.returncode == 1, deploy.stdout + deploy.stderr
+    assert f"in use by fastscale destroy (pid {destroy.proc.pid} on " in json.loads(deploy.stdout)["error"]
+    assert sm.describe_endpoint(EndpointName="emu-chat")["EndpointStatus"] == "InService"
+    assert destroy.answer("y\n") == 0, destroy.output()
+    assert sm.list_endpoints()["Endpoints"] == [] and sm.list_models()["Models"] == []
+    assert plan_files(root) == []
+    assert (root / "cdktf.out" / "stacks" / "emu" / "fastscale.lock").read_text() == ""
