@@ -9,6 +9,10 @@ who also works with AWS: a profile this machine does not have, and keys that are
 provider block carries the emulator's URL and the dummy credentials; the targets clear the shell's AWS variables
 (the provider would otherwise look the profile up and fail) and skip `terraform providers lock` (which asks the
 public registry, whatever mirror the Terraform CLI configuration names, and so fails offline).
+
+Then another team starts running the stack's model (an endpoint tagged by its own stack) and `fastscale destroy`
+takes the stack down: it deletes the stack's endpoint but keeps that model and the role it runs as (a targeted
+destroy of the real provider's plan), and the other team's endpoint keeps serving.
 """
 
 from __future__ import annotations
@@ -69,3 +73,28 @@ def test_cdktf_synth_diff_deploy_work_in_an_init_emulator_project(tmp_path):
         assert status.returncode == 0, status.stdout + status.stderr
         assert summary(status)["ok"] is True
         assert "No changes." in make("cdktf-diff")
+        another_team_runs_its_model_and_destroy_keeps_it(demo, env, url)
+
+
+TEAM_A = [{"Key": "fastscale:stack", "Value": "team-a"}, {"Key": "managed-by", "Value": "fastscale"}]
+
+
+def another_team_runs_its_model_and_destroy_keeps_it(demo: Path, env: dict[str, str], url: str) -> None:
+    sm = aws(url, "sagemaker")
+    [b_model] = [m["ModelName"] for m in sm.list_models()["Models"] if m["ModelName"].startswith("demo-")]
+    sm.create_endpoint_config(EndpointConfigName="team-a-config-2", Tags=TEAM_A, ProductionVariants=[{
+        "VariantName": "AllTraffic", "ModelName": b_model, "InitialInstanceCount": 1, "InstanceType": "ml.g4dn.xlarge"}])
+    sm.create_endpoint(EndpointName="team-a-endpoint-2", EndpointConfigName="team-a-config-2", Tags=TEAM_A)
+
+    destroyed = fastscale(demo, env, "destroy", "fastscale.yaml", "--auto-approve", "--json")
+    report = summary(destroyed)
+    kept = {k["address"].split(".")[0]: k["reason"] for k in report["kept"]}
+    assert kept["aws_sagemaker_model"] == "in use by endpoint team-a-endpoint-2"
+    assert "aws_iam_role" in kept and "aws_iam_role_policy" in kept  # the role it runs as, with its permissions
+    assert destroyed.returncode == 1  # what is kept is still this stack's, and the proof says it is left
+    assert "demo-llm" not in {e["EndpointName"] for e in sm.list_endpoints()["Endpoints"]}
+    assert sm.describe_endpoint(EndpointName="team-a-endpoint-2")["EndpointStatus"] == "InService"
+    assert sm.describe_model(ModelName=b_model)["ModelName"] == b_model
+    state = json.loads((demo / "terraform.demo.us-east-1.tfstate").read_text())
+    assert {r["type"] for r in state["resources"] if r["mode"] == "managed"} == {
+        "aws_sagemaker_model", "aws_iam_role", "aws_iam_role_policy"}
