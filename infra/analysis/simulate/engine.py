@@ -10,14 +10,16 @@ What happens each second, in order: scaling decisions that are due take effect (
 requested or released), copies and instances whose start-up timeline ended come into service, the demand is
 served, queued or rejected, and the metrics the alarms read are accumulated; at the end of a metric period a
 datapoint is closed and, ``lag`` seconds later, the alarms evaluate it. The rules are in
-``infra/analysis/simulate_params.json`` (``derivation``).
+``infra/analysis/simulate_params.json`` (``derivation``). Seconds in which none of that can change anything (no
+decision due, nothing coming into service, no period ending, no datapoint arriving) are handled as one stretch:
+the load serves them at once and the metrics add them up second by second, in the same order.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, MutableSequence
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 
 from fastscale.infra.analysis.simulate.result import Event, Result, Summary, with_summary
@@ -267,14 +269,15 @@ class _Sim:
         dirty, next_ready = True, math.inf
         serving = inst_serving = placed = 0
         serving_ids: list[int] = []
-        # Loop invariants, looked up once: the loop runs once a second of the window (604,800 times for a week).
+        # Loop invariants, looked up once: the loop runs once a stretch of seconds (a week is 604,800 seconds).
         unit_capacity, service_time = s.unit_capacity, s.service_time
-        add_demand, add_desired, add_copies, add_serving = demand_s.append, desired_s.append, copies_s.append, serving_s.append
-        add_instances, add_inst_serving, add_capacity = inst_s.append, inst_srv_s.append, capacity_s.append
-        add_queued, add_rejected = queued_s.append, rejected_s.append
+        add_demand, add_queued, add_rejected = demand_s.append, queued_s.append, rejected_s.append
+        add_desired, add_copies, add_serving = desired_s.extend, copies_s.extend, serving_s.extend
+        add_instances, add_inst_serving, add_capacity = inst_s.extend, inst_srv_s.extend, capacity_s.extend
         tracked = tuple(st for st in (out_state, in_state) if st is not None)
         periods = tuple((st, st.alarm.period) for st in (out_state, in_state, zero_state) if st is not None)
-        for t in range(n):
+        t = 0
+        while t < n:
             # 1. decisions that are due
             due = [p for p in self.pending if p[0] <= t] if self.pending else None
             if due:
@@ -320,41 +323,63 @@ class _Sim:
                         next_ready = inst.ready
                 placed = sum(1 for c in self.copies if c.instance is not None)
             cap = serving * unit_capacity
+            # The seconds from t to stop change nothing the engine holds: none has a decision due, a copy or an
+            # instance coming into service, a copy waiting for room, a metric period ending or a datapoint
+            # reaching its alarm before the last of them. They are served and recorded at once.
+            stop = t + 1 if self.changed else n
+            for p in self.pending:
+                stop = min(stop, p[0])
+            if next_ready < math.inf:
+                stop = min(stop, math.ceil(next_ready))
+            for _, period in periods:
+                stop = min(stop, (t // period + 1) * period)
+            if arriving:
+                stop = min(stop, max(t + 1, math.ceil(arriving[0][0])))
+            k = stop - t
             if load is not None:
                 try:
-                    d, queued, rejected = load.step(t, serving_ids)
-                except LoadStopped as stop:
-                    stop.minimum_bound = self.minimum_bound
+                    load.serve(t, stop, serving_ids, add_demand, add_queued, add_rejected)
+                except LoadStopped as stopped:
+                    self.minimum_bound |= any(rejected_s[t:])
+                    stopped.minimum_bound = self.minimum_bound
                     raise
-                if rejected:
-                    self.minimum_bound = True
+                ds: Sequence[float] = demand_s[t:]
+                rs: Sequence[float] = rejected_s[t:]
+                self.minimum_bound |= any(rs)
             else:
-                d = demand[t]
+                ds = demand[t:stop]
                 if serving == 0:
-                    queued, rejected = 0.0, d / service_time
-                    self.minimum_bound |= rejected > 0
+                    rs = [d / service_time for d in ds]
+                    queued_s.fromlist([0.0] * k)
+                    self.minimum_bound |= any(r > 0 for r in rs)
                 else:
-                    queued, rejected = max(0.0, d - cap), 0.0
-            add_demand(d)
-            add_desired(self.desired)
-            add_copies(placed)
-            add_serving(serving)
-            add_instances(len(self.instances))
-            add_inst_serving(inst_serving)
-            add_capacity(cap)
-            add_queued(queued)
-            add_rejected(rejected)
-            # 3. metrics: concurrent requests per copy in service (no datapoint without one), failures for zero
+                    queued_s.fromlist([max(0.0, d - cap) for d in ds])
+                    rs = [0.0] * k
+                demand_s.extend(ds)
+                rejected_s.extend(rs)
+            add_desired([self.desired] * k)
+            add_copies([placed] * k)
+            add_serving([serving] * k)
+            add_instances([len(self.instances)] * k)
+            add_inst_serving([inst_serving] * k)
+            add_capacity([cap] * k)
+            # 3. metrics, in the order of the seconds: concurrent requests per copy in service (no datapoint
+            # without one), failures for zero
             if serving:
-                per_copy = d / serving
                 for st in tracked:
-                    st.acc += per_copy
-                    st.serving_acc += serving
-                    st.n += 1
+                    acc = st.acc
+                    for d in ds:
+                        acc += d / serving
+                    st.acc = acc
+                    st.serving_acc += serving * k  # whole numbers: the same float as adding a second at a time
+                    st.n += k
             if zero_state is not None:
-                zero_state.acc += rejected
-                zero_state.n += 1
-            end = t + 1
+                acc = zero_state.acc
+                for r in rs:
+                    acc += r
+                zero_state.acc = acc
+                zero_state.n += k
+            end = t = stop
             for st, period in periods:
                 if end % period == 0:
                     if st is zero_state:

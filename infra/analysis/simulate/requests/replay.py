@@ -24,7 +24,7 @@ import math
 import random
 from array import array
 from collections import deque
-from collections.abc import Generator, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 from fastscale.infra.analysis.simulate.engine import simulate
@@ -52,6 +52,9 @@ ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
 QUEUED_AS_LEAST_OUTSTANDING = ("least_outstanding_requests", "prefix_aware", "kv_aware")
 #: Added to a draining copy's outstanding requests: more than any copy in service holds.
 DRAINING = 1 << 40
+#: What the engine sends the replay: the end of a stretch's first second and of its last, and where each second's
+#: figures go (RequestLoad.serve).
+_Stretch = tuple[float, float, Callable[[float], None], Callable[[float], None], Callable[[float], None]]
 
 
 class FailureLimitExceeded(LoadStopped):
@@ -109,17 +112,24 @@ class RequestLoad:
 
     # -- the engine's side
 
-    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]:
+    def serve(self, first: int, stop: int, serving: Sequence[int], demand: Callable[[float], None],
+              queued: Callable[[float], None], rejected: Callable[[float], None]) -> None:
         if serving != self.ids and list(serving) != self.ids:
             self._sync(serving)
-        served = self.run.send(second + 1.0)
+        end = self.run.send((first + 1.0, float(stop), demand, queued, rejected))
         if self.failed > self.stop_after:
-            raise FailureLimitExceeded(self.failed, second)
-        return served
+            raise FailureLimitExceeded(self.failed, int(end) - 1)
+
+    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]:
+        """One second: (mean concurrency, mean requests waiting for a slot, requests failed with no copy)."""
+        out: list[float] = []
+        self.serve(second, second + 1, serving, out.append, out.append, out.append)
+        return out[0], out[1], out[2]
 
     def finish(self) -> None:
         """After the window: the requests still queued or in flight run to their end on the last copies."""
-        self.run.send(math.inf)
+        ignored: list[float] = []
+        self.run.send((math.inf, math.inf, ignored.append, ignored.append, ignored.append))
 
     def _sync(self, serving: Sequence[int]) -> None:
         self.ids = list(serving)
@@ -154,10 +164,12 @@ class RequestLoad:
 
     # -- the event loop
 
-    def _events(self) -> Generator[tuple[float, float, float], float, None]:
-        """Serve arrivals and events up to each end the engine sends (the end of a second, or ``inf`` to run
-        everything out); yield what ``step`` returns for that second (concurrency x seconds, queued x seconds,
-        requests that failed with no copy in service), and add the requests that failed to ``failed``.
+    def _events(self) -> Generator[float, _Stretch, None]:
+        """Serve arrivals and events second by second over each stretch the engine sends (the end of its first
+        second and of its last, ``inf`` for both to run everything out, and where each second's figures go:
+        concurrency x seconds, queued x seconds, requests that failed with no copy in service); add the requests
+        that failed to ``failed``, stop after the first second that takes it over the limit, and yield the end
+        of the last second served.
 
         One generator, so that its locals last from second to second: it runs for every request of every
         candidate of a search. A copy's planned steps and what then changes are :class:`Batcher`'s ``fire``,
@@ -168,7 +180,7 @@ class RequestLoad:
         arr, inp, out, n = self.arr, self.inp, self.out, self.n
         status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
         copies, heap, outstanding = self.copies, self.heap, self.outstanding
-        lor, getrandbits = self.lor, self.rng.getrandbits
+        lor, getrandbits, stop_after = self.lor, self.rng.getrandbits, self.stop_after
         rates = self.rates
         timeout, overhead, slots = self.timeout, rates.request_overhead_seconds, rates.slots
         token_time, weights, kv_read = 1.0 / rates.prefill_tokens_per_second, rates.weights_seconds, \
@@ -188,9 +200,9 @@ class RequestLoad:
         last = area = qarea = 0.0
         i = 0
         a = arr[0] + overhead if n else inf  # the next arrival, at its server
-        end = yield 0.0, 0.0, 0.0
+        end, stop, add_area, add_queued, add_rejected = yield 0.0
+        rejected = failed = 0
         while True:
-            rejected = failed = 0
             routable = self.routable
             bits = routable.bit_length()  # for random routing, below
             due, first = heap[0] if heap else (inf, -1)  # the earliest planned change and its copy
@@ -203,8 +215,27 @@ class RequestLoad:
                     e, kind = expiry, 1
                 else:
                     e, kind = a, 2
-                if e >= end:
-                    break  # the second's last stretch is summed below
+                if e >= end:  # the second is over: its last stretch, then its figures
+                    if last < end < inf:
+                        dt = end - last
+                        area += total * dt
+                        if waiting:
+                            qarea += waiting * dt
+                        last = end
+                    if failed:
+                        self.failed += failed
+                        failed = 0
+                        if self.failed > stop_after:
+                            break
+                    add_area(area)
+                    add_queued(qarea)
+                    add_rejected(float(rejected))
+                    area = qarea = 0.0
+                    rejected = 0
+                    if end >= stop:
+                        break
+                    end += 1.0
+                    continue
                 if e > last:
                     dt = e - last
                     area += total * dt
@@ -409,16 +440,7 @@ class RequestLoad:
                     pop(heap)
                 else:
                     due = inf
-            if last < end < inf:  # the second's last stretch
-                dt = end - last
-                area += total * dt
-                if waiting:
-                    qarea += waiting * dt
-                last = end
-            if failed:
-                self.failed += failed
-            end = yield area, qarea, float(rejected)
-            area = qarea = 0.0
+            end, stop, add_area, add_queued, add_rejected = yield end
 
 
 def simulate_requests(
