@@ -276,6 +276,21 @@ class _Sim:
         add_instances, add_inst_serving, add_capacity = inst_s.extend, inst_srv_s.extend, capacity_s.extend
         tracked = tuple(st for st in (out_state, in_state) if st is not None)
         periods = tuple((st, st.alarm.period) for st in (out_state, in_state, zero_state) if st is not None)
+        next_close = min((period for _, period in periods), default=n)  # the next end of a metric period
+        delay = max(0, _ceil(s.timings.decision))  # from an alarm to its decision taking effect
+        counts: tuple[int, int, int, int, int, float] | None = None
+        counts_from = 0
+
+        def write_counts(row: tuple[int, int, int, int, int, float] | None, k: int) -> None:
+            if row is not None:
+                desired, copies, in_service, instances, instances_in_service, capacity = row
+                add_desired([desired] * k)
+                add_copies([copies] * k)
+                add_serving([in_service] * k)
+                add_instances([instances] * k)
+                add_inst_serving([instances_in_service] * k)
+                add_capacity([capacity] * k)
+
         t = 0
         while t < n:
             # 1. decisions that are due
@@ -323,18 +338,21 @@ class _Sim:
                         next_ready = inst.ready
                 placed = sum(1 for c in self.copies if c.instance is not None)
             cap = serving * unit_capacity
+            row = (self.desired, placed, serving, len(self.instances), inst_serving, cap)
+            if row != counts:  # the series' counts are written a run of equal seconds at a time
+                write_counts(counts, t - counts_from)
+                counts, counts_from = row, t
             # The seconds from t to stop change nothing the engine holds: none has a decision due, a copy or an
-            # instance coming into service, a copy waiting for room, a metric period ending or a datapoint
-            # reaching its alarm before the last of them. They are served and recorded at once.
+            # instance coming into service or a copy waiting for room, and an alarm that a datapoint reaches in
+            # between decides no sooner than stop (a decision takes effect `delay` seconds after it). They are
+            # served at once; the metrics then add them up in order, closing periods and evaluating alarms.
             stop = t + 1 if self.changed else n
             for p in self.pending:
                 stop = min(stop, p[0])
             if next_ready < math.inf:
                 stop = min(stop, math.ceil(next_ready))
-            for _, period in periods:
-                stop = min(stop, (t // period + 1) * period)
-            if arriving:
-                stop = min(stop, max(t + 1, math.ceil(arriving[0][0])))
+            first_at = math.ceil(arriving[0][0]) if arriving else next_close + s.lag
+            stop = min(stop, max(t + 1, first_at + delay))
             k = stop - t
             if load is not None:
                 try:
@@ -357,60 +375,44 @@ class _Sim:
                     rs = [0.0] * k
                 demand_s.extend(ds)
                 rejected_s.extend(rs)
-            add_desired([self.desired] * k)
-            add_copies([placed] * k)
-            add_serving([serving] * k)
-            add_instances([len(self.instances)] * k)
-            add_inst_serving([inst_serving] * k)
-            add_capacity([cap] * k)
-            # 3. metrics, in the order of the seconds: concurrent requests per copy in service (no datapoint
-            # without one), failures for zero
-            if serving:
-                for st in tracked:
-                    acc = st.acc
-                    for d in ds:
-                        acc += d / serving
-                    st.acc = acc
-                    st.serving_acc += serving * k  # whole numbers: the same float as adding a second at a time
-                    st.n += k
-            if zero_state is not None:
-                acc = zero_state.acc
-                for r in rs:
-                    acc += r
-                zero_state.acc = acc
-                zero_state.n += k
-            end = t = stop
-            for st, period in periods:
-                if end % period == 0:
-                    if st is zero_state:
-                        value: float | None = st.acc  # Sum of failures; none is "not breaching"
-                        measured = 0.0
-                    else:
-                        value = st.acc / st.n if st.n else None
-                        measured = st.serving_acc / st.n if st.n else 0.0
-                    arriving.append((end + s.lag, st, value, measured))
-                    st.acc, st.n, st.serving_acc = 0.0, 0, 0.0
-            # 4. alarms evaluate the datapoints that reached them
-            if arriving and arriving[0][0] <= end:
-                ready = [a for a in arriving if a[0] <= end]
-                arriving = [a for a in arriving if a[0] > end]
-                for at, st, value, measured in ready:
-                    st.receive(value)
-                    when = min(at, n)
-                    if st is out_state:
-                        if self._evaluate(st, when, lambda v: v > s.target + EPS) and value is not None:
-                            self._mark_alarm(when)
-                            self._scale_out(when, value, measured)
-                    elif st is in_state:
-                        busy = out_state is not None and out_state.in_alarm
-                        low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - EPS)
-                        if low and not busy and value is not None:
-                            self._scale_in(when, value, measured)
-                    elif st is zero_state:
-                        assert s.scale_from_zero is not None
-                        if self._evaluate(st, when, lambda v: v >= 1 - EPS):
-                            self._mark_alarm(when)
-                            self._step_from_zero(when)
+            # 3. metrics, second by second: concurrent requests per copy in service (no datapoint without one),
+            # failures for zero; a period closes at its end, and 4. alarms evaluate the datapoints that reached them
+            since = t
+            while since < stop:
+                end = min(stop, next_close, math.ceil(arriving[0][0])) if arriving else min(stop, next_close)
+                if serving:
+                    for st in tracked:
+                        acc = st.acc
+                        for d in ds[since - t:end - t]:
+                            acc += d / serving
+                        st.acc = acc
+                        st.serving_acc += serving * (end - since)  # whole numbers: the same float as second by second
+                        st.n += end - since
+                if zero_state is not None:
+                    acc = zero_state.acc
+                    for r in rs[since - t:end - t]:
+                        acc += r
+                    zero_state.acc = acc
+                    zero_state.n += end - since
+                if end == next_close:
+                    for st, period in periods:
+                        if end % period == 0:
+                            if st is zero_state:
+                                value: float | None = st.acc  # Sum of failures; none is "not breaching"
+                                measured = 0.0
+                            else:
+                                value = st.acc / st.n if st.n else None
+                                measured = st.serving_acc / st.n if st.n else 0.0
+                            arriving.append((end + s.lag, st, value, measured))
+                            st.acc, st.n, st.serving_acc = 0.0, 0, 0.0
+                    next_close = min(((end // period + 1) * period for _, period in periods), default=n)
+                if arriving and arriving[0][0] <= end:
+                    ready = [a for a in arriving if a[0] <= end]
+                    arriving[:] = [a for a in arriving if a[0] > end]
+                    self._alarms(ready, n, out_state, in_state, zero_state)
+                since = end
+            t = stop
+        write_counts(counts, n - counts_from)
 
         result = Result(
             demand=demand_s,
@@ -431,6 +433,28 @@ class _Sim:
     def _mark_alarm(self, t: int) -> None:
         self.alarm_seconds.append(t)
 
+    def _alarms(self, ready: list[tuple[int, _AlarmState, float | None, float]], n: int, out_state: _AlarmState | None,
+                in_state: _AlarmState | None, zero_state: _AlarmState | None) -> None:
+        """The alarms evaluate the datapoints that reached them: (second, state, value, units measured)."""
+        s = self.spec
+        for at, st, value, measured in ready:
+            st.receive(value)
+            when = min(at, n)
+            if st is out_state:
+                if self._evaluate(st, when, lambda v: v > s.target + EPS) and value is not None:
+                    self._mark_alarm(when)
+                    self._scale_out(when, value, measured)
+            elif st is in_state:
+                busy = out_state is not None and out_state.in_alarm
+                low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - EPS)
+                if low and not busy and value is not None:
+                    self._scale_in(when, value, measured)
+            elif st is zero_state:
+                assert s.scale_from_zero is not None
+                if self._evaluate(st, when, lambda v: v >= 1 - EPS):
+                    self._mark_alarm(when)
+                    self._step_from_zero(when)
+
 
 def _clock(second: float) -> str:
     return f"{int(second) // 60}:{int(second) % 60:02d}"
@@ -442,4 +466,4 @@ def simulate(spec: SimSpec, demand: tuple[float, ...] | list[float], load: Load 
     With a ``load``, the concurrency, queue and failures of each second come from it instead (``demand`` then
     only sets the window and the starting count, from its first value); the result's demand is what it served.
     """
-    return _Sim(spec, tuple(float(d) for d in demand), load).run()
+    return _Sim(spec, tuple(map(float, demand)), load).run()
