@@ -25,12 +25,10 @@ import random
 from array import array
 from collections import deque
 from collections.abc import Callable, Generator, Sequence
-from typing import Any
 
 from fastscale.infra.analysis.simulate.engine import simulate
-from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.requests.batching import END_SHIFT, NEVER, REQUEST_MASK, Batcher
-from fastscale.infra.analysis.simulate.requests.rates import Profile, ServiceRates, service_rates
+from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
 from fastscale.infra.analysis.simulate.requests.results import (
     NO_CAPACITY,
     SERVED,
@@ -40,7 +38,6 @@ from fastscale.infra.analysis.simulate.requests.results import (
 )
 from fastscale.infra.analysis.simulate.requests.trace import RequestTrace
 from fastscale.infra.analysis.simulate.spec import LoadStopped, SimSpec
-from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedStack, ResolvedWorkload
 
 #: Routing strategies as the config spells them (ProductionVariantRoutingConfig.RoutingStrategy).
 ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
@@ -470,30 +467,3 @@ def simulate_requests(
     load.finish()
     stats = RequestStats.of(load.status, load.ttft, load.e2e, load.wait, load.timeout)
     return RequestSimulation(result, stats, rates, routing)
-
-
-def workload_config(stack: ResolvedStack, workload: Any) -> tuple[ResolvedEndpoint, ResolvedWorkload]:
-    """The resolved endpoint and the model or component a simulated workload was built from."""
-    ep = stack.endpoint(workload.endpoint)
-    w = ep.model if workload.component is None else next(c for c in ep.components if c.key == workload.component).workload
-    assert w is not None, "a workload without a component is the endpoint's single model"
-    return ep, w
-
-
-def simulate_workload_requests(
-    stack: ResolvedStack,
-    workload: Any,
-    trace: RequestTrace,
-    params: SimulateParams,
-    *,
-    profile: Profile | None = None,
-    timeout: float | None = None,
-    seed: int = 0,
-) -> RequestSimulation:
-    """One workload of ``stack`` (from ``select_workloads``) as configured, request by request, routed as its
-    endpoint's ``routing`` says (random, AWS's default, when it is null)."""
-    ep, w = workload_config(stack, workload)
-    rates = service_rates(ep, w, workload.capacity, params, profile, mean_request_tokens=trace.mean_request_tokens,
-                          mean_context_tokens=trace.mean_context_tokens)
-    limit = params.requests.invocation_timeout_seconds.value if timeout is None else timeout
-    return simulate_requests(workload.spec(), trace, rates, ep.routing.in_effect, limit, seed)
