@@ -202,6 +202,9 @@ class RequestLoad:
         while True:
             routable = self.routable
             bits = routable.bit_length()  # for random routing, below
+            # For least outstanding requests: the fewest any copy has, and how many copies have that few.
+            low = min(outstanding, default=0)
+            lows = outstanding.count(low)
             due, first = heap[0] if heap else (inf, -1)  # the earliest planned change and its copy
             while True:
                 # What comes first; at the same time a copy's change, then a time-out, then an arrival. What the
@@ -251,7 +254,12 @@ class RequestLoad:
                         status[r] = timed_out
                         failed += 1
                         wait[r] = timeout
-                        outstanding[copy.position] -= 1
+                        held = outstanding[copy.position] = outstanding[copy.position] - 1
+                        if held <= low:
+                            if held < low:
+                                low, lows = held, 1
+                            else:
+                                lows += 1
                         total -= 1
                         waiting -= 1
                     continue
@@ -269,7 +277,11 @@ class RequestLoad:
                         while c >= routable:
                             c = getrandbits(bits)
                     elif routable > 1:
-                        c = outstanding.index(min(outstanding))
+                        c = outstanding.index(low)  # the first copy with the fewest
+                        lows -= 1
+                        if not lows:
+                            low += 1
+                            lows = outstanding.count(low) + 1  # with the chosen one, counted below
                     else:
                         c = 0
                     outstanding[c] += 1
@@ -339,7 +351,12 @@ class RequestLoad:
                     running = copy.running
                     if left:
                         running -= left
-                        outstanding[c] -= left
+                        held = outstanding[c] = outstanding[c] - left
+                        if held <= low:
+                            if held < low:
+                                low, lows = held, 1
+                            else:
+                                lows += 1
                         total -= left
                 else:
                     running = copy.running
