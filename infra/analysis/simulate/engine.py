@@ -21,6 +21,7 @@ import math
 from array import array
 from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from fastscale.infra.analysis.simulate.result import Event, Result, Summary, with_summary
 from fastscale.infra.analysis.simulate.spec import EPS, Alarm, Load, LoadStopped, SimSpec
@@ -212,10 +213,12 @@ class _Sim:
             self.last_step = t
             self._request(t, new, "scale-out")
 
-    def _evaluate(self, st: _AlarmState, t: int, breaching: Callable[[float], bool]) -> bool:
-        """True when the policy should be invoked now (change to ALARM, or still in ALARM after ``reinvoke``)."""
+    def _evaluate(self, st: _AlarmState, t: int, breaching: Callable[[list[float]], bool]) -> bool:
+        """True when the policy should be invoked now (change to ALARM, or still in ALARM after ``reinvoke``).
+        ``breaching`` says whether every one of the datapoints breaches (none is missing)."""
         was = st.in_alarm
-        st.in_alarm = len(st.values) == st.alarm.datapoints and all(v is not None and breaching(v) for v in st.values)
+        values = st.values
+        st.in_alarm = len(values) == st.alarm.datapoints and None not in values and breaching(cast(list[float], values))
         if st.in_alarm and (not was or t - st.last_invoke >= self.spec.reinvoke):
             st.last_invoke = t
             return True
@@ -441,17 +444,17 @@ class _Sim:
             st.receive(value)
             when = min(at, n)
             if st is out_state:
-                if self._evaluate(st, when, lambda v: v > s.target + EPS) and value is not None:
+                if self._evaluate(st, when, lambda vs: min(vs, default=math.inf) > s.target + EPS) and value is not None:
                     self._mark_alarm(when)
                     self._scale_out(when, value, measured)
             elif st is in_state:
                 busy = out_state is not None and out_state.in_alarm
-                low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - EPS)
+                low = self._evaluate(st, when, lambda vs: max(vs, default=-math.inf) < s.scale_in_threshold * s.target - EPS)
                 if low and not busy and value is not None:
                     self._scale_in(when, value, measured)
             elif st is zero_state:
                 assert s.scale_from_zero is not None
-                if self._evaluate(st, when, lambda v: v >= 1 - EPS):
+                if self._evaluate(st, when, lambda vs: min(vs, default=math.inf) >= 1 - EPS):
                     self._mark_alarm(when)
                     self._step_from_zero(when)
 
