@@ -473,8 +473,8 @@ def simulate_requests(
     first_minute = sum(1 for a in trace.arrivals[: 100_000] if a < 60.0)
     alone = (
         rates.request_overhead_seconds
-        + sum(trace.input_tokens) / len(trace) / rates.prefill_tokens_per_second
-        + sum(trace.output_tokens) / len(trace) / rates.decode_tokens_per_second
+        + trace.input_total / len(trace) / rates.prefill_tokens_per_second
+        + trace.output_total / len(trace) / rates.decode_tokens_per_second
     )
     start = first_minute / min(60.0, float(window)) * alone
     spec = dataclasses.replace(spec, capacity=float(rates.slots), service_time=max(alone, 1e-6))
