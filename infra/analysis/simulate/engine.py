@@ -392,10 +392,12 @@ class _Sim:
                         st.serving_acc += serving * (end - since)  # whole numbers: the same float as second by second
                         st.n += end - since
                 if zero_state is not None:
-                    acc = zero_state.acc
-                    for r in rs[since - t:end - t]:
-                        acc += r
-                    zero_state.acc = acc
+                    failures = rs[since - t:end - t]
+                    if any(failures):  # adding 0.0 changes no sum
+                        acc = zero_state.acc
+                        for r in failures:
+                            acc += r
+                        zero_state.acc = acc
                     zero_state.n += end - since
                 if end == next_close:
                     for st, period in periods:

@@ -198,7 +198,7 @@ class RequestLoad:
         i = 0
         a = arr[0] + overhead if n else inf  # the next arrival, at its server
         end, stop, add_area, add_queued, add_rejected = yield 0.0
-        rejected = failed = 0
+        rejected, failed = 0.0, 0  # requests failed with no copy this second (a float: the engine's figure)
         while True:
             routable = self.routable
             bits = routable.bit_length()  # for random routing, below
@@ -229,9 +229,9 @@ class RequestLoad:
                             break
                     add_area(area)
                     add_queued(qarea)
-                    add_rejected(float(rejected))
+                    add_rejected(rejected)
                     area = qarea = 0.0
-                    rejected = 0
+                    rejected = 0.0
                     if end >= stop:
                         break
                     end += 1.0
@@ -268,7 +268,7 @@ class RequestLoad:
                     i += 1
                     if not routable:
                         status[r] = NO_CAPACITY
-                        rejected += 1
+                        rejected += 1.0
                         failed += 1
                         a = arr[i] + overhead if i < n else inf
                         continue
