@@ -361,9 +361,10 @@ class RequestLoad:
                 else:
                     running = copy.running
                 # Batcher._admit, in the order the requests came: those queued (when the change freed slots), then
-                # the arriving request (when the copy is idle, at its arrival). Slots left over mean an empty queue.
-                queue = copy.queue
-                if queue and running < slots:
+                # the arriving request (when the copy is idle, at its arrival). Slots left over mean an empty queue
+                # (but for requests that timed out there: with none waiting anywhere, they stay until passed over).
+                if waiting and running < slots and copy.queue:
+                    queue = copy.queue
                     now = copy.t
                     prefill = copy.prefill
                     while running < slots and queue:
@@ -394,7 +395,7 @@ class RequestLoad:
                         copy.pending += tokens
                         running += 1
                     else:  # waits for a slot
-                        queue.append(r)
+                        copy.queue.append(r)
                         waiting += 1
                         time_out = arr[r] + timeout
                         expiries.append((time_out, r, copy))
