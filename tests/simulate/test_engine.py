@@ -58,6 +58,18 @@ def test_step_spike_on_a_running_instance_high_resolution():
     assert r.capacity[200] == 5
 
 
+def test_a_decision_takes_effect_its_delay_after_the_alarm_while_datapoints_keep_arriving():
+    # As above, but the decision takes 25 s, longer than the 10-second period: the alarm at 95 changes the desired
+    # count at 120, while datapoints reach the alarm at 105 and 115 in between (and change nothing: still in
+    # ALARM, not yet due to invoke again); the new copies serve at 220.
+    timings = Timings(decision=25, copy_on_instance=100, provisioning=100, copy_on_new_instance=150)
+    r = simulate(spec(timings=timings), step(1, 5, 60))
+    assert r.summary.detection_seconds == 35
+    assert r.desired[119] == 1 and r.desired[120] == 5
+    assert r.serving[219] == 1 and r.serving[220] == 5
+    assert [e.second for e in r.events if e.kind == "desired"] == [120]
+
+
 def test_step_spike_with_60_second_metrics():
     # Three 60-second datapoints: [60,120) [120,180) [180,240), evaluated at 245; copies serve at 250 + 100.
     s = simulate(spec(scale_out=STANDARD), step(1, 5, 60)).summary

@@ -25,8 +25,8 @@ from fastscale.infra.analysis.simulate.build import SimulateInputError, select_w
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
 from fastscale.infra.analysis.simulate.requests.rates import Profile, copy_accelerators, service_rates
-from fastscale.infra.analysis.simulate.requests.replay import workload_config
 from fastscale.infra.analysis.simulate.requests.trace import RequestInputError
+from fastscale.infra.analysis.simulate.requests.workload import workload_config
 from fastscale.infra.base import catalog
 from fastscale.infra.config import FastscaleConfig, parse_path
 from fastscale.infra.model.resolved import resolve

@@ -214,7 +214,7 @@ def copy_load(trace: RequestTrace, rates: ServiceRates) -> tuple[float, float]:
     (a step at the copy's slots serves that many sequences). It then holds about its busy rate x the time a request
     takes alone (Little's law): the concurrency past which requests start to queue behind one another."""
     n = len(trace)
-    prompt, output = sum(trace.input_tokens) / n, sum(trace.output_tokens) / n
+    prompt, output = trace.input_total / n, trace.output_total / n
     busy = prompt / rates.prefill_tokens_per_second + output * rates.decode_step_seconds(rates.slots) / rates.slots
     rate = 1.0 / max(busy, 1e-9)
     alone = rates.request_overhead_seconds + prompt / rates.prefill_tokens_per_second + output * rates.decode_step_seconds(1)

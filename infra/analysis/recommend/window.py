@@ -37,8 +37,8 @@ from fastscale.infra.analysis.simulate.build import select_workloads
 from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.params import load_params as load_simulate_params
 from fastscale.infra.analysis.simulate.requests.rates import Profile, service_rates
-from fastscale.infra.analysis.simulate.requests.replay import workload_config
 from fastscale.infra.analysis.simulate.requests.trace import TOKEN_TYPECODE, RequestTrace
+from fastscale.infra.analysis.simulate.requests.workload import workload_config
 from fastscale.infra.config import FastscaleConfig
 from fastscale.infra.model.resolved import resolve
 

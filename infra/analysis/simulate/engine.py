@@ -10,15 +10,18 @@ What happens each second, in order: scaling decisions that are due take effect (
 requested or released), copies and instances whose start-up timeline ended come into service, the demand is
 served, queued or rejected, and the metrics the alarms read are accumulated; at the end of a metric period a
 datapoint is closed and, ``lag`` seconds later, the alarms evaluate it. The rules are in
-``infra/analysis/simulate_params.json`` (``derivation``).
+``infra/analysis/simulate_params.json`` (``derivation``). Seconds in which none of that can change anything (no
+decision due, nothing coming into service, no period ending, no datapoint arriving) are handled as one stretch:
+the load serves them at once and the metrics add them up second by second, in the same order.
 """
 
 from __future__ import annotations
 
 import math
 from array import array
-from collections.abc import Callable, MutableSequence
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from fastscale.infra.analysis.simulate.result import Event, Result, Summary, with_summary
 from fastscale.infra.analysis.simulate.spec import EPS, Alarm, Load, LoadStopped, SimSpec
@@ -210,10 +213,12 @@ class _Sim:
             self.last_step = t
             self._request(t, new, "scale-out")
 
-    def _evaluate(self, st: _AlarmState, t: int, breaching: Callable[[float], bool]) -> bool:
-        """True when the policy should be invoked now (change to ALARM, or still in ALARM after ``reinvoke``)."""
+    def _evaluate(self, st: _AlarmState, t: int, breaching: Callable[[list[float]], bool]) -> bool:
+        """True when the policy should be invoked now (change to ALARM, or still in ALARM after ``reinvoke``).
+        ``breaching`` says whether every one of the datapoints breaches (none is missing)."""
         was = st.in_alarm
-        st.in_alarm = len(st.values) == st.alarm.datapoints and all(v is not None and breaching(v) for v in st.values)
+        values = st.values
+        st.in_alarm = len(values) == st.alarm.datapoints and None not in values and breaching(cast(list[float], values))
         if st.in_alarm and (not was or t - st.last_invoke >= self.spec.reinvoke):
             st.last_invoke = t
             return True
@@ -267,14 +272,30 @@ class _Sim:
         dirty, next_ready = True, math.inf
         serving = inst_serving = placed = 0
         serving_ids: list[int] = []
-        # Loop invariants, looked up once: the loop runs once a second of the window (604,800 times for a week).
+        # Loop invariants, looked up once: the loop runs once a stretch of seconds (a week is 604,800 seconds).
         unit_capacity, service_time = s.unit_capacity, s.service_time
-        add_demand, add_desired, add_copies, add_serving = demand_s.append, desired_s.append, copies_s.append, serving_s.append
-        add_instances, add_inst_serving, add_capacity = inst_s.append, inst_srv_s.append, capacity_s.append
-        add_queued, add_rejected = queued_s.append, rejected_s.append
+        add_demand, add_queued, add_rejected = demand_s.append, queued_s.append, rejected_s.append
+        add_desired, add_copies, add_serving = desired_s.extend, copies_s.extend, serving_s.extend
+        add_instances, add_inst_serving, add_capacity = inst_s.extend, inst_srv_s.extend, capacity_s.extend
         tracked = tuple(st for st in (out_state, in_state) if st is not None)
         periods = tuple((st, st.alarm.period) for st in (out_state, in_state, zero_state) if st is not None)
-        for t in range(n):
+        next_close = min((period for _, period in periods), default=n)  # the next end of a metric period
+        delay = max(0, _ceil(s.timings.decision))  # from an alarm to its decision taking effect
+        counts: tuple[int, int, int, int, int, float] | None = None
+        counts_from = 0
+
+        def write_counts(row: tuple[int, int, int, int, int, float] | None, k: int) -> None:
+            if row is not None:
+                desired, copies, in_service, instances, instances_in_service, capacity = row
+                add_desired([desired] * k)
+                add_copies([copies] * k)
+                add_serving([in_service] * k)
+                add_instances([instances] * k)
+                add_inst_serving([instances_in_service] * k)
+                add_capacity([capacity] * k)
+
+        t = 0
+        while t < n:
             # 1. decisions that are due
             due = [p for p in self.pending if p[0] <= t] if self.pending else None
             if due:
@@ -320,72 +341,83 @@ class _Sim:
                         next_ready = inst.ready
                 placed = sum(1 for c in self.copies if c.instance is not None)
             cap = serving * unit_capacity
+            row = (self.desired, placed, serving, len(self.instances), inst_serving, cap)
+            if row != counts:  # the series' counts are written a run of equal seconds at a time
+                write_counts(counts, t - counts_from)
+                counts, counts_from = row, t
+            # The seconds from t to stop change nothing the engine holds: none has a decision due, a copy or an
+            # instance coming into service or a copy waiting for room, and an alarm that a datapoint reaches in
+            # between decides no sooner than stop (a decision takes effect `delay` seconds after it). They are
+            # served at once; the metrics then add them up in order, closing periods and evaluating alarms.
+            stop = t + 1 if self.changed else n
+            for p in self.pending:
+                stop = min(stop, p[0])
+            if next_ready < math.inf:
+                stop = min(stop, math.ceil(next_ready))
+            first_at = math.ceil(arriving[0][0]) if arriving else next_close + s.lag
+            stop = min(stop, max(t + 1, first_at + delay))
+            k = stop - t
             if load is not None:
                 try:
-                    d, queued, rejected = load.step(t, serving_ids)
-                except LoadStopped as stop:
-                    stop.minimum_bound = self.minimum_bound
+                    load.serve(t, stop, serving_ids, add_demand, add_queued, add_rejected)
+                except LoadStopped as stopped:
+                    self.minimum_bound |= any(rejected_s[t:])
+                    stopped.minimum_bound = self.minimum_bound
                     raise
-                if rejected:
-                    self.minimum_bound = True
+                ds: Sequence[float] = demand_s[t:]
+                rs: Sequence[float] = rejected_s[t:]
+                self.minimum_bound |= any(rs)
             else:
-                d = demand[t]
+                ds = demand[t:stop]
                 if serving == 0:
-                    queued, rejected = 0.0, d / service_time
-                    self.minimum_bound |= rejected > 0
+                    rs = [d / service_time for d in ds]
+                    queued_s.fromlist([0.0] * k)
+                    self.minimum_bound |= any(r > 0 for r in rs)
                 else:
-                    queued, rejected = max(0.0, d - cap), 0.0
-            add_demand(d)
-            add_desired(self.desired)
-            add_copies(placed)
-            add_serving(serving)
-            add_instances(len(self.instances))
-            add_inst_serving(inst_serving)
-            add_capacity(cap)
-            add_queued(queued)
-            add_rejected(rejected)
-            # 3. metrics: concurrent requests per copy in service (no datapoint without one), failures for zero
-            if serving:
-                per_copy = d / serving
-                for st in tracked:
-                    st.acc += per_copy
-                    st.serving_acc += serving
-                    st.n += 1
-            if zero_state is not None:
-                zero_state.acc += rejected
-                zero_state.n += 1
-            end = t + 1
-            for st, period in periods:
-                if end % period == 0:
-                    if st is zero_state:
-                        value: float | None = st.acc  # Sum of failures; none is "not breaching"
-                        measured = 0.0
-                    else:
-                        value = st.acc / st.n if st.n else None
-                        measured = st.serving_acc / st.n if st.n else 0.0
-                    arriving.append((end + s.lag, st, value, measured))
-                    st.acc, st.n, st.serving_acc = 0.0, 0, 0.0
-            # 4. alarms evaluate the datapoints that reached them
-            if arriving and arriving[0][0] <= end:
-                ready = [a for a in arriving if a[0] <= end]
-                arriving = [a for a in arriving if a[0] > end]
-                for at, st, value, measured in ready:
-                    st.receive(value)
-                    when = min(at, n)
-                    if st is out_state:
-                        if self._evaluate(st, when, lambda v: v > s.target + EPS) and value is not None:
-                            self._mark_alarm(when)
-                            self._scale_out(when, value, measured)
-                    elif st is in_state:
-                        busy = out_state is not None and out_state.in_alarm
-                        low = self._evaluate(st, when, lambda v: v < s.scale_in_threshold * s.target - EPS)
-                        if low and not busy and value is not None:
-                            self._scale_in(when, value, measured)
-                    elif st is zero_state:
-                        assert s.scale_from_zero is not None
-                        if self._evaluate(st, when, lambda v: v >= 1 - EPS):
-                            self._mark_alarm(when)
-                            self._step_from_zero(when)
+                    queued_s.fromlist([max(0.0, d - cap) for d in ds])
+                    rs = [0.0] * k
+                demand_s.extend(ds)
+                rejected_s.extend(rs)
+            # 3. metrics, second by second: concurrent requests per copy in service (no datapoint without one),
+            # failures for zero; a period closes at its end, and 4. alarms evaluate the datapoints that reached them
+            since = t
+            while since < stop:
+                end = min(stop, next_close, math.ceil(arriving[0][0])) if arriving else min(stop, next_close)
+                if serving:
+                    for st in tracked:
+                        acc = st.acc
+                        for d in ds[since - t:end - t]:
+                            acc += d / serving
+                        st.acc = acc
+                        st.serving_acc += serving * (end - since)  # whole numbers: the same float as second by second
+                        st.n += end - since
+                if zero_state is not None:
+                    failures = rs[since - t:end - t]
+                    if any(failures):  # adding 0.0 changes no sum
+                        acc = zero_state.acc
+                        for r in failures:
+                            acc += r
+                        zero_state.acc = acc
+                    zero_state.n += end - since
+                if end == next_close:
+                    for st, period in periods:
+                        if end % period == 0:
+                            if st is zero_state:
+                                value: float | None = st.acc  # Sum of failures; none is "not breaching"
+                                measured = 0.0
+                            else:
+                                value = st.acc / st.n if st.n else None
+                                measured = st.serving_acc / st.n if st.n else 0.0
+                            arriving.append((end + s.lag, st, value, measured))
+                            st.acc, st.n, st.serving_acc = 0.0, 0, 0.0
+                    next_close = min(((end // period + 1) * period for _, period in periods), default=n)
+                if arriving and arriving[0][0] <= end:
+                    ready = [a for a in arriving if a[0] <= end]
+                    arriving[:] = [a for a in arriving if a[0] > end]
+                    self._alarms(ready, n, out_state, in_state, zero_state)
+                since = end
+            t = stop
+        write_counts(counts, n - counts_from)
 
         result = Result(
             demand=demand_s,
@@ -406,6 +438,28 @@ class _Sim:
     def _mark_alarm(self, t: int) -> None:
         self.alarm_seconds.append(t)
 
+    def _alarms(self, ready: list[tuple[int, _AlarmState, float | None, float]], n: int, out_state: _AlarmState | None,
+                in_state: _AlarmState | None, zero_state: _AlarmState | None) -> None:
+        """The alarms evaluate the datapoints that reached them: (second, state, value, units measured)."""
+        s = self.spec
+        for at, st, value, measured in ready:
+            st.receive(value)
+            when = min(at, n)
+            if st is out_state:
+                if self._evaluate(st, when, lambda vs: min(vs, default=math.inf) > s.target + EPS) and value is not None:
+                    self._mark_alarm(when)
+                    self._scale_out(when, value, measured)
+            elif st is in_state:
+                busy = out_state is not None and out_state.in_alarm
+                low = self._evaluate(st, when, lambda vs: max(vs, default=-math.inf) < s.scale_in_threshold * s.target - EPS)
+                if low and not busy and value is not None:
+                    self._scale_in(when, value, measured)
+            elif st is zero_state:
+                assert s.scale_from_zero is not None
+                if self._evaluate(st, when, lambda vs: min(vs, default=math.inf) >= 1 - EPS):
+                    self._mark_alarm(when)
+                    self._step_from_zero(when)
+
 
 def _clock(second: float) -> str:
     return f"{int(second) // 60}:{int(second) % 60:02d}"
@@ -417,4 +471,4 @@ def simulate(spec: SimSpec, demand: tuple[float, ...] | list[float], load: Load 
     With a ``load``, the concurrency, queue and failures of each second come from it instead (``demand`` then
     only sets the window and the starting count, from its first value); the result's demand is what it served.
     """
-    return _Sim(spec, tuple(float(d) for d in demand), load).run()
+    return _Sim(spec, tuple(map(float, demand)), load).run()

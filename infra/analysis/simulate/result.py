@@ -101,7 +101,7 @@ def with_summary(r: Result, s: SimSpec, alarms: list[int]) -> Result:
     """``r`` with its summary: when the demand first went short, how long detection and new capacity took,
     peaks and cost. ``alarms`` are the seconds a scale-out or no-capacity alarm invoked its policy."""
     n = len(r.demand)
-    short = [r.demand[t] > r.capacity[t] + EPS for t in range(n)]
+    short = [d > c + EPS for d, c in zip(r.demand, r.capacity, strict=True)]
     short_at = next((t for t in range(n) if short[t]), None)
     served_after = detection = first_capacity = None
     if short_at is not None:

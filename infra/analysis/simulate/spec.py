@@ -8,7 +8,7 @@ engine gives back is in :mod:`fastscale.infra.analysis.simulate.result`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -116,9 +116,12 @@ class LoadStopped(Exception):
 class Load(Protocol):
     """What the endpoint is asked to serve, when it is more than a number per second (the request-level model).
 
-    Each second the engine hands over the numbers of the units in service; the load serves its requests on
-    them for that second and returns (mean concurrent requests over the second, queued ones included; mean
-    requests waiting for a slot; requests that failed with no unit in service).
+    The engine hands over a stretch of seconds, ``first`` to ``stop`` (excluded), and the numbers of the units in
+    service throughout it; the load serves its requests on them and, for each second in order, passes
+    ``demand`` the mean concurrent requests over the second (queued ones included), ``queued`` the mean
+    requests waiting for a slot and ``rejected`` the requests that failed with no unit in service. A load that
+    raises LoadStopped has passed on the seconds before the one it stopped at, and nothing of that one.
     """
 
-    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]: ...
+    def serve(self, first: int, stop: int, serving: Sequence[int], demand: Callable[[float], None],
+              queued: Callable[[float], None], rejected: Callable[[float], None]) -> None: ...

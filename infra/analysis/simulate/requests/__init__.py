@@ -14,14 +14,16 @@ In the order a run needs them:
 - :mod:`~fastscale.infra.analysis.simulate.requests.replay`: the requests routed, queued and served on the
   engine's copies, second by second (the batching model);
 - :mod:`~fastscale.infra.analysis.simulate.requests.results`: what became of them: failures, latency
-  percentiles, and the run's summary.
+  percentiles, and the run's summary;
+- :mod:`~fastscale.infra.analysis.simulate.requests.workload`: a configured workload's rates and routing, replayed.
 
 This package exports the entry points ``simulate --requests`` and ``recommend`` start from.
 """
 
 from fastscale.infra.analysis.simulate.requests.rates import read_profile
-from fastscale.infra.analysis.simulate.requests.replay import simulate_requests, simulate_workload_requests
+from fastscale.infra.analysis.simulate.requests.replay import simulate_requests
 from fastscale.infra.analysis.simulate.requests.trace import RequestInputError, read_request_trace
+from fastscale.infra.analysis.simulate.requests.workload import simulate_workload_requests
 
 __all__ = [
     "RequestInputError",

@@ -7,7 +7,7 @@ model, also in ``infra/analysis/simulate_params.json``, ``derivation``). A reque
 is free (else it waits in that copy's FIFO queue), has its first token at the end of the step that finishes its
 prompt, then decodes one token a step. A request whose first token would come later than the invocation timeout
 fails. The copies' next changes and the queue time-outs are the events, arrivals read in order: a one-hour
-trace of 20,000 requests takes well under a second, a week of 3,000,000 about 17-18 s of CPU (``bench/README.md``).
+trace of 20,000 requests takes well under a second, a week of 3,000,000 about 16 s of CPU (``bench/README.md``).
 
 :class:`RequestLoad` is the engine's :class:`~fastscale.infra.analysis.simulate.spec.Load`: the engine scales, the
 load serves. The trace comes from :mod:`~fastscale.infra.analysis.simulate.requests.trace`, a copy's speed from
@@ -24,13 +24,11 @@ import math
 import random
 from array import array
 from collections import deque
-from collections.abc import Generator, Sequence
-from typing import Any
+from collections.abc import Callable, Generator, Sequence
 
 from fastscale.infra.analysis.simulate.engine import simulate
-from fastscale.infra.analysis.simulate.params import SimulateParams
 from fastscale.infra.analysis.simulate.requests.batching import END_SHIFT, NEVER, REQUEST_MASK, Batcher
-from fastscale.infra.analysis.simulate.requests.rates import Profile, ServiceRates, service_rates
+from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
 from fastscale.infra.analysis.simulate.requests.results import (
     NO_CAPACITY,
     SERVED,
@@ -40,7 +38,6 @@ from fastscale.infra.analysis.simulate.requests.results import (
 )
 from fastscale.infra.analysis.simulate.requests.trace import RequestTrace
 from fastscale.infra.analysis.simulate.spec import LoadStopped, SimSpec
-from fastscale.infra.model.resolved import ResolvedEndpoint, ResolvedStack, ResolvedWorkload
 
 #: Routing strategies as the config spells them (ProductionVariantRoutingConfig.RoutingStrategy).
 ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
@@ -52,6 +49,9 @@ ROUTINGS = ("least_outstanding_requests", "random", "prefix_aware", "kv_aware")
 QUEUED_AS_LEAST_OUTSTANDING = ("least_outstanding_requests", "prefix_aware", "kv_aware")
 #: Added to a draining copy's outstanding requests: more than any copy in service holds.
 DRAINING = 1 << 40
+#: What the engine sends the replay: the end of a stretch's first second and of its last, and where each second's
+#: figures go (RequestLoad.serve).
+_Stretch = tuple[float, float, Callable[[float], None], Callable[[float], None], Callable[[float], None]]
 
 
 class FailureLimitExceeded(LoadStopped):
@@ -109,17 +109,24 @@ class RequestLoad:
 
     # -- the engine's side
 
-    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]:
+    def serve(self, first: int, stop: int, serving: Sequence[int], demand: Callable[[float], None],
+              queued: Callable[[float], None], rejected: Callable[[float], None]) -> None:
         if serving != self.ids and list(serving) != self.ids:
             self._sync(serving)
-        served = self.run.send(second + 1.0)
+        end = self.run.send((first + 1.0, float(stop), demand, queued, rejected))
         if self.failed > self.stop_after:
-            raise FailureLimitExceeded(self.failed, second)
-        return served
+            raise FailureLimitExceeded(self.failed, int(end) - 1)
+
+    def step(self, second: int, serving: Sequence[int]) -> tuple[float, float, float]:
+        """One second: (mean concurrency, mean requests waiting for a slot, requests failed with no copy)."""
+        out: list[float] = []
+        self.serve(second, second + 1, serving, out.append, out.append, out.append)
+        return out[0], out[1], out[2]
 
     def finish(self) -> None:
         """After the window: the requests still queued or in flight run to their end on the last copies."""
-        self.run.send(math.inf)
+        ignored: list[float] = []
+        self.run.send((math.inf, math.inf, ignored.append, ignored.append, ignored.append))
 
     def _sync(self, serving: Sequence[int]) -> None:
         self.ids = list(serving)
@@ -154,10 +161,12 @@ class RequestLoad:
 
     # -- the event loop
 
-    def _events(self) -> Generator[tuple[float, float, float], float, None]:
-        """Serve arrivals and events up to each end the engine sends (the end of a second, or ``inf`` to run
-        everything out); yield what ``step`` returns for that second (concurrency x seconds, queued x seconds,
-        requests that failed with no copy in service), and add the requests that failed to ``failed``.
+    def _events(self) -> Generator[float, _Stretch, None]:
+        """Serve arrivals and events second by second over each stretch the engine sends (the end of its first
+        second and of its last, ``inf`` for both to run everything out, and where each second's figures go:
+        concurrency x seconds, queued x seconds, requests that failed with no copy in service); add the requests
+        that failed to ``failed``, stop after the first second that takes it over the limit, and yield the end
+        of the last second served.
 
         One generator, so that its locals last from second to second: it runs for every request of every
         candidate of a search. A copy's planned steps and what then changes are :class:`Batcher`'s ``fire``,
@@ -168,7 +177,7 @@ class RequestLoad:
         arr, inp, out, n = self.arr, self.inp, self.out, self.n
         status, ttft, e2e, wait = self.status, self.ttft, self.e2e, self.wait
         copies, heap, outstanding = self.copies, self.heap, self.outstanding
-        lor, getrandbits = self.lor, self.rng.getrandbits
+        lor, getrandbits, stop_after = self.lor, self.rng.getrandbits, self.stop_after
         rates = self.rates
         timeout, overhead, slots = self.timeout, rates.request_overhead_seconds, rates.slots
         token_time, weights, kv_read = 1.0 / rates.prefill_tokens_per_second, rates.weights_seconds, \
@@ -188,11 +197,14 @@ class RequestLoad:
         last = area = qarea = 0.0
         i = 0
         a = arr[0] + overhead if n else inf  # the next arrival, at its server
-        end = yield 0.0, 0.0, 0.0
+        end, stop, add_area, add_queued, add_rejected = yield 0.0
+        rejected, failed = 0.0, 0  # requests failed with no copy this second (a float: the engine's figure)
         while True:
-            rejected = failed = 0
             routable = self.routable
             bits = routable.bit_length()  # for random routing, below
+            # For least outstanding requests: the fewest any copy has, and how many copies have that few.
+            low = min(outstanding, default=0)
+            lows = outstanding.count(low)
             due, first = heap[0] if heap else (inf, -1)  # the earliest planned change and its copy
             while True:
                 # What comes first; at the same time a copy's change, then a time-out, then an arrival. What the
@@ -203,8 +215,27 @@ class RequestLoad:
                     e, kind = expiry, 1
                 else:
                     e, kind = a, 2
-                if e >= end:
-                    break  # the second's last stretch is summed below
+                if e >= end:  # the second is over: its last stretch, then its figures
+                    if last < end < inf:
+                        dt = end - last
+                        area += total * dt
+                        if waiting:
+                            qarea += waiting * dt
+                        last = end
+                    if failed:
+                        self.failed += failed
+                        failed = 0
+                        if self.failed > stop_after:
+                            break
+                    add_area(area)
+                    add_queued(qarea)
+                    add_rejected(rejected)
+                    area = qarea = 0.0
+                    rejected = 0.0
+                    if end >= stop:
+                        break
+                    end += 1.0
+                    continue
                 if e > last:
                     dt = e - last
                     area += total * dt
@@ -223,7 +254,12 @@ class RequestLoad:
                         status[r] = timed_out
                         failed += 1
                         wait[r] = timeout
-                        outstanding[copy.position] -= 1
+                        held = outstanding[copy.position] = outstanding[copy.position] - 1
+                        if held <= low:
+                            if held < low:
+                                low, lows = held, 1
+                            else:
+                                lows += 1
                         total -= 1
                         waiting -= 1
                     continue
@@ -232,7 +268,7 @@ class RequestLoad:
                     i += 1
                     if not routable:
                         status[r] = NO_CAPACITY
-                        rejected += 1
+                        rejected += 1.0
                         failed += 1
                         a = arr[i] + overhead if i < n else inf
                         continue
@@ -241,7 +277,11 @@ class RequestLoad:
                         while c >= routable:
                             c = getrandbits(bits)
                     elif routable > 1:
-                        c = outstanding.index(min(outstanding))
+                        c = outstanding.index(low)  # the first copy with the fewest
+                        lows -= 1
+                        if not lows:
+                            low += 1
+                            lows = outstanding.count(low) + 1  # with the chosen one, counted below
                     else:
                         c = 0
                     outstanding[c] += 1
@@ -311,14 +351,20 @@ class RequestLoad:
                     running = copy.running
                     if left:
                         running -= left
-                        outstanding[c] -= left
+                        held = outstanding[c] = outstanding[c] - left
+                        if held <= low:
+                            if held < low:
+                                low, lows = held, 1
+                            else:
+                                lows += 1
                         total -= left
                 else:
                     running = copy.running
                 # Batcher._admit, in the order the requests came: those queued (when the change freed slots), then
-                # the arriving request (when the copy is idle, at its arrival). Slots left over mean an empty queue.
-                queue = copy.queue
-                if queue and running < slots:
+                # the arriving request (when the copy is idle, at its arrival). Slots left over mean an empty queue
+                # (but for requests that timed out there: with none waiting anywhere, they stay until passed over).
+                if waiting and running < slots and copy.queue:
+                    queue = copy.queue
                     now = copy.t
                     prefill = copy.prefill
                     while running < slots and queue:
@@ -349,7 +395,7 @@ class RequestLoad:
                         copy.pending += tokens
                         running += 1
                     else:  # waits for a slot
-                        queue.append(r)
+                        copy.queue.append(r)
                         waiting += 1
                         time_out = arr[r] + timeout
                         expiries.append((time_out, r, copy))
@@ -409,16 +455,7 @@ class RequestLoad:
                     pop(heap)
                 else:
                     due = inf
-            if last < end < inf:  # the second's last stretch
-                dt = end - last
-                area += total * dt
-                if waiting:
-                    qarea += waiting * dt
-                last = end
-            if failed:
-                self.failed += failed
-            end = yield area, qarea, float(rejected)
-            area = qarea = 0.0
+            end, stop, add_area, add_queued, add_rejected = yield end
 
 
 def simulate_requests(
@@ -437,8 +474,8 @@ def simulate_requests(
     first_minute = sum(1 for a in trace.arrivals[: 100_000] if a < 60.0)
     alone = (
         rates.request_overhead_seconds
-        + sum(trace.input_tokens) / len(trace) / rates.prefill_tokens_per_second
-        + sum(trace.output_tokens) / len(trace) / rates.decode_tokens_per_second
+        + trace.input_total / len(trace) / rates.prefill_tokens_per_second
+        + trace.output_total / len(trace) / rates.decode_tokens_per_second
     )
     start = first_minute / min(60.0, float(window)) * alone
     spec = dataclasses.replace(spec, capacity=float(rates.slots), service_time=max(alone, 1e-6))
@@ -448,30 +485,3 @@ def simulate_requests(
     load.finish()
     stats = RequestStats.of(load.status, load.ttft, load.e2e, load.wait, load.timeout)
     return RequestSimulation(result, stats, rates, routing)
-
-
-def workload_config(stack: ResolvedStack, workload: Any) -> tuple[ResolvedEndpoint, ResolvedWorkload]:
-    """The resolved endpoint and the model or component a simulated workload was built from."""
-    ep = stack.endpoint(workload.endpoint)
-    w = ep.model if workload.component is None else next(c for c in ep.components if c.key == workload.component).workload
-    assert w is not None, "a workload without a component is the endpoint's single model"
-    return ep, w
-
-
-def simulate_workload_requests(
-    stack: ResolvedStack,
-    workload: Any,
-    trace: RequestTrace,
-    params: SimulateParams,
-    *,
-    profile: Profile | None = None,
-    timeout: float | None = None,
-    seed: int = 0,
-) -> RequestSimulation:
-    """One workload of ``stack`` (from ``select_workloads``) as configured, request by request, routed as its
-    endpoint's ``routing`` says (random, AWS's default, when it is null)."""
-    ep, w = workload_config(stack, workload)
-    rates = service_rates(ep, w, workload.capacity, params, profile, mean_request_tokens=trace.mean_request_tokens,
-                          mean_context_tokens=trace.mean_context_tokens)
-    limit = params.requests.invocation_timeout_seconds.value if timeout is None else timeout
-    return simulate_requests(workload.spec(), trace, rates, ep.routing.in_effect, limit, seed)

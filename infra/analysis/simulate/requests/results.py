@@ -14,7 +14,7 @@ import math
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from itertools import chain, compress, islice
+from itertools import chain, compress
 from typing import Any
 
 from fastscale.infra.analysis.simulate.requests.rates import ServiceRates
@@ -94,7 +94,7 @@ class RequestStats:
 
     @classmethod
     def of(
-        cls, status: bytearray, ttft: Sequence[float], e2e: Sequence[float], wait: Sequence[float], timeout: float
+        cls, status: bytearray, ttft: array[float], e2e: array[float], wait: array[float], timeout: float
     ) -> RequestStats:
         """From the replay's marks: each request's outcome code, and its TTFT, end-to-end time and wait.
 
@@ -122,8 +122,9 @@ class Ranked:
     """The selected values of a column (latencies: none negative) in ascending order, for :meth:`Latency.of`'s
     figures in bounded memory.
 
-    The zeros are only counted (a request that finds its copy idle waits 0 s for a slot); the other values are read
-    :data:`RUN` at a time, each run sorted as it is read and appended to one array (8 bytes each). :meth:`pieces` then hands them out in ascending
+    The zeros are only counted (a request that finds its copy idle waits 0 s for a slot); the column is read
+    :data:`RUN` entries at a time, the selected values of each sorted as they are read, their zeros (first once
+    sorted) dropped and the rest appended to one array (8 bytes each). :meth:`pieces` then hands them out in ascending
     order a slice of values at a time: the values between two boundaries taken from a sample, gathered from every
     run with ``bisect`` and merged by ``list.sort`` (which merges sorted runs), and each boundary's own repeats as
     one list of one shared float. :meth:`latency` sums them in that order with one ``sum`` over the whole sequence,
@@ -131,15 +132,19 @@ class Ranked:
     summation (the zeros that come first add nothing: the sum is 0.0 until the first other value, which it then is).
     """
 
-    def __init__(self, column: Sequence[float], selected: bytes | bytearray):
-        others = filter(None, compress(column, selected))
+    def __init__(self, column: array[float], selected: bytes | bytearray):
         values = array("d")
-        while run := sorted(islice(others, RUN)):  # each run sorted as it is read, then appended
-            values.fromlist(run)
+        self.runs: list[tuple[int, int]] = []
+        for start in range(0, len(column), RUN):  # each run sorted as it is read, then appended
+            mask = selected[start:start + RUN]
+            run = list(compress(column[start:start + RUN], mask)) if mask.count(0) else column[start:start + RUN].tolist()
+            run.sort()
+            del run[:bisect.bisect_right(run, 0.0)]  # the zeros, first once sorted
+            if run:
+                self.runs.append((len(values), len(values) + len(run)))
+                values.fromlist(run)
         self.zeros = selected.count(1) - len(values)
-        n = len(values)
         self.values = values
-        self.runs = [(start, min(start + RUN, n)) for start in range(0, n, RUN)]
 
     def __len__(self) -> int:
         return self.zeros + len(self.values)

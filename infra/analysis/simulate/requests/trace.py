@@ -67,14 +67,24 @@ class RequestTrace:
         return int(self.arrivals[-1]) + 1 if self.arrivals else 1
 
     @functools.cached_property
+    def input_total(self) -> int:
+        """Prompt tokens of every request (summed once: a week holds millions)."""
+        return sum(self.input_tokens)
+
+    @functools.cached_property
+    def output_total(self) -> int:
+        """Output tokens of every request."""
+        return sum(self.output_tokens)
+
+    @functools.cached_property
     def mean_request_tokens(self) -> float:
         """Mean prompt and output tokens of a request: what a copy's KV cache is sized for."""
-        return (sum(self.input_tokens) + sum(self.output_tokens)) / max(1, len(self))
+        return (self.input_total + self.output_total) / max(1, len(self))
 
     @functools.cached_property
     def mean_context_tokens(self) -> float:
         """Mean tokens a decoding sequence holds: its prompt and half its output."""
-        return (sum(self.input_tokens) + sum(self.output_tokens) / 2) / max(1, len(self))
+        return (self.input_total + self.output_total / 2) / max(1, len(self))
 
     @property
     def description(self) -> str:
@@ -86,8 +96,8 @@ class RequestTrace:
             "format": self.format,
             "requests": len(self),
             "seconds": self.seconds,
-            "mean_input_tokens": round(sum(self.input_tokens) / max(1, len(self)), 1),
-            "mean_output_tokens": round(sum(self.output_tokens) / max(1, len(self)), 1),
+            "mean_input_tokens": round(self.input_total / max(1, len(self)), 1),
+            "mean_output_tokens": round(self.output_total / max(1, len(self)), 1),
         }
 
 
