@@ -97,6 +97,17 @@ class OfflineEndpointPlans:
         return json.loads(self._run("show", "-json", plan_file.name).stdout)
 
 
+def prefixed(prefix: str, by_type: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Resource type -> name -> value, every name with ``prefix`` before it (cases of several modules in one plan)."""
+    return {kind: {prefix + name: value for name, value in named.items()} for kind, named in by_type.items()}
+
+
+def changes_named(plan: dict[str, Any], prefix: str) -> dict[str, dict[str, Any]]:
+    """The resource changes of ``plan`` (``terraform show -json``) whose names start with ``prefix``, by name
+    without it."""
+    return {c["name"].removeprefix(prefix): c for c in plan["resource_changes"] if c["name"].startswith(prefix)}
+
+
 @dataclass
 class Validation:
     """`terraform validate -json` of several documents, its diagnostics attributed to the document (child

@@ -1,8 +1,9 @@
 """The plan classifier on plans hashicorp/aws itself makes for a live endpoint, offline: nothing rewritten.
 
 A hand-written state holds a live ``aws_sagemaker_endpoint`` per case; each case changes its configuration,
-all are planned at once with ``-refresh=false`` (no AWS call) into a saved plan, read back with the runner's
-``terraform show -json`` and each change is classified alone. So the actions and replace paths are the
+all are planned at once with ``-refresh=false`` (no AWS call) into a saved plan (with the other contract modules'
+cases: tests/contract/conftest.py), read back with the runner's ``terraform show -json`` and each change is
+classified alone. So the actions and replace paths are the
 provider's own: a new endpoint configuration is an update (a rollout), a new name or new rollback alarms
 replace the endpoint.
 
@@ -12,12 +13,12 @@ Skips, with the reason, where there is no terraform binary or no mirror with has
 from __future__ import annotations
 
 import shutil
+from typing import Any
 
 import pytest
 
 from fastscale.infra.terraform.rollout import ChangeKind, RolloutInputs, classify_plan
-from fastscale.infra.terraform.runner import TerraformRunner
-from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror, where_looked
+from tests.tf_mirror import AWS_PROVIDER, changes_named, find_aws_mirror, prefixed, where_looked
 
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
@@ -42,21 +43,27 @@ CASES = {
 }
 
 
+PREFIX = "classify_"
+LIVE_STATE = {"arn": "arn:aws:sagemaker:us-east-1:123456789012:endpoint/demo-chat", "deployment_config": [],
+              "id": "demo-chat", "tags_all": LIVE["tags"], **LIVE}
+
+
+def planned_cases(root) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Every case a live endpoint of its own (planned with the other modules' cases in one plan:
+    tests/contract/conftest.py)."""
+    return (prefixed(PREFIX, {"aws_sagemaker_endpoint": CASES}),
+            prefixed(PREFIX, {"aws_sagemaker_endpoint": dict.fromkeys(CASES, LIVE_STATE)}))
+
+
 @pytest.fixture(scope="module")
-def plan(tmp_path_factory):
-    """case -> classify_plan of what hashicorp/aws plans from the live endpoint: every case a resource of its
-    own in one plan, each change classified alone."""
-    assert MIRROR is not None and TERRAFORM is not None
-    plans = OfflineEndpointPlans(tmp_path_factory.mktemp("classify"), TERRAFORM, MIRROR)
-    live = {"arn": "arn:aws:sagemaker:us-east-1:123456789012:endpoint/demo-chat", "deployment_config": [],
-            "id": "demo-chat", "tags_all": LIVE["tags"], **LIVE}
-    plan_file = plans.plan_many(CASES, dict.fromkeys(CASES, live))
-    shown = TerraformRunner(TERRAFORM, plans.work, env=plans.env).show_plan(plan_file)
-    assert {c["name"] for c in shown["resource_changes"]} == set(CASES)
+def plan(offline_plan):
+    """case -> classify_plan of what hashicorp/aws plans from the live endpoint, each change classified alone."""
+    changes = changes_named(offline_plan, PREFIX)
+    assert set(changes) == set(CASES)
     classified = {}
-    for change in shown["resource_changes"]:
-        [classified[change["name"]]] = classify_plan({**shown, "resource_changes": [change]},
-                                                     {"demo-chat": RolloutInputs(2, "instance", 300.0)}).changes
+    for case, change in changes.items():
+        [classified[case]] = classify_plan({**offline_plan, "resource_changes": [change]},
+                                           {"demo-chat": RolloutInputs(2, "instance", 300.0)}).changes
     return classified
 
 

@@ -5,7 +5,8 @@ when it is added or removed: a live endpoint that gets rollback alarms (the firs
 rollback) is replaced, while a change of the update policy alone (the bake time) is an update in place
 (alarms edited inside an existing block: tests/contract/test_update_classes_aws.py). docs/updates.md tells users so; this keeps that statement true for the provider on the machine. It
 plans the example's synthesized endpoint against a hand-written state with `-refresh=false`, so no AWS
-call is made: every case is a live endpoint of its own in one plan.
+call is made: every case is a live endpoint of its own in one plan (with the other contract modules' cases:
+tests/contract/conftest.py).
 
 Skips, with the reason, where there is no terraform binary or no mirror with hashicorp/aws.
 """
@@ -22,7 +23,7 @@ import pytest
 from fastscale.infra.config import load_config
 from tests.conftest import ROOT
 from tests.stacks.conftest import synth
-from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror, where_looked
+from tests.tf_mirror import AWS_PROVIDER, changes_named, find_aws_mirror, prefixed, where_looked
 
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
@@ -70,12 +71,12 @@ CASES = {
 }
 
 
-@pytest.fixture(scope="module")
-def planned(tmp_path_factory) -> dict[str, dict[str, Any]]:
-    """case -> the planned change of the qwen3-8b example's endpoint, live with the case's deployment_config:
-    every case a resource of its own in one plan."""
-    assert MIRROR is not None and TERRAFORM is not None
-    root = tmp_path_factory.mktemp("rollback-plan")
+PREFIX = "rollback_"
+
+
+def planned_cases(root) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """The qwen3-8b example's endpoint, live with each case's deployment_config: every case a resource of its own
+    (planned with the other modules' cases in one plan: tests/contract/conftest.py)."""
     doc = synth(load_config(ROOT / "examples" / "qwen3-8b.yaml"), root / "synth").doc
     (body,) = copy.deepcopy(doc["resource"]["aws_sagemaker_endpoint"]).values()
     alarms = doc["resource"]["aws_cloudwatch_metric_alarm"]
@@ -83,9 +84,15 @@ def planned(tmp_path_factory) -> dict[str, dict[str, Any]]:
         item["alarm_name"] = alarms[ALARM_REF.match(item["alarm_name"])["id"]]["alarm_name"]  # the literal name
     body["endpoint_config_name"] = "chat-prod-qwen3-20260101000000000000000001"
     body.pop("depends_on", None)
-    plans = OfflineEndpointPlans(root, TERRAFORM, MIRROR)
     states = {case: _live(body, live(body["deployment_config"])) for case, live in CASES.items()}
-    changes = plans.changes(plans.plan_many(dict.fromkeys(CASES, body), states))
+    return (prefixed(PREFIX, {"aws_sagemaker_endpoint": dict.fromkeys(CASES, body)}),
+            prefixed(PREFIX, {"aws_sagemaker_endpoint": states}))
+
+
+@pytest.fixture(scope="module")
+def planned(offline_plan) -> dict[str, dict[str, Any]]:
+    """case -> the planned change of its endpoint."""
+    changes = changes_named(offline_plan, PREFIX)
     assert set(changes) == set(CASES)
     return {case: change["change"] for case, change in changes.items()}
 

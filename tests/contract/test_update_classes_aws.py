@@ -4,7 +4,8 @@ per attribute: an update in place, or a replacement (for the configuration: a ne
 endpoint to it, a blue/green or rolling update; for the endpoint: downtime).
 
 Each case plans one change against a hand-written state of its own live resource with `-refresh=false`, so
-no AWS call is made; all cases, of both types, are resources of one plan. docs/updates.md lists the same classes.
+no AWS call is made; all cases, of both types, are resources of one plan (with the other contract modules' cases:
+tests/contract/conftest.py). docs/updates.md lists the same classes.
 
 Skips, with the reason, where there is no terraform binary or no mirror with hashicorp/aws.
 """
@@ -19,7 +20,7 @@ import pytest
 
 from fastscale.infra.model.cutover import IGNORE_PATH
 from fastscale.infra.terraform.rollout import ChangeKind, classify_plan
-from tests.tf_mirror import AWS_PROVIDER, OfflineEndpointPlans, find_aws_mirror, where_looked
+from tests.tf_mirror import AWS_PROVIDER, changes_named, find_aws_mirror, prefixed, where_looked
 
 TERRAFORM = shutil.which("terraform")
 MIRROR = find_aws_mirror()
@@ -29,6 +30,7 @@ pytestmark = [
     pytest.mark.skipif(MIRROR is None, reason=f"no provider mirror with {AWS_PROVIDER} (looked in {where_looked()})"),
 ]
 
+CONFIGURATION, ENDPOINT = "aws_sagemaker_endpoint_configuration", "aws_sagemaker_endpoint"
 NAME = "demo-chat-20260101000000000000000001"
 KEY = "arn:aws:kms:us-east-1:123456789012:key/1a2b3c4d-5e6f-7a8b-9c0d-1e2f3a4b5c6d"
 VARIANT = {"variant_name": "AllTraffic", "model_name": "demo-chat-0a1b2c3d", "instance_type": "ml.g5.2xlarge",
@@ -76,17 +78,22 @@ def _config_resources() -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, 
     return bodies, {i: _config_state(CONFIG) for i in CONFIG_IDS.values()}
 
 
-@pytest.fixture(scope="module")
-def planned(tmp_path_factory) -> dict[str, dict[str, Any]]:
-    """Every case below, of the endpoint configuration and of the endpoint, a live resource of its own, all in
-    one plan: resource name -> the planned resource change."""
-    assert MIRROR is not None and TERRAFORM is not None
-    plans = OfflineEndpointPlans(tmp_path_factory.mktemp("update-classes"), TERRAFORM, MIRROR)
+PREFIX = "update_class_"
+
+
+def planned_cases(root) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """Every case below, of the endpoint configuration and of the endpoint, a live resource of its own (planned with
+    the other modules' cases in one plan: tests/contract/conftest.py)."""
     config_bodies, config_states = _config_resources()
     endpoint_bodies, endpoint_states = _endpoint_resources()
-    changes = plans.changes(plans.plan_types(
-        {"aws_sagemaker_endpoint_configuration": config_bodies, "aws_sagemaker_endpoint": endpoint_bodies},
-        {"aws_sagemaker_endpoint_configuration": config_states, "aws_sagemaker_endpoint": endpoint_states}))
+    return (prefixed(PREFIX, {CONFIGURATION: config_bodies, ENDPOINT: endpoint_bodies}),
+            prefixed(PREFIX, {CONFIGURATION: config_states, ENDPOINT: endpoint_states}))
+
+
+@pytest.fixture(scope="module")
+def planned(offline_plan) -> dict[str, dict[str, Any]]:
+    """resource name -> the planned change of its case."""
+    changes = changes_named(offline_plan, PREFIX)
     assert set(changes) == {*CONFIG_IDS.values(), *ENDPOINT_IDS.values()}
     return changes
 
