@@ -33,18 +33,16 @@ OFFLINE_PROVIDER = {"region": "us-east-1", "access_key": "AKIAEXAMPLEEXAMPLE", "
 
 
 class OfflineEndpointPlans:
-    """A Terraform working directory with resources (by default of type `aws_sagemaker_endpoint`) that are
-    live in a hand-written state.
+    """A Terraform working directory with resources that are live in a hand-written state.
 
-    `plan_many(bodies, states)` (resources of one type) or `plan_types` (of several types) writes the
-    configuration and the state and returns the saved plan's path: hashicorp/aws from the mirror plans with
-    `-refresh=false`, so the actions and replace paths are the provider's own and no AWS call is made. Every
-    case a resource of its own puts several cases in one plan. Initialised once (`init` starts the provider).
+    `plan_types` writes the configuration and the state (resource type -> resource name -> body / state
+    attributes) and returns the saved plan's path: hashicorp/aws from the mirror plans with `-refresh=false`, so
+    the actions and replace paths are the provider's own and no AWS call is made. Every case a resource of its own
+    puts several cases in one plan. Initialised once.
     """
 
-    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str],
-                 resource_type: str = "aws_sagemaker_endpoint"):
-        self.terraform, self.version, self.resource_type = terraform, mirror[1], resource_type
+    def __init__(self, root: Path, terraform: str, mirror: tuple[Path, str]):
+        self.terraform, self.version = terraform, mirror[1]
         (root / "terraformrc").write_text(cli_config(mirror[0]))
         self.env = {"TF_CLI_CONFIG_FILE": str(root / "terraformrc"), "TF_DATA_DIR": str(root / "data")}
         self.child_env = {**os.environ, **self.env, "TF_IN_AUTOMATION": "1", "CHECKPOINT_DISABLE": "1"}
@@ -74,10 +72,6 @@ class OfflineEndpointPlans:
         assert done.returncode == 0, done.stdout + done.stderr
         return done
 
-    def plan_many(self, bodies: dict[str, dict[str, Any]], states: dict[str, dict[str, Any]]) -> Path:
-        """Several live resources of the type (by resource name) in one plan: one provider start for all."""
-        return self.plan_types({self.resource_type: bodies}, {self.resource_type: states})
-
     def plan_types(self, bodies: dict[str, dict[str, dict[str, Any]]],
                    states: dict[str, dict[str, dict[str, Any]]]) -> Path:
         """Live resources of several types (type -> resource name -> body / state attributes) in one plan."""
@@ -88,13 +82,6 @@ class OfflineEndpointPlans:
         (self.work / "terraform.tfstate").write_text(json.dumps(self._state(states)))
         self._run("plan", "-refresh=false", "-input=false", "-no-color", "-out=change.tfplan")
         return self.work / "change.tfplan"
-
-    def changes(self, plan_file: Path) -> dict[str, dict[str, Any]]:
-        """The saved plan's resource changes by resource name (``terraform show -json``)."""
-        return {c["name"]: c for c in self.show(plan_file)["resource_changes"]}
-
-    def show(self, plan_file: Path) -> dict[str, Any]:
-        return json.loads(self._run("show", "-json", plan_file.name).stdout)
 
 
 def prefixed(prefix: str, by_type: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
