@@ -67,14 +67,13 @@ def test_invalid_utf8_is_a_clear_error(tmp_path):
 
 @pytest.mark.parametrize("seed", range(12))
 def test_ranked_runs_give_exactly_what_one_sorted_list_gives(monkeypatch, seed):
-    # Runs of 7 values (instead of 16,384) so that a few hundred values take every path: many runs, boundaries
-    # repeated (a column where most requests waited 0 s), values equal to a boundary in several runs.
+    # Runs of 7 values (instead of 16,384) so that a few hundred values take every path: many runs, values
+    # repeated across runs (a column where most requests waited 0 s, a value shared by several runs).
     import random
 
     from fastscale.infra.analysis.simulate.requests import results
 
     monkeypatch.setattr(results, "RUN", 7)
-    monkeypatch.setattr(results, "SAMPLE_PER_RUN", 3)
     rng = random.Random(seed)
     n = rng.choice([1, 6, 7, 8, 50, 333])
     column = [rng.choice([0.0, 0.0, 0.0, 1.5, rng.random() * 10, rng.expovariate(0.3)]) for _ in range(n)]
@@ -83,5 +82,5 @@ def test_ranked_runs_give_exactly_what_one_sorted_list_gives(monkeypatch, seed):
     chosen = [v for v, s in zip(column, status, strict=True) if s == results.SERVED]
     ranked = results.Ranked(array("d", column), selected)
     assert ranked.latency() == results.Latency.of(list(chosen))  # the mean to the last bit
-    assert [v for piece in ranked.pieces() for v in piece] == sorted(chosen)
+    assert [ranked.nth(k) for k in range(1, len(chosen) + 1)] == sorted(chosen)
     assert ranked.count_over(1.5) == sum(1 for v in chosen if v > 1.5)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
+import struct
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -24,12 +25,12 @@ from fastscale.infra.analysis.simulate.result import Result
 SERVED, NO_CAPACITY, TIMED_OUT = 1, 2, 3
 #: ``bytes.translate`` table: a status byte becomes 1 for a served request, 0 otherwise.
 _SERVED_MASK = bytes(1 if code == SERVED else 0 for code in range(256))
-#: Values :class:`Ranked` sorts at once (a run), and how many of each run its sample takes for the boundaries.
-#: Small runs sort faster than large ones (their values stay in the processor's caches): on a week's 3,000,000
-#: latencies, runs of 16,384 took 40% less time than runs of 262,144 (bench/README.md); the merge that follows
-#: costs about the same either way.
+#: Values :class:`Ranked` sorts at once (a run). Small runs sort faster than large ones (their values stay in the
+#: processor's caches): on a week's 3,000,000 latencies, runs of 16,384 took 40% less time than runs of 262,144
+#: (bench/README.md).
 RUN = 1 << 14
-SAMPLE_PER_RUN = 256
+#: A float's 8 bytes read as a float and as a signed integer (:func:`_bits`).
+_DOUBLE, _INTEGER = struct.Struct("<d"), struct.Struct("<q")
 
 
 def percentile(sorted_values: Sequence[float], q: float) -> float | None:
@@ -50,7 +51,7 @@ class Latency:
     @classmethod
     def of(cls, values: list[float]) -> Latency:
         values.sort()
-        mean = sum(values) / len(values) if values else None
+        mean = math.fsum(values) / len(values) if values else None
         return cls(percentile(values, 50), percentile(values, 90), percentile(values, 99), mean)
 
     def to_dict(self) -> dict[str, float | None]:
@@ -119,92 +120,87 @@ class RequestStats:
 
 
 class Ranked:
-    """The selected values of a column (latencies: none negative) in ascending order, for :meth:`Latency.of`'s
-    figures in bounded memory.
+    """The selected values of a column (latencies: none negative), for :meth:`Latency.of`'s figures in bounded
+    memory.
 
     The zeros are only counted (a request that finds its copy idle waits 0 s for a slot); the column is read
     :data:`RUN` entries at a time, the selected values of each sorted as they are read, their zeros (first once
-    sorted) dropped and the rest appended to one array (8 bytes each). :meth:`pieces` then hands them out in ascending
-    order a slice of values at a time: the values between two boundaries taken from a sample, gathered from every
-    run with ``bisect`` and merged by ``list.sort`` (which merges sorted runs), and each boundary's own repeats as
-    one list of one shared float. :meth:`latency` sums them in that order with one ``sum`` over the whole sequence,
-    so the mean is the very float ``Latency.of`` computes on the sorted list, whatever the Python version's
-    summation (the zeros that come first add nothing: the sum is 0.0 until the first other value, which it then is).
+    sorted) dropped and the rest appended to one array (8 bytes each) as one sorted run. The sum is taken as the
+    runs are read, with ``math.fsum`` (the correctly rounded sum, whatever the order), so the mean is the float
+    ``Latency.of`` gives. A nearest-rank value is found without merging the runs: a binary search over the bit
+    patterns of the floats (for floats above zero, their order) for the smallest value that at least ``rank``
+    values are at most, counted with ``bisect`` in each run; that value is one of the column's.
     """
 
     def __init__(self, column: array[float], selected: bytes | bytearray):
         values = array("d")
-        self.runs: list[tuple[int, int]] = []
-        for start in range(0, len(column), RUN):  # each run sorted as it is read, then appended
-            mask = selected[start:start + RUN]
-            run = list(compress(column[start:start + RUN], mask)) if mask.count(0) else column[start:start + RUN].tolist()
-            run.sort()
-            del run[:bisect.bisect_right(run, 0.0)]  # the zeros, first once sorted
-            if run:
-                self.runs.append((len(values), len(values) + len(run)))
-                values.fromlist(run)
-        self.zeros = selected.count(1) - len(values)
+        runs: list[tuple[int, int]] = []
+
+        def sorted_runs() -> Iterator[list[float]]:
+            """Each run sorted as it is read, kept, then handed to the sum."""
+            for start in range(0, len(column), RUN):
+                mask = selected[start:start + RUN]
+                run = (list(compress(column[start:start + RUN], mask)) if mask.count(0)
+                       else column[start:start + RUN].tolist())
+                run.sort()
+                del run[:bisect.bisect_right(run, 0.0)]  # the zeros, first once sorted
+                if run:
+                    runs.append((len(values), len(values) + len(run)))
+                    values.fromlist(run)
+                    yield run
+
+        self.total = math.fsum(chain.from_iterable(sorted_runs()))
+        self.runs = runs
         self.values = values
+        self.zeros = selected.count(1) - len(values)
 
     def __len__(self) -> int:
         return self.zeros + len(self.values)
 
     def count_over(self, limit: float) -> int:
         """How many values are above ``limit`` (>= 0)."""
-        return sum(hi - bisect.bisect_right(self.values, limit, lo, hi) for lo, hi in self.runs)
+        return len(self.values) - self._at_most(limit)
 
-    def pieces(self) -> Iterator[list[float]]:
-        """Lists that, one after the other, are the values in ascending order."""
-        if self.zeros:
-            yield [0.0] * self.zeros
-        yield from self._others()
+    def _at_most(self, limit: float) -> int:
+        """How many of the values above zero are at most ``limit``."""
+        values = self.values
+        return sum(bisect.bisect_right(values, limit, lo, hi) - lo for lo, hi in self.runs)
 
-    def _others(self) -> Iterator[list[float]]:
-        """:meth:`pieces` after the zeros."""
-        values, runs = self.values, self.runs
-        if len(runs) <= 1:
-            yield values.tolist()
-            return
-        step = max(1, RUN // SAMPLE_PER_RUN)
-        sample = sorted(chain.from_iterable(values[lo:hi:step] for lo, hi in runs))
-        bounds = sorted({sample[i * len(sample) // len(runs)] for i in range(1, len(runs))})
-        below: list[int] = [lo for lo, _ in runs]  # where each run's values above the last boundary start
-        for bound in bounds:
-            piece: list[float] = []
-            repeats = 0
-            for k, (_, hi) in enumerate(runs):
-                first = bisect.bisect_left(values, bound, below[k], hi)
-                piece.extend(values[below[k]:first])
-                below[k] = bisect.bisect_right(values, bound, first, hi)
-                repeats += below[k] - first
-            piece.sort()
-            yield piece
-            yield [bound] * repeats
-        rest: list[float] = []
-        for k, (_, hi) in enumerate(runs):
-            rest.extend(values[below[k]:hi])
-        rest.sort()
-        yield rest
+    def nth(self, rank: int) -> float:
+        """The ``rank``-th smallest value (1 <= ``rank`` <= ``len(self)``)."""
+        if rank <= self.zeros:
+            return 0.0
+        rank -= self.zeros
+        values = self.values
+        low = _bits(min(values[lo] for lo, _ in self.runs))
+        high = _bits(max(values[hi - 1] for _, hi in self.runs))
+        while low < high:  # the answer's bit pattern lies in [low, high]
+            middle = (low + high) // 2
+            if self._at_most(_float(middle)) >= rank:
+                high = middle
+            else:
+                low = middle + 1
+        return _float(low)
 
     def latency(self) -> Latency:
-        """What ``Latency.of`` gives on the sorted values: nearest-rank p50, p90, p99 and the mean."""
+        """What ``Latency.of`` gives on the values: nearest-rank p50, p90, p99 and the mean."""
         n = len(self)
         if not n:
             return Latency(None, None, None, None)
-        ranks = {q: max(1, math.ceil(q / 100 * n)) for q in (50, 90, 99)}
-        found = {q: 0.0 for q, rank in ranks.items() if rank <= self.zeros}
+        p50, p90, p99 = (self.nth(max(1, math.ceil(q / 100 * n))) for q in (50, 90, 99))
+        return Latency(p50, p90, p99, self.total / n)
 
-        def in_order() -> Iterator[list[float]]:
-            seen = self.zeros
-            for piece in self._others():
-                for q, rank in ranks.items():
-                    if seen < rank <= seen + len(piece):
-                        found[q] = piece[rank - seen - 1]
-                seen += len(piece)
-                yield piece
 
-        total = sum(chain.from_iterable(in_order()))
-        return Latency(found[50], found[90], found[99], total / n)
+def _bits(value: float) -> int:
+    """The bit pattern of a float as an integer: for floats of one sign, in their order."""
+    bits: int = _INTEGER.unpack(_DOUBLE.pack(value))[0]
+    return bits
+
+
+def _float(bits: int) -> float:
+    """The float of a bit pattern (:func:`_bits`' inverse)."""
+    value: float = _DOUBLE.unpack(_INTEGER.pack(bits))[0]
+    return value
 
 
 @dataclass(frozen=True)
