@@ -4,9 +4,9 @@ fastscale's emulator, each step a `fastscale` process with the real terraform bi
 One account holds an endpoint of each shape (boto3 calls shaped as each client sends them); a team adopts them
 into one stack: `adopt` per endpoint (its own file), the files joined into one config of one project, then for
 all of them at once `plan` (nothing destroyed or replaced, the adopted resources counted as imports, no live tag
-removed) → `deploy` (the same endpoints; every live tag still on every resource, fastscale's added; the same
-config then plans nothing for what was adopted) → scale (the scaling change applied in place) → `status` →
-`destroy` → `verify-cleanup`. Every check is made for each endpoint.
+removed) → `deploy` (the same endpoints; every live tag still on every resource, fastscale's added) → scale (the
+scaling change applied in place, and nothing else planned for what was adopted) → `status` → `destroy` →
+`verify-cleanup`. Every check is made for each endpoint.
 
 The shapes, as read in the SDK's source (aws/sagemaker-python-sdk):
 
@@ -279,20 +279,21 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
         assert policy["PolicyName"] == POLICY, key
     state = json.loads((tmp_path / f"terraform.{project}.us-east-1.tfstate").read_text())
     assert {r["type"] for r in state["resources"]} >= ADOPTED_TYPES
-    # Once imported, the same config plans nothing for the adopted resources.
-    replanned = _plan_changes(fastscale(tmp_path, env, "plan", "stack.yaml", "--json"))
-    assert not [a for kind in ("create", "update", "replace", "destroy") for a in replanned[kind]
-                if a.split(".")[0] in ADOPTED_TYPES], replanned
     if after_deploy is not None:
         after_deploy()
 
-    # scale: a higher ceiling and another target, applied in place to the same target and policy.
+    # scale: a higher ceiling and another target, applied in place to the same target and policy. Once imported,
+    # the adopted resources plan nothing else: the only changes are those two, one update of each target and policy.
     for ep in config["endpoints"]:
         ep["instances"]["max"] += 1
         ep["model"]["autoscaling"]["target_invocations"] = 120.0
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     scaled = fastscale(tmp_path, env, "deploy", "stack.yaml", "--auto-approve", "--json")
     assert scaled.returncode == 0, scaled.stdout + scaled.stderr
+    changed = _plan_changes(scaled)
+    assert changed["create"] == changed["replace"] == changed["destroy"] == [], changed
+    assert sorted(a.split(".")[0] for a in changed["update"]) == sorted(
+        ["aws_appautoscaling_policy", "aws_appautoscaling_target"] * len(shapes)), changed["update"]
     for key, shape in shapes.items():
         target = _target(aas, shape)
         assert (target["MinCapacity"], target["MaxCapacity"]) == (1, shape.max_capacity + 1), key
