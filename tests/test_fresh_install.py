@@ -87,26 +87,28 @@ def installed_project(tmp_path_factory):
     leftovers = [p for p in (ROOT / "build", ROOT / "fastscale.egg-info") if not p.exists()]
     try:
         with locked("fresh-install-use"):  # one run at a time uses the kept project
-            project = _kept_project(written, commands, env)
-            steps = _run(["bash", "-c", script], cwd=project, env=env, timeout=1500)
+            project, left = _kept_project(written, commands, env)
+            steps = _run(["bash", "-c", "set -e\n" + "\n".join(left)], cwd=project, env=env, timeout=1500)
             yield project, env, script, steps
     finally:
         for path in leftovers:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _kept_project(written: Path, commands: list[str], env: dict[str, str]) -> Path:
-    """The project `init` wrote, moved where its virtualenv is kept (a virtualenv cannot move): the README's
-    install commands (those before its first `make`) ran there in a fresh `.venv` the first time; every later
-    run replaces all but `.venv` with what `init` wrote now, and the README's commands reinstall fastscale
-    from this tree when they run again."""
+def _kept_project(written: Path, commands: list[str], env: dict[str, str]) -> tuple[Path, list[str]]:
+    """The project `init` wrote, moved where its virtualenv is kept (a virtualenv cannot move), and the README's
+    commands still to run there. Its install commands (those before its first `make`) ran there in a fresh `.venv`
+    the first time: then the rest is left, in that `.venv`. Every later run replaces all but `.venv` with what
+    `init` wrote now, and all the commands are left: they reinstall fastscale from this tree."""
     install = commands[:next(i for i, c in enumerate(commands) if c.startswith("make"))]
-    assert install and install[0].startswith("python3 -m venv .venv"), install
+    assert install and install[0] == "python3 -m venv .venv && . .venv/bin/activate", install
+    built_now = []
 
     def build(directory: Path) -> None:
         shutil.copytree(written, directory / "proj")
         done = _run(["bash", "-c", "set -e\n" + "\n".join(install)], cwd=directory / "proj", env=env, timeout=1500)
         assert done.returncode == 0, f"{install}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        built_now.append(directory)
 
     python3 = shutil.which("python3", path=env["PATH"])
     assert python3 is not None
@@ -117,7 +119,7 @@ def _kept_project(written: Path, commands: list[str], env: dict[str, str]) -> Pa
         if path.name != ".venv":
             shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
     shutil.copytree(written, project, dirs_exist_ok=True)
-    return project
+    return project, [". .venv/bin/activate", *commands[len(install):]] if built_now else commands
 
 
 def test_requirements_name_the_fastscale_that_ran_init(installed_project):
