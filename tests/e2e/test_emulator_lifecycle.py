@@ -87,18 +87,14 @@ def test_init_emulator_project_rehearses_deploy_change_recommend_destroy_with_au
     assert "No changes:" in shown.stdout and "Read back differently from the saved state" in shown.stdout
     assert "Drift detected" not in shown.stdout + shown.stderr
     assert "Changed outside Terraform" not in shown.stdout
-    # A value changed by hand is drift that matters: shown, with what the plan does about it.
+    # A value changed by hand is drift that matters: shown with what the next plan does about it (the change's
+    # deploy below, which sets it back).
     cw = aws(emulator, "cloudwatch")
     alarm = cw.describe_alarms(AlarmNamePrefix="demo-llm")["MetricAlarms"][0]
     cw.put_metric_alarm(**{k: alarm[k] for k in (
         "AlarmName", "AlarmDescription", "ActionsEnabled", "Namespace", "MetricName", "Statistic", "Period",
         "EvaluationPeriods", "DatapointsToAlarm", "ComparisonOperator", "Dimensions", "AlarmActions", "OKActions",
         "InsufficientDataActions", "TreatMissingData") if k in alarm}, Threshold=alarm["Threshold"] + 7)
-    edited = summary(fastscale(demo, env, "plan", "fastscale.yaml", "--json"))
-    [by_hand] = [d for d in edited["drift"] if d["matters"]]
-    assert by_hand["planned"] is True and by_hand["address"].startswith("aws_cloudwatch_metric_alarm.")
-    assert [(v["path"], v["after"], v["planned"]) for v in by_hand["changed"] if v["set_back"]] == [
-        ("threshold", alarm["Threshold"] + 7, alarm["Threshold"])]
 
     # The change: a new image version (a new model and endpoint configuration; the endpoint moves to it with
     # UpdateEndpoint), one more instance allowed (the scalable target updated in place), and data capture on.
@@ -113,6 +109,11 @@ def test_init_emulator_project_rehearses_deploy_change_recommend_destroy_with_au
     path.write_text(yaml.safe_dump(config, sort_keys=False))
     updated = fastscale(demo, env, "deploy", "fastscale.yaml", "--auto-approve", "--json")
     assert updated.returncode == 0, updated.stdout + updated.stderr
+    [by_hand] = [d for d in summary(updated)["drift"] if d["matters"]]
+    assert by_hand["planned"] is True and by_hand["address"].startswith("aws_cloudwatch_metric_alarm.")
+    assert [(v["path"], v["after"], v["planned"]) for v in by_hand["changed"] if v["set_back"]] == [
+        ("threshold", alarm["Threshold"] + 7, alarm["Threshold"])]
+    assert cw.describe_alarms(AlarmNames=[alarm["AlarmName"]])["MetricAlarms"][0]["Threshold"] == alarm["Threshold"]
     endpoint = sm.describe_endpoint(EndpointName="demo-llm")
     assert endpoint["EndpointConfigName"] != first_config
     [model_name] = [m["ModelName"] for m in sm.list_models()["Models"]]
