@@ -4,6 +4,7 @@ and a closest-name suggestion; the JSON Schema for editors."""
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import typing
@@ -207,5 +208,6 @@ def json_schema() -> dict[str, Any]:
     return schema
 
 
+@functools.cache  # the same text every time (the config model is fixed); pydantic takes about 30 ms to build it
 def dump_json_schema() -> str:
     return json.dumps(json_schema(), indent=2, sort_keys=True) + "\n"
