@@ -7,7 +7,8 @@ model, also in ``infra/analysis/simulate_params.json``, ``derivation``). A reque
 is free (else it waits in that copy's FIFO queue), has its first token at the end of the step that finishes its
 prompt, then decodes one token a step. A request whose first token would come later than the invocation timeout
 fails. The copies' next changes and the queue time-outs are the events, arrivals read in order: a one-hour
-trace of 20,000 requests takes well under a second, a week of 3,000,000 about 15 s of CPU (``bench/README.md``).
+trace of 20,000 requests takes well under a second, a week of 3,000,000 about 14 s of CPU, of which the
+statistics of :mod:`~fastscale.infra.analysis.simulate.requests.results` 0.45 s (``bench/README.md``).
 
 :class:`RequestLoad` is the engine's :class:`~fastscale.infra.analysis.simulate.spec.Load`: the engine scales, the
 load serves. The trace comes from :mod:`~fastscale.infra.analysis.simulate.requests.trace`, a copy's speed from
