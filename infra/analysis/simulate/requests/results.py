@@ -41,12 +41,16 @@ _UNSELECTED = bytes([0xFF] + [0] * 255)
 _DOUBLE, _INTEGER = struct.Struct("<d"), struct.Struct("<q")
 
 
+def nearest_rank(n: int, q: float) -> int:
+    """The rank (1-based) of the nearest-rank percentile ``q`` (0-100) among ``n`` values."""
+    return max(1, math.ceil(q / 100 * n))
+
+
 def percentile(sorted_values: Sequence[float], q: float) -> float | None:
     """Nearest-rank percentile (``q`` in 0-100) of sorted values; None when there are none."""
     if not sorted_values:
         return None
-    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
-    return sorted_values[rank - 1]
+    return sorted_values[nearest_rank(len(sorted_values), q) - 1]
 
 
 @dataclass(frozen=True)
@@ -192,7 +196,7 @@ class Ranked:
         n = len(self)
         if not n:
             return Latency(None, None, None, None)
-        p50, p90, p99 = (self.nth(max(1, math.ceil(q / 100 * n))) for q in (50, 90, 99))
+        p50, p90, p99 = (self.nth(nearest_rank(n, q)) for q in (50, 90, 99))
         return Latency(p50, p90, p99, self.total / n)
 
 
