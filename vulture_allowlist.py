@@ -40,4 +40,5 @@ _.itl  # a closed-loop result's metrics, read by name (LoadTestResult.get) in th
 _.output_tokens_per_second
 pytest_collection_modifyitems  # pytest hooks (tests/conftest.py)
 pytest_runtest_logreport
+pytest_sessionstart
 pytest_terminal_summary

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import copy
 import os
+import resource
 import shutil
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -176,7 +178,28 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _took[report.nodeid] = _took.get(report.nodeid, 0.0) + report.duration
 
 
+_started: list[tuple[float, float]] = []  # (wall clock, CPU seconds) when the session started
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _started.append((time.monotonic(), _cpu_seconds()))
+
+
+def _cpu_seconds() -> float:
+    """CPU time (user and system) of this process and of every process it started and waited for: with
+    pytest-xdist, the workers and whatever they started (terraform, fastscale, pip ...)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput") and _started:
+        # The work the run did, beside its wall time: a slower run on the same work is the machine's doing.
+        # (pytest-xdist has stopped and waited for its workers by now, so their time is counted.)
+        cpu, wall = _cpu_seconds() - _started[0][1], time.monotonic() - _started[0][0]
+        terminalreporter.write_line(
+            f"CPU time of the run: {cpu:.0f} s in {wall:.0f} s of wall time, {cpu / wall:.2f} of "
+            f"{os.cpu_count()} cores busy on average (load average {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
     over = sorted(((took, nodeid) for nodeid, took in _took.items() if took > FAST_BUDGET), reverse=True)
     if over and not hasattr(config, "workerinput"):
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
