@@ -178,11 +178,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _took[report.nodeid] = _took.get(report.nodeid, 0.0) + report.duration
 
 
-_started: list[tuple[float, float]] = []  # (wall clock, CPU seconds) when the session started
+_STARTED = pytest.StashKey[tuple[float, float]]()  # (wall clock, CPU seconds) when the session started
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
-    _started.append((time.monotonic(), _cpu_seconds()))
+    session.config.stash[_STARTED] = (time.monotonic(), _cpu_seconds())
 
 
 def _cpu_seconds() -> float:
@@ -193,16 +193,18 @@ def _cpu_seconds() -> float:
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
-    if not hasattr(config, "workerinput") and _started:
+    if hasattr(config, "workerinput"):  # the run's own process reports, once
+        return
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    if _STARTED in config.stash:
         # The work the run did, beside its wall time: a slower run on the same work is the machine's doing.
         # (pytest-xdist has stopped and waited for its workers by now, so their time is counted.)
-        cpu, wall = _cpu_seconds() - _started[0][1], time.monotonic() - _started[0][0]
-        terminalreporter.write_line(
-            f"CPU time of the run: {cpu:.0f} s in {wall:.0f} s of wall time, {cpu / wall:.2f} of "
-            f"{os.cpu_count()} cores busy on average (load average {', '.join(f'{x:.1f}' for x in os.getloadavg())})")
+        wall0, cpu0 = config.stash[_STARTED]
+        cpu, wall = _cpu_seconds() - cpu0, max(time.monotonic() - wall0, 1e-9)
+        terminalreporter.write_line(f"CPU time of the run: {cpu:.0f} s in {wall:.0f} s of wall time, {cpu / wall:.2f} "
+                                    f"of {os.cpu_count()} cores busy on average (load average {load})")
     over = sorted(((took, nodeid) for nodeid, took in _took.items() if took > FAST_BUDGET), reverse=True)
-    if over and not hasattr(config, "workerinput"):
-        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    if over:
         terminalreporter.section("tests over the fast budget")
         terminalreporter.write_line(
             f"{len(over)} test(s) not marked slow took over {FAST_BUDGET:.0f} s (load average {load}): make them "

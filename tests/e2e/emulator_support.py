@@ -60,11 +60,15 @@ def project_env(root: Path) -> dict[str, str]:
     }
 
 
-def fastscale(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+def command(*args: str) -> list[str]:
+    """`fastscale ARGS` as a process of its own, run by this interpreter (so the tree under test)."""
     code = "import sys; from fastscale.cli.main import cli; sys.argv = ['fastscale', *sys.argv[1:]]; cli()"
+    return [sys.executable, "-c", code, *args]
+
+
+def fastscale(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
     try:
-        return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=STEP_TIMEOUT)
+        return subprocess.run(command(*args), cwd=cwd, env=env, capture_output=True, text=True, timeout=STEP_TIMEOUT)
     except subprocess.TimeoutExpired as exc:  # show where it stood instead of a bare timeout
         pytest.fail(f"fastscale {' '.join(args)} did not finish in {STEP_TIMEOUT} s:\n{exc.stdout}\n{exc.stderr}")
 

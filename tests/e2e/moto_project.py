@@ -8,34 +8,29 @@ The provider comes from a filesystem mirror found by tests/tf_mirror.py; without
 
 from __future__ import annotations
 
-import json
 import os
 import pty
-import shutil
 import subprocess
-import sys
 import threading
 import time
 
-import boto3
 import pytest
 
-from tests.e2e.emulator_support import fresh_emulator
+from tests.e2e import emulator_support
+from tests.e2e.emulator_support import (
+    BINARY,
+    FOUND,
+    MARKS,
+    REGION,
+    STEP_TIMEOUT,
+    fresh_emulator,
+    summary,  # noqa: F401  (re-exported for the tests of this project)
+)
 from tests.e2e.update_calls import recording
-from tests.tf_mirror import cli_config, find_aws_mirror, where_looked
+from tests.tf_mirror import cli_config
 
-REGION = "us-east-1"
 IMAGE = "123456789012.dkr.ecr.us-east-1.amazonaws.com/llm:{tag}"
-BINARY = shutil.which("terraform") or shutil.which("tofu")
-STEP_TIMEOUT = 600  # seconds for one command: each provider start takes 3-20 s (the aws binary is large)
-
-
-FOUND = find_aws_mirror()
-pytestmark = [
-    pytest.mark.terraform,
-    pytest.mark.skipif(BINARY is None, reason="needs terraform or tofu on PATH"),
-    pytest.mark.skipif(FOUND is None, reason=f"no filesystem provider mirror with hashicorp/aws (looked in {where_looked()})"),
-]
+pytestmark = MARKS
 
 
 @pytest.fixture(scope="module")
@@ -62,22 +57,11 @@ def project(tmp_path, emulator):
 
 def fastscale(project, *args: str) -> subprocess.CompletedProcess[str]:
     root, env, _ = project
-    code = "import sys; from fastscale.cli.main import cli; sys.argv = ['fastscale', *sys.argv[1:]]; cli()"
-    try:
-        return subprocess.run([sys.executable, "-c", code, *args], cwd=root, env=env, capture_output=True, text=True,
-                              timeout=STEP_TIMEOUT)
-    except subprocess.TimeoutExpired as exc:  # show where it stood instead of a bare timeout
-        pytest.fail(f"fastscale {' '.join(args)} did not finish in {STEP_TIMEOUT} s:\n{exc.stdout}\n{exc.stderr}")
+    return emulator_support.fastscale(root, env, *args)
 
 
 def sagemaker(emulator: str):
-    return boto3.client("sagemaker", region_name=REGION, endpoint_url=emulator, aws_access_key_id="testing",
-                        aws_secret_access_key="testing")
-
-
-def summary(proc: subprocess.CompletedProcess[str]) -> dict:
-    assert proc.stdout.strip(), proc.stderr
-    return json.loads(proc.stdout)
+    return emulator_support.aws(emulator, "sagemaker")
 
 
 class AtThePrompt:
@@ -85,9 +69,8 @@ class AtThePrompt:
 
     def __init__(self, project, *args: str):
         root, env, _ = project
-        code = "import sys; from fastscale.cli.main import cli; sys.argv = ['fastscale', *sys.argv[1:]]; cli()"
         self.terminal, tty = pty.openpty()
-        self.proc = subprocess.Popen([sys.executable, "-c", code, *args], cwd=root, env=env, stdin=tty,
+        self.proc = subprocess.Popen(emulator_support.command(*args), cwd=root, env=env, stdin=tty,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         os.close(tty)
         self.err = bytearray()
