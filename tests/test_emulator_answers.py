@@ -248,3 +248,21 @@ def test_update_endpoint_refuses_an_instance_type_change_of_an_auto_scaled_varia
     aas.deregister_scalable_target(**target)
     sm.update_endpoint(EndpointName="upd", EndpointConfigName="upd-2")
     assert sm.describe_endpoint(EndpointName="upd")["EndpointConfigName"] == "upd-2"
+
+
+def test_each_host_is_looked_up_among_motos_backends_once_and_answered_as_moto_answers(monkeypatch):
+    from moto import backends
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
+
+    from fastscale.infra.project.emulator import _dispatcher
+
+    hosts = [None, "moto_api", "s3", "api.sagemaker.us-east-1.amazonaws.com", "monitoring.eu-west-1.amazonaws.com",
+             "application-autoscaling.us-east-1.amazonaws.com"]
+    expected = {host: DomainDispatcherApplication(create_backend_app).get_backend_for_host(host) for host in hosts}
+    assert expected["api.sagemaker.us-east-1.amazonaws.com"] == "sagemaker" and expected["s3"] == "s3"
+    listed = []
+    listing = backends.list_of_moto_modules
+    monkeypatch.setattr(backends, "list_of_moto_modules", lambda: listed.append(1) or listing())
+    dispatcher = _dispatcher(create_backend_app)
+    assert [dispatcher.get_backend_for_host(host) for host in hosts * 3] == [expected[host] for host in hosts * 3]
+    assert len(listed) == 4  # once for each host that names a service, not once per request

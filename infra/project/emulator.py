@@ -516,6 +516,26 @@ def extended() -> Iterator[None]:
 # --------------------------------------------------------------------------------------------- server
 
 
+def _dispatcher(create_app: Callable[..., Any]) -> Any:
+    """moto's WSGI dispatcher that remembers which of moto's backends serves a host. moto looks that up again for
+    every request, listing the directory of its package and matching the host against each service's URL
+    patterns, always with the same answer for a host: 600 SageMaker and Application Auto Scaling calls from boto3
+    in the emulator's process took 3.4 s of CPU with the lookups, 2.4 s without them."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+
+    class Dispatcher(DomainDispatcherApplication):
+        def __init__(self, create_app: Callable[..., Any]) -> None:
+            super().__init__(create_app)
+            self.backends: dict[str | None, Any] = {}
+
+        def get_backend_for_host(self, host: str | None) -> Any:  # called under the dispatcher's lock
+            if host not in self.backends:
+                self.backends[host] = super().get_backend_for_host(host)
+            return self.backends[host]
+
+    return Dispatcher(create_app)
+
+
 @dataclass
 class Emulator:
     """moto's server with fastscale's additions, bound to ``host``:``port`` (0: any free port).
@@ -532,13 +552,13 @@ class Emulator:
     def bind(self) -> Emulator:
         from contextlib import ExitStack
 
-        from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+        from moto.moto_server.werkzeug_app import MotoRequestHandler, create_backend_app
         from werkzeug.serving import make_server
 
         stack = ExitStack()
         stack.enter_context(extended())
         try:
-            self._server = make_server(self.host, self.port, DomainDispatcherApplication(create_backend_app),
+            self._server = make_server(self.host, self.port, _dispatcher(create_backend_app),
                                        threaded=True, request_handler=MotoRequestHandler)
         except SystemExit:  # werkzeug exits (after printing why) when the address is in use
             stack.close()

@@ -17,7 +17,7 @@ from fastscale.cli.main import cli
 from fastscale.infra.config import load_config
 from fastscale.infra.project.scaffold import CI_FILES, DEV_REQUIREMENTS_FILE, STACK_TEST_FILE
 from fastscale.infra.project.stack_snapshot import PROJECT_SNAPSHOT, snapshot_json
-from fastscale.stacks.testing import find_aws_mirror, synth
+from fastscale.stacks.testing import synth
 from tests.cli.support import current_runtime
 from tests.cli.test_init_cli import _PipelineLoader
 
@@ -52,10 +52,11 @@ def test_init_writes_the_tests_their_snapshot_and_dev_requirements(project):
 
 @pytest.mark.slow  # runs the project's own test suite in a new process
 def test_generated_tests_pass_on_the_fresh_project_then_fail_when_the_instance_type_changes(project, tmp_path):
-    fresh = run_project_tests(project)
+    # Their `terraform validate` of the fresh project runs in tests/test_fresh_install.py, in the project's own
+    # installed virtualenv: here the other four, and what they say once the stack changes.
+    fresh = run_project_tests(project, "--deselect", "tests/test_stack.py::test_stack_is_valid_terraform")
     assert fresh.returncode == 0, fresh.stdout + fresh.stderr
-    with_terraform = shutil.which("terraform") is not None and find_aws_mirror() is not None
-    assert re.search(r"\b5 passed\b" if with_terraform else r"\b4 passed, 1 skipped\b", fresh.stdout), fresh.stdout
+    assert re.search(r"\b4 passed, 1 deselected\b", fresh.stdout), fresh.stdout
     assert "1 snapshot passed" in fresh.stdout
 
     changed = tmp_path / "changed"
