@@ -41,4 +41,5 @@ _.output_tokens_per_second
 pytest_collection_modifyitems  # pytest hooks (tests/conftest.py)
 pytest_runtest_logreport
 pytest_sessionstart
+pytest_collection_finish
 pytest_terminal_summary
