@@ -40,7 +40,7 @@ def plain_moto():
         server.stop()
 
 
-def test_a_half_created_scalable_target_names_itself_and_sweep_recovers_deploy_and_destroy(tmp_path, plain_moto):
+def test_a_half_created_scalable_target_names_itself_and_the_printed_sweep_lets_destroy_through(tmp_path, plain_moto):
     env = project_env(tmp_path)
     assert fastscale(tmp_path, env, "init", "demo", "--emulator", plain_moto).returncode == 0
     demo = tmp_path / "demo"
