@@ -25,20 +25,14 @@ os.environ["AWS_DEFAULT_REGION"] = "us-east-1"
 os.environ.pop("AWS_PROFILE", None)
 os.environ["JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION"] = "18,20"
 # terraform and its providers are Go programs; the hashicorp/aws provider builds a large schema at every start.
-# Collecting garbage an eighth as often as Go's default saves about 20% of their CPU time, and one OS thread for Go
-# code (the suite's workers already keep every core busy) a few per cent more, for about 150 MB more at the peak of a
-# command; neither changes what they do. Measured offline, the same plan, `show -json` and `validate` in turn, six
-# to eight of each: 3.7, 2.6 and 3.1 s of CPU with Go's defaults, 3.0, 2.2 and 2.5 s at GOGC=400, 2.9, 2.0 and
-# 2.35 s at 800, 2.8, 1.9 and 2.25 s at 800 with GOMAXPROCS=1 (the same wall time on an idle machine).
+# Garbage collected an eighth as often as Go's default, and one OS thread for Go code (the workers keep every core
+# busy already): about a quarter less of their CPU time, for about 150 MB more at a command's peak, and nothing
+# they do changes. The test processes themselves collect garbage less often too, and freeze what collection built
+# (:func:`pytest_collection_finish`) out of every later scan: a worker holds millions of long-lived objects
+# (botocore's service models, moto's backends, the collected tests). The measurements: docs/testing.md ("Where the
+# time goes").
 os.environ.setdefault("GOGC", "800")
 os.environ.setdefault("GOMAXPROCS", "1")
-# The same for the test processes themselves: each holds millions of long-lived objects (botocore's service
-# models, moto's backends, the collected tests), which Python's default thresholds scan again about fifteen times
-# in a worker, a third of a second each time, besides its frequent young collections (17.5 s of collection in
-# the workers of `make test-fast`, 6 s with the settings here). Measured whole, one process running tests/aws,
-# tests/cli and tests/stacks, three runs each way in turn: 51-54 s of CPU with Python's defaults, 50-53 s with
-# these; cyclic garbage waits a little longer to be freed. What collection built is frozen out of every later
-# scan (:func:`pytest_collection_finish`).
 gc.set_threshold(50_000, 20, 20)
 
 BASE_CONFIG = {

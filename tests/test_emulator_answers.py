@@ -266,3 +266,16 @@ def test_each_host_is_looked_up_among_motos_backends_once_and_answered_as_moto_a
     dispatcher = _dispatcher(create_backend_app)
     assert [dispatcher.get_backend_for_host(host) for host in hosts * 3] == [expected[host] for host in hosts * 3]
     assert len(listed) == 4  # once for each host that names a service, not once per request
+
+
+def test_the_dispatcher_remembers_a_bounded_number_of_hosts(monkeypatch):
+    # The Host header is the client's: a client sending a new one with every request must not grow the emulator.
+    from moto.moto_server.werkzeug_app import create_backend_app
+
+    from fastscale.infra.project import emulator
+
+    monkeypatch.setattr(emulator, "_HOSTS_REMEMBERED", 2)
+    dispatcher = emulator._dispatcher(create_backend_app)
+    hosts = [f"api.sagemaker.{region}.amazonaws.com" for region in ("us-east-1", "eu-west-1", "ap-south-1")]
+    assert [dispatcher.get_backend_for_host(host) for host in hosts * 2] == ["sagemaker"] * 6
+    assert list(dispatcher.backends) == hosts[:2]

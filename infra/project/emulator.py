@@ -516,11 +516,16 @@ def extended() -> Iterator[None]:
 # --------------------------------------------------------------------------------------------- server
 
 
+#: How many hosts' backends the emulator's dispatcher remembers (a client sends a handful: one per service and region).
+_HOSTS_REMEMBERED = 256
+
+
 def _dispatcher(create_app: Callable[..., Any]) -> Any:
     """moto's WSGI dispatcher that remembers which of moto's backends serves a host. moto looks that up again for
     every request, listing the directory of its package and matching the host against each service's URL
     patterns, always with the same answer for a host: 600 SageMaker and Application Auto Scaling calls from boto3
-    in the emulator's process took 3.4 s of CPU with the lookups, 2.4 s without them."""
+    in the emulator's process took 3.4 s of CPU with the lookups, 2.4 s without them. The Host header is the
+    client's to choose: at most :data:`_HOSTS_REMEMBERED` hosts are kept, any further one is looked up each time."""
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 
     class Dispatcher(DomainDispatcherApplication):
@@ -529,9 +534,12 @@ def _dispatcher(create_app: Callable[..., Any]) -> Any:
             self.backends: dict[str | None, Any] = {}
 
         def get_backend_for_host(self, host: str | None) -> Any:  # called under the dispatcher's lock
-            if host not in self.backends:
-                self.backends[host] = super().get_backend_for_host(host)
-            return self.backends[host]
+            if host in self.backends:
+                return self.backends[host]
+            backend = super().get_backend_for_host(host)
+            if len(self.backends) < _HOSTS_REMEMBERED:
+                self.backends[host] = backend
+            return backend
 
     return Dispatcher(create_app)
 

@@ -81,3 +81,8 @@ def aws(url: str, service: str):
 def summary(proc: subprocess.CompletedProcess[str]) -> dict:
     assert proc.stdout.strip(), proc.stderr
     return json.loads(proc.stdout)
+
+
+def state_resources(directory: Path, project: str = "demo") -> list[dict]:
+    """The resources of the local state a project's deploys left in ``directory`` (``terraform.<project>.<region>.tfstate``)."""
+    return json.loads((directory / f"terraform.{project}.{REGION}.tfstate").read_text())["resources"]

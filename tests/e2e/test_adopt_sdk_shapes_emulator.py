@@ -41,7 +41,7 @@ from pathlib import Path
 import yaml
 
 from fastscale.infra.base.provider_versions import EMULATOR_AWS
-from tests.e2e.emulator_support import MARKS, aws, fastscale, fresh_emulator, project_env, summary
+from tests.e2e.emulator_support import MARKS, aws, fastscale, fresh_emulator, project_env, state_resources, summary
 
 pytestmark = MARKS
 
@@ -277,8 +277,7 @@ def adopt_deploy_scale_destroy(tmp_path: Path, url: str, shapes: dict[str, Shape
         [policy] = aas.describe_scaling_policies(ServiceNamespace="sagemaker", ResourceId=shape.resource_id)[
             "ScalingPolicies"]
         assert policy["PolicyName"] == POLICY, key
-    state = json.loads((tmp_path / f"terraform.{project}.us-east-1.tfstate").read_text())
-    assert {r["type"] for r in state["resources"]} >= ADOPTED_TYPES
+    assert {r["type"] for r in state_resources(tmp_path, project)} >= ADOPTED_TYPES
     if after_deploy is not None:
         after_deploy()
 

@@ -27,7 +27,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.emulator_support import MARKS, STEP_TIMEOUT, aws, fastscale, fresh_emulator, project_env, summary
+from tests.e2e.emulator_support import (
+    MARKS,
+    STEP_TIMEOUT,
+    aws,
+    fastscale,
+    fresh_emulator,
+    project_env,
+    state_resources,
+    summary,
+)
 
 pytestmark = [*MARKS, pytest.mark.skipif(shutil.which("make") is None, reason="needs make")]
 
@@ -95,6 +104,5 @@ def another_team_runs_its_model_and_destroy_keeps_it(demo: Path, env: dict[str, 
     assert "demo-llm" not in {e["EndpointName"] for e in sm.list_endpoints()["Endpoints"]}
     assert sm.describe_endpoint(EndpointName="team-a-endpoint-2")["EndpointStatus"] == "InService"
     assert sm.describe_model(ModelName=b_model)["ModelName"] == b_model
-    state = json.loads((demo / "terraform.demo.us-east-1.tfstate").read_text())
-    assert {r["type"] for r in state["resources"] if r["mode"] == "managed"} == {
+    assert {r["type"] for r in state_resources(demo) if r["mode"] == "managed"} == {
         "aws_sagemaker_model", "aws_iam_role", "aws_iam_role_policy"}

@@ -25,13 +25,12 @@ their first look.
 from __future__ import annotations
 
 import datetime as dt
-import json
 from pathlib import Path
 
 import pytest
 import yaml
 
-from tests.e2e.emulator_support import MARKS, aws, fastscale, fresh_emulator, project_env, summary
+from tests.e2e.emulator_support import MARKS, aws, fastscale, fresh_emulator, project_env, state_resources, summary
 from tests.traffic_support import BUCKET, DESTINATION, capture_key, chat, per_minute, put_metric, record, variant_dims
 
 pytestmark = MARKS
@@ -69,8 +68,7 @@ def test_init_emulator_project_rehearses_deploy_change_recommend_destroy_with_au
     [policy] = aas.describe_scaling_policies(ServiceNamespace="sagemaker")["ScalingPolicies"]
     assert policy["TargetTrackingScalingPolicyConfiguration"]["PredefinedMetricSpecification"][
         "PredefinedMetricType"] == "SageMakerVariantConcurrentRequestsPerModelHighResolution"
-    state = json.loads((demo / "terraform.demo.us-east-1.tfstate").read_text())
-    assert {r["type"] for r in state["resources"]} >= {
+    assert {r["type"] for r in state_resources(demo)} >= {
         "aws_sagemaker_model", "aws_sagemaker_endpoint_configuration", "aws_sagemaker_endpoint",
         "aws_appautoscaling_target", "aws_appautoscaling_policy", "aws_iam_role", "aws_cloudwatch_metric_alarm"}
 

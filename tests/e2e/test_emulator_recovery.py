@@ -12,13 +12,12 @@ tagged: the rehearsal shows that (tests/e2e/test_emulator_lifecycle.py), so this
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 
 import pytest
 
-from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, reset_moto, summary
+from tests.e2e.emulator_support import MARKS, aws, fastscale, project_env, reset_moto, state_resources, summary
 
 pytestmark = MARKS
 
@@ -72,5 +71,4 @@ def test_a_half_created_scalable_target_names_itself_and_the_printed_sweep_lets_
     destroyed = fastscale(demo, env, "destroy", "fastscale.yaml", "--auto-approve", "--json")
     assert destroyed.returncode == 0, destroyed.stdout + destroyed.stderr
     assert summary(destroyed)["ok"] is True
-    state = json.loads((demo / "terraform.demo.us-east-1.tfstate").read_text())
-    assert [r for r in state["resources"] if r["mode"] == "managed"] == []
+    assert [r for r in state_resources(demo) if r["mode"] == "managed"] == []
