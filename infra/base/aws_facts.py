@@ -32,12 +32,13 @@ METRIC_OF_PREDEFINED_TYPE = {
     COMPONENT_INVOCATIONS: "InvocationsPerCopy",
 }
 
-# How fast target tracking reacts, as AWS publishes it ("Amazon SageMaker inference launches faster auto
-# scaling for generative AI models", AWS Machine Learning Blog, July 2024, and the Application Auto Scaling
-# user guide on target tracking): the ConcurrentRequestsPer* metrics are emitted every 10 seconds and the
-# scale-out alarm that target tracking manages fires after 3 breaching datapoints, so scale-out starts
-# ~30 s after a load change instead of ~3 minutes with the 1-minute Invocations* metrics. Scale-in is
-# deliberately slow on both: 15 low one-minute datapoints.
+# How fast target tracking reacts. The ConcurrentRequestsPer* metrics emit data every 10 seconds, the
+# standard Invocations* ones once a minute, and scale-in keeps the standard metrics' pace (SageMaker AI
+# developer guide, "Define a scaling policy"); AWS says they detect the need to scale out up to 6x faster
+# ("Amazon SageMaker inference launches faster auto scaling for generative AI models", AWS Machine Learning
+# Blog, July 2024). fastscale's model has the scale-out alarm target tracking manages fire after 3 breaching
+# datapoints, so scale-out starts ~30 s after a load change instead of ~3 minutes; scale-in after 15 low
+# one-minute datapoints.
 HIGH_RESOLUTION_PERIOD_S = 10
 STANDARD_PERIOD_S = 60
 SCALE_OUT_DATAPOINTS = 3

@@ -44,8 +44,8 @@ class Autoscaling(_Strict):
     enabled: bool = Field(True, description="Register a scalable target and a target-tracking policy.")
     metric: Literal["high_resolution", "invocations"] = Field(
         "high_resolution",
-        description="high_resolution: ConcurrentRequestsPerCopy / ConcurrentRequestsPerModel, AWS's sub-minute "
-        "metrics (fastscale models them as 10-second datapoints: scale-out reacts in ~30 s; docs/metrics.md). "
+        description="high_resolution: ConcurrentRequestsPerCopy / ConcurrentRequestsPerModel, AWS's high-resolution "
+        "metrics, which emit data every 10 s (scale-out reacts in ~30 s in fastscale's model; docs/metrics.md). "
         "invocations: the 1-minute InvocationsPer* metrics (~3 min).",
     )
     target_concurrency: Number = Field(

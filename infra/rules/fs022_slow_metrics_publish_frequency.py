@@ -2,7 +2,8 @@
 
 fastscale scales on the concurrency metrics (`ConcurrentRequestsPerModel`, `ConcurrentRequestsPerCopy`), which
 AWS introduced as sub-minute metrics for the high-resolution target-tracking types (AWS Machine Learning Blog,
-"Amazon SageMaker inference launches faster auto scaling for generative AI models", July 2024).
+"Amazon SageMaker inference launches faster auto scaling for generative AI models", July 2024) and whose
+datapoints come every 10 seconds (SageMaker AI developer guide, "Define a scaling policy").
 `metrics_publish_frequency` is MetricsConfig.MetricPublishFrequencyInSeconds, and what it paces is what the
 SageMaker API reference says (MetricsConfig):
 
@@ -16,7 +17,7 @@ them; so an explicit frequency above 10 s on an endpoint that scales on them ris
 fewer datapoints than the ~30 s reaction assumes. Only set values that are valid are checked here (FS021
 reports the others). docs/metrics.md has the whole picture.
 
-AWS sources: https://aws.amazon.com/blogs/machine-learning/amazon-sagemaker-inference-launches-faster-auto-scaling-for-generative-ai-models/, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_MetricsConfig.html.
+AWS sources: https://aws.amazon.com/blogs/machine-learning/amazon-sagemaker-inference-launches-faster-auto-scaling-for-generative-ai-models/, https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-add-code-define.html, https://docs.aws.amazon.com/sagemaker/latest/APIReference/API_MetricsConfig.html.
 """
 
 from __future__ import annotations

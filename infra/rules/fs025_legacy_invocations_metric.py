@@ -2,13 +2,13 @@
 
 `autoscaling.metric: invocations` tracks InvocationsPerInstance / InvocationsPerCopy, published once a
 minute. The default `high_resolution` metrics (ConcurrentRequestsPerModel / ConcurrentRequestsPerCopy)
-are AWS's sub-minute metrics, which AWS says detect the need to scale out up to 6x faster (AWS Machine
-Learning Blog, "Amazon SageMaker inference launches faster auto scaling for generative AI models").
-fastscale's model (docs/scale-out-layers.md) takes them as 10-second datapoints of which target tracking
-needs three, about 30 seconds, against about 3 minutes for the 1-minute metrics. Scale-in is equally slow
-with both.
+are AWS's high-resolution metrics: they emit data every 10 seconds (SageMaker AI developer guide, "Define a
+scaling policy") and detect the need to scale out up to 6x faster (AWS Machine Learning Blog, "Amazon
+SageMaker inference launches faster auto scaling for generative AI models"). fastscale's model
+(docs/scale-out-layers.md) has target tracking act on three of those datapoints, about 30 seconds, against
+about 3 minutes for the 1-minute metrics. Scale-in is equally slow with both.
 
-AWS sources: https://aws.amazon.com/blogs/machine-learning/amazon-sagemaker-inference-launches-faster-auto-scaling-for-generative-ai-models/.
+AWS sources: https://docs.aws.amazon.com/sagemaker/latest/dg/endpoint-auto-scaling-add-code-define.html, https://aws.amazon.com/blogs/machine-learning/amazon-sagemaker-inference-launches-faster-auto-scaling-for-generative-ai-models/.
 """
 
 from __future__ import annotations
