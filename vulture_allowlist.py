@@ -43,3 +43,4 @@ pytest_runtest_logreport
 pytest_sessionstart
 pytest_collection_finish
 pytest_terminal_summary
+pytest_configure

@@ -160,6 +160,15 @@ def _is_slow(item: pytest.Item) -> bool:
     return _in_slow_folder(Path(item.path)) or any(item.get_closest_marker(name) for name in SLOW_MARKERS)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Every Terraform command of the run installs hashicorp/aws from the launcher mirror (tests/provider_launcher.py:
+    the same provider, without hashing 707 MB against the lock file at each command). Set here, before collection
+    (test modules look the mirror up when imported) and before pytest-xdist starts its workers, which inherit it."""
+    from tests.provider_launcher import use_launcher_mirror  # here: it imports this module's ROOT
+
+    use_launcher_mirror()
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m "not slow"` deselects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark the slow tests `slow`, and put the files that hold them first: the workers take files in this order,

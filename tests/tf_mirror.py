@@ -3,7 +3,8 @@ provider offline (terraform validate of every example, the emulator lifecycle, p
 
 Found by fastscale.stacks.testing.terraform.find_aws_mirror (FASTSCALE_TF_MIRROR; the `filesystem_mirror`
 paths of the Terraform CLI configuration; /opt/tf-plugins, where the CI image keeps its mirror; Terraform's
-implicit local mirror directories on Linux).
+implicit local mirror directories on Linux). The suite finds the launcher mirror tests/provider_launcher.py makes of
+that one (the same provider, a package of a few bytes for Terraform to hash at each command).
 """
 
 from __future__ import annotations

@@ -101,7 +101,8 @@ def cached_build(name: str, inputs: Iterable[Path], build: Callable[[Path], None
             except BaseException:
                 shutil.rmtree(built, ignore_errors=True)
                 raise
-            (built / COMPLETE).write_text(f"{name}: built from {', '.join(_shown(p) for p in inputs)}\n")
+            sources = f" from {', '.join(_shown(p) for p in inputs)}" if inputs else ""
+            (built / COMPLETE).write_text(f"{name}: built{sources}\n")
     return built
 
 
