@@ -383,7 +383,10 @@ def test_ctrl_c_is_forwarded_once_and_terraform_releases_state(tmp_path, tf_env,
     assert _group_gone_within(runner.last_pid, seconds=10)
     result = runner.last_result
     assert result is not None and result.interrupted and not result.ok
-    assert any(d.summary == "execution halted" for d in result.errors), result.diagnostics
+    # Terraform says it stopped: "execution halted", or, when the interrupt reached the provisioner's command
+    # before Terraform stopped the walk, that command's error naming the signal (both seen under load).
+    assert any(d.summary == "execution halted" or "signal: interrupt" in d.detail for d in result.errors), \
+        result.diagnostics
     # State was written and unlocked: the resource that finished is recorded and a new plan runs.
     assert not (stack / ".terraform.tfstate.lock.info").exists()
     after = runner.plan(detailed_exitcode=True)
