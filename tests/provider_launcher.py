@@ -65,8 +65,9 @@ def use_launcher_mirror() -> Path | None:
     found = find_aws_mirror()
     if found is None:
         return None
-    os.environ[MIRROR_ENV] = str(launcher_mirror(*found))
-    return Path(os.environ[MIRROR_ENV])
+    chosen = launcher_mirror(*found)
+    os.environ[MIRROR_ENV] = str(chosen)
+    return chosen
 
 
 __all__ = ["launcher", "launcher_mirror", "use_launcher_mirror"]

@@ -53,8 +53,9 @@ COMPLETE = ".complete"  # written last: a directory without it is a build that d
 
 def _key(name: str, inputs: list[Path], build: Callable[[Path], None], python: str, salt: str) -> str:
     digest = hashlib.sha256(name.encode() + b"\0" + salt.encode())
-    version = subprocess.run([python, "-c", "import sys; print(sys.version)"], capture_output=True, text=True,
-                             check=True).stdout
+    # The running interpreter's version is known; another one is asked (as it prints it).
+    version = f"{sys.version}\n" if python == sys.executable else subprocess.run(
+        [python, "-c", "import sys; print(sys.version)"], capture_output=True, text=True, check=True).stdout
     digest.update(f"{Path(python).resolve()}\n{version}".encode())
     digest.update(inspect.getsource(build).encode())
     for path in sorted(inputs):
